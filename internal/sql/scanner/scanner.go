@@ -1,0 +1,437 @@
+// Package scanner turns SQL text into tokens for the parser.
+//
+// The scanner is a single forward pass over the input with no backtracking
+// beyond one byte of lookahead, so it is linear in the input's length. It
+// folds unquoted identifiers and keywords to lower case (ASCII only, as
+// PostgreSQL does), keeps "quoted" identifiers exactly, decodes string
+// literals ('' escapes, and backslash escapes in E'…' strings), keeps number
+// literals as their text (the binder decides their type; 2^256-1 has 78
+// digits and must arrive intact), and skips -- line comments and nested
+// /* block */ comments. A malformed token (an unterminated string, quoted
+// identifier or comment, a stray character) yields token.ILLEGAL and an
+// *sqlerr.Error, available from Err, positioned at the token's start.
+package scanner
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/sqlerr"
+)
+
+// Scanner holds the scanning state. The zero value scans the empty string;
+// use Init to start on a text.
+type Scanner struct {
+	src string
+	off int
+	err *sqlerr.Error
+}
+
+// Init prepares s to scan src from its first byte.
+func (s *Scanner) Init(src string) {
+	s.src, s.off, s.err = src, 0, nil
+}
+
+// Err returns the error of the last ILLEGAL token, or nil.
+func (s *Scanner) Err() *sqlerr.Error { return s.err }
+
+// Offset returns the byte offset at which the next Scan starts looking.
+func (s *Scanner) Offset() int { return s.off }
+
+// Scan returns the next token: its kind, its byte range [pos, end) in the
+// source, and its literal value. The value is the folded name for IDENT and
+// keywords, the decoded text for STRING, the digits as written for NUMBER,
+// and the number after '$' for PARAM; it is "" for operators and EOF.
+func (s *Scanner) Scan() (tok token.Token, pos, end int, lit string) {
+	if s.err != nil {
+		return token.ILLEGAL, s.err.Pos, s.err.Pos, ""
+	}
+	if !s.skipSpaceAndComments() {
+		return token.ILLEGAL, s.err.Pos, len(s.src), ""
+	}
+	pos = s.off
+	if pos >= len(s.src) {
+		return token.EOF, pos, pos, ""
+	}
+	c := s.src[pos]
+	switch {
+	case isIdentStart(c):
+		if (c == 'e' || c == 'E') && pos+1 < len(s.src) && s.src[pos+1] == '\'' {
+			s.off++
+			return s.scanString(pos, true)
+		}
+		return s.scanWord(pos)
+	case isDigit(c) || c == '.' && pos+1 < len(s.src) && isDigit(s.src[pos+1]):
+		return s.scanNumber(pos)
+	case c == '\'':
+		return s.scanString(pos, false)
+	case c == '"':
+		return s.scanQuotedIdent(pos)
+	case c == '$' && pos+1 < len(s.src) && isDigit(s.src[pos+1]):
+		s.off++
+		for s.off < len(s.src) && isDigit(s.src[s.off]) {
+			s.off++
+		}
+		return token.PARAM, pos, s.off, s.src[pos+1 : s.off]
+	}
+	s.off++
+	tok = token.ILLEGAL
+	next := byte(0)
+	if s.off < len(s.src) {
+		next = s.src[s.off]
+	}
+	two := func(t token.Token) token.Token { s.off++; return t }
+	switch c {
+	case '(':
+		tok = token.LPAREN
+	case ')':
+		tok = token.RPAREN
+	case '[':
+		tok = token.LBRACK
+	case ']':
+		tok = token.RBRACK
+	case ',':
+		tok = token.COMMA
+	case ';':
+		tok = token.SEMICOLON
+	case '.':
+		tok = token.DOT
+	case '+':
+		tok = token.PLUS
+	case '-':
+		tok = token.MINUS
+	case '*':
+		tok = token.MUL
+	case '/':
+		tok = token.DIV
+	case '%':
+		tok = token.MOD
+	case '^':
+		tok = token.CARET
+	case '=':
+		tok = token.EQ
+	case ':':
+		tok = token.COLON
+		if next == ':' {
+			tok = two(token.TYPECAST)
+		}
+	case '<':
+		tok = token.LT
+		switch next {
+		case '=':
+			tok = two(token.LE)
+		case '>':
+			tok = two(token.NE)
+		}
+	case '>':
+		tok = token.GT
+		if next == '=' {
+			tok = two(token.GE)
+		}
+	case '!':
+		if next == '=' {
+			tok = two(token.NE)
+		}
+	case '|':
+		if next == '|' {
+			tok = two(token.CONCAT)
+		}
+	}
+	if tok == token.ILLEGAL {
+		_, size := utf8.DecodeRuneInString(s.src[pos:])
+		s.off = pos + size
+		s.err = sqlerr.Syntax(pos, s.src[pos:s.off], "")
+		return token.ILLEGAL, pos, s.off, ""
+	}
+	return tok, pos, s.off, ""
+}
+
+// skipSpaceAndComments advances past white space and comments. It reports
+// false, with s.err set, for an unterminated block comment.
+func (s *Scanner) skipSpaceAndComments() bool {
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			s.off++
+		case c == '-' && s.off+1 < len(s.src) && s.src[s.off+1] == '-':
+			nl := strings.IndexByte(s.src[s.off:], '\n')
+			if nl < 0 {
+				s.off = len(s.src)
+			} else {
+				s.off += nl + 1
+			}
+		case c == '/' && s.off+1 < len(s.src) && s.src[s.off+1] == '*':
+			if !s.skipBlockComment() {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// skipBlockComment skips a /* … */ comment, which nests as in PostgreSQL:
+// /* a /* b */ c */ is one comment.
+func (s *Scanner) skipBlockComment() bool {
+	start := s.off
+	depth := 0
+	for s.off+1 < len(s.src) {
+		switch {
+		case s.src[s.off] == '/' && s.src[s.off+1] == '*':
+			depth++
+			s.off += 2
+		case s.src[s.off] == '*' && s.src[s.off+1] == '/':
+			depth--
+			s.off += 2
+			if depth == 0 {
+				return true
+			}
+		default:
+			s.off++
+		}
+	}
+	s.off = len(s.src)
+	s.err = sqlerr.New(sqlerr.CodeSyntax, "unterminated /* comment at or near %q", clip(s.src[start:])).
+		WithPos(start).WithToken(s.src[start:])
+	return false
+}
+
+// scanWord scans an unquoted identifier or keyword starting at pos.
+func (s *Scanner) scanWord(pos int) (token.Token, int, int, string) {
+	s.off = pos
+	lower := true
+	for s.off < len(s.src) && isIdentPart(s.src[s.off]) {
+		if c := s.src[s.off]; 'A' <= c && c <= 'Z' {
+			lower = false
+		}
+		s.off++
+	}
+	word := s.src[pos:s.off]
+	if !lower {
+		word = foldASCII(word)
+	}
+	return token.Lookup(word), pos, s.off, word
+}
+
+// scanQuotedIdent scans "…" with "" standing for one quote.
+func (s *Scanner) scanQuotedIdent(pos int) (token.Token, int, int, string) {
+	s.off = pos + 1
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s.src[s.off:], '"')
+		if i < 0 {
+			s.off = len(s.src)
+			s.err = sqlerr.New(sqlerr.CodeSyntax, "unterminated quoted identifier at or near %q", clip(s.src[pos:])).
+				WithPos(pos).WithToken(s.src[pos:])
+			return token.ILLEGAL, pos, s.off, ""
+		}
+		b.WriteString(s.src[s.off : s.off+i])
+		s.off += i + 1
+		if s.off < len(s.src) && s.src[s.off] == '"' {
+			b.WriteByte('"')
+			s.off++
+			continue
+		}
+		break
+	}
+	if b.Len() == 0 {
+		s.err = sqlerr.New(sqlerr.CodeSyntax, "zero-length delimited identifier at or near %q", s.src[pos:s.off]).
+			WithPos(pos).WithToken(s.src[pos:s.off])
+		return token.ILLEGAL, pos, s.off, ""
+	}
+	return token.IDENT, pos, s.off, b.String()
+}
+
+// scanString scans a string literal whose opening quote is at s.off; pos is
+// where the token starts (before an E prefix). escapes enables backslash
+// escapes (E'…').
+func (s *Scanner) scanString(pos int, escapes bool) (token.Token, int, int, string) {
+	s.off++ // opening quote
+	start := s.off
+	// Fast path: no quote doubling and no escapes, the value is a substring.
+	if i := strings.IndexByte(s.src[start:], '\''); i >= 0 && !escapes {
+		if j := start + i + 1; j >= len(s.src) || s.src[j] != '\'' {
+			s.off = j
+			return token.STRING, pos, s.off, s.src[start : j-1]
+		}
+	}
+	var b strings.Builder
+	for s.off < len(s.src) {
+		c := s.src[s.off]
+		switch {
+		case c == '\'':
+			if s.off+1 < len(s.src) && s.src[s.off+1] == '\'' {
+				b.WriteByte('\'')
+				s.off += 2
+				continue
+			}
+			s.off++
+			return token.STRING, pos, s.off, b.String()
+		case c == '\\' && escapes:
+			if !s.scanEscape(&b, pos) {
+				return token.ILLEGAL, pos, s.off, ""
+			}
+		default:
+			b.WriteByte(c)
+			s.off++
+		}
+	}
+	s.err = sqlerr.New(sqlerr.CodeSyntax, "unterminated quoted string at or near %q", clip(s.src[pos:])).
+		WithPos(pos).WithToken(s.src[pos:])
+	return token.ILLEGAL, pos, s.off, ""
+}
+
+// scanEscape decodes one backslash escape of an E'…' string at s.off.
+func (s *Scanner) scanEscape(b *strings.Builder, pos int) bool {
+	s.off++ // backslash
+	if s.off >= len(s.src) {
+		return true // the unterminated-string error follows
+	}
+	c := s.src[s.off]
+	s.off++
+	switch c {
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'x':
+		v, n := s.digits(16, 2)
+		if n == 0 {
+			b.WriteByte('x')
+			return true
+		}
+		b.WriteByte(byte(v))
+	case 'u', 'U':
+		want := 4
+		if c == 'U' {
+			want = 8
+		}
+		at := s.off - 2
+		v, n := s.digits(16, want)
+		if n != want || v > utf8.MaxRune || !utf8.ValidRune(rune(v)) {
+			s.err = sqlerr.New(sqlerr.CodeSyntax, "invalid Unicode escape value at or near %q", s.src[at:s.off]).
+				WithPos(at).WithToken(s.src[at:s.off])
+			return false
+		}
+		b.WriteRune(rune(v))
+	default:
+		if '0' <= c && c <= '7' {
+			s.off--
+			v, _ := s.digits(8, 3)
+			b.WriteByte(byte(v))
+			return true
+		}
+		b.WriteByte(c) // \\, \' and any other character stand for themselves
+	}
+	return true
+}
+
+// digits reads up to max digits in base (8 or 16) and returns their value
+// and how many it read.
+func (s *Scanner) digits(base, limit int) (v, n int) {
+	for n < limit && s.off < len(s.src) {
+		d := digitVal(s.src[s.off])
+		if d >= base {
+			break
+		}
+		v = v*base + d
+		s.off++
+		n++
+	}
+	return v, n
+}
+
+// scanNumber scans digits [. digits] [e [+-] digits]. A letter right after
+// a number ("123abc") is an error, as in PostgreSQL, rather than a number
+// followed by an alias.
+func (s *Scanner) scanNumber(pos int) (token.Token, int, int, string) {
+	s.off = pos
+	for s.off < len(s.src) && isDigit(s.src[s.off]) {
+		s.off++
+	}
+	if s.off < len(s.src) && s.src[s.off] == '.' && !(s.off+1 < len(s.src) && s.src[s.off+1] == '.') {
+		s.off++
+		for s.off < len(s.src) && isDigit(s.src[s.off]) {
+			s.off++
+		}
+	}
+	if s.off < len(s.src) && (s.src[s.off] == 'e' || s.src[s.off] == 'E') {
+		j := s.off + 1
+		if j < len(s.src) && (s.src[j] == '+' || s.src[j] == '-') {
+			j++
+		}
+		if j < len(s.src) && isDigit(s.src[j]) {
+			for j < len(s.src) && isDigit(s.src[j]) {
+				j++
+			}
+			s.off = j
+		}
+	}
+	if s.off < len(s.src) && isIdentStart(s.src[s.off]) {
+		end := s.off
+		for end < len(s.src) && isIdentPart(s.src[end]) {
+			end++
+		}
+		s.err = sqlerr.New(sqlerr.CodeSyntax, "trailing junk after numeric literal at or near %q", s.src[pos:end]).
+			WithPos(pos).WithToken(s.src[pos:end])
+		s.off = end
+		return token.ILLEGAL, pos, end, ""
+	}
+	return token.NUMBER, pos, s.off, s.src[pos:s.off]
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isIdentStart accepts ASCII letters, '_' and any byte of a multi-byte
+// UTF-8 character, so that names in any script are identifiers.
+func isIdentStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+func isIdentPart(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
+
+func digitVal(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+// foldASCII lower-cases the ASCII letters of s.
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// clip shortens the text quoted in an error message about a runaway token
+// (an unterminated string may swallow the rest of a large script).
+func clip(s string) string {
+	const limit = 120
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
