@@ -4,7 +4,7 @@
 // beyond one byte of lookahead, so it is linear in the input's length. It
 // folds unquoted identifiers and keywords to lower case (ASCII only, as
 // PostgreSQL does), keeps "quoted" identifiers exactly, decodes string
-// literals (” escapes, and backslash escapes in E'…' strings), keeps number
+// literals (a doubled quote stands for one; backslash escapes in E'…' strings), keeps number
 // literals as their text (the binder decides their type; 2^256-1 has 78
 // digits and must arrive intact), and skips -- line comments and nested
 // /* block */ comments. A malformed token (an unterminated string, quoted
