@@ -1,0 +1,185 @@
+package version
+
+import "bytes"
+
+// Outcome says what a new version did to its (key, group).
+type Outcome uint8
+
+// The outcomes of adding a version.
+const (
+	// Won: the version is now the winner (rule 1); it ends the previous
+	// winner, if any, at its own commit (rule 6).
+	Won Outcome = iota + 1
+	// Lost: a greater version already counted; the version is late and is
+	// retained (versioned) or discarded (upsert) (rules 4, 5).
+	Lost
+	// Repeat: the version repeats one that still counts and is dropped as if
+	// never written (rule 3).
+	Repeat
+)
+
+// String returns the outcome's name.
+func (o Outcome) String() string {
+	switch o {
+	case Won:
+		return "won"
+	case Lost:
+		return "lost"
+	case Repeat:
+		return "repeat"
+	}
+	return "invalid"
+}
+
+// Step reports what Register.Add did with one version.
+type Step struct {
+	Outcome Outcome
+	// Other is, for Won, the position of the winner the version ended (only
+	// when HasOther: the group may have been empty); for Lost, the winner it
+	// lost to; for Repeat, the counted version it repeats.
+	Other    Pos
+	HasOther bool
+}
+
+// Register is the incremental state of one (key, group) (rule 6): it takes
+// that group's versions and its key's deletes strictly in commit order and
+// says, for each version, whether it wins, loses or repeats. It keeps the
+// counted versions of the current epoch (only the winner, for a group
+// ordered by commit alone), referencing the callers' slices, sorted under
+// rule 1 (invariant I3). The zero Register is not usable; call Init.
+//
+// A Register rebuilt by adding the current epoch's retained versions in
+// commit order is in the same state as the one that first saw them, which is
+// how storage can restore one after a flush.
+type Register struct {
+	ord     Ordering
+	cols    int
+	seen    bool
+	last    Pos
+	counted []entry
+}
+
+// entry is one counted version: only what deciding needs.
+type entry struct {
+	order  [][]byte
+	values []byte
+	pos    Pos
+}
+
+// Init empties r and sets the group's ordering, keeping r's memory.
+func (r *Register) Init(ord Ordering) {
+	clear(r.counted)
+	*r = Register{ord: ord, cols: ord.Columns(), counted: r.counted[:0]}
+}
+
+// Winner returns the position of the current winner, if the group is not
+// empty.
+func (r *Register) Winner() (Pos, bool) {
+	if len(r.counted) == 0 {
+		return Pos{}, false
+	}
+	return r.counted[len(r.counted)-1].pos, true
+}
+
+// Counted returns how many versions count in the current epoch.
+func (r *Register) Counted() int { return len(r.counted) }
+
+// advance checks that p is strictly after everything seen (rule 6 requires
+// commit order) and records it.
+func (r *Register) advance(p Pos) error {
+	if r.seen && p.Compare(r.last) <= 0 {
+		return ErrOutOfOrder
+	}
+	r.seen, r.last = true, p
+	return nil
+}
+
+// Add takes the next version of the group. The version's key and group are
+// the caller's business; its position must come after every input so far.
+// Add does not allocate except to grow the counted set, amortised.
+func (r *Register) Add(v *Version) (Step, error) {
+	if len(v.Order) != r.cols {
+		return Step{}, ErrOrderColumns
+	}
+	p := v.Pos()
+	if err := r.advance(p); err != nil {
+		return Step{}, err
+	}
+	e := entry{order: v.Order, values: v.Values, pos: p}
+	n := len(r.counted)
+	if r.cols == 0 {
+		// Rule 1: ordered by commit alone, the newest write always wins
+		// and, rule 3, every write is kept; only the winner matters for
+		// what comes next.
+		if n == 0 {
+			r.counted = append(r.counted, e)
+			return Step{Outcome: Won}, nil
+		}
+		prev := r.counted[0].pos
+		r.counted[0] = e
+		return Step{Outcome: Won, Other: prev, HasOther: true}, nil
+	}
+	// v's position is the greatest seen, so under rule 1 it sorts after
+	// every counted version whose ordering values are ≤ its own: find the
+	// first counted version with greater ordering values.
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if compareOrder(r.cols, r.counted[m].order, v.Order) > 0 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	// Rule 3: the only versions v can repeat have its ordering values, and
+	// I3 puts them directly before lo.
+	for j := lo - 1; j >= 0 && equalOrder(r.cols, r.counted[j].order, v.Order); j-- {
+		if bytes.Equal(r.counted[j].values, v.Values) {
+			return Step{Outcome: Repeat, Other: r.counted[j].pos, HasOther: true}, nil
+		}
+	}
+	if lo == n {
+		r.counted = append(r.counted, e)
+		if n == 0 {
+			return Step{Outcome: Won}, nil
+		}
+		return Step{Outcome: Won, Other: r.counted[n-1].pos, HasOther: true}, nil
+	}
+	winner := r.counted[n-1].pos
+	r.counted = append(r.counted, entry{})
+	copy(r.counted[lo+1:], r.counted[lo:n])
+	r.counted[lo] = e
+	return Step{Outcome: Lost, Other: winner, HasOther: true}, nil
+}
+
+// Delete takes a delete of the group's key (rule 2): it ends the current
+// epoch and reports the winner it ended, if the group was not empty. The
+// delete's position must come after every input so far.
+func (r *Register) Delete(d *Delete) (ended Pos, ok bool, err error) {
+	if err := r.advance(d.Pos()); err != nil {
+		return Pos{}, false, err
+	}
+	ended, ok = r.Winner()
+	clear(r.counted)
+	r.counted = r.counted[:0]
+	return ended, ok, nil
+}
+
+// Decide is the upsert form of rule 4: given the current winner of a (key,
+// group) in an upsert table (nil when the group is empty) and a new version
+// that comes after it in commit order, it says whether the version is kept
+// as the new winner (Won) or accepted and discarded (Lost, or Repeat when it
+// repeats the winner exactly). Only the winner is consulted.
+func Decide(ord Ordering, winner, v *Version) Outcome {
+	if winner == nil {
+		return Won
+	}
+	n := ord.Columns()
+	if n > 0 && equalOrder(n, winner.Order, v.Order) && bytes.Equal(winner.Values, v.Values) {
+		return Repeat
+	}
+	if Compare(ord, winner, v) < 0 {
+		return Won
+	}
+	return Lost
+}
