@@ -1,0 +1,237 @@
+package ast
+
+func (p *printer) selectStmt(s *SelectStmt) {
+	if s.With != nil {
+		p.str("WITH ")
+		if s.With.Recursive {
+			p.str("RECURSIVE ")
+		}
+		for i, c := range s.With.CTEs {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.ident(c.Name.Name)
+			if len(c.Columns) > 0 {
+				p.str(" ")
+				p.parenIdents(c.Columns)
+			}
+			p.str(" AS (")
+			p.selectStmt(c.Query)
+			p.str(")")
+		}
+		p.str(" ")
+	}
+	p.body(s.Body, 0)
+	if len(s.OrderBy) > 0 {
+		p.str(" ORDER BY ")
+		for i, o := range s.OrderBy {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.orderItem(o)
+		}
+	}
+	if s.AsOf != nil {
+		p.str(" ")
+		p.asOf(s.AsOf)
+	}
+	if s.Limit != nil {
+		p.str(" LIMIT ")
+		p.expr(s.Limit, 0)
+	}
+	if s.Offset != nil {
+		p.str(" OFFSET ")
+		p.expr(s.Offset, 0)
+	}
+}
+
+func (p *printer) orderItem(o *OrderItem) {
+	p.expr(o.Expr, 0)
+	if o.Desc {
+		p.str(" DESC")
+	}
+	switch o.Nulls {
+	case NullsFirst:
+		p.str(" NULLS FIRST")
+	case NullsLast:
+		p.str(" NULLS LAST")
+	}
+}
+
+// setOpPrec is how tightly a query body binds: INTERSECT over UNION and
+// EXCEPT, anything else is an operand.
+func setOpPrec(b QueryBody) int {
+	if s, ok := b.(*SetOp); ok {
+		if s.Op == Intersect {
+			return 2
+		}
+		return 1
+	}
+	return 3
+}
+
+// body prints a query body, parenthesised if it binds looser than min.
+func (p *printer) body(b QueryBody, min int) {
+	if setOpPrec(b) < min {
+		p.str("(")
+		p.body(b, 0)
+		p.str(")")
+		return
+	}
+	switch b := b.(type) {
+	case *SelectBlock:
+		p.selectBlock(b)
+	case *SetOp:
+		prec := setOpPrec(b)
+		p.body(b.Left, prec)
+		switch b.Op {
+		case Union:
+			p.str(" UNION ")
+		case Intersect:
+			p.str(" INTERSECT ")
+		case Except:
+			p.str(" EXCEPT ")
+		}
+		if b.All {
+			p.str("ALL ")
+		}
+		p.body(b.Right, prec+1)
+	case *Values:
+		p.str("VALUES ")
+		for i, r := range b.Rows {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.str("(")
+			p.exprs(r.Items)
+			p.str(")")
+		}
+	case *ParenSelect:
+		p.str("(")
+		p.selectStmt(b.Select)
+		p.str(")")
+	}
+}
+
+func (p *printer) selectBlock(s *SelectBlock) {
+	p.str("SELECT ")
+	if s.Distinct {
+		p.str("DISTINCT ")
+	}
+	for i, it := range s.Items {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.selectItem(it)
+	}
+	if len(s.From) > 0 {
+		p.str(" FROM ")
+		for i, t := range s.From {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.table(t)
+		}
+	}
+	if s.Where != nil {
+		p.str(" WHERE ")
+		p.expr(s.Where, 0)
+	}
+	if len(s.GroupBy) > 0 {
+		p.str(" GROUP BY ")
+		p.exprs(s.GroupBy)
+	}
+	if s.Having != nil {
+		p.str(" HAVING ")
+		p.expr(s.Having, 0)
+	}
+}
+
+func (p *printer) selectItem(it *SelectItem) {
+	p.expr(it.Expr, 0)
+	if it.Alias != nil {
+		p.str(" AS ")
+		p.ident(it.Alias.Name)
+	}
+}
+
+func (p *printer) alias(a *Alias) {
+	if a == nil {
+		return
+	}
+	p.str(" AS ")
+	p.ident(a.Name.Name)
+	if len(a.Columns) > 0 {
+		p.str(" ")
+		p.parenIdents(a.Columns)
+	}
+}
+
+func (p *printer) tableAsOf(a *AsOf) {
+	if a != nil {
+		p.str(" ")
+		p.asOf(a)
+	}
+}
+
+func (p *printer) table(t TableExpr) {
+	switch t := t.(type) {
+	case *TableRef:
+		p.objectName(t.Name)
+		p.tableAsOf(t.AsOf)
+		p.alias(t.Alias)
+	case *TableFunc:
+		p.objectName(t.Name)
+		p.str("(")
+		p.exprs(t.Args)
+		p.str(")")
+		p.tableAsOf(t.AsOf)
+		p.alias(t.Alias)
+	case *DerivedTable:
+		p.str("(")
+		p.selectStmt(t.Query)
+		p.str(")")
+		p.alias(t.Alias)
+	case *ParenTable:
+		p.str("(")
+		p.table(t.Inner)
+		p.str(")")
+		p.alias(t.Alias)
+	case *JoinExpr:
+		p.table(t.Left)
+		p.str(" ")
+		if t.Natural {
+			p.str("NATURAL ")
+		}
+		switch t.Kind {
+		case JoinInner:
+			p.str("JOIN ")
+		case JoinLeft:
+			p.str("LEFT JOIN ")
+		case JoinRight:
+			p.str("RIGHT JOIN ")
+		case JoinFull:
+			p.str("FULL JOIN ")
+		case JoinCross:
+			p.str("CROSS JOIN ")
+		}
+		// Joins associate to the left, so a parsed join's right side is
+		// never a bare join (written parentheses are a ParenTable); a tree
+		// built by hand that has one gets parentheses to keep its meaning.
+		if _, ok := t.Right.(*JoinExpr); ok {
+			p.str("(")
+			p.table(t.Right)
+			p.str(")")
+		} else {
+			p.table(t.Right)
+		}
+		if t.On != nil {
+			p.str(" ON ")
+			p.expr(t.On, 0)
+		}
+		if t.Using != nil {
+			p.str(" USING ")
+			p.parenIdents(t.Using)
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package ast
+
+// SelectStmt is a whole query: an optional WITH, a body, and the clauses
+// that apply to the body's result. It is a statement on its own and the
+// operand of INSERT … SELECT, subqueries, derived tables, CTEs and
+// CREATE TRANSFORMATION.
+//
+// AsOf is the query-block form of SPEC R6.2 (written after WHERE, GROUP
+// BY, HAVING and ORDER BY, before LIMIT/OFFSET): it applies to every
+// relation of the statement that has no AS OF of its own, subqueries and
+// CTEs included. The parser allows it once per query block, and not in a
+// block whose own relations carry AS OF.
+type SelectStmt struct {
+	Span
+	With    *With // nil when absent
+	Body    QueryBody
+	OrderBy []*OrderItem
+	AsOf    *AsOf // nil when absent
+	Limit   Expr  // nil when absent; FETCH FIRST n ROWS ONLY lands here too
+	Offset  Expr  // nil when absent
+}
+
+// QueryBody is what a query computes before ORDER BY and LIMIT: a
+// SelectBlock, a SetOp, a Values list or a ParenSelect.
+type QueryBody interface {
+	Node
+	bodyNode()
+}
+
+// SelectBlock is one SELECT … FROM … WHERE … GROUP BY … HAVING block.
+type SelectBlock struct {
+	Span
+	Distinct bool
+	Items    []*SelectItem
+	From     []TableExpr // comma-separated; nil for SELECT without FROM
+	Where    Expr
+	GroupBy  []Expr
+	Having   Expr
+}
+
+// SelectItem is one output column: Expr [AS Alias]. Expr may be a StarExpr.
+type SelectItem struct {
+	Span
+	Expr  Expr
+	Alias *Ident // nil when absent
+}
+
+// SetOpKind is the kind of a set operation.
+type SetOpKind uint8
+
+// The set operations.
+const (
+	Union SetOpKind = iota
+	Intersect
+	Except
+)
+
+// SetOp is Left UNION|INTERSECT|EXCEPT [ALL] Right. INTERSECT binds
+// tighter than UNION and EXCEPT, which associate to the left.
+type SetOp struct {
+	Span
+	Op          SetOpKind
+	All         bool
+	Left, Right QueryBody
+}
+
+// Values is VALUES (…), (…) used as a query or as INSERT's rows.
+type Values struct {
+	Span
+	Rows []*Row
+}
+
+// Row is one parenthesised row of a VALUES list.
+type Row struct {
+	Span
+	Items []Expr
+}
+
+// ParenSelect is a parenthesised query used as a set operation's operand,
+// which may carry its own ORDER BY, AS OF and LIMIT.
+type ParenSelect struct {
+	Span
+	Select *SelectStmt
+}
+
+// With is WITH [RECURSIVE] cte, ….
+type With struct {
+	Span
+	Recursive bool
+	CTEs      []*CTE
+}
+
+// CTE is one common table expression: Name [(Columns)] AS (Query).
+type CTE struct {
+	Span
+	Name    *Ident
+	Columns []*Ident
+	Query   *SelectStmt
+}
+
+// OrderItem is one ORDER BY term. Expr may be a NumberLit ordinal.
+type OrderItem struct {
+	Span
+	Expr  Expr
+	Desc  bool
+	Nulls NullsOrder
+}
+
+// NullsOrder is the NULLS FIRST / NULLS LAST choice of an ORDER BY term.
+type NullsOrder uint8
+
+// The NULLS choices; NullsDefault sorts NULLs as PostgreSQL does (last
+// ascending, first descending).
+const (
+	NullsDefault NullsOrder = iota
+	NullsFirst
+	NullsLast
+)
+
+// AsOfKind says how an AS OF operand is read.
+type AsOfKind uint8
+
+// The AS OF kinds of SPEC R6.1 and R6.7.
+const (
+	AsOfCommit    AsOfKind = iota // AS OF COMMIT n
+	AsOfTimestamp                 // AS OF TIMESTAMP '…'
+)
+
+// AsOf is AS OF COMMIT Expr or AS OF TIMESTAMP Expr. The operand is any
+// expression; the binder checks that it is a constant of the right kind
+// (SPEC R6.3).
+type AsOf struct {
+	Span
+	Kind AsOfKind
+	Expr Expr
+}
+
+// TableExpr is a relation in FROM: a TableRef, TableFunc, DerivedTable,
+// JoinExpr or ParenTable.
+type TableExpr interface {
+	Node
+	tableNode()
+}
+
+// Alias is a relation's alias with optional column names: AS x (a, b).
+type Alias struct {
+	Span
+	Name    *Ident
+	Columns []*Ident
+}
+
+// TableRef is a named table, optionally with an alias and its own AS OF.
+type TableRef struct {
+	Span
+	Name  *ObjectName
+	Alias *Alias // nil when absent
+	AsOf  *AsOf  // nil when absent
+}
+
+// TableFunc is a function in FROM, such as versions(t), with an optional
+// alias and AS OF.
+type TableFunc struct {
+	Span
+	Name  *ObjectName
+	Args  []Expr
+	Alias *Alias
+	AsOf  *AsOf
+}
+
+// DerivedTable is (query) [AS] alias in FROM.
+type DerivedTable struct {
+	Span
+	Query *SelectStmt
+	Alias *Alias // nil when absent (the binder requires it as PostgreSQL 15 does)
+}
+
+// ParenTable is a parenthesised join, (a JOIN b ON …) [AS alias].
+type ParenTable struct {
+	Span
+	Inner TableExpr
+	Alias *Alias
+}
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// The join kinds. JOIN alone is JoinInner.
+const (
+	JoinInner JoinKind = iota
+	JoinLeft
+	JoinRight
+	JoinFull
+	JoinCross
+)
+
+// JoinExpr is Left [NATURAL] kind JOIN Right [ON On | USING (Using)].
+type JoinExpr struct {
+	Span
+	Kind        JoinKind
+	Natural     bool
+	Left, Right TableExpr
+	On          Expr     // nil when absent
+	Using       []*Ident // nil when absent
+}
+
+func (*SelectBlock) bodyNode() {}
+func (*SetOp) bodyNode()       {}
+func (*Values) bodyNode()      {}
+func (*ParenSelect) bodyNode() {}
+
+func (*TableRef) tableNode()     {}
+func (*TableFunc) tableNode()    {}
+func (*DerivedTable) tableNode() {}
+func (*ParenTable) tableNode()   {}
+func (*JoinExpr) tableNode()     {}

@@ -1,0 +1,132 @@
+package ast
+
+// Stmt is a statement. Its Pos/End cover the statement text without the
+// terminating semicolon, so a shell can run statements one by one.
+type Stmt interface {
+	Node
+	stmtNode()
+}
+
+// InsertStmt is INSERT INTO or UPSERT INTO Table [(Columns)] Source
+// [ATTRIBUTE GROUP Group] (SPEC R4.3, R5.2). Source's body is a Values
+// for the VALUES form.
+type InsertStmt struct {
+	Span
+	Upsert  bool
+	Table   *ObjectName
+	Columns []*Ident // nil when no column list was written
+	Source  *SelectStmt
+	Group   *Ident // nil when absent
+}
+
+// UpdateStmt is UPDATE Table [[AS] Alias] SET c = e, … [WHERE Where].
+type UpdateStmt struct {
+	Span
+	Table *ObjectName
+	Alias *Ident
+	Sets  []*SetClause
+	Where Expr
+}
+
+// SetClause is one Column = Value of an UPDATE; Value may be DefaultExpr.
+type SetClause struct {
+	Span
+	Column *Ident
+	Value  Expr
+}
+
+// DeleteStmt is DELETE FROM Table [[AS] Alias] [WHERE Where].
+type DeleteStmt struct {
+	Span
+	Table *ObjectName
+	Alias *Ident
+	Where Expr
+}
+
+// TxKind is the kind of a transaction-control statement.
+type TxKind uint8
+
+// The transaction statements.
+const (
+	TxBegin    TxKind = iota // BEGIN [TRANSACTION|WORK], START TRANSACTION
+	TxCommit                 // COMMIT [TRANSACTION|WORK], END
+	TxRollback               // ROLLBACK [TRANSACTION|WORK]
+)
+
+// TransactionStmt is BEGIN, COMMIT or ROLLBACK.
+type TransactionStmt struct {
+	Span
+	Kind TxKind
+}
+
+// ExplainStmt is EXPLAIN [ANALYZE] Stmt (SPEC R10.2).
+type ExplainStmt struct {
+	Span
+	Analyze bool
+	Stmt    Stmt
+}
+
+// ShowTablesStmt is SHOW TABLES.
+type ShowTablesStmt struct {
+	Span
+}
+
+// ShowCreateTableStmt is SHOW CREATE TABLE Table.
+type ShowCreateTableStmt struct {
+	Span
+	Table *ObjectName
+}
+
+// DescribeStmt is DESCRIBE Table (or DESC Table).
+type DescribeStmt struct {
+	Span
+	Table *ObjectName
+}
+
+// SetStmt is SET [SESSION|LOCAL] Name = Value | TO Value | TO DEFAULT, and
+// SET TIME ZONE Value (Name "timezone"). Name is lower case, dotted parts
+// joined with '.'. Values holds one or more comma-separated values; nil
+// with Default set for DEFAULT. Local records SET LOCAL.
+type SetStmt struct {
+	Span
+	Local   bool
+	Name    string
+	Values  []Expr
+	Default bool
+}
+
+// ShowStmt is SHOW Name or SHOW ALL (All, Name "").
+type ShowStmt struct {
+	Span
+	Name string
+	All  bool
+}
+
+// ResetStmt is RESET Name or RESET ALL.
+type ResetStmt struct {
+	Span
+	Name string
+	All  bool
+}
+
+func (*SelectStmt) stmtNode()               {}
+func (*InsertStmt) stmtNode()               {}
+func (*UpdateStmt) stmtNode()               {}
+func (*DeleteStmt) stmtNode()               {}
+func (*CreateTableStmt) stmtNode()          {}
+func (*AlterTableStmt) stmtNode()           {}
+func (*DropStmt) stmtNode()                 {}
+func (*CreateIndexStmt) stmtNode()          {}
+func (*CreatePolicyStmt) stmtNode()         {}
+func (*CreateTransformationStmt) stmtNode() {}
+func (*SyncTransformationsStmt) stmtNode()  {}
+func (*CreateUserStmt) stmtNode()           {}
+func (*AlterUserStmt) stmtNode()            {}
+func (*TransactionStmt) stmtNode()          {}
+func (*ExplainStmt) stmtNode()              {}
+func (*ShowTablesStmt) stmtNode()           {}
+func (*ShowCreateTableStmt) stmtNode()      {}
+func (*DescribeStmt) stmtNode()             {}
+func (*SetStmt) stmtNode()                  {}
+func (*ShowStmt) stmtNode()                 {}
+func (*ResetStmt) stmtNode()                {}
