@@ -3,6 +3,7 @@ package types
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // machines without zoneinfo still know every IANA zone (R2.1)
 )
@@ -136,11 +137,21 @@ func (t Type) Location() *time.Location {
 	if t.TZ == "" || t.TZ == "UTC" {
 		return time.UTC
 	}
-	if loc, err := time.LoadLocation(t.TZ); err == nil {
-		return loc
+	if loc, ok := zones.Load(t.TZ); ok {
+		return loc.(*time.Location)
 	}
-	return time.UTC
+	// time.LoadLocation reads and parses zone data on every call; values
+	// are formatted and parsed per row, so keep each zone once.
+	loc, err := time.LoadLocation(t.TZ)
+	if err != nil {
+		return time.UTC
+	}
+	zones.Store(t.TZ, loc)
+	return loc
 }
+
+// zones caches the *time.Location of every zone named so far.
+var zones sync.Map
 
 // Param is one parameter of a type name as written: DECIMAL(10, 2) has two
 // integer parameters, DATETIME64(3, 'UTC') an integer and a string.

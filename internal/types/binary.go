@@ -1,0 +1,170 @@
+package types
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/holiman/uint256"
+)
+
+// Binary encoding: AppendBinary writes a value compactly for WAL records
+// and other places that know the type and need no ordering.
+//
+//	NULL          0x00
+//	non-NULL      0x01 then the body:
+//	  INT8…INT64, DATE, DATETIME64   zig-zag varint
+//	  UINT8…UINT64                   uvarint
+//	  INT128, INT256, DECIMAL        one byte sign<<7 | n, then n bytes of
+//	                                 the magnitude, big-endian, no leading zeros
+//	  UINT128, UINT256               one byte n, then n magnitude bytes
+//	  FLOAT32 / FLOAT64              4 / 8 bytes of IEEE bits, little-endian
+//	  BOOL                           0x00 or 0x01
+//	  STRING, BYTES                  uvarint length, then the bytes
+//	  UUID                           the 16 bytes
+//
+// Unlike the key encoding it keeps -0 and NaN payloads.
+
+// AppendBinary appends the compact encoding of v.
+func AppendBinary(dst []byte, v Value) []byte {
+	if v.null {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	k := v.t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		return binary.AppendVarint(dst, int64(v.n))
+	case ClassUint64:
+		return binary.AppendUvarint(dst, v.n)
+	case ClassWide:
+		n := num{mag: v.w}
+		if k.IsSigned() || k == Decimal {
+			n = signedNum(&v.w)
+		}
+		nb := (n.mag.BitLen() + 7) / 8
+		hdr := byte(nb)
+		if n.neg {
+			hdr |= 0x80
+		}
+		dst = append(dst, hdr)
+		var buf [32]byte
+		n.mag.WriteToArray32(&buf)
+		return append(dst, buf[32-nb:]...)
+	case ClassFloat64:
+		if k == Float32 {
+			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(v.Float64())))
+		}
+		return binary.LittleEndian.AppendUint64(dst, v.n)
+	case ClassBool:
+		return append(dst, byte(v.n))
+	case ClassVarlen:
+		if k == String {
+			dst = binary.AppendUvarint(dst, uint64(len(v.s)))
+			return append(dst, v.s...)
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(v.b)))
+		return append(dst, v.b...)
+	case ClassUUID:
+		return append(dst, v.u[:]...)
+	}
+	return dst
+}
+
+func corruptBinary(what string, t Type) error {
+	return fmt.Errorf("%w: %s value of %s", ErrCorrupt, what, t)
+}
+
+// DecodeBinary reads one AppendBinary encoding of type t from the front of b
+// and returns the value and the rest. A value that does not fit t, or
+// truncated input, is an error wrapping ErrCorrupt.
+func DecodeBinary(t Type, b []byte) (Value, []byte, error) {
+	if len(b) == 0 {
+		return Value{}, nil, corruptBinary("empty", t)
+	}
+	switch b[0] {
+	case 0:
+		return Null(t), b[1:], nil
+	case 1:
+	default:
+		return Value{}, nil, corruptBinary("bad marker in", t)
+	}
+	b = b[1:]
+	k := t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		x, n := binary.Varint(b)
+		if n <= 0 {
+			return Value{}, nil, corruptBinary("bad varint in", t)
+		}
+		if b := k.Bits(); k.IsInteger() && b < 64 && (x < -1<<(b-1) || x >= 1<<(b-1)) {
+			return Value{}, nil, corruptBinary("out-of-range", t)
+		}
+		return mkInt(t, x), b[n:], nil
+	case ClassUint64:
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return Value{}, nil, corruptBinary("bad varint in", t)
+		}
+		if b := k.Bits(); b < 64 && x>>b != 0 {
+			return Value{}, nil, corruptBinary("out-of-range", t)
+		}
+		return mkUint(t, x), b[n:], nil
+	case ClassWide:
+		if len(b) == 0 {
+			return Value{}, nil, corruptBinary("short", t)
+		}
+		neg, nb := b[0]&0x80 != 0, int(b[0]&0x7f)
+		if nb > 32 || len(b) < 1+nb {
+			return Value{}, nil, corruptBinary("short", t)
+		}
+		var m uint256.Int
+		m.SetBytes(b[1 : 1+nb])
+		n := num{neg: neg && !m.IsZero(), mag: m}
+		rest := b[1+nb:]
+		if k == Decimal {
+			if n.neg != neg || !fitsDecimal(t.Precision, &m) {
+				return Value{}, nil, corruptBinary("out-of-range", t)
+			}
+			return mkWide(t, n.twos()), rest, nil
+		}
+		if n.neg != neg || !fitsInt(k, &n) {
+			return Value{}, nil, corruptBinary("out-of-range", t)
+		}
+		return numValue(t, n), rest, nil
+	case ClassFloat64:
+		if k == Float32 {
+			if len(b) < 4 {
+				return Value{}, nil, corruptBinary("short", t)
+			}
+			return mkFloat(t, float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))), b[4:], nil
+		}
+		if len(b) < 8 {
+			return Value{}, nil, corruptBinary("short", t)
+		}
+		return Value{t: t, n: binary.LittleEndian.Uint64(b)}, b[8:], nil
+	case ClassBool:
+		if len(b) < 1 || b[0] > 1 {
+			return Value{}, nil, corruptBinary("bad", t)
+		}
+		return Value{t: t, n: uint64(b[0])}, b[1:], nil
+	case ClassVarlen:
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return Value{}, nil, corruptBinary("short", t)
+		}
+		body := b[n : n+int(l)]
+		if k == String {
+			return Value{t: t, s: string(body)}, b[n+int(l):], nil
+		}
+		return Value{t: t, b: append([]byte(nil), body...)}, b[n+int(l):], nil
+	case ClassUUID:
+		if len(b) < 16 {
+			return Value{}, nil, corruptBinary("short", t)
+		}
+		var u [16]byte
+		copy(u[:], b)
+		return Value{t: t, u: u}, b[16:], nil
+	}
+	return Value{}, nil, corruptBinary("unsupported", t)
+}

@@ -1,0 +1,378 @@
+package types
+
+import (
+	"fmt"
+
+	"github.com/holiman/uint256"
+)
+
+// Vector is one column of a batch: a type, a length, a validity bitmap and
+// the one backing slice of the type's physical class (invariant 7). The
+// other slices stay nil. Nothing is boxed per value: typed appends write
+// straight into the backing slice and allocate only when it grows.
+//
+// A row that is NULL still occupies a (zero) slot in the backing slice, so
+// row i is always at index i.
+type Vector struct {
+	t Type
+	n int
+	// valid has bit i set when row i is not NULL; nil means every row is
+	// valid, so columns without NULLs never pay for the bitmap.
+	valid []uint64
+	// spare keeps the bitmap's storage across Reset.
+	spare []uint64
+
+	i64   []int64
+	u64   []uint64
+	wide  []uint256.Int
+	f64   []float64
+	bools []bool
+	// offs holds n+1 offsets into data for STRING and BYTES: row i is
+	// data[offs[i]:offs[i+1]].
+	offs  []int
+	data  []byte
+	uuids [][16]byte
+}
+
+// NewVector returns an empty vector of type t with room for capacity rows.
+func NewVector(t Type, capacity int) *Vector {
+	v := &Vector{t: t}
+	switch t.Kind.Class() {
+	case ClassInt64:
+		v.i64 = make([]int64, 0, capacity)
+	case ClassUint64:
+		v.u64 = make([]uint64, 0, capacity)
+	case ClassWide:
+		v.wide = make([]uint256.Int, 0, capacity)
+	case ClassFloat64:
+		v.f64 = make([]float64, 0, capacity)
+	case ClassBool:
+		v.bools = make([]bool, 0, capacity)
+	case ClassVarlen:
+		v.offs = make([]int, 1, capacity+1)
+		v.data = make([]byte, 0, capacity*8)
+	case ClassUUID:
+		v.uuids = make([][16]byte, 0, capacity)
+	}
+	return v
+}
+
+// Type returns the vector's type.
+func (v *Vector) Type() Type { return v.t }
+
+// Len returns the number of rows.
+func (v *Vector) Len() int { return v.n }
+
+// IsNull reports whether row i is NULL.
+func (v *Vector) IsNull(i int) bool {
+	return v.valid != nil && v.valid[i>>6]&(1<<(uint(i)&63)) == 0
+}
+
+// HasNulls reports whether any row may be NULL (false means none is).
+func (v *Vector) HasNulls() bool { return v.valid != nil }
+
+// Validity returns the bitmap (bit i set when row i is valid), nil when
+// every row is valid. It is shared with the vector.
+func (v *Vector) Validity() []uint64 { return v.valid }
+
+// Reset empties the vector, keeping its capacity (the bitmap's too).
+func (v *Vector) Reset() {
+	v.n = 0
+	if v.valid != nil {
+		v.spare = v.valid[:0]
+		v.valid = nil
+	}
+	v.i64, v.u64, v.wide, v.f64 = v.i64[:0], v.u64[:0], v.wide[:0], v.f64[:0]
+	v.bools, v.data, v.uuids = v.bools[:0], v.data[:0], v.uuids[:0]
+	if v.offs != nil {
+		v.offs = v.offs[:1]
+	}
+}
+
+// markValid records row n as valid in an existing bitmap.
+func (v *Vector) markValid() {
+	if v.valid == nil {
+		return
+	}
+	w := v.n >> 6
+	if w == len(v.valid) {
+		v.valid = append(v.valid, 0)
+	}
+	v.valid[w] |= 1 << (uint(v.n) & 63)
+}
+
+// materialize creates the bitmap with the n existing rows valid.
+func (v *Vector) materialize() {
+	words := (v.n + 63) >> 6
+	bm := v.spare[:0]
+	v.spare = nil
+	if cap(bm) < words {
+		bm = make([]uint64, 0, max(words, v.capacity()>>6+1))
+	}
+	for range v.n >> 6 {
+		bm = append(bm, ^uint64(0))
+	}
+	if r := v.n & 63; r != 0 {
+		bm = append(bm, 1<<uint(r)-1)
+	}
+	v.valid = bm
+}
+
+// capacity returns the capacity of the backing slice.
+func (v *Vector) capacity() int {
+	return cap(v.i64) + cap(v.u64) + cap(v.wide) + cap(v.f64) + cap(v.bools) + cap(v.uuids) + cap(v.offs)
+}
+
+// AppendNull appends a NULL row. The first NULL materializes the bitmap.
+func (v *Vector) AppendNull() {
+	if v.valid == nil {
+		v.materialize()
+	}
+	if w := v.n >> 6; w == len(v.valid) {
+		v.valid = append(v.valid, 0)
+	}
+	switch v.t.Kind.Class() {
+	case ClassInt64:
+		v.i64 = append(v.i64, 0)
+	case ClassUint64:
+		v.u64 = append(v.u64, 0)
+	case ClassWide:
+		v.wide = append(v.wide, uint256.Int{})
+	case ClassFloat64:
+		v.f64 = append(v.f64, 0)
+	case ClassBool:
+		v.bools = append(v.bools, false)
+	case ClassVarlen:
+		v.offs = append(v.offs, len(v.data))
+	case ClassUUID:
+		v.uuids = append(v.uuids, [16]byte{})
+	}
+	v.n++
+}
+
+// SetNull makes the existing row i NULL; its slot keeps its old contents.
+func (v *Vector) SetNull(i int) {
+	if v.valid == nil {
+		v.materialize()
+	}
+	v.valid[i>>6] &^= 1 << (uint(i) & 63)
+}
+
+// AppendInt64 appends to a ClassInt64 vector (signed integers, DATE days,
+// DATETIME64 ticks). The value is not range-checked.
+func (v *Vector) AppendInt64(x int64) {
+	v.markValid()
+	v.i64 = append(v.i64, x)
+	v.n++
+}
+
+// AppendUint64 appends to a ClassUint64 vector.
+func (v *Vector) AppendUint64(x uint64) {
+	v.markValid()
+	v.u64 = append(v.u64, x)
+	v.n++
+}
+
+// AppendWide appends to a ClassWide vector.
+func (v *Vector) AppendWide(x *uint256.Int) {
+	v.markValid()
+	v.wide = append(v.wide, *x)
+	v.n++
+}
+
+// AppendFloat64 appends to a ClassFloat64 vector (rounded to float32 for a
+// FLOAT32 vector).
+func (v *Vector) AppendFloat64(f float64) {
+	if v.t.Kind == Float32 {
+		f = float64(float32(f))
+	}
+	v.markValid()
+	v.f64 = append(v.f64, f)
+	v.n++
+}
+
+// AppendBool appends to a BOOL vector.
+func (v *Vector) AppendBool(b bool) {
+	v.markValid()
+	v.bools = append(v.bools, b)
+	v.n++
+}
+
+// AppendBytes appends a copy of b to a STRING or BYTES vector.
+func (v *Vector) AppendBytes(b []byte) {
+	v.markValid()
+	v.data = append(v.data, b...)
+	v.offs = append(v.offs, len(v.data))
+	v.n++
+}
+
+// AppendString appends s to a STRING or BYTES vector.
+func (v *Vector) AppendString(s string) {
+	v.markValid()
+	v.data = append(v.data, s...)
+	v.offs = append(v.offs, len(v.data))
+	v.n++
+}
+
+// AppendUUID appends to a UUID vector.
+func (v *Vector) AppendUUID(u [16]byte) {
+	v.markValid()
+	v.uuids = append(v.uuids, u)
+	v.n++
+}
+
+// Append appends x, which must be of the vector's physical class (Cast it
+// first otherwise); a mismatch is a bug in the caller, not bad input.
+func (v *Vector) Append(x Value) {
+	if x.null {
+		v.AppendNull()
+		return
+	}
+	c := v.t.Kind.Class()
+	if xc := x.t.Kind.Class(); xc != c {
+		panic(fmt.Sprintf("types: append %s value to %s vector", x.t, v.t))
+	}
+	switch c {
+	case ClassInt64:
+		v.AppendInt64(int64(x.n))
+	case ClassUint64:
+		v.AppendUint64(x.n)
+	case ClassWide:
+		v.AppendWide(&x.w)
+	case ClassFloat64:
+		v.AppendFloat64(x.Float64())
+	case ClassBool:
+		v.AppendBool(x.n != 0)
+	case ClassVarlen:
+		if x.t.Kind == String {
+			v.AppendString(x.s)
+		} else {
+			v.AppendBytes(x.b)
+		}
+	case ClassUUID:
+		v.AppendUUID(x.u)
+	}
+}
+
+// AppendFrom appends row i of src, which has the same physical class.
+func (v *Vector) AppendFrom(src *Vector, i int) {
+	if src.IsNull(i) {
+		v.AppendNull()
+		return
+	}
+	switch v.t.Kind.Class() {
+	case ClassInt64:
+		v.AppendInt64(src.i64[i])
+	case ClassUint64:
+		v.AppendUint64(src.u64[i])
+	case ClassWide:
+		v.AppendWide(&src.wide[i])
+	case ClassFloat64:
+		v.AppendFloat64(src.f64[i])
+	case ClassBool:
+		v.AppendBool(src.bools[i])
+	case ClassVarlen:
+		v.AppendBytes(src.BytesAt(i))
+	case ClassUUID:
+		v.AppendUUID(src.uuids[i])
+	}
+}
+
+// Get returns row i as a Value. A STRING or BYTES row is copied out of the
+// vector, so the Value outlives Reset; hot loops use the typed getters.
+func (v *Vector) Get(i int) Value {
+	if v.IsNull(i) {
+		return Null(v.t)
+	}
+	x := Value{t: v.t}
+	switch v.t.Kind.Class() {
+	case ClassInt64:
+		x.n = uint64(v.i64[i])
+	case ClassUint64:
+		x.n = v.u64[i]
+	case ClassWide:
+		x.w = v.wide[i]
+	case ClassFloat64:
+		x = mkFloat(v.t, v.f64[i])
+	case ClassBool:
+		if v.bools[i] {
+			x.n = 1
+		}
+	case ClassVarlen:
+		if v.t.Kind == String {
+			x.s = string(v.BytesAt(i))
+		} else {
+			x.b = append([]byte(nil), v.BytesAt(i)...)
+		}
+	case ClassUUID:
+		x.u = v.uuids[i]
+	}
+	return x
+}
+
+// Int64s returns the backing slice of a ClassInt64 vector (NULL rows hold 0).
+func (v *Vector) Int64s() []int64 { return v.i64 }
+
+// Uint64s returns the backing slice of a ClassUint64 vector.
+func (v *Vector) Uint64s() []uint64 { return v.u64 }
+
+// Wides returns the backing slice of a ClassWide vector.
+func (v *Vector) Wides() []uint256.Int { return v.wide }
+
+// Float64s returns the backing slice of a ClassFloat64 vector.
+func (v *Vector) Float64s() []float64 { return v.f64 }
+
+// Bools returns the backing slice of a BOOL vector.
+func (v *Vector) Bools() []bool { return v.bools }
+
+// UUIDs returns the backing slice of a UUID vector.
+func (v *Vector) UUIDs() [][16]byte { return v.uuids }
+
+// BytesAt returns row i of a STRING or BYTES vector. The slice aliases the
+// vector's buffer: valid until Reset, not to be modified.
+func (v *Vector) BytesAt(i int) []byte { return v.data[v.offs[i]:v.offs[i+1]:v.offs[i+1]] }
+
+// StringAt returns row i of a STRING or BYTES vector as a new string.
+func (v *Vector) StringAt(i int) string { return string(v.BytesAt(i)) }
+
+// Batch is a set of equally long vectors, one per column, that operators
+// pass along: the unit of vectorized execution.
+type Batch struct {
+	Cols []*Vector
+	// Rows is the number of rows; every vector in Cols has this length.
+	Rows int
+}
+
+// NewBatch returns an empty batch of the given column types with room for
+// capacity rows.
+func NewBatch(types []Type, capacity int) *Batch {
+	b := &Batch{Cols: make([]*Vector, len(types))}
+	for i, t := range types {
+		b.Cols[i] = NewVector(t, capacity)
+	}
+	return b
+}
+
+// Reset empties every column, keeping capacity.
+func (b *Batch) Reset() {
+	for _, c := range b.Cols {
+		c.Reset()
+	}
+	b.Rows = 0
+}
+
+// AppendRow appends one value per column and counts the row.
+func (b *Batch) AppendRow(row []Value) {
+	for i, x := range row {
+		b.Cols[i].Append(x)
+	}
+	b.Rows++
+}
+
+// Row returns row i as values, appended to dst.
+func (b *Batch) Row(dst []Value, i int) []Value {
+	for _, c := range b.Cols {
+		dst = append(dst, c.Get(i))
+	}
+	return dst
+}
