@@ -3,12 +3,15 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/strata-db/strata/internal/vfs"
 )
 
 // Bucket and key names of the bbolt file.
@@ -101,6 +104,7 @@ func Open(path string, opts Options) (*Bolt, error) {
 
 func (b *Bolt) init() error {
 	if !b.readOnly {
+		created := false
 		err := b.db.Update(func(tx *bolt.Tx) error {
 			for _, name := range allBuckets {
 				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -109,6 +113,7 @@ func (b *Bolt) init() error {
 			}
 			meta := tx.Bucket(bucketMeta)
 			if meta.Get(keyFormat) == nil {
+				created = true
 				if err := meta.Put(keyFormat, encodeUint(storeFormat)); err != nil {
 					return err
 				}
@@ -118,6 +123,14 @@ func (b *Bolt) init() error {
 		})
 		if err != nil {
 			return err
+		}
+		if created {
+			// The file's contents are fsynced by bbolt, its name is not:
+			// without this, a power cut could lose a new database whose
+			// first edits were acknowledged.
+			if err := (vfs.OS{}).SyncDir(filepath.Dir(b.path)); err != nil {
+				return err
+			}
 		}
 	}
 	var (

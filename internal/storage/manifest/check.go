@@ -236,6 +236,10 @@ func (b *Bolt) Check() error {
 	if b.mu.closed {
 		return ErrClosed
 	}
+	// Holding ids too keeps a concurrent NextPartID from moving the
+	// counter between the read transaction and the comparison.
+	b.ids.Lock()
+	defer b.ids.Unlock()
 	return b.db.View(func(tx *bolt.Tx) error {
 		var errs []error
 		for err := range tx.Check() {
@@ -251,11 +255,8 @@ func (b *Bolt) Check() error {
 		if err := st.verify(); err != nil {
 			return err
 		}
-		b.ids.Lock()
-		reserved := b.ids.reserved
-		b.ids.Unlock()
-		if st.reserved != reserved {
-			return corruptf("part id counter is %d on disk, %d in memory", st.reserved, reserved)
+		if st.reserved != b.ids.reserved {
+			return corruptf("part id counter is %d on disk, %d in memory", st.reserved, b.ids.reserved)
 		}
 		if err := diffSnapshots(b.cur.Load(), st.snap); err != nil {
 			return corruptf("memory and disk differ: %v", err)

@@ -3,6 +3,8 @@ package manifest
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -67,7 +69,8 @@ type Part struct {
 	// File is the path of the data file relative to the data directory
 	// (or the object key when Location is an object store).
 	File string
-	// Location is "local" or the URL of the object store holding File.
+	// Location is LocationLocal or the URL of the object store holding
+	// File (s3://bucket/prefix, file:///mnt/cold, ...).
 	Location string
 	// CreatedAt is when the part was written; tiering and retention read it.
 	CreatedAt time.Time
@@ -90,11 +93,20 @@ func (p *Part) validate() error {
 		return fmt.Errorf("part %d has min key %x > max key %x", p.ID, p.MinKey, p.MaxKey)
 	case p.File == "":
 		return fmt.Errorf("part %d names no file", p.ID)
-	case p.Location == "":
-		return fmt.Errorf("part %d has no location", p.ID)
+	case p.Location == LocationLocal:
+		// The engine deletes local files no part names (invariant 2), so a
+		// name must not reach outside the data directory.
+		if !filepath.IsLocal(p.File) {
+			return fmt.Errorf("part %d names file %q, which is not a path inside the data directory", p.ID, p.File)
+		}
+	case !strings.Contains(p.Location, "://"):
+		return fmt.Errorf("part %d has location %q; want %q or an object store URL", p.ID, p.Location, LocationLocal)
 	}
 	return nil
 }
+
+// LocationLocal is the Location of a part whose file is on a local volume.
+const LocationLocal = "local"
 
 // PartRef names a live part. Table and Shard are part of the reference so
 // that removing a part from the wrong shard is caught, not silently done.
