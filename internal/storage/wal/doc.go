@@ -1,0 +1,73 @@
+// Package wal is Strata's write-ahead log: the commit pipeline appends one
+// record per commit and acknowledges the commit only once an fsync covering
+// the record has succeeded (SPEC R5.6). After a crash, Replay hands every
+// record after the last checkpoint back to the engine, which rebuilds its
+// memtables from them.
+//
+// # Layout
+//
+// The log is a directory of segments, wal-000000000001.log, -2, ... with no
+// gaps, plus a LOCK file. The Writer appends to the newest segment and
+// starts the next one when a batch would push it past Options.SegmentSize.
+// Each segment begins with a header:
+//
+//	0        8         12          20      24
+//	+--------+---------+-----------+-------+
+//	| magic  | version | segment   | crc   |
+//	+--------+---------+-----------+-------+
+//	"STRATAWL"  u32 LE    u64 LE      CRC32C of bytes 0..20
+//
+// followed by records:
+//
+//	0        4          12       16       20
+//	+--------+----------+--------+--------+------------------+
+//	| length | commit   | hcrc   | pcrc   | payload (length) |
+//	+--------+----------+--------+--------+------------------+
+//	 u32 LE   u64 LE     u32 LE   u32 LE
+//
+// hcrc is CRC32C (Castagnoli) of bytes 0..12, pcrc of the payload. The
+// separate header checksum lets Replay tell, cheaply and at any offset,
+// whether a valid record starts there, which is how it tells a torn tail
+// from damage in the middle (invariant 4). The payload is opaque here; the
+// engine encodes a commit's rows in it. commit is the
+// commit sequence the record belongs to, so Replay can skip the records a
+// checkpoint already covers and RemoveBefore can drop whole segments.
+//
+// # Group commit
+//
+// Callers frame their record into a shared pending batch under a mutex and
+// wake one flusher goroutine. The flusher takes the whole batch, writes it
+// with one write, fsyncs once, and then releases every caller waiting on it.
+// While it fsyncs, new records gather in the next batch, so under load the
+// number of fsyncs per second stays near what the disk allows while records
+// per fsync grows with the number of writers.
+//
+// # Invariants
+//
+//  1. A record is acknowledged (Commit, Pending.Wait or Sync return nil)
+//     only after Sync of its segment has returned nil, and, for the first
+//     batch of a new segment, after SyncDir of the log directory.
+//  2. Records are in the log in the order callers took the Writer's lock;
+//     batches are written one at a time, in order, so an acknowledged
+//     record's predecessors are durable too.
+//  3. Only the tail of the last segment can be torn: a crash interrupts at
+//     most the batch being written, which is always at the end of the
+//     newest segment. Replay and Open cut such a tail (a short header or
+//     payload, a bad checksum, zero fill: damage with no valid record after
+//     it) and log the cut.
+//  4. Every other damage is ErrCorrupt naming the segment file and offset:
+//     a bad record in a sealed segment, or a bad checksum followed by a
+//     valid record anywhere after it in the last one. Nothing is skipped
+//     silently.
+//  5. Segment numbers are consecutive; a gap is ErrCorrupt. RemoveBefore
+//     removes only a prefix of sealed segments, never the active one.
+//  6. One batch, one write, one fsync: the flusher is the only goroutine
+//     that writes segment files while a Writer is open, and the LOCK file
+//     keeps a second Writer or a Replay out.
+//  7. A failed write or fsync is sticky. Linux may drop dirty pages after
+//     a failed fsync and report success on the next, so retrying would
+//     acknowledge records that are not on disk; the Writer fails instead,
+//     and the engine reopens it (see Writer).
+//  8. Only package vfs touches files: this package's non-test sources do
+//     not import os (a test checks).
+package wal

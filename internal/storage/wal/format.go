@@ -1,0 +1,201 @@
+package wal
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// The on-disk format; doc.go draws it.
+const (
+	// headerSize is the size of a segment header.
+	headerSize = 24
+	// recordHeaderSize is the size of a record's framing before its payload.
+	recordHeaderSize = 20
+	// formatVersion is the segment format this package writes and reads.
+	formatVersion = 1
+	// MaxPayload is the largest payload one record may carry. Larger writes
+	// must be split by the caller; Replay treats a larger length as damage.
+	MaxPayload = 512 << 20
+	// DefaultSegmentSize is the size at which the Writer starts a new
+	// segment unless Options say otherwise.
+	DefaultSegmentSize = 64 << 20
+
+	segmentPrefix = "wal-"
+	segmentSuffix = ".log"
+	segmentDigits = 12
+	lockName      = "LOCK"
+	readChunk     = 1 << 20
+)
+
+var magic = [8]byte{'S', 'T', 'R', 'A', 'T', 'A', 'W', 'L'}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorrupt is wrapped by every error that reports damage to the log that
+// cannot be a torn write at its tail (invariant 4): the error's text names
+// the segment file and byte offset.
+var ErrCorrupt = errors.New("wal: corrupt log")
+
+// ErrClosed is returned by a Writer after Close.
+var ErrClosed = errors.New("wal: writer closed")
+
+// ErrTooLarge is returned for a payload longer than MaxPayload; it does not
+// fail the Writer.
+var ErrTooLarge = errors.New("wal: payload too large")
+
+// SegmentName returns the file name of segment n.
+func SegmentName(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	if len(s) < segmentDigits {
+		s = strings.Repeat("0", segmentDigits-len(s)) + s
+	}
+	return segmentPrefix + s + segmentSuffix
+}
+
+// parseSegmentName returns the number of a segment file name, or false if
+// the name is not one this package writes.
+func parseSegmentName(name string) (uint64, bool) {
+	if len(name) != len(segmentPrefix)+segmentDigits+len(segmentSuffix) ||
+		!strings.HasPrefix(name, segmentPrefix) || !strings.HasSuffix(name, segmentSuffix) {
+		return 0, false
+	}
+	digits := name[len(segmentPrefix) : len(segmentPrefix)+segmentDigits]
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || n == 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// listSegments returns the segment numbers in dir, ascending, and checks
+// they are consecutive: a gap means a segment was lost (invariant 5).
+func listSegments(fsys vfs.FS, dir string) ([]uint64, error) {
+	names, err := fsys.List(dir)
+	if err != nil {
+		return nil, fmt.Errorf("wal: list %s: %w", dir, err)
+	}
+	var nums []uint64
+	for _, name := range names {
+		if n, ok := parseSegmentName(name); ok {
+			nums = append(nums, n)
+		}
+	}
+	// List is sorted and the names have fixed width, so nums is ascending.
+	for i := 1; i < len(nums); i++ {
+		if nums[i] != nums[i-1]+1 {
+			return nil, fmt.Errorf("%w: segment %s is missing (have %s and %s)",
+				ErrCorrupt, SegmentName(nums[i-1]+1), SegmentName(nums[i-1]), SegmentName(nums[i]))
+		}
+	}
+	return nums, nil
+}
+
+func appendHeader(dst []byte, seg uint64) []byte {
+	var h [headerSize]byte
+	copy(h[0:8], magic[:])
+	binary.LittleEndian.PutUint32(h[8:12], formatVersion)
+	binary.LittleEndian.PutUint64(h[12:20], seg)
+	binary.LittleEndian.PutUint32(h[20:24], crcOf(h[:20]))
+	return append(dst, h[:]...)
+}
+
+// appendRecord frames one record onto dst.
+func appendRecord(dst []byte, commit uint64, payload []byte) []byte {
+	start := len(dst)
+	dst = append(dst, make([]byte, recordHeaderSize)...)
+	h := dst[start:]
+	binary.LittleEndian.PutUint32(h[0:4], uint32(len(payload)))
+	binary.LittleEndian.PutUint64(h[4:12], commit)
+	binary.LittleEndian.PutUint32(h[12:16], crcOf(h[0:12]))
+	binary.LittleEndian.PutUint32(h[16:20], crcOf(payload))
+	return append(dst, payload...)
+}
+
+func crcOf(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// segReader serves byte ranges of a segment from a chunk buffer, so a scan
+// issues one ReadAt per MiB rather than two per record.
+type segReader struct {
+	f    vfs.File
+	size int64
+	buf  []byte
+	base int64
+}
+
+// bytes returns the n bytes at off, which must lie within the file. The
+// slice is valid until the next call.
+func (r *segReader) bytes(off int64, n int) ([]byte, error) {
+	if off >= r.base && off+int64(n) <= r.base+int64(len(r.buf)) {
+		return r.buf[off-r.base : off-r.base+int64(n)], nil
+	}
+	want := int64(max(n, readChunk))
+	want = min(want, r.size-off)
+	if int64(cap(r.buf)) < want {
+		r.buf = make([]byte, want)
+	}
+	r.buf = r.buf[:want]
+	k, err := r.f.ReadAt(r.buf, off)
+	if int64(k) < want {
+		r.buf = r.buf[:0]
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	r.base = off
+	return r.buf[:n], nil
+}
+
+// recordState classifies the bytes at an offset.
+type recordState uint8
+
+const (
+	recordOK        recordState = iota
+	recordShort                 // the framing or payload runs past the end of the file
+	recordBadHeader             // the header checksum does not match
+	recordBadCRC                // the header is good but the payload checksum is not
+)
+
+var recordStateNames = [...]string{"ok", "short record", "header checksum mismatch", "payload checksum mismatch"}
+
+func (s recordState) String() string { return recordStateNames[s] }
+
+// readRecord reads the record at off. For recordOK it returns the commit
+// and payload (valid until the next read), and the payload length whenever
+// the header is good.
+func (r *segReader) readRecord(off int64) (st recordState, length int, commit uint64, payload []byte, err error) {
+	if r.size-off < recordHeaderSize {
+		return recordShort, 0, 0, nil, nil
+	}
+	h, err := r.bytes(off, recordHeaderSize)
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	if crcOf(h[0:12]) != binary.LittleEndian.Uint32(h[12:16]) {
+		return recordBadHeader, 0, 0, nil, nil
+	}
+	length = int(binary.LittleEndian.Uint32(h[0:4]))
+	commit = binary.LittleEndian.Uint64(h[4:12])
+	want := binary.LittleEndian.Uint32(h[16:20])
+	if length > MaxPayload || r.size-off-recordHeaderSize < int64(length) {
+		// The writer never frames more than MaxPayload, so a good header
+		// with a longer length cannot occur; treat it as short.
+		return recordShort, length, 0, nil, nil
+	}
+	all, err := r.bytes(off, recordHeaderSize+length)
+	if err != nil {
+		return 0, 0, 0, nil, err
+	}
+	payload = all[recordHeaderSize:]
+	if crcOf(payload) != want {
+		return recordBadCRC, length, 0, nil, nil
+	}
+	return recordOK, length, commit, payload, nil
+}

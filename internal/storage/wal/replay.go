@@ -1,0 +1,236 @@
+package wal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// Summary describes what Replay found.
+type Summary struct {
+	// Segments is the number of segment files read.
+	Segments int
+	// Records is the number of records passed to the callback.
+	Records int
+	// Skipped is the number of records at or before the after commit.
+	Skipped int
+	// LastCommit is the largest commit of any record in the log, skipped
+	// or not; zero for an empty log. The engine continues numbering after
+	// it (SPEC R5.1: a commit number is never reused).
+	LastCommit uint64
+	// CutBytes is how many bytes of torn tail were removed from the last
+	// segment.
+	CutBytes int64
+}
+
+// Replay reads every segment of the log in dir in order and calls fn for
+// each record whose commit is greater than after, in log order. The payload
+// slice is valid only during the call; fn must copy what it keeps. An error
+// from fn stops the replay and is returned wrapped.
+//
+// A torn tail of the last segment (invariant 3) is cut: the file is
+// truncated after its last valid record, synced, and the cut is logged
+// through logger (slog.Default() if nil). Any other damage returns an error
+// that wraps ErrCorrupt and names the segment file and byte offset.
+//
+// Replay takes the log's lock for its duration, so it fails with an error
+// wrapping vfs.ErrLocked while a Writer has the log open. A missing dir is
+// an empty log.
+func Replay(fsys vfs.FS, dir string, after uint64, logger *slog.Logger, fn func(commit uint64, payload []byte) error) (Summary, error) {
+	var sum Summary
+	if _, err := fsys.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return sum, nil
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	lock, err := fsys.Lock(filepath.Join(dir, lockName))
+	if err != nil {
+		return sum, fmt.Errorf("wal: replay %s: %w", dir, err)
+	}
+	defer lock.Close()
+	nums, err := listSegments(fsys, dir)
+	if err != nil {
+		return sum, err
+	}
+	for i, n := range nums {
+		last := i == len(nums)-1
+		sc, err := replaySegment(fsys, dir, n, last, after, logger, &sum, fn)
+		if err != nil {
+			return sum, err
+		}
+		sum.Segments++
+		sum.CutBytes += sc.size - sc.end
+		sum.LastCommit = max(sum.LastCommit, sc.maxCommit)
+	}
+	return sum, nil
+}
+
+func replaySegment(fsys vfs.FS, dir string, n uint64, last bool, after uint64, logger *slog.Logger,
+	sum *Summary, fn func(uint64, []byte) error) (segmentScan, error) {
+	path := filepath.Join(dir, SegmentName(n))
+	open := fsys.Open
+	if last {
+		open = fsys.OpenReadWrite // the tail may need cutting
+	}
+	f, err := open(path)
+	if err != nil {
+		return segmentScan{}, fmt.Errorf("wal: replay: %w", err)
+	}
+	defer f.Close()
+	sc, err := scanSegment(f, SegmentName(n), n, last, func(commit uint64, payload []byte) error {
+		if commit <= after {
+			sum.Skipped++
+			return nil
+		}
+		sum.Records++
+		if err := fn(commit, payload); err != nil {
+			return fmt.Errorf("wal: replay %s commit %d: %w", SegmentName(n), commit, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return sc, err
+	}
+	if sc.torn != "" {
+		if err := cutTail(f, SegmentName(n), sc, logger); err != nil {
+			return sc, err
+		}
+	}
+	return sc, nil
+}
+
+// segmentScan is what scanning one segment found.
+type segmentScan struct {
+	size      int64  // file size when scanned
+	end       int64  // offset just past the last valid record (or header)
+	maxCommit uint64 // largest commit among valid records
+	records   int
+	torn      string // why the bytes past end are a torn tail; empty if none
+}
+
+func corruptf(name string, off int64, format string, args ...any) error {
+	return fmt.Errorf("%w: segment %s offset %d: %s", ErrCorrupt, name, off, fmt.Sprintf(format, args...))
+}
+
+// scanSegment validates segment num read from f and calls fn for each
+// valid record. In the last segment damage that can only be a torn write is
+// reported in torn (and not passed to fn); everything else is ErrCorrupt.
+func scanSegment(f vfs.File, name string, num uint64, last bool, fn func(commit uint64, payload []byte) error) (segmentScan, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return segmentScan{}, fmt.Errorf("wal: stat %s: %w", name, err)
+	}
+	sc := segmentScan{size: st.Size()}
+	r := &segReader{f: f, size: sc.size}
+	if sc.size < headerSize {
+		if last && sc.size == 0 {
+			return sc, nil // created, nothing written yet
+		}
+		if last {
+			sc.torn = "short segment header"
+			return sc, nil
+		}
+		return sc, corruptf(name, 0, "segment is %d bytes, shorter than its header", sc.size)
+	}
+	h, err := r.bytes(0, headerSize)
+	if err != nil {
+		return sc, fmt.Errorf("wal: read %s: %w", name, err)
+	}
+	if err := checkHeader(h, name, num); err != nil {
+		if last && bytes.Count(h, []byte{0}) == headerSize {
+			sc.torn = "zeroed segment header"
+			return sc, nil
+		}
+		return sc, err
+	}
+	off := int64(headerSize)
+	for off < sc.size {
+		state, length, commit, payload, err := r.readRecord(off)
+		if err != nil {
+			return sc, fmt.Errorf("wal: read %s: %w", name, err)
+		}
+		if state != recordOK {
+			if !last {
+				return sc, corruptf(name, off, "%s (claimed length %d) in a sealed segment", state, length)
+			}
+			follow, err := r.validRecordAfter(off)
+			if err != nil {
+				return sc, fmt.Errorf("wal: read %s: %w", name, err)
+			}
+			if follow >= 0 {
+				return sc, corruptf(name, off, "%s (claimed length %d) followed by a valid record at offset %d", state, length, follow)
+			}
+			sc.end = off
+			sc.torn = state.String()
+			return sc, nil
+		}
+		if err := fn(commit, payload); err != nil {
+			return sc, err
+		}
+		sc.records++
+		sc.maxCommit = max(sc.maxCommit, commit)
+		off += recordHeaderSize + int64(length)
+	}
+	sc.end = off
+	return sc, nil
+}
+
+func checkHeader(h []byte, name string, num uint64) error {
+	if !bytes.Equal(h[0:8], magic[:]) {
+		return corruptf(name, 0, "bad magic %q", h[0:8])
+	}
+	if got, want := binary.LittleEndian.Uint32(h[20:24]), crcOf(h[:20]); got != want {
+		return corruptf(name, 0, "header checksum mismatch")
+	}
+	if v := binary.LittleEndian.Uint32(h[8:12]); v != formatVersion {
+		return fmt.Errorf("wal: segment %s: format version %d, this build reads version %d", name, v, formatVersion)
+	}
+	if n := binary.LittleEndian.Uint64(h[12:20]); n != num {
+		return corruptf(name, 0, "header says segment %d", n)
+	}
+	return nil
+}
+
+// validRecordAfter looks for a valid record starting anywhere after the
+// damaged one at off and returns its offset, or -1. Every offset is tried,
+// because a damaged length field says nothing about where the next record
+// starts; the header checksum makes each try cost a 12-byte CRC, and only
+// a matching header costs a payload CRC. A torn write leaves nothing valid
+// after the damage; anything else does (invariant 4).
+func (r *segReader) validRecordAfter(off int64) (int64, error) {
+	for p := off + 1; p+recordHeaderSize <= r.size; p++ {
+		h, err := r.bytes(p, recordHeaderSize)
+		if err != nil {
+			return 0, err
+		}
+		if crcOf(h[0:12]) != binary.LittleEndian.Uint32(h[12:16]) {
+			continue
+		}
+		state, _, _, _, err := r.readRecord(p)
+		if err != nil {
+			return 0, err
+		}
+		if state == recordOK {
+			return p, nil
+		}
+	}
+	return -1, nil
+}
+
+func cutTail(f vfs.File, name string, sc segmentScan, logger *slog.Logger) error {
+	if err := f.Truncate(sc.end); err != nil {
+		return fmt.Errorf("wal: cut torn tail of %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("wal: cut torn tail of %s: %w", name, err)
+	}
+	logger.Warn("wal: cut torn tail", "segment", name, "offset", sc.end, "bytes", sc.size-sc.end, "reason", sc.torn)
+	return nil
+}

@@ -1,0 +1,546 @@
+package wal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/bits"
+	"path/filepath"
+	"sync"
+
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// Options configure a Writer. The zero value is the defaults.
+type Options struct {
+	// SegmentSize is the size at which the Writer starts a new segment,
+	// DefaultSegmentSize if zero. A segment exceeds it only when a single
+	// batch is larger.
+	SegmentSize int64
+	// Logger receives a line when Open cuts a torn tail or when cleaning up
+	// after a failed write fails too; slog.Default() if nil.
+	Logger *slog.Logger
+}
+
+// batchBuckets is the number of buckets of Stats.BatchSizes.
+const batchBuckets = 12
+
+// appendKick is how many bytes Append lets accumulate before it starts a
+// flush without waiting for Sync, bounding the memory unsynced appends use.
+const appendKick = 1 << 20
+
+// spareLimit caps the batch buffer a Writer keeps for reuse, so one huge
+// batch does not pin its memory for the Writer's lifetime.
+const spareLimit = 8 << 20
+
+// Stats count what a Writer made durable, for tests and metrics.
+type Stats struct {
+	Records  uint64 // records made durable
+	Bytes    uint64 // framed record bytes made durable (headers included)
+	Batches  uint64 // batches written; each ends with one fsync
+	Fsyncs   uint64 // successful fsyncs of segment files
+	DirSyncs uint64 // successful fsyncs of the log directory
+	MaxBatch int    // records in the largest batch
+	// BatchSizes[i] counts batches of [2^i, 2^(i+1)) records; the last
+	// bucket also holds every larger batch.
+	BatchSizes [batchBuckets]uint64
+	Segments   int // segment files in the log now
+}
+
+// Writer appends records to the log in dir. Records reach the disk in
+// batches: a background flusher takes every record appended since the last
+// batch, writes them with one write and makes them durable with one fsync
+// (group commit, invariant 6). It is safe for concurrent use.
+//
+// A failed write or fsync puts the Writer in a failed state: every caller
+// waiting on that batch and every later call gets the same error (invariant
+// 7). To recover, the engine closes the Writer and opens a new one, which
+// cuts whatever the failed batch left at the tail; everything acknowledged
+// before the failure is intact, and the engine's memtables already hold it,
+// so no replay is needed. The commit numbers of failed records must not be
+// reused (SPEC R5.1): the flusher truncates a failed batch away, but if that
+// cleanup fails as well the records may still replay after a restart.
+type Writer struct {
+	fsys   vfs.FS
+	dir    string
+	opts   Options
+	lock   io.Closer
+	kick   chan struct{}
+	exited chan struct{}
+
+	// The flusher goroutine alone uses these after Open returns; Close uses
+	// them after the flusher has exited.
+	seg         vfs.File
+	segNum      uint64
+	segSize     int64
+	segMax      uint64
+	needDirSync bool
+
+	removeMu sync.Mutex // serialises RemoveBefore
+
+	mu struct {
+		sync.Mutex
+		pending  *batch // records not yet handed to the flusher
+		inflight *batch // the batch being written, if any
+		spare    []byte
+		err      error // sticky failure
+		closing  bool
+		stats    Stats
+		sealed   []sealedSegment // segments before the active one, oldest first
+	}
+}
+
+type sealedSegment struct {
+	num       uint64
+	maxCommit uint64
+	known     bool // maxCommit has been read
+}
+
+// batch is a group of records written and synced together. err is set
+// before done is closed and read only after.
+type batch struct {
+	buf       []byte
+	records   int
+	maxCommit uint64
+	done      chan struct{}
+	err       error
+}
+
+// Pending is a record submitted to the log but not yet known durable.
+type Pending struct{ b *batch }
+
+// Wait returns nil once an fsync covering the record has succeeded, or the
+// error that failed its batch. If ctx ends first it returns an error
+// wrapping ctx.Err(); the record may still become durable.
+func (p *Pending) Wait(ctx context.Context) error {
+	select {
+	case <-p.b.done:
+		return p.b.err
+	case <-ctx.Done():
+		return fmt.Errorf("wal: waiting for fsync: outcome unknown: %w", ctx.Err())
+	}
+}
+
+// Open opens the log in dir for appending, creating dir and the first
+// segment if needed. It takes the log's lock (another Open or a Replay
+// fails while the Writer is open), cuts a torn tail of the last segment the
+// way Replay does, and continues appending to that segment. Open does not
+// read older segments; Replay validates those.
+func Open(fsys vfs.FS, dir string, opts Options) (*Writer, error) {
+	if opts.SegmentSize <= 0 {
+		opts.SegmentSize = DefaultSegmentSize
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	_, statErr := fsys.Stat(dir)
+	if err := fsys.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("wal: open %s: %w", dir, err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		if err := fsys.SyncDir(filepath.Dir(dir)); err != nil {
+			return nil, fmt.Errorf("wal: open %s: %w", dir, err)
+		}
+	}
+	lock, err := fsys.Lock(filepath.Join(dir, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("wal: open %s: %w", dir, err)
+	}
+	w := &Writer{fsys: fsys, dir: dir, opts: opts, lock: lock,
+		kick: make(chan struct{}, 1), exited: make(chan struct{})}
+	if err := w.resume(); err != nil {
+		if w.seg != nil {
+			w.seg.Close()
+		}
+		lock.Close()
+		return nil, err
+	}
+	w.mu.pending = w.newBatchLocked()
+	go w.run()
+	return w, nil
+}
+
+func (w *Writer) path(n uint64) string { return filepath.Join(w.dir, SegmentName(n)) }
+
+// resume makes the last segment the active one, cutting a torn tail, or
+// creates segment 1 in an empty log.
+func (w *Writer) resume() error {
+	nums, err := listSegments(w.fsys, w.dir)
+	if err != nil {
+		return err
+	}
+	var last uint64 = 1
+	var sc segmentScan
+	if len(nums) > 0 {
+		last = nums[len(nums)-1]
+		for _, n := range nums[:len(nums)-1] {
+			w.mu.sealed = append(w.mu.sealed, sealedSegment{num: n})
+		}
+		if sc, err = w.repair(last); err != nil {
+			return err
+		}
+	}
+	if w.seg, err = w.fsys.OpenAppend(w.path(last)); err != nil {
+		return fmt.Errorf("wal: open: %w", err)
+	}
+	w.segNum, w.segSize, w.segMax = last, sc.end, sc.maxCommit
+	if sc.end < headerSize {
+		// An empty (or cut to empty) segment gets its header now.
+		if err := w.writeHeader(); err != nil {
+			return err
+		}
+		if err := w.seg.Sync(); err != nil {
+			return fmt.Errorf("wal: open: sync %s: %w", SegmentName(last), err)
+		}
+	}
+	// The entry may date from a run that crashed before syncing the
+	// directory; make it durable before anything in it is acknowledged.
+	if err := w.fsys.SyncDir(w.dir); err != nil {
+		return fmt.Errorf("wal: open: %w", err)
+	}
+	return nil
+}
+
+// repair scans the last segment and cuts its torn tail, as Replay would.
+func (w *Writer) repair(n uint64) (segmentScan, error) {
+	f, err := w.fsys.OpenReadWrite(w.path(n))
+	if err != nil {
+		return segmentScan{}, fmt.Errorf("wal: open: %w", err)
+	}
+	defer f.Close()
+	sc, err := scanSegment(f, SegmentName(n), n, true, func(uint64, []byte) error { return nil })
+	if err == nil && sc.torn != "" {
+		err = cutTail(f, SegmentName(n), sc, w.opts.Logger)
+	}
+	return sc, err
+}
+
+func (w *Writer) writeHeader() error {
+	n, err := w.seg.Write(appendHeader(nil, w.segNum))
+	w.segSize += int64(n)
+	if err != nil {
+		return fmt.Errorf("wal: write header of %s: %w", SegmentName(w.segNum), err)
+	}
+	return nil
+}
+
+func (w *Writer) newBatchLocked() *batch {
+	b := &batch{buf: w.mu.spare, done: make(chan struct{})}
+	w.mu.spare = nil
+	return b
+}
+
+func (w *Writer) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// appendLocked frames a record into the pending batch.
+func (w *Writer) appendLocked(commit uint64, payload []byte) (*batch, error) {
+	switch {
+	case w.mu.closing:
+		return nil, ErrClosed
+	case w.mu.err != nil:
+		return nil, w.mu.err
+	case len(payload) > MaxPayload:
+		return nil, fmt.Errorf("%w: commit %d has %d bytes, the limit is %d", ErrTooLarge, commit, len(payload), MaxPayload)
+	}
+	b := w.mu.pending
+	b.buf = appendRecord(b.buf, commit, payload)
+	b.records++
+	b.maxCommit = max(b.maxCommit, commit)
+	return b, nil
+}
+
+// Append adds a record without waiting for it to be durable; Sync waits.
+// Records are written in the order Append, Submit and Commit calls take
+// the Writer's lock. The payload is copied before Append returns.
+func (w *Writer) Append(commit uint64, payload []byte) error {
+	w.mu.Lock()
+	b, err := w.appendLocked(commit, payload)
+	big := err == nil && len(b.buf) >= appendKick
+	w.mu.Unlock()
+	if big {
+		w.wake()
+	}
+	return err
+}
+
+// Submit adds a record, starts a flush and returns at once; the Pending's
+// Wait reports when the record is durable. A commit pipeline that owns
+// commit order calls Submit in that order and lets each session Wait, so
+// the log is in commit order and no fsync blocks the pipeline.
+func (w *Writer) Submit(commit uint64, payload []byte) (*Pending, error) {
+	w.mu.Lock()
+	b, err := w.appendLocked(commit, payload)
+	w.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	w.wake()
+	return &Pending{b: b}, nil
+}
+
+// Commit adds a record and returns once an fsync covering it has succeeded.
+// Many goroutines may call Commit at once; their records share batches and
+// fsyncs. If ctx is already done nothing is written; if it ends while
+// waiting, see Pending.Wait.
+func (w *Writer) Commit(ctx context.Context, commit uint64, payload []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	b, err := w.appendLocked(commit, payload)
+	w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	w.wake()
+	return (&Pending{b: b}).Wait(ctx)
+}
+
+// Sync returns once every record appended before it is durable.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	if w.mu.closing {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	b := w.mu.pending
+	if b.records == 0 {
+		b = w.mu.inflight // batches finish in order: waiting on the newest suffices
+	}
+	err := w.mu.err
+	w.mu.Unlock()
+	if b == nil {
+		return err
+	}
+	w.wake()
+	<-b.done
+	return b.err
+}
+
+// Err returns the error that failed the Writer, or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mu.err
+}
+
+// Stats returns a snapshot of the counters.
+func (w *Writer) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.mu.stats
+	s.Segments = len(w.mu.sealed) + 1
+	return s
+}
+
+// run is the flusher: it writes and syncs one batch at a time until Close.
+func (w *Writer) run() {
+	defer close(w.exited)
+	for {
+		w.mu.Lock()
+		for w.mu.pending.records == 0 && !w.mu.closing {
+			w.mu.Unlock()
+			<-w.kick
+			w.mu.Lock()
+		}
+		b := w.mu.pending
+		if b.records == 0 {
+			w.mu.Unlock()
+			return // closing and drained
+		}
+		w.mu.pending = w.newBatchLocked()
+		w.mu.inflight = b
+		err := w.mu.err
+		w.mu.Unlock()
+
+		if err == nil {
+			err = w.write(b)
+		}
+
+		w.mu.Lock()
+		w.mu.inflight = nil
+		if err != nil {
+			if w.mu.err == nil {
+				w.mu.err = err
+			}
+		} else {
+			st := &w.mu.stats
+			st.Records += uint64(b.records)
+			st.Bytes += uint64(len(b.buf))
+			st.Batches++
+			st.Fsyncs++
+			st.MaxBatch = max(st.MaxBatch, b.records)
+			st.BatchSizes[min(bits.Len(uint(b.records))-1, batchBuckets-1)]++
+		}
+		if cap(b.buf) <= spareLimit {
+			w.mu.spare = b.buf[:0]
+		}
+		b.buf = nil
+		w.mu.Unlock()
+		b.err = err
+		close(b.done)
+	}
+}
+
+// write puts one batch in the active segment, rotating first if it would
+// overflow, and syncs it (and the directory after a rotation).
+func (w *Writer) write(b *batch) error {
+	if w.segSize > headerSize && w.segSize+int64(len(b.buf)) > w.opts.SegmentSize {
+		if err := w.rotate(); err != nil {
+			return err
+		}
+	}
+	good := w.segSize
+	n, err := w.seg.Write(b.buf)
+	w.segSize += int64(n)
+	if err == nil {
+		if err = w.seg.Sync(); err != nil {
+			err = fmt.Errorf("sync: %w", err)
+		}
+	}
+	if err == nil && w.needDirSync {
+		if err = w.fsys.SyncDir(w.dir); err == nil {
+			w.needDirSync = false
+			w.mu.Lock()
+			w.mu.stats.DirSyncs++
+			w.mu.Unlock()
+		}
+	}
+	if err != nil {
+		w.undo(good)
+		return fmt.Errorf("wal: write %d records to %s: %w", b.records, SegmentName(w.segNum), err)
+	}
+	w.segMax = max(w.segMax, b.maxCommit)
+	return nil
+}
+
+// undo cuts a failed batch off the active segment, best effort, so its
+// records do not replay as if they had been acknowledged.
+func (w *Writer) undo(good int64) {
+	err := w.seg.Truncate(good)
+	if err == nil {
+		err = w.seg.Sync()
+	}
+	if err != nil {
+		w.opts.Logger.Warn("wal: could not cut a failed batch; its records may replay",
+			"segment", SegmentName(w.segNum), "offset", good, "err", err)
+		return
+	}
+	w.segSize = good
+}
+
+// rotate seals the active segment, which every earlier batch has synced,
+// and starts the next. The new name is made durable by the SyncDir after
+// the first batch's fsync, before any record in it is acknowledged.
+func (w *Writer) rotate() error {
+	if err := w.seg.Close(); err != nil {
+		return fmt.Errorf("wal: close %s: %w", SegmentName(w.segNum), err)
+	}
+	w.seg = nil
+	w.mu.Lock()
+	w.mu.sealed = append(w.mu.sealed, sealedSegment{num: w.segNum, maxCommit: w.segMax, known: true})
+	w.mu.Unlock()
+	w.segNum++
+	f, err := w.fsys.Create(w.path(w.segNum))
+	if err != nil {
+		return fmt.Errorf("wal: rotate: %w", err)
+	}
+	w.seg, w.segSize, w.segMax, w.needDirSync = f, 0, 0, true
+	return w.writeHeader()
+}
+
+// RemoveBefore removes whole sealed segments, oldest first, while every
+// record in them has a commit at or before commit (a checkpoint the
+// engine has flushed), then syncs the directory. The active segment is
+// never removed, and removal stops at the first segment that must stay, so
+// the log remains a run of consecutive segments (invariant 5). It returns
+// how many segments it removed.
+func (w *Writer) RemoveBefore(commit uint64) (int, error) {
+	w.removeMu.Lock()
+	defer w.removeMu.Unlock()
+	w.mu.Lock()
+	if w.mu.closing {
+		w.mu.Unlock()
+		return 0, ErrClosed
+	}
+	sealed := append([]sealedSegment(nil), w.mu.sealed...)
+	w.mu.Unlock()
+
+	removed := 0
+	var err error
+	for i := range sealed {
+		s := &sealed[i]
+		if !s.known {
+			if s.maxCommit, err = w.maxCommitOf(s.num); err != nil {
+				break
+			}
+			s.known = true
+		}
+		if s.maxCommit > commit {
+			break
+		}
+		if err = w.fsys.Remove(w.path(s.num)); err != nil {
+			err = fmt.Errorf("wal: remove segment: %w", err)
+			break
+		}
+		removed++
+	}
+	if removed > 0 {
+		if serr := w.fsys.SyncDir(w.dir); serr != nil && err == nil {
+			err = fmt.Errorf("wal: remove segments: %w", serr)
+		}
+	}
+	// Rotation only appends to sealed and removeMu excludes other
+	// removals, so the prefix we copied is still the prefix.
+	w.mu.Lock()
+	copy(w.mu.sealed, sealed)
+	w.mu.sealed = w.mu.sealed[removed:]
+	w.mu.Unlock()
+	return removed, err
+}
+
+// maxCommitOf reads a sealed segment written before this Writer opened.
+func (w *Writer) maxCommitOf(n uint64) (uint64, error) {
+	f, err := w.fsys.Open(w.path(n))
+	if err != nil {
+		return 0, fmt.Errorf("wal: %w", err)
+	}
+	defer f.Close()
+	sc, err := scanSegment(f, SegmentName(n), n, false, func(uint64, []byte) error { return nil })
+	return sc.maxCommit, err
+}
+
+// Close flushes and syncs what was appended, stops the flusher, closes the
+// active segment and releases the lock. It returns the error that failed
+// the Writer, if any.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	if w.mu.closing {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	w.mu.closing = true
+	w.mu.Unlock()
+	w.wake()
+	<-w.exited
+	w.mu.Lock()
+	err := w.mu.err
+	w.mu.Unlock()
+	if w.seg != nil {
+		if cerr := w.seg.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("wal: close: %w", cerr)
+		}
+	}
+	if lerr := w.lock.Close(); lerr != nil && err == nil {
+		err = fmt.Errorf("wal: unlock: %w", lerr)
+	}
+	return err
+}
