@@ -295,7 +295,7 @@ func exactFloat(e exact) float64 {
 	if e.n.mag.IsUint64() && e.n.mag[0] < 1<<53 && e.scale <= 22 {
 		f = float64(e.n.mag[0]) / math.Pow(10, float64(e.scale))
 	} else if e.scale == 0 {
-		f = e.n.mag.Float64()
+		f = magFloat(&e.n.mag)
 	} else {
 		var buf [90]byte
 		f, _ = strconv.ParseFloat(string(formatDecimal(buf[:0], num{mag: e.n.mag}, uint8(e.scale))), 64)
@@ -330,4 +330,23 @@ func floatToExact(v Value, to Type) (Value, error) {
 		return Value{}, &RangeError{Value: v.String(), Type: to}
 	}
 	return numValue(to, n), nil
+}
+
+// magFloat returns the float64 nearest to m (ties to even), which
+// uint256.Int.Float64 does not promise: the top 64 bits with a sticky bit
+// for the rest round exactly as the whole number would.
+func magFloat(m *uint256.Int) float64 {
+	bl := m.BitLen()
+	if bl <= 64 {
+		return float64(m[0])
+	}
+	sh := uint(bl - 64)
+	var top, back uint256.Int
+	top.Rsh(m, sh)
+	back.Lsh(&top, sh)
+	x := top[0]
+	if !back.Eq(m) {
+		x |= 1
+	}
+	return math.Ldexp(float64(x), int(sh))
 }

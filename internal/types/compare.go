@@ -255,7 +255,7 @@ func cmpMagFloat(f float64, mag *uint256.Int, scale int) int {
 	ff := f - ip
 	rf := 0.0
 	if scale > 0 {
-		rf = r.Float64() / math.Pow(10, float64(scale))
+		rf = magFloat(&r) / math.Pow(10, float64(scale))
 	}
 	return cmpFloat(ff, rf)
 }
