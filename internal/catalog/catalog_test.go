@@ -263,3 +263,5 @@ func TestCommitMustNotGoBack(t *testing.T) {
 	mustCreate(t, c, kvSpec("b"), 5)
 	noErr(t, e2(c.AddColumn(AddColumnSpec{Table: "b", Column: col("c", types.Int64)}, 5)))
 }
+
+func matches(s, pattern string) bool { return regexp.MustCompile("(?i)" + pattern).MatchString(s) }

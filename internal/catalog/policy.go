@@ -582,10 +582,11 @@ func intervalUnit(u string) (time.Duration, bool) {
 	return 0, false
 }
 
-// splitNumber splits "90days" into ("90", "days").
+// splitNumber splits "90days" into ("90", "days"). A sign or decimal
+// point stays with the number, so that "1.5" is reported as not whole.
 func splitNumber(s string) (num, rest string) {
 	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == '-' || s[i] == '+') {
 		i++
 	}
 	return s[:i], s[i:]
@@ -599,7 +600,7 @@ func ParseSize(text string) (int64, error) {
 	num, unit := splitNumber(s)
 	unit = strings.ToUpper(strings.TrimSpace(unit))
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil {
+	if err != nil || n < 0 {
 		return 0, fmt.Errorf("size %q must be a whole number with an optional unit (B, kB, MB, GB, TB)", text)
 	}
 	var per int64
