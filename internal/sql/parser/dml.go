@@ -1,0 +1,86 @@
+package parser
+
+import (
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+)
+
+// insert parses INSERT INTO | UPSERT INTO t [(cols)] source [ATTRIBUTE
+// GROUP g] (SPEC R4.3, R5.2).
+func (p *parser) insert() ast.Stmt {
+	start := p.pos
+	s := &ast.InsertStmt{Upsert: p.tok == token.UPSERT}
+	p.next()
+	p.expect(token.INTO)
+	s.Table = p.objectName("a table name")
+	// "(" opens the column list unless a query follows it: INSERT INTO t
+	// (SELECT …) is a parenthesised source.
+	if p.tok == token.LPAREN {
+		switch p.peek(1) {
+		case token.SELECT, token.WITH, token.VALUES, token.LPAREN:
+		default:
+			s.Columns = p.parenIdents("a column name")
+		}
+	}
+	switch p.tok {
+	case token.SELECT, token.WITH, token.VALUES, token.LPAREN:
+		s.Source = p.selectStmt()
+	default:
+		p.errorExpected("VALUES or a query")
+	}
+	if p.tok == token.ATTRIBUTE {
+		p.next()
+		p.expect(token.GROUP)
+		s.Group = p.ident("an attribute group name")
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// update parses UPDATE t [[AS] a] SET c = e, … [WHERE …] (SPEC R5.3).
+func (p *parser) update() ast.Stmt {
+	start := p.pos
+	p.expect(token.UPDATE)
+	s := &ast.UpdateStmt{Table: p.objectName("a table name"), Alias: p.dmlAlias()}
+	p.expect(token.SET)
+	for {
+		cstart := p.pos
+		c := &ast.SetClause{Column: p.ident("a column name")}
+		p.expect(token.EQ)
+		c.Value = p.valueItem()
+		c.Span = p.span(cstart)
+		s.Sets = append(s.Sets, c)
+		if !p.got(token.COMMA) {
+			break
+		}
+	}
+	if p.got(token.WHERE) {
+		s.Where = p.expr()
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// delete parses DELETE FROM t [[AS] a] [WHERE …] (SPEC R5.4).
+func (p *parser) delete() ast.Stmt {
+	start := p.pos
+	p.expect(token.DELETE)
+	p.expect(token.FROM)
+	s := &ast.DeleteStmt{Table: p.objectName("a table name"), Alias: p.dmlAlias()}
+	if p.got(token.WHERE) {
+		s.Where = p.expr()
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// dmlAlias parses the optional alias of UPDATE and DELETE's table.
+func (p *parser) dmlAlias() *ast.Ident {
+	if p.got(token.AS) {
+		return p.ident("an alias")
+	}
+	if p.tok == token.IDENT {
+		return p.ident("an alias")
+	}
+	return nil
+}

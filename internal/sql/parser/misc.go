@@ -1,0 +1,146 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+)
+
+// transaction parses BEGIN [TRANSACTION|WORK], START TRANSACTION, COMMIT,
+// END and ROLLBACK (each with an optional TRANSACTION or WORK).
+func (p *parser) transaction() ast.Stmt {
+	start := p.pos
+	s := &ast.TransactionStmt{}
+	switch p.tok {
+	case token.BEGIN:
+		s.Kind = ast.TxBegin
+	case token.START:
+		p.next()
+		if p.tok != token.TRANSACTION {
+			p.errorExpected("TRANSACTION after START")
+		}
+		s.Kind = ast.TxBegin
+	case token.COMMIT, token.END:
+		s.Kind = ast.TxCommit
+	case token.ROLLBACK:
+		s.Kind = ast.TxRollback
+	}
+	p.next()
+	if p.tok == token.TRANSACTION || p.tok == token.WORK {
+		p.next()
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// explain parses EXPLAIN [ANALYZE] statement (SPEC R10.2).
+func (p *parser) explain() ast.Stmt {
+	start := p.pos
+	p.expect(token.EXPLAIN)
+	s := &ast.ExplainStmt{Analyze: p.got(token.ANALYZE)}
+	if p.tok == token.EXPLAIN {
+		p.errorExpected("a statement to explain")
+	}
+	s.Stmt = p.stmt()
+	s.Span = p.span(start)
+	return s
+}
+
+// show parses SHOW TABLES, SHOW CREATE TABLE t, SHOW ALL and SHOW name.
+func (p *parser) show() ast.Stmt {
+	start := p.pos
+	p.expect(token.SHOW)
+	switch p.tok {
+	case token.TABLES:
+		p.next()
+		return &ast.ShowTablesStmt{Span: p.span(start)}
+	case token.CREATE:
+		p.next()
+		p.expect(token.TABLE)
+		t := p.objectName("a table name")
+		return &ast.ShowCreateTableStmt{Span: p.span(start), Table: t}
+	case token.ALL:
+		p.next()
+		return &ast.ShowStmt{Span: p.span(start), All: true}
+	}
+	name := p.settingName()
+	return &ast.ShowStmt{Span: p.span(start), Name: name}
+}
+
+// describe parses DESCRIBE t and DESC t.
+func (p *parser) describe() ast.Stmt {
+	start := p.pos
+	p.next()
+	t := p.objectName("a table name")
+	return &ast.DescribeStmt{Span: p.span(start), Table: t}
+}
+
+// settingName parses a run-time setting's name, dotted parts joined.
+func (p *parser) settingName() string {
+	if p.tok == token.TIME && p.peek(1) == token.ZONE {
+		p.next()
+		p.next()
+		return "timezone"
+	}
+	parts := []string{p.ident("a setting name").Name}
+	for p.got(token.DOT) {
+		parts = append(parts, p.label("a setting name").Name)
+	}
+	return strings.Join(parts, ".")
+}
+
+// set parses SET [SESSION|LOCAL] name {=|TO} value[, …] | DEFAULT, and
+// SET TIME ZONE value.
+func (p *parser) set() ast.Stmt {
+	start := p.pos
+	p.expect(token.SET)
+	s := &ast.SetStmt{}
+	if p.got(token.LOCAL) {
+		s.Local = true
+	} else if p.tok == token.SESSION && p.peek(1) != token.EQ && p.peek(1) != token.TO {
+		p.next()
+	}
+	zone := p.tok == token.TIME && p.peek(1) == token.ZONE
+	s.Name = p.settingName()
+	if !zone && !p.got(token.EQ) && !p.got(token.TO) {
+		p.errorExpected(`"=" or TO`)
+	}
+	if p.tok == token.DEFAULT {
+		p.next()
+		s.Default = true
+	} else {
+		s.Values = []ast.Expr{p.setValue()}
+		for p.got(token.COMMA) {
+			s.Values = append(s.Values, p.setValue())
+		}
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// setValue parses one value of SET: an expression, or a bare word even if
+// it is reserved (SET enable_x = on), kept as a ColumnRef naming the word.
+func (p *parser) setValue() ast.Expr {
+	switch p.tok {
+	case token.TRUE, token.FALSE, token.NULL, token.NOT, token.CASE, token.CAST, token.EXISTS:
+		return p.expr()
+	}
+	if p.tok.IsReserved() {
+		c := &ast.ColumnRef{Span: ast.Span{Start: p.pos, Stop: p.end}, Name: p.lit}
+		p.next()
+		return c
+	}
+	return p.expr()
+}
+
+// reset parses RESET name and RESET ALL.
+func (p *parser) reset() ast.Stmt {
+	start := p.pos
+	p.expect(token.RESET)
+	if p.got(token.ALL) {
+		return &ast.ResetStmt{Span: p.span(start), All: true}
+	}
+	name := p.settingName()
+	return &ast.ResetStmt{Span: p.span(start), Name: name}
+}

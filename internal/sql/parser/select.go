@@ -1,0 +1,468 @@
+package parser
+
+import (
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+)
+
+// selectStmt parses a query:
+//
+//	[WITH …] body [ORDER BY …] [AS OF …] [LIMIT …] [OFFSET …] [FETCH …]
+//
+// where body is SELECT blocks, VALUES or parenthesised queries joined by
+// set operations.
+func (p *parser) selectStmt() *ast.SelectStmt {
+	p.enter()
+	defer p.leave()
+	outerAsOf := p.relAsOf
+	p.relAsOf = -1
+	defer func() { p.relAsOf = outerAsOf }()
+
+	start := p.pos
+	s := &ast.SelectStmt{}
+	if p.tok == token.WITH {
+		s.With = p.with()
+	}
+	s.Body = p.setOps()
+	if p.tok == token.ORDER {
+		p.next()
+		p.expect(token.BY)
+		s.OrderBy = p.orderItems()
+	}
+	if p.isAsOf() {
+		if p.relAsOf >= 0 {
+			p.fail(p.syntaxErrorWhy("AS OF may appear once per query block").
+				WithDetail("a relation of this query block already has its own AS OF").
+				WithHint("write AS OF after each relation, or once after the query's clauses"))
+		}
+		s.AsOf = p.asOf()
+		if p.isAsOf() {
+			p.failHere("AS OF may appear once per query block")
+		}
+	}
+	p.limitOffset(s)
+	if p.isAsOf() {
+		p.failHere("AS OF must come before LIMIT and OFFSET")
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// isAsOf reports whether the current token starts AS OF COMMIT|TIMESTAMP.
+// AS OF followed by anything else is still AS OF in the trailing position;
+// asOf reports what it expected.
+func (p *parser) isAsOf() bool {
+	return p.tok == token.AS && p.peek(1) == token.OF
+}
+
+// isRelationAsOf is isAsOf for the position after a relation, where "AS
+// of" could also be an alias named of.
+func (p *parser) isRelationAsOf() bool {
+	if !p.isAsOf() {
+		return false
+	}
+	t := p.peek(2)
+	return t == token.COMMIT || t == token.TIMESTAMP
+}
+
+// asOf parses AS OF COMMIT expr | AS OF TIMESTAMP expr.
+func (p *parser) asOf() *ast.AsOf {
+	start := p.pos
+	p.expect(token.AS)
+	p.expect(token.OF)
+	a := &ast.AsOf{}
+	switch p.tok {
+	case token.COMMIT:
+		a.Kind = ast.AsOfCommit
+	case token.TIMESTAMP:
+		a.Kind = ast.AsOfTimestamp
+	default:
+		p.errorExpected("COMMIT or TIMESTAMP after AS OF")
+	}
+	p.next()
+	a.Expr = p.expr()
+	a.Span = p.span(start)
+	return a
+}
+
+func (p *parser) limitOffset(s *ast.SelectStmt) {
+	for {
+		switch p.tok {
+		case token.LIMIT:
+			if s.Limit != nil {
+				p.failHere("multiple LIMIT clauses")
+			}
+			p.next()
+			if p.tok == token.ALL {
+				p.next()
+				continue
+			}
+			s.Limit = p.expr()
+			if p.tok == token.COMMA {
+				p.fail(p.syntaxError().WithDetail("LIMIT #,# syntax is not supported").WithHint("use separate LIMIT and OFFSET clauses"))
+			}
+		case token.OFFSET:
+			if s.Offset != nil {
+				p.failHere("multiple OFFSET clauses")
+			}
+			p.next()
+			s.Offset = p.expr()
+			if p.tok == token.ROW || p.tok == token.ROWS {
+				p.next()
+			}
+		case token.FETCH:
+			if s.Limit != nil {
+				p.failHere("multiple LIMIT clauses")
+			}
+			start := p.pos
+			p.next()
+			if !p.got(token.FIRST) {
+				p.expect(token.NEXT)
+			}
+			if p.tok == token.ROW || p.tok == token.ROWS {
+				s.Limit = &ast.NumberLit{Span: ast.Span{Start: start, Stop: p.pos}, Text: "1"}
+			} else {
+				s.Limit = p.unaryExpr()
+			}
+			if !p.got(token.ROW) {
+				p.expect(token.ROWS)
+			}
+			p.expect(token.ONLY)
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) with() *ast.With {
+	start := p.pos
+	p.expect(token.WITH)
+	w := &ast.With{Recursive: p.got(token.RECURSIVE)}
+	for {
+		cstart := p.pos
+		c := &ast.CTE{Name: p.ident("a common table expression name")}
+		if p.tok == token.LPAREN {
+			c.Columns = p.parenIdents("a column name")
+		}
+		p.expect(token.AS)
+		p.expect(token.LPAREN)
+		c.Query = p.selectStmt()
+		p.expect(token.RPAREN)
+		c.Span = p.span(cstart)
+		w.CTEs = append(w.CTEs, c)
+		if !p.got(token.COMMA) {
+			break
+		}
+	}
+	w.Span = p.span(start)
+	return w
+}
+
+// setOps parses UNION and EXCEPT, which bind looser than INTERSECT.
+func (p *parser) setOps() ast.QueryBody {
+	start := p.pos
+	x := p.intersectTerm()
+	for p.tok == token.UNION || p.tok == token.EXCEPT {
+		op := ast.Union
+		if p.tok == token.EXCEPT {
+			op = ast.Except
+		}
+		p.next()
+		all := p.setQuantifier()
+		y := p.intersectTerm()
+		x = &ast.SetOp{Span: p.span(start), Op: op, All: all, Left: x, Right: y}
+	}
+	return x
+}
+
+func (p *parser) intersectTerm() ast.QueryBody {
+	start := p.pos
+	x := p.queryPrimary()
+	for p.tok == token.INTERSECT {
+		p.next()
+		all := p.setQuantifier()
+		y := p.queryPrimary()
+		x = &ast.SetOp{Span: p.span(start), Op: ast.Intersect, All: all, Left: x, Right: y}
+	}
+	return x
+}
+
+// setQuantifier parses the optional ALL or DISTINCT after a set operator.
+func (p *parser) setQuantifier() bool {
+	if p.got(token.ALL) {
+		return true
+	}
+	p.got(token.DISTINCT)
+	return false
+}
+
+func (p *parser) queryPrimary() ast.QueryBody {
+	start := p.pos
+	switch p.tok {
+	case token.SELECT:
+		return p.selectBlock()
+	case token.VALUES:
+		return p.values()
+	case token.LPAREN:
+		p.next()
+		s := p.selectStmt()
+		p.expect(token.RPAREN)
+		return &ast.ParenSelect{Span: p.span(start), Select: s}
+	}
+	p.errorExpected("SELECT, VALUES or (")
+	return nil
+}
+
+// values parses VALUES (…), (…). DEFAULT is accepted as a row item; the
+// binder rejects it outside INSERT.
+func (p *parser) values() *ast.Values {
+	start := p.pos
+	p.expect(token.VALUES)
+	v := &ast.Values{}
+	for {
+		rstart := p.expect(token.LPAREN)
+		r := &ast.Row{}
+		for {
+			r.Items = append(r.Items, p.valueItem())
+			if !p.got(token.COMMA) {
+				break
+			}
+		}
+		p.expect(token.RPAREN)
+		r.Span = p.span(rstart)
+		v.Rows = append(v.Rows, r)
+		if !p.got(token.COMMA) {
+			break
+		}
+	}
+	v.Span = p.span(start)
+	return v
+}
+
+// valueItem parses an expression or DEFAULT.
+func (p *parser) valueItem() ast.Expr {
+	if p.tok == token.DEFAULT {
+		sp := ast.Span{Start: p.pos, Stop: p.end}
+		p.next()
+		return &ast.DefaultExpr{Span: sp}
+	}
+	return p.expr()
+}
+
+func (p *parser) selectBlock() *ast.SelectBlock {
+	start := p.pos
+	p.expect(token.SELECT)
+	b := &ast.SelectBlock{}
+	if p.got(token.DISTINCT) {
+		b.Distinct = true
+	} else {
+		p.got(token.ALL)
+	}
+	for {
+		b.Items = append(b.Items, p.selectItem())
+		if !p.got(token.COMMA) {
+			break
+		}
+	}
+	if p.got(token.FROM) {
+		for {
+			b.From = append(b.From, p.tableExpr())
+			if !p.got(token.COMMA) {
+				break
+			}
+		}
+	}
+	if p.got(token.WHERE) {
+		b.Where = p.expr()
+	}
+	if p.tok == token.GROUP {
+		p.next()
+		p.expect(token.BY)
+		b.GroupBy = p.exprList()
+	}
+	if p.got(token.HAVING) {
+		b.Having = p.expr()
+	}
+	b.Span = p.span(start)
+	return b
+}
+
+func (p *parser) selectItem() *ast.SelectItem {
+	start := p.pos
+	it := &ast.SelectItem{}
+	if p.tok == token.MUL {
+		p.next()
+		it.Expr = &ast.StarExpr{Span: p.span(start)}
+	} else {
+		it.Expr = p.expr()
+	}
+	switch {
+	case p.tok == token.AS && !p.isRelationAsOf():
+		p.next()
+		it.Alias = p.label("an alias")
+	case p.tok == token.IDENT:
+		it.Alias = p.ident("an alias")
+	}
+	it.Span = p.span(start)
+	return it
+}
+
+func (p *parser) orderItems() []*ast.OrderItem {
+	var list []*ast.OrderItem
+	for {
+		start := p.pos
+		o := &ast.OrderItem{Expr: p.expr()}
+		if p.got(token.DESC) {
+			o.Desc = true
+		} else {
+			p.got(token.ASC)
+		}
+		if p.got(token.NULLS) {
+			switch p.tok {
+			case token.FIRST:
+				o.Nulls = ast.NullsFirst
+			case token.LAST:
+				o.Nulls = ast.NullsLast
+			default:
+				p.errorExpected("FIRST or LAST after NULLS")
+			}
+			p.next()
+		}
+		o.Span = p.span(start)
+		list = append(list, o)
+		if !p.got(token.COMMA) {
+			return list
+		}
+	}
+}
+
+// tableExpr parses a relation followed by any joins, left-associatively.
+func (p *parser) tableExpr() ast.TableExpr {
+	start := p.pos
+	x := p.tablePrimary()
+	for {
+		j := &ast.JoinExpr{Left: x}
+		if p.got(token.NATURAL) {
+			j.Natural = true
+		}
+		switch p.tok {
+		case token.JOIN:
+			j.Kind = ast.JoinInner
+		case token.INNER:
+			p.next()
+			j.Kind = ast.JoinInner
+		case token.LEFT, token.RIGHT, token.FULL:
+			j.Kind = map[token.Token]ast.JoinKind{token.LEFT: ast.JoinLeft, token.RIGHT: ast.JoinRight, token.FULL: ast.JoinFull}[p.tok]
+			p.next()
+			p.got(token.OUTER)
+		case token.CROSS:
+			if j.Natural {
+				p.errorExpected("JOIN, INNER, LEFT, RIGHT or FULL after NATURAL")
+			}
+			p.next()
+			j.Kind = ast.JoinCross
+		default:
+			if j.Natural {
+				p.errorExpected("JOIN after NATURAL")
+			}
+			return x
+		}
+		p.expect(token.JOIN)
+		j.Right = p.tablePrimary()
+		if j.Kind != ast.JoinCross && !j.Natural {
+			switch p.tok {
+			case token.ON:
+				p.next()
+				j.On = p.expr()
+			case token.USING:
+				p.next()
+				j.Using = p.parenIdents("a column name")
+			default:
+				p.errorExpected("ON or USING")
+			}
+		}
+		j.Span = p.span(start)
+		x = j
+	}
+}
+
+// tablePrimary parses one relation: a table or table function with its
+// alias and AS OF in either order, a derived table, or a parenthesised
+// join.
+func (p *parser) tablePrimary() ast.TableExpr {
+	start := p.pos
+	if p.tok == token.LPAREN {
+		p.enter()
+		defer p.leave()
+		p.next()
+		if p.startsQuery() {
+			q := p.selectStmt()
+			p.expect(token.RPAREN)
+			d := &ast.DerivedTable{Query: q, Alias: p.optAlias()}
+			d.Span = p.span(start)
+			return d
+		}
+		inner := p.tableExpr()
+		p.expect(token.RPAREN)
+		t := &ast.ParenTable{Inner: inner, Alias: p.optAlias()}
+		t.Span = p.span(start)
+		return t
+	}
+	name := p.objectName("a table name")
+	var args []ast.Expr
+	isFunc := p.tok == token.LPAREN
+	if isFunc {
+		p.next()
+		if p.tok != token.RPAREN {
+			args = p.exprList()
+		}
+		p.expect(token.RPAREN)
+	}
+	var alias *ast.Alias
+	var asOf *ast.AsOf
+	for {
+		if p.isRelationAsOf() {
+			if asOf != nil {
+				p.failHere("AS OF may appear once per relation")
+			}
+			if p.relAsOf < 0 {
+				p.relAsOf = p.pos
+			}
+			asOf = p.asOf()
+			continue
+		}
+		if alias == nil {
+			if alias = p.optAlias(); alias != nil {
+				continue
+			}
+		}
+		break
+	}
+	if isFunc {
+		return &ast.TableFunc{Span: p.span(start), Name: name, Args: args, Alias: alias, AsOf: asOf}
+	}
+	return &ast.TableRef{Span: p.span(start), Name: name, Alias: alias, AsOf: asOf}
+}
+
+// optAlias parses [AS] name [(columns)] if present. Without AS only a
+// plain identifier is an alias, so that keywords which may follow a
+// relation (JOIN, WHERE, ATTRIBUTE GROUP …) are never taken for one.
+func (p *parser) optAlias() *ast.Alias {
+	start := p.pos
+	var name *ast.Ident
+	switch {
+	case p.tok == token.AS && !p.isRelationAsOf():
+		p.next()
+		name = p.ident("an alias")
+	case p.tok == token.IDENT:
+		name = p.ident("an alias")
+	default:
+		return nil
+	}
+	a := &ast.Alias{Name: name}
+	if p.tok == token.LPAREN {
+		a.Columns = p.parenIdents("a column alias")
+	}
+	a.Span = p.span(start)
+	return a
+}
