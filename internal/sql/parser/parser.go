@@ -104,8 +104,8 @@ type parser struct {
 	src string
 	sc  scanner.Scanner
 
-	item         // the current token
-	prevEnd int  // end of the previous token: the End of the node just parsed
+	item           // the current token
+	prevEnd int    // end of the previous token: the End of the node just parsed
 	ahead   []item // tokens scanned beyond the current one, oldest first
 	depth   int
 
