@@ -1,0 +1,144 @@
+package logictest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The peer check: the scripts of test/sql that carry the comment line
+// "# peer: postgresql" promise the results PostgreSQL returns, so
+// TestSQLOnPostgres runs them on a real PostgreSQL through psql when
+// STRATA_PG_PEER holds a psql connection string (../shared/scripts/pg-peer.sh
+// starts one), e.g.
+//
+//	STRATA_PG_PEER="host=127.0.0.1 port=55432 user=postgres sslmode=disable" \
+//	  go test ./internal/logictest -run SQLOnPostgres
+//
+// Each script gets its own new database; a restart reconnects to it.
+
+// The separators psql is told to print between fields and records, and the
+// text it prints for NULL: control bytes that no script's values contain.
+const (
+	peerMarker = "# peer: postgresql"
+	peerField  = "\x1f"
+	peerRecord = "\x1e"
+	peerNull   = "\x01NULL\x01"
+)
+
+func TestSQLOnPostgres(t *testing.T) {
+	conn := os.Getenv("STRATA_PG_PEER")
+	if conn == "" {
+		t.Skip("set STRATA_PG_PEER to a psql connection string to check test/sql against PostgreSQL")
+	}
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql is not installed")
+	}
+	peer := &pgPeer{conn: conn, dbs: map[string]string{}}
+	t.Cleanup(peer.dropAll)
+	ran := 0
+	for _, f := range globOrFatal(t, filepath.Join(sqlDir(t), "*.slt")) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, []byte("\n"+peerMarker+"\n")) {
+			continue
+		}
+		ran++
+		t.Run(filepath.Base(f), func(t *testing.T) { RunFile(t, f, peer.open, Options{}) })
+	}
+	if ran == 0 {
+		t.Errorf("no script in test/sql carries %q", peerMarker)
+	}
+}
+
+// pgPeer opens one PostgreSQL database per data directory.
+type pgPeer struct {
+	conn string
+	mu   sync.Mutex
+	dbs  map[string]string // data directory -> database name
+}
+
+func (p *pgPeer) open(dir string) (DB, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	name, ok := p.dbs[dir]
+	if !ok {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		name = "logictest_" + hex.EncodeToString(b[:])
+		if _, err := psql(context.Background(), p.conn+" dbname=postgres", "CREATE DATABASE "+name); err != nil {
+			return nil, err
+		}
+		p.dbs[dir] = name
+	}
+	return &pgDB{conn: p.conn + " dbname=" + name}, nil
+}
+
+func (p *pgPeer) dropAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, name := range p.dbs {
+		_, _ = psql(context.Background(), p.conn+" dbname=postgres", "DROP DATABASE IF EXISTS "+name)
+	}
+}
+
+// pgDB runs every statement in its own psql process. Scripts keep no
+// session state between statements, so that is enough.
+type pgDB struct{ conn string }
+
+func (d *pgDB) Exec(ctx context.Context, sql string) (*Result, error) {
+	out, err := psql(ctx, d.conn, sql)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	for _, rec := range strings.Split(strings.TrimSuffix(out, peerRecord), peerRecord) {
+		if rec == "" {
+			continue
+		}
+		var row []Value
+		for _, v := range strings.Split(rec, peerField) {
+			if v == peerNull {
+				row = append(row, Null)
+			} else {
+				row = append(row, Text(v))
+			}
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+func (d *pgDB) Close() error { return nil }
+
+// psql runs one statement and returns its unaligned, header-less output.
+func psql(ctx context.Context, conn, sql string) (string, error) {
+	cmd := exec.CommandContext(ctx, "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+		"-F", peerField, "-R", peerRecord, "-P", "null="+peerNull, "-P", "footer=off", "-d", conn, "-c", sql)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("%s: %w", msg, ctx.Err())
+		}
+		return "", errors.New(msg)
+	}
+	return strings.TrimSuffix(stdout.String(), "\n"), nil
+}
