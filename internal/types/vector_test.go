@@ -1,0 +1,196 @@
+package types
+
+import (
+	"testing"
+
+	"github.com/holiman/uint256"
+)
+
+func TestVectorRoundTrip(t *testing.T) {
+	ts := Type{Kind: DateTime64, Precision: 3, TZ: "UTC"}
+	cases := []struct {
+		t    Type
+		vals []string // "" is NULL
+	}{
+		{Of(Int64), []string{"1", "", "-5", "9223372036854775807"}},
+		{Of(Int8), []string{"-128", "127", ""}},
+		{Of(Uint32), []string{"", "4294967295", "0"}},
+		{Of(Uint256), []string{maxU256, "", "0", "12"}},
+		{Of(Int128), []string{"-" + minI128, "", "1"}},
+		{Type{Kind: Decimal, Precision: 10, Scale: 2}, []string{"1.50", "", "-3.25"}},
+		{Of(Float64), []string{"1.5", "NaN", "", "-Infinity"}},
+		{Of(Float32), []string{"0.1", ""}},
+		{Of(Bool), []string{"true", "", "false"}},
+		{Of(String), []string{"naïve ☃", "", "x"}},
+		{Of(Bytes), []string{"\\x00ff", "", "\\x"}},
+		{Of(Date), []string{"2026-10-01", ""}},
+		{ts, []string{"2026-10-01 12:05:00.123", "", "1969-12-31 23:59:59.999"}},
+		{Of(UUID), []string{"123e4567-e89b-12d3-a456-426614174000", ""}},
+	}
+	for _, c := range cases {
+		v := NewVector(c.t, 2)
+		for _, s := range c.vals {
+			if s == "" {
+				v.Append(Null(c.t))
+				continue
+			}
+			v.Append(pt(t, c.t, s))
+		}
+		if v.Len() != len(c.vals) {
+			t.Fatalf("%s: Len = %d, want %d", c.t, v.Len(), len(c.vals))
+		}
+		// Copy through AppendFrom into a second vector, then check both.
+		w := NewVector(c.t, 0)
+		for i := range v.Len() {
+			w.AppendFrom(v, i)
+		}
+		for _, vec := range []*Vector{v, w} {
+			for i, s := range c.vals {
+				got := vec.Get(i)
+				if vec.IsNull(i) != (s == "") || got.IsNull() != (s == "") {
+					t.Errorf("%s row %d: IsNull = %v, want %v", c.t, i, vec.IsNull(i), s == "")
+				}
+				if s != "" && got.String() != s {
+					t.Errorf("%s row %d = %q, want %q", c.t, i, got.String(), s)
+				}
+				if got.Type() != c.t {
+					t.Errorf("%s row %d has type %s", c.t, i, got.Type())
+				}
+			}
+		}
+		v.Reset()
+		if v.Len() != 0 || v.HasNulls() {
+			t.Errorf("%s: Reset left %d rows, nulls %v", c.t, v.Len(), v.HasNulls())
+		}
+	}
+}
+
+func TestVectorValidity(t *testing.T) {
+	v := NewVector(Of(Int64), 0)
+	for i := range 200 {
+		v.AppendInt64(int64(i))
+	}
+	if v.HasNulls() || v.Validity() != nil {
+		t.Fatal("bitmap materialized without NULLs")
+	}
+	v.SetNull(130)
+	v.AppendNull()
+	v.AppendInt64(7)
+	for i := range v.Len() {
+		want := i == 130 || i == 200
+		if v.IsNull(i) != want {
+			t.Errorf("row %d: IsNull = %v, want %v", i, v.IsNull(i), want)
+		}
+	}
+	if got := v.Int64s()[201]; got != 7 {
+		t.Errorf("row 201 = %d", got)
+	}
+	v.Reset()
+	v.AppendInt64(1)
+	v.AppendNull()
+	if v.IsNull(0) || !v.IsNull(1) {
+		t.Errorf("after Reset: IsNull(0)=%v IsNull(1)=%v", v.IsNull(0), v.IsNull(1))
+	}
+}
+
+func TestVectorGetters(t *testing.T) {
+	v := NewVector(Of(Uint256), 4)
+	x := uint256.Int{1, 2, 3, 4}
+	v.AppendWide(&x)
+	if v.Wides()[0] != x {
+		t.Errorf("Wides()[0] = %v", v.Wides()[0])
+	}
+	s := NewVector(Of(String), 4)
+	s.AppendString("ab")
+	s.AppendBytes([]byte("cd"))
+	if string(s.BytesAt(0)) != "ab" || s.StringAt(1) != "cd" {
+		t.Errorf("BytesAt/StringAt = %q %q", s.BytesAt(0), s.StringAt(1))
+	}
+	// BytesAt is capped, so appending to it cannot overwrite the next row.
+	_ = append(s.BytesAt(0), 'z')
+	if s.StringAt(1) != "cd" {
+		t.Errorf("append to BytesAt clobbered the next row")
+	}
+	f := NewVector(Of(Float32), 1)
+	f.AppendFloat64(0.1)
+	if f.Float64s()[0] != float64(float32(0.1)) {
+		t.Errorf("FLOAT32 vector did not round to float32")
+	}
+}
+
+func TestVectorAppendPanicsOnClassMismatch(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Errorf("no panic")
+		}
+	}()
+	NewVector(Of(String), 1).Append(NewInt64(1))
+}
+
+// TestVectorAppendNoAlloc proves that typed appends, Append of a Value and
+// the bitmap do not allocate once capacity is there (invariant 7).
+func TestVectorAppendNoAlloc(t *testing.T) {
+	const n = 1024
+	wide := uint256.Int{1, 2, 3, 4}
+	u := NewVector(Of(Uint256), n)
+	i := NewVector(Of(Int64), n)
+	s := NewVector(Of(String), n)
+	d := NewVector(Of(Float64), n)
+	val := NewInt64(3)
+	i.AppendNull() // materialize the bitmap; Reset keeps it
+	allocs := testing.AllocsPerRun(10, func() {
+		u.Reset()
+		i.Reset()
+		s.Reset()
+		d.Reset()
+		i.AppendNull()
+		for k := 1; k < n; k++ {
+			u.AppendWide(&wide)
+			i.Append(val)
+			s.AppendString("abcdefg")
+			d.AppendFloat64(1.5)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("appends allocate %v times per batch", allocs)
+	}
+}
+
+func TestBatch(t *testing.T) {
+	b := NewBatch([]Type{Of(Int64), Of(String)}, 4)
+	b.AppendRow([]Value{NewInt64(1), NewString("a")})
+	b.AppendRow([]Value{Null(Of(Int64)), NewString("b")})
+	if b.Rows != 2 || b.Cols[0].Len() != 2 {
+		t.Fatalf("Rows = %d", b.Rows)
+	}
+	row := b.Row(nil, 1)
+	if !row[0].IsNull() || row[1].Str() != "b" {
+		t.Errorf("row 1 = %v", row)
+	}
+	b.Reset()
+	if b.Rows != 0 || b.Cols[1].Len() != 0 {
+		t.Errorf("Reset left rows")
+	}
+}
+
+func BenchmarkVectorAppend(b *testing.B) {
+	wide := uint256.Int{1, 2, 3, 4}
+	u := NewVector(Of(Uint256), 1024)
+	i := NewVector(Of(Int64), 1024)
+	b.Run("int64", func(b *testing.B) {
+		for b.Loop() {
+			i.Reset()
+			for k := range 1024 {
+				i.AppendInt64(int64(k))
+			}
+		}
+	})
+	b.Run("uint256", func(b *testing.B) {
+		for b.Loop() {
+			u.Reset()
+			for range 1024 {
+				u.AppendWide(&wide)
+			}
+		}
+	})
+}
