@@ -538,3 +538,6 @@ func TestNoOSImport(t *testing.T) {
 		t.Fatal("no sources found")
 	}
 }
+
+// syncPause yields for about the time of one slowSync fsync.
+func syncPause() { time.Sleep(100 * time.Microsecond) }
