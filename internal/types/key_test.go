@@ -29,7 +29,6 @@ func genType() *rapid.Generator[Type] {
 	})
 }
 
-
 // genValue draws a value of type ty, NULL one time in ten.
 func genValue(ty Type) *rapid.Generator[Value] {
 	return rapid.Custom(func(t *rapid.T) Value {
