@@ -146,7 +146,6 @@ func fixture(t *testing.T) *Catalog {
 	return c
 }
 
-
 func TestFixtureIsConsistent(t *testing.T) {
 	c := fixture(t)
 	if err := c.Check(); err != nil {
@@ -177,25 +176,65 @@ func TestFailedDDLChangesNothing(t *testing.T) {
 	c := fixture(t)
 	before := encode(t, c)
 	ops := map[string]func() error{
-		"create dup":         func() error { _, _, err := c.CreateTable(kvSpec("kv"), 11); return err },
-		"create late error":  func() error { s := kvSpec("new"); s.OrderBy = []string{"v"}; _, _, err := c.CreateTable(s, 11); return err },
-		"create bad policy":  func() error { s := kvSpec("new"); s.Policies = []string{"ev30"}; _, _, err := c.CreateTable(s, 11); return err },
-		"add dup column":     func() error { _, err := c.AddColumn(AddColumnSpec{Table: "kv", Column: col("v", types.Int8)}, 11); return err },
-		"add column codec":   func() error { _, err := c.AddColumn(AddColumnSpec{Table: "kv", Column: col("z", types.String, codec("DELTA"))}, 11); return err },
-		"add column group":   func() error { _, err := c.AddColumn(AddColumnSpec{Table: "kv", Column: col("z", types.String), Group: "nosuch"}, 11); return err },
+		"create dup": func() error { _, _, err := c.CreateTable(kvSpec("kv"), 11); return err },
+		"create late error": func() error {
+			s := kvSpec("new")
+			s.OrderBy = []string{"v"}
+			_, _, err := c.CreateTable(s, 11)
+			return err
+		},
+		"create bad policy": func() error {
+			s := kvSpec("new")
+			s.Policies = []string{"ev30"}
+			_, _, err := c.CreateTable(s, 11)
+			return err
+		},
+		"add dup column": func() error {
+			_, err := c.AddColumn(AddColumnSpec{Table: "kv", Column: col("v", types.Int8)}, 11)
+			return err
+		},
+		"add column codec": func() error {
+			_, err := c.AddColumn(AddColumnSpec{Table: "kv", Column: col("z", types.String, codec("DELTA"))}, 11)
+			return err
+		},
+		"add column group": func() error {
+			_, err := c.AddColumn(AddColumnSpec{Table: "kv", Column: col("z", types.String), Group: "nosuch"}, 11)
+			return err
+		},
 		"add group late err": func() error { return addGroupErr(c) },
-		"rename column":      func() error { _, err := c.RenameColumn(RenameColumnSpec{Table: "kv", Old: "v", New: "w"}, 11); return err },
-		"drop key":           func() error { _, err := c.DropColumn(DropColumnSpec{Table: "kv", Column: "k"}, 11); return err },
-		"rename table":       func() error { _, err := c.RenameTable(RenameTableSpec{Table: "kv", New: "balances"}, 11); return err },
-		"rename source":      func() error { _, err := c.RenameTable(RenameTableSpec{Table: "transfers", New: "t2"}, 11); return err },
-		"narrow":             func() error { _, err := c.AlterColumnType(AlterColumnTypeSpec{Table: "kv", Column: "v", Type: types.Of(types.Int8)}, 11); return err },
-		"set null default":   func() error { _, err := c.SetDefault(SetDefaultSpec{Table: "kv", Column: "k", Default: Default{Null: true}}, 11); return err },
-		"set policy twice":   func() error { _, err := c.SetPolicy(SetPolicySpec{Table: "kv", Policies: []string{"keep_1h", "ev30"}}, 11); return err },
-		"drop table used":    func() error { _, err := c.DropTable("transfers", false, 11); return err },
-		"drop bound policy":  func() error { _, err := c.DropPolicy("keep_1h", false, 11); return err },
-		"policy bad key":     func() error { err := e3(c.CreatePolicy(PolicySpec{Name: "x", Role: "storage", Settings: []SettingSpec{{Key: "nosuch"}}}, 11)); return err },
-		"index bad scope":    func() error { err := e3(c.CreateIndex(IndexSpec{Name: "x", Table: "kv", Columns: []string{"v"}, Scope: "sideways"}, 11)); return err },
-		"transform owned":    func() error { _, err := c.CreateTransformation(TransformationSpec{Name: "x", Target: "balances", Group: "activity", Select: "s", Sources: []string{"transfers"}}, 11); return err },
+		"rename column": func() error {
+			_, err := c.RenameColumn(RenameColumnSpec{Table: "kv", Old: "v", New: "w"}, 11)
+			return err
+		},
+		"drop key":      func() error { _, err := c.DropColumn(DropColumnSpec{Table: "kv", Column: "k"}, 11); return err },
+		"rename table":  func() error { _, err := c.RenameTable(RenameTableSpec{Table: "kv", New: "balances"}, 11); return err },
+		"rename source": func() error { _, err := c.RenameTable(RenameTableSpec{Table: "transfers", New: "t2"}, 11); return err },
+		"narrow": func() error {
+			_, err := c.AlterColumnType(AlterColumnTypeSpec{Table: "kv", Column: "v", Type: types.Of(types.Int8)}, 11)
+			return err
+		},
+		"set null default": func() error {
+			_, err := c.SetDefault(SetDefaultSpec{Table: "kv", Column: "k", Default: Default{Null: true}}, 11)
+			return err
+		},
+		"set policy twice": func() error {
+			_, err := c.SetPolicy(SetPolicySpec{Table: "kv", Policies: []string{"keep_1h", "ev30"}}, 11)
+			return err
+		},
+		"drop table used":   func() error { _, err := c.DropTable("transfers", false, 11); return err },
+		"drop bound policy": func() error { _, err := c.DropPolicy("keep_1h", false, 11); return err },
+		"policy bad key": func() error {
+			err := e3(c.CreatePolicy(PolicySpec{Name: "x", Role: "storage", Settings: []SettingSpec{{Key: "nosuch"}}}, 11))
+			return err
+		},
+		"index bad scope": func() error {
+			err := e3(c.CreateIndex(IndexSpec{Name: "x", Table: "kv", Columns: []string{"v"}, Scope: "sideways"}, 11))
+			return err
+		},
+		"transform owned": func() error {
+			_, err := c.CreateTransformation(TransformationSpec{Name: "x", Target: "balances", Group: "activity", Select: "s", Sources: []string{"transfers"}}, 11)
+			return err
+		},
 		"drop transform":     func() error { _, err := c.DropTransformation("nosuch", false, 11); return err },
 		"dup user":           func() error { _, err := c.CreateUser(UserSpec{Name: "alice"}, 11); return err },
 		"alter unknown user": func() error { return c.AlterUser("bob", "v", 11) },

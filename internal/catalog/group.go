@@ -148,7 +148,7 @@ func setOrdering(t *Table, g *Group, validBy, revisionBy []string) error {
 }
 
 func orderingColumns(t *Table, g *Group, names []string, clause string) ([]ColumnID, error) {
-	ids := make([]ColumnID, 0, len(names))
+	var ids []ColumnID
 	for i, name := range names {
 		col, ok := t.Column(name)
 		if !ok {

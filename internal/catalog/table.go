@@ -215,14 +215,14 @@ func (t *Table) clone() *Table {
 	for i, c := range t.Columns {
 		n.Columns[i] = c.clone()
 	}
-	n.Dropped = make([]*Column, len(t.Dropped))
-	for i, c := range t.Dropped {
-		n.Dropped[i] = c.clone()
+	n.Dropped = nil
+	for _, c := range t.Dropped {
+		n.Dropped = append(n.Dropped, c.clone())
 	}
 	n.Key = slices.Clone(t.Key)
-	n.Groups = make([]*Group, len(t.Groups))
-	for i, g := range t.Groups {
-		n.Groups[i] = g.clone()
+	n.Groups = nil
+	for _, g := range t.Groups {
+		n.Groups = append(n.Groups, g.clone())
 	}
 	n.ShardBy = slices.Clone(t.ShardBy)
 	n.OrderBy = slices.Clone(t.OrderBy)
@@ -239,7 +239,7 @@ func (t *Table) renumber() {
 // resolve maps column names to ids for a clause; what names the clause in
 // the error ("SHARD BY", "the primary key").
 func (t *Table) resolve(names []string, what string) ([]ColumnID, error) {
-	ids := make([]ColumnID, 0, len(names))
+	var ids []ColumnID // nil when empty: the form Decode produces too
 	for i, name := range names {
 		c, ok := t.Column(name)
 		if !ok {
