@@ -70,6 +70,7 @@ func fileSize(t *testing.T, fsys vfs.FS, name string) int64 {
 // appends after the cut and a second replay finds nothing more to cut.
 func checkTornCut(t *testing.T, data []byte, want uint64, validEnd int) {
 	t.Helper()
+	checkTornOpen(t, data, want, validEnd)
 	m, dir := logWith(t, data)
 	logger, logs := newLogger()
 	var got []rec
@@ -255,3 +256,26 @@ func TestUnknownVersion(t *testing.T) {
 }
 
 func le32(v uint32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
+
+// checkTornOpen opens a Writer straight on a torn log, without a Replay
+// first: Open must cut the tail itself, or the next record would sit behind
+// the damage and the log would read as corrupt.
+func checkTornOpen(t *testing.T, data []byte, want uint64, validEnd int) {
+	t.Helper()
+	m, dir := logWith(t, data)
+	w := mustOpen(t, m, dir, Options{})
+	if err := w.Commit(context.Background(), want+1, payloadFor(want+1)); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	got, sum, err := replayAll(t, m, dir, 0)
+	if err != nil || sum.CutBytes != 0 {
+		t.Fatalf("%d bytes, opened without replay: %+v %v", len(data), sum, err)
+	}
+	checkRecords(t, got, seq(1, want+1))
+	if validEnd >= headerSize {
+		if size := fileSize(t, m, filepath.Join(dir, SegmentName(1))); size != int64(validEnd+recordHeaderSize+len(payloadFor(want+1))) {
+			t.Fatalf("%d bytes: segment is %d bytes after one more record", len(data), size)
+		}
+	}
+}

@@ -30,7 +30,7 @@ type rec struct {
 	payload []byte
 }
 
-// quiet is a logger that keeps what it logs, for asserting cuts are logged.
+// logBuf keeps what a logger writes, for asserting that cuts are logged.
 type logBuf struct {
 	mu sync.Mutex
 	b  bytes.Buffer
@@ -541,3 +541,23 @@ func TestNoOSImport(t *testing.T) {
 
 // syncPause yields for about the time of one slowSync fsync.
 func syncPause() { time.Sleep(100 * time.Microsecond) }
+
+// TestAppendFlushesWhenLarge checks unsynced appends do not pile up in
+// memory without bound: past appendKick bytes the flusher writes them.
+func TestAppendFlushesWhenLarge(t *testing.T) {
+	m, dir := newMem(t)
+	w := mustOpen(t, m, dir, Options{})
+	defer w.Close()
+	payload := make([]byte, 64<<10)
+	for c := uint64(1); c <= appendKick/uint64(len(payload))+1; c++ {
+		if err := w.Append(c, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; w.Stats().Batches == 0; i++ {
+		if i == 500 {
+			t.Fatal("appends past the threshold were not flushed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
