@@ -26,15 +26,26 @@ type answer struct {
 type fakeEngine struct {
 	mu      sync.Mutex
 	answers map[string]answer
+	// queued answers are given, in order, before answers: for scripts that
+	// send the same SQL several times and expect different results.
+	queued  map[string][]answer
 	opens   []string // the directory of every open
 	closes  int
+	events  []string // "open <dir>" and "close", in order
 	sent    []string
 	release chan struct{}
 	openErr error
 }
 
 func newFake() *fakeEngine {
-	return &fakeEngine{answers: map[string]answer{}, release: make(chan struct{})}
+	return &fakeEngine{answers: map[string]answer{}, queued: map[string][]answer{}, release: make(chan struct{})}
+}
+
+// queue moves the answer just set for sql to the end of its queue.
+func (e *fakeEngine) queue(sql string) *fakeEngine {
+	e.queued[sql] = append(e.queued[sql], e.answers[sql])
+	delete(e.answers, sql)
+	return e
 }
 
 // ok makes sql succeed with no result.
@@ -79,6 +90,7 @@ func (e *fakeEngine) open(dir string) (DB, error) {
 		return nil, fmt.Errorf("fake: the data directory %s does not exist", dir)
 	}
 	e.opens = append(e.opens, dir)
+	e.events = append(e.events, "open "+dir)
 	return &fakeDB{e: e}, nil
 }
 
@@ -95,6 +107,9 @@ func (d *fakeDB) Exec(ctx context.Context, sql string) (*Result, error) {
 	}
 	d.e.sent = append(d.e.sent, sql)
 	a, ok := d.e.answers[sql]
+	if q := d.e.queued[sql]; len(q) > 0 {
+		a, ok, d.e.queued[sql] = q[0], true, q[1:]
+	}
 	d.e.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("fake: no answer for %q", sql)
@@ -118,6 +133,7 @@ func (d *fakeDB) Close() error {
 	}
 	d.closed = true
 	d.e.closes++
+	d.e.events = append(d.e.events, "close")
 	return nil
 }
 

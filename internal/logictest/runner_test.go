@@ -82,6 +82,13 @@ func TestRunConformancePasses(t *testing.T) {
 	if len(e.opens) != 2 || e.opens[0] != e.opens[1] || e.closes != 2 {
 		t.Errorf("opens %v, closes %d; want the same directory twice and two closes", e.opens, e.closes)
 	}
+	if got, want := strings.Join(e.events, ", "), "open "+e.opens[0]+", close, open "+e.opens[0]+", close"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	// The count after the restart was asked of the reopened database.
+	if last := e.sent[len(e.sent)-1]; last != "SELECT count(*) FROM b" {
+		t.Errorf("last statement %q", last)
+	}
 }
 
 func TestRunConformanceFailures(t *testing.T) {
@@ -451,6 +458,29 @@ func TestRunFile(t *testing.T) {
 	if len(e.sent) != 1 {
 		t.Errorf("sent %v", e.sent)
 	}
+}
+
+func TestRunOptions(t *testing.T) {
+	// Engine decides skipif/onlyif; Dialect overrides the file name.
+	e := newFake().rows("SELECT 1", 2, "1|a")
+	script := numbered(
+		"skipif sqlite",
+		"query IT",
+		"SELECT 1",
+		"----",
+		"1",
+		"a",
+	)
+	rep := runFake(t, e, "o.slt", script, Options{Engine: "SQLite", Dialect: Classic})
+	if rep.Skipped != 1 || rep.Dialect != Classic {
+		t.Errorf("report %+v: want the record skipped for engine SQLite, classic dialect", rep)
+	}
+	rep = runFake(t, e, "o.slt", script, Options{Dialect: Classic})
+	if rep.Passed != 1 {
+		t.Errorf("report %s: want one value per line to pass in the classic dialect", rep.Summary())
+	}
+	rep = runFake(t, e, "o.slt", script, Options{})
+	wantFailures(t, rep, 2, "wrong number of rows: expected 2, got 1")
 }
 
 func TestDiff(t *testing.T) {
