@@ -42,7 +42,8 @@ type Rule struct {
 	Op Op
 	// Nth is the 1-based number of the matching operation that fails.
 	Nth int
-	// Repeat fails the Nth matching operation and every one after it.
+	// Repeat fails the Nth matching operation and every one after it;
+	// with Nth 0 it fails every matching operation.
 	Repeat bool
 	// Match, if not empty, restricts the rule to paths containing it.
 	Match string

@@ -60,7 +60,8 @@ type Stats struct {
 // 7). To recover, the engine closes the Writer and opens a new one, which
 // cuts whatever the failed batch left at the tail; everything acknowledged
 // before the failure is intact, and the engine's memtables already hold it,
-// so no replay is needed. The commit numbers of failed records must not be
+// so no replay is needed (an engine that cannot trust its memory restarts
+// instead: Replay, then Open). The commit numbers of failed records must not be
 // reused (SPEC R5.1): the flusher truncates a failed batch away, but if that
 // cleanup fails as well the records may still replay after a restart.
 type Writer struct {
@@ -109,13 +110,14 @@ type batch struct {
 	err       error
 }
 
-// Pending is a record submitted to the log but not yet known durable.
+// Pending is a record submitted to the log but not yet known durable. It is
+// a small value; copying it is fine.
 type Pending struct{ b *batch }
 
 // Wait returns nil once an fsync covering the record has succeeded, or the
 // error that failed its batch. If ctx ends first it returns an error
 // wrapping ctx.Err(); the record may still become durable.
-func (p *Pending) Wait(ctx context.Context) error {
+func (p Pending) Wait(ctx context.Context) error {
 	select {
 	case <-p.b.done:
 		return p.b.err
@@ -275,15 +277,15 @@ func (w *Writer) Append(commit uint64, payload []byte) error {
 // Wait reports when the record is durable. A commit pipeline that owns
 // commit order calls Submit in that order and lets each session Wait, so
 // the log is in commit order and no fsync blocks the pipeline.
-func (w *Writer) Submit(commit uint64, payload []byte) (*Pending, error) {
+func (w *Writer) Submit(commit uint64, payload []byte) (Pending, error) {
 	w.mu.Lock()
 	b, err := w.appendLocked(commit, payload)
 	w.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return Pending{}, err
 	}
 	w.wake()
-	return &Pending{b: b}, nil
+	return Pending{b: b}, nil
 }
 
 // Commit adds a record and returns once an fsync covering it has succeeded.
@@ -301,7 +303,7 @@ func (w *Writer) Commit(ctx context.Context, commit uint64, payload []byte) erro
 		return err
 	}
 	w.wake()
-	return (&Pending{b: b}).Wait(ctx)
+	return Pending{b: b}.Wait(ctx)
 }
 
 // Sync returns once every record appended before it is durable.
