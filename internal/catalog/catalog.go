@@ -189,6 +189,15 @@ func (c *Catalog) Check() error {
 				return fmt.Errorf("catalog: transformation %s reads table id %d, which does not exist", name, s)
 			}
 		}
+		for _, r := range x.Reads {
+			src, ok := c.tables[r.Table]
+			if !ok || !slices.Contains(x.Sources, r.Table) {
+				return fmt.Errorf("catalog: transformation %s reads a column of table id %d, not one of its sources", name, r.Table)
+			}
+			if _, ok := src.ColumnByID(r.Column); !ok {
+				return fmt.Errorf("catalog: transformation %s reads column id %d, which table %s lacks", name, r.Column, src.Name)
+			}
+		}
 	}
 	for _, t := range c.tables {
 		for _, g := range t.Groups {

@@ -236,18 +236,26 @@ func (c *Catalog) RenameColumn(spec RenameColumnSpec, commit uint64) (*Table, er
 }
 
 // nameDependency names an object that refers to col by name, which a
-// rename or drop would break: a bound retention policy's `by`, or the
-// transformation that writes col's group (its SELECT's output names).
+// rename or drop would break: the bound retention policy's `by`, or a
+// transformation whose SELECT reads the column or whose output writes it
+// (the key and the owned group of a keyed target, every column of an
+// append target).
 func (c *Catalog) nameDependency(t *Table, col *Column) string {
-	for _, r := range Roles() {
-		if p, ok := c.policies[t.Policies.Of(r)]; ok && p.Role == RoleRetention {
-			if by, ok := p.Text("by"); ok && by == col.Name {
-				return "the `by` column of retention policy " + p.Name
-			}
+	if p, ok := c.policies[t.Policies.Retention]; ok {
+		if by, ok := p.Text("by"); ok && by == col.Name {
+			return "the `by` column of retention policy " + p.Name
 		}
 	}
 	if g, ok := t.GroupByID(col.Group); ok && g.Owner != "" {
 		return "written by transformation " + g.Owner + " (attribute group " + g.Name + ")"
+	}
+	for _, x := range c.sortedTransformations() {
+		if x.Target == t.ID && (x.Group == NoGroup || t.IsKey(col.ID)) {
+			return "written by transformation " + x.Name + ", whose output names it"
+		}
+		if slices.Contains(x.Reads, ColumnKey{Table: t.ID, Column: col.ID}) {
+			return "read by transformation " + x.Name
+		}
 	}
 	return ""
 }

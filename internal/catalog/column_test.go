@@ -136,18 +136,29 @@ func TestRenameColumnErrors(t *testing.T) {
 		{RenameColumnSpec{Table: "kv", Old: "v", New: ""}, CodeInvalidName, `column name cannot be empty`},
 		{RenameColumnSpec{Table: "transfers", Old: "block_time", New: "bt"}, CodeDependentObjects, "block_time of table transfers: it is the `by` column of retention policy ev30"},
 		{RenameColumnSpec{Table: "balances", Old: "transfer_count", New: "n"}, CodeDependentObjects, `written by transformation act \(attribute group activity\)`},
+		{RenameColumnSpec{Table: "balances", Old: "address", New: "a"}, CodeDependentObjects, `address of table balances: it is written by transformation act, whose output names it`},
+		{RenameColumnSpec{Table: "transfers", Old: "from_address", New: "f"}, CodeDependentObjects, `from_address of table transfers: it is read by transformation act`},
 	}
 	for _, tc := range cases {
 		_, err := c.RenameColumn(tc.spec, 11)
 		wantErr(t, err, tc.code, tc.pattern)
 	}
 	// Renaming a key column keeps its roles: they refer to the id.
-	tab := noErrT(t)(c.RenameColumn(RenameColumnSpec{Table: "balances", Old: "address", New: "addr"}, 11))
+	sh := seedSpec()
+	sh.Name = "sharded"
+	mustCreate(t, c, sh, 11)
+	tab := noErrT(t)(c.RenameColumn(RenameColumnSpec{Table: "sharded", Old: "address", New: "addr"}, 11))
 	if got := tab.Names(tab.ShardBy); !slices.Equal(got, []string{"addr"}) {
 		t.Errorf("SHARD BY after rename: %v", got)
 	}
 	if got := tab.Names(tab.OrderBy); got[1] != "addr" {
 		t.Errorf("ORDER BY after rename: %v", got)
+	}
+	// A source column the transformation does not read may be renamed.
+	noErrT(t)(c.RenameColumn(RenameColumnSpec{Table: "transfers", Old: "to_address", New: "dest"}, 12))
+	x, _ := c.Transformation("act")
+	if got := c.SourceNames(x); !slices.Equal(got, []string{"transfers"}) {
+		t.Errorf("SourceNames = %v", got)
 	}
 }
 
@@ -170,6 +181,7 @@ func TestDropColumnRoles(t *testing.T) {
 		{"balances", "amount", `it is a column of index b_amount`, CodeDependentObjects},
 		{"balances", "last_transfer_at", `written by transformation act`, CodeDependentObjects},
 		{"transfers", "block_time", "the `by` column of retention policy ev30", CodeDependentObjects},
+		{"transfers", "token", "cannot drop column token of table transfers: it is read by transformation act", CodeDependentObjects},
 		{"one", "only", `cannot drop column only: it is the last column of table one`, CodeInvalidTableDef},
 		{"kv", "nosuch", `column nosuch of table kv does not exist`, CodeUndefinedColumn},
 	}

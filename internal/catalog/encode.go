@@ -149,6 +149,7 @@ type transformJSON struct {
 	Group         GroupID          `json:"group"`
 	Select        string           `json:"select"`
 	Sources       []TableID        `json:"sources"`
+	Reads         []ColumnKey      `json:"reads,omitempty"`
 	CreatedCommit uint64           `json:"created_commit"`
 }
 
@@ -197,7 +198,7 @@ func (c *Catalog) Encode() ([]byte, error) {
 	}
 	for _, x := range c.Transformations() {
 		f.Transformations = append(f.Transformations, transformJSON{ID: x.ID, Name: x.Name, Target: x.Target, Group: x.Group,
-			Select: x.Select, Sources: x.Sources, CreatedCommit: x.CreatedCommit})
+			Select: x.Select, Sources: x.Sources, Reads: x.Reads, CreatedCommit: x.CreatedCommit})
 	}
 	for _, u := range c.Users() {
 		f.Users = append(f.Users, userJSON(*u))
@@ -315,7 +316,7 @@ func Decode(data []byte) (*Catalog, error) {
 	}
 	for _, xj := range f.Transformations {
 		c.transforms[xj.Name] = &Transformation{ID: xj.ID, Name: xj.Name, Target: xj.Target, Group: xj.Group,
-			Select: xj.Select, Sources: xj.Sources, CreatedCommit: xj.CreatedCommit}
+			Select: xj.Select, Sources: xj.Sources, Reads: xj.Reads, CreatedCommit: xj.CreatedCommit}
 	}
 	for _, uj := range f.Users {
 		u := User(uj)

@@ -22,6 +22,22 @@ type TransformationSpec struct {
 	Select string
 	// Sources are the tables the query reads.
 	Sources []string
+	// Reads are the source columns the query refers to, as the binder
+	// resolved them. While the transformation exists they cannot be
+	// renamed or dropped, because the stored SELECT names them.
+	Reads []ColumnRef
+}
+
+// ColumnRef names a column of a table, as written.
+type ColumnRef struct {
+	Table  string
+	Column string
+}
+
+// ColumnKey identifies a column of a table by ids, which survive renames.
+type ColumnKey struct {
+	Table  TableID  `json:"table"`
+	Column ColumnID `json:"column"`
 }
 
 // Transformation keeps one group of a keyed table (or an append table)
@@ -34,6 +50,8 @@ type Transformation struct {
 	Group   GroupID
 	Select  string
 	Sources []TableID
+	// Reads are the source columns the query refers to.
+	Reads []ColumnKey
 	// CreatedCommit is the commit of CREATE TRANSFORMATION: the query
 	// first processes every source row committed up to it (R12.2).
 	CreatedCommit uint64
@@ -42,6 +60,7 @@ type Transformation struct {
 func (x *Transformation) clone() *Transformation {
 	n := *x
 	n.Sources = slices.Clone(x.Sources)
+	n.Reads = slices.Clone(x.Reads)
 	return &n
 }
 
@@ -83,6 +102,19 @@ func (c *Catalog) CreateTransformation(spec TransformationSpec, commit uint64) (
 		}
 		if !slices.Contains(x.Sources, src.ID) {
 			x.Sources = append(x.Sources, src.ID)
+		}
+	}
+	for _, ref := range spec.Reads {
+		src, ok := c.Table(ref.Table)
+		if !ok || !slices.Contains(x.Sources, src.ID) {
+			return nil, errorf(CodeInvalidObjectDef, "transformation %s reads column %s of table %s, which is not one of its sources", spec.Name, ref.Column, ref.Table)
+		}
+		col, ok := src.Column(ref.Column)
+		if !ok {
+			return nil, errorf(CodeUndefinedColumn, "transformation %s reads column %s of table %s, which does not exist", spec.Name, ref.Column, ref.Table)
+		}
+		if key := (ColumnKey{Table: src.ID, Column: col.ID}); !slices.Contains(x.Reads, key) {
+			x.Reads = append(x.Reads, key)
 		}
 	}
 	var nt *Table
@@ -157,6 +189,17 @@ func (c *Catalog) sortedTransformations() []*Transformation {
 		out = append(out, x)
 	}
 	slices.SortFunc(out, func(a, b *Transformation) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// SourceNames returns the current names of the tables x reads.
+func (c *Catalog) SourceNames(x *Transformation) []string {
+	out := make([]string, 0, len(x.Sources))
+	for _, id := range x.Sources {
+		if t, ok := c.tables[id]; ok {
+			out = append(out, t.Name)
+		}
+	}
 	return out
 }
 

@@ -69,11 +69,18 @@ func TestTransformations(t *testing.T) {
 		{"self", TransformationSpec{Name: "x", Target: "sink", Select: "s", Sources: []string{"sink"}}, CodeInvalidObjectDef, `transformation x reads and writes table sink`},
 		{"no sources", TransformationSpec{Name: "x", Target: "sink", Select: "s"}, CodeInvalidObjectDef, `transformation x reads no table`},
 		{"no query", TransformationSpec{Name: "x", Target: "sink", Sources: []string{"transfers"}}, CodeInvalidObjectDef, `transformation x has no query`},
+		{"reads a non-source", TransformationSpec{Name: "x", Target: "balances", Group: "labels", Select: "s", Sources: []string{"transfers"},
+			Reads: []ColumnRef{{Table: "sink", Column: "n"}}}, CodeInvalidObjectDef, `transformation x reads column n of table sink, which is not one of its sources`},
+		{"reads a missing column", TransformationSpec{Name: "x", Target: "balances", Group: "labels", Select: "s", Sources: []string{"transfers"},
+			Reads: []ColumnRef{{Table: "transfers", Column: "zz"}}}, CodeUndefinedColumn, `transformation x reads column zz of table transfers, which does not exist`},
 	}
 	for _, tc := range cases {
 		_, err := c.CreateTransformation(tc.spec, 9)
 		wantErr(t, err, tc.code, tc.pattern)
 	}
+	// Every column of an append target is written by name.
+	_, err = c.RenameColumn(RenameColumnSpec{Table: "sink", Old: "n", New: "m"}, 9)
+	wantErr(t, err, CodeDependentObjects, `column n of table sink: it is written by transformation to_sink`)
 	if dropped, err := c.DropTransformation("activity_from_transfers", false, 10); !dropped || err != nil {
 		t.Fatalf("drop: %v %v", dropped, err)
 	}
