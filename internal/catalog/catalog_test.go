@@ -140,7 +140,7 @@ func fixture(t *testing.T) *Catalog {
 	noErr(t, e3(c.CreateIndex(IndexSpec{Name: "b_amount", Table: "balances", Columns: []string{"amount"}, Scope: "history"}, 6)))
 	noErr(t, e2(c.CreateTransformation(TransformationSpec{Name: "act", Target: "balances", Group: "activity",
 		Select: "SELECT ...", Sources: []string{"transfers"},
-		Reads:  []ColumnRef{{Table: "transfers", Column: "from_address"}, {Table: "transfers", Column: "token"}}}, 7)))
+		Reads: []ColumnRef{{Table: "transfers", Column: "from_address"}, {Table: "transfers", Column: "token"}}}, 7)))
 	noErr(t, e2(c.CreateUser(UserSpec{Name: "alice", Verifier: "SCRAM-SHA-256$x"}, 8)))
 	noErr(t, e2(c.SetPolicy(SetPolicySpec{Table: "transfers", Policies: []string{"ev30"}}, 9)))
 	noErr(t, e2(c.AddColumn(AddColumnSpec{Table: "kv", Column: col("w", types.String, def("'x'"))}, 10)))
