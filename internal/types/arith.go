@@ -120,6 +120,26 @@ func Mod(a, b Value) (Value, error) { return arith(OpMod, a, b) }
 func Arith(op Op, a, b Value) (Value, error) { return arith(op, a, b) }
 
 func arith(op Op, a, b Value) (Value, error) {
+	if a.t.Kind == b.t.Kind && !a.null && !b.null {
+		// Same-kind fast paths: no widening to do.
+		switch a.t.Kind.Class() {
+		case ClassInt64:
+			if a.t.Kind.IsInteger() {
+				return arithInt64(op, int64(a.n), int64(b.n), a.t)
+			}
+		case ClassUint64:
+			return arithUint64(op, a.n, b.n, a.t)
+		case ClassFloat64:
+			return arithFloat(op, a.Float64(), b.Float64(), a.t)
+		case ClassWide:
+			if a.t.Kind.IsUnsigned() {
+				return arithUwide(op, &a.w, &b.w, a.t)
+			}
+			if a.t.Kind != Decimal && (op == OpAdd || op == OpSub) {
+				return addSwide(op, &a.w, &b.w, a.t)
+			}
+		}
+	}
 	t, ok := ResultType(op, a.t, b.t)
 	if !ok {
 		return Value{}, &OpError{Op: op.String(), Left: a.t, Right: b.t}
@@ -264,6 +284,31 @@ func arithUwide(op Op, x, y *uint256.Int, t Type) (Value, error) {
 		}
 	}
 	if over || (t.Kind == Uint128 && z.BitLen() > 128) {
+		return Value{}, overflow(t)
+	}
+	return mkWide(t, z), nil
+}
+
+// addSwide adds or subtracts two's complement INT128/INT256 values: the
+// sum overflowed exactly when its sign differs from that of both addends.
+func addSwide(op Op, x, y *uint256.Int, t Type) (Value, error) {
+	var z uint256.Int
+	var over bool
+	if op == OpAdd {
+		z.Add(x, y)
+		over = wideNeg(x) == wideNeg(y) && wideNeg(&z) != wideNeg(x)
+	} else {
+		z.Sub(x, y)
+		over = wideNeg(x) != wideNeg(y) && wideNeg(&z) != wideNeg(x)
+	}
+	if t.Kind == Int128 {
+		ext := uint64(0)
+		if z[1]>>63 != 0 {
+			ext = ^uint64(0)
+		}
+		over = over || z[2] != ext || z[3] != ext
+	}
+	if over {
 		return Value{}, overflow(t)
 	}
 	return mkWide(t, z), nil

@@ -221,8 +221,10 @@ func (v *Vector) AppendUUID(u [16]byte) {
 	v.n++
 }
 
-// Append appends x, which must be of the vector's physical class (Cast it
-// first otherwise); a mismatch is a bug in the caller, not bad input.
+// Append appends x, which must have the vector's type (Cast it first
+// otherwise: a DATETIME64(3) value's ticks are not DATETIME64(6) ticks).
+// A value of another physical class is a bug in the caller, not bad input,
+// and panics.
 func (v *Vector) Append(x Value) {
 	if x.null {
 		v.AppendNull()
@@ -254,7 +256,7 @@ func (v *Vector) Append(x Value) {
 	}
 }
 
-// AppendFrom appends row i of src, which has the same physical class.
+// AppendFrom appends row i of src, which has the vector's type.
 func (v *Vector) AppendFrom(src *Vector, i int) {
 	if src.IsNull(i) {
 		v.AppendNull()
