@@ -58,11 +58,12 @@ type Bolt struct {
 	readOnly bool
 
 	cur atomic.Pointer[Snapshot]
+	// closed is set under mu; NextPartID also reads it under ids alone.
+	closed atomic.Bool
 
 	mu struct {
 		sync.Mutex
 		idx    *index
-		closed bool
 		failed error
 	}
 	ids struct {
@@ -183,7 +184,7 @@ func (b *Bolt) Catalog() (commit uint64, data []byte) { return b.cur.Load().Cata
 // writable reports why edits are refused, if they are. Call with mu held.
 func (b *Bolt) writableLocked() error {
 	switch {
-	case b.mu.closed:
+	case b.closed.Load():
 		return ErrClosed
 	case b.readOnly:
 		return ErrReadOnly
@@ -228,6 +229,10 @@ func (b *Bolt) NextPartID() (uint64, error) {
 	}
 	b.ids.Lock()
 	defer b.ids.Unlock()
+	if b.closed.Load() {
+		// Close ran between the check above and taking ids.
+		return 0, ErrClosed
+	}
 	if b.ids.next >= b.ids.reserved {
 		limit := b.ids.next + idBlock
 		err := b.db.Update(func(tx *bolt.Tx) error {
@@ -247,10 +252,10 @@ func (b *Bolt) NextPartID() (uint64, error) {
 func (b *Bolt) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.mu.closed {
+	if b.closed.Load() {
 		return nil
 	}
-	b.mu.closed = true
+	b.closed.Store(true)
 	// Taking ids.Mutex waits out a running reservation.
 	b.ids.Lock()
 	defer b.ids.Unlock()

@@ -233,7 +233,7 @@ func (st *state) verify() error {
 func (b *Bolt) Check() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.mu.closed {
+	if b.closed.Load() {
 		return ErrClosed
 	}
 	// Holding ids too keeps a concurrent NextPartID from moving the

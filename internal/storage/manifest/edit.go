@@ -35,8 +35,9 @@ type Edit struct {
 	// RemoveParts removes live parts; each must exist in the named shard.
 	RemoveParts []PartRef
 	// AddParts adds parts to existing shards. Each id must come from
-	// NextPartID and never have been live before; each file must not be
-	// named by another part.
+	// NextPartID, which never repeats one; Apply refuses an id that is
+	// live or above the counter, but cannot tell an id whose part was
+	// removed by an earlier edit. No two live parts may name one file.
 	AddParts []Part
 	// RemoveShards deletes shard records (a dropped table, a finished
 	// split). The shard must hold no parts once the edit's removals and

@@ -29,6 +29,10 @@ type Store interface {
 	Close() error
 }
 
+// FileName is the manifest file's name inside a data directory, so the
+// engine and offline tools (strata check) agree on it.
+const FileName = "manifest.db"
+
 // Options tune Open. The zero value is what the engine uses.
 type Options struct {
 	// LockTimeout is how long Open waits for another process to release

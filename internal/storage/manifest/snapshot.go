@@ -171,8 +171,10 @@ func (s *Snapshot) Transforms() []Transform {
 	return out
 }
 
-// LiveFiles returns every file a part of this snapshot names. At startup
-// the engine removes every data file not in this set (invariant 2).
+// LiveFiles returns every file a part of this snapshot names, local paths
+// and object store keys alike (a superset is safe for a cleanup of either
+// place). At startup the engine removes every data file not in this set
+// (invariant 2).
 func (s *Snapshot) LiveFiles() map[string]struct{} {
 	files := map[string]struct{}{}
 	for _, t := range s.tables {
