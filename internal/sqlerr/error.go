@@ -289,5 +289,20 @@ func writeCaret(b *strings.Builder, sql string, pos, line int) {
 }
 
 // quote wraps s in double quotes, PostgreSQL-style (no escaping: the text
-// is shown to a human, not parsed back).
-func quote(s string) string { return `"` + s + `"` }
+// is shown to a human, not parsed back). Only the first line of s, and at
+// most 60 characters of it, are shown, so that a runaway token such as an
+// unterminated string keeps the message on one line (invariant 3).
+func quote(s string) string {
+	const limit = 60
+	cut := false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s, cut = s[:i], true
+	}
+	if utf8.RuneCountInString(s) > limit {
+		s, cut = string([]rune(s)[:limit]), true
+	}
+	if cut {
+		s += "..."
+	}
+	return `"` + s + `"`
+}

@@ -61,6 +61,7 @@ func ParseAll(sql string) ([]ast.Stmt, error) {
 func ParseExpr(sql string) (e ast.Expr, err error) {
 	p := newParser(sql)
 	defer p.recover(&err)
+	p.next()
 	e = p.expr()
 	if p.tok != token.EOF {
 		p.errorExpected("end of expression")
@@ -71,6 +72,7 @@ func ParseExpr(sql string) (e ast.Expr, err error) {
 func parse(sql string, one bool) (stmts []ast.Stmt, err error) {
 	p := newParser(sql)
 	defer p.recover(&err)
+	p.next()
 	for {
 		for p.tok == token.SEMICOLON {
 			p.next()
@@ -117,11 +119,12 @@ type parser struct {
 // bailout carries a syntax error from the point of failure to recover.
 type bailout struct{ err *sqlerr.Error }
 
+// newParser prepares a parse of sql; the caller reads the first token
+// with next once its recover is deferred.
 func newParser(sql string) *parser {
 	p := &parser{src: sql, relAsOf: -1}
 	p.sc.Init(sql)
 	p.ahead = make([]item, 0, 4)
-	p.next()
 	return p
 }
 

@@ -219,9 +219,10 @@ func (p *parser) values() *ast.Values {
 	start := p.pos
 	p.expect(token.VALUES)
 	v := &ast.Values{}
+	width := 0 // rows are usually all as wide as the first
 	for {
 		rstart := p.expect(token.LPAREN)
-		r := &ast.Row{}
+		r := &ast.Row{Items: make([]ast.Expr, 0, width)}
 		for {
 			r.Items = append(r.Items, p.valueItem())
 			if !p.got(token.COMMA) {
@@ -230,6 +231,7 @@ func (p *parser) values() *ast.Values {
 		}
 		p.expect(token.RPAREN)
 		r.Span = p.span(rstart)
+		width = len(r.Items)
 		v.Rows = append(v.Rows, r)
 		if !p.got(token.COMMA) {
 			break
@@ -437,6 +439,12 @@ func (p *parser) tablePrimary() ast.TableExpr {
 			}
 		}
 		break
+	}
+	// "t AS OF VERSION 2" reads as the alias "of" followed by junk; say
+	// what AS OF expects instead.
+	if alias != nil && alias.Name.Name == "of" && p.src[alias.Name.Pos()] != '"' &&
+		(p.tok == token.IDENT || p.tok == token.NUMBER || p.tok == token.STRING) {
+		p.errorExpected("COMMIT or TIMESTAMP after AS OF")
 	}
 	if isFunc {
 		return &ast.TableFunc{Span: p.span(start), Name: name, Args: args, Alias: alias, AsOf: asOf}

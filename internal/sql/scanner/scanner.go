@@ -194,8 +194,7 @@ func (s *Scanner) skipBlockComment() bool {
 		}
 	}
 	s.off = len(s.src)
-	s.err = sqlerr.New(sqlerr.CodeSyntax, "unterminated /* comment at or near %q", clip(s.src[start:])).
-		WithPos(start).WithToken(s.src[start:])
+	s.err = sqlerr.Syntax(start, clip(s.src[start:]), "unterminated /* comment")
 	return false
 }
 
@@ -224,8 +223,7 @@ func (s *Scanner) scanQuotedIdent(pos int) (token.Token, int, int, string) {
 		i := strings.IndexByte(s.src[s.off:], '"')
 		if i < 0 {
 			s.off = len(s.src)
-			s.err = sqlerr.New(sqlerr.CodeSyntax, "unterminated quoted identifier at or near %q", clip(s.src[pos:])).
-				WithPos(pos).WithToken(s.src[pos:])
+			s.err = sqlerr.Syntax(pos, clip(s.src[pos:]), "unterminated quoted identifier")
 			return token.ILLEGAL, pos, s.off, ""
 		}
 		b.WriteString(s.src[s.off : s.off+i])
@@ -238,8 +236,7 @@ func (s *Scanner) scanQuotedIdent(pos int) (token.Token, int, int, string) {
 		break
 	}
 	if b.Len() == 0 {
-		s.err = sqlerr.New(sqlerr.CodeSyntax, "zero-length delimited identifier at or near %q", s.src[pos:s.off]).
-			WithPos(pos).WithToken(s.src[pos:s.off])
+		s.err = sqlerr.Syntax(pos, s.src[pos:s.off], "zero-length delimited identifier")
 		return token.ILLEGAL, pos, s.off, ""
 	}
 	return token.IDENT, pos, s.off, b.String()
@@ -279,8 +276,7 @@ func (s *Scanner) scanString(pos int, escapes bool) (token.Token, int, int, stri
 			s.off++
 		}
 	}
-	s.err = sqlerr.New(sqlerr.CodeSyntax, "unterminated quoted string at or near %q", clip(s.src[pos:])).
-		WithPos(pos).WithToken(s.src[pos:])
+	s.err = sqlerr.Syntax(pos, clip(s.src[pos:]), "unterminated quoted string")
 	return token.ILLEGAL, pos, s.off, ""
 }
 
@@ -318,8 +314,7 @@ func (s *Scanner) scanEscape(b *strings.Builder, pos int) bool {
 		at := s.off - 2
 		v, n := s.digits(16, want)
 		if n != want || v > utf8.MaxRune || !utf8.ValidRune(rune(v)) {
-			s.err = sqlerr.New(sqlerr.CodeSyntax, "invalid Unicode escape value at or near %q", s.src[at:s.off]).
-				WithPos(at).WithToken(s.src[at:s.off])
+			s.err = sqlerr.Syntax(at, s.src[at:s.off], "invalid Unicode escape value")
 			return false
 		}
 		b.WriteRune(rune(v))
@@ -381,8 +376,7 @@ func (s *Scanner) scanNumber(pos int) (token.Token, int, int, string) {
 		for end < len(s.src) && isIdentPart(s.src[end]) {
 			end++
 		}
-		s.err = sqlerr.New(sqlerr.CodeSyntax, "trailing junk after numeric literal at or near %q", s.src[pos:end]).
-			WithPos(pos).WithToken(s.src[pos:end])
+		s.err = sqlerr.Syntax(pos, s.src[pos:end], "trailing junk after numeric literal")
 		s.off = end
 		return token.ILLEGAL, pos, end, ""
 	}
@@ -422,8 +416,8 @@ func foldASCII(s string) string {
 	return string(b)
 }
 
-// clip shortens the text quoted in an error message about a runaway token
-// (an unterminated string may swallow the rest of a large script).
+// clip shortens the token kept in an error about a runaway token (an
+// unterminated string may swallow the rest of a large script).
 func clip(s string) string {
 	const limit = 120
 	if len(s) <= limit {
