@@ -425,31 +425,24 @@ func arithDecimal(op Op, a, b Value, t Type) (Value, error) {
 		}
 		r = res.n
 	case OpMul:
-		res, _ := numOp(OpMul, x.n, y.n)
-		if res.over {
+		// Scales past the result's are rounded off the 512-bit product.
+		r.neg = x.n.neg != y.n.neg
+		if excess := x.scale + y.scale - ts; excess > 0 {
+			q, over := mulDivRound(&x.n.mag, &y.n.mag, &pow10[excess])
+			if over {
+				return Value{}, overflow(t)
+			}
+			r.mag = q
+		} else if _, over := r.mag.MulOverflow(&x.n.mag, &y.n.mag); over {
 			return Value{}, overflow(t)
 		}
-		r = res.n
-		r.mag = rescaleDown(&r.mag, x.scale+y.scale-ts)
 	case OpDiv:
 		if y.n.mag.IsZero() {
 			return Value{}, ErrDivisionByZero
 		}
-		// x/10^sx ÷ y/10^sy = (x × 10^(ts - sx + sy) / y) / 10^ts.
-		k := ts - x.scale + y.scale
-		num1, den := x.n.mag, y.n.mag
-		if k < 0 {
-			var over bool
-			if den, over = rescaleUp(&den, -k); over {
-				r = num{} // the quotient rounds to zero
-				break
-			}
-			k = 0
-		}
-		if k >= len(pow10) {
-			return Value{}, overflow(t)
-		}
-		q, over := mulDivRound(&num1, &pow10[k], &den)
+		// x/10^sx ÷ y/10^sy = (x × 10^(ts - sx + sy) / y) / 10^ts, and
+		// ts ≥ sx (ResultType), so the power is never negative.
+		q, over := divPow10Round(&x.n.mag, &y.n.mag, ts-x.scale+y.scale)
 		if over {
 			return Value{}, overflow(t)
 		}

@@ -278,3 +278,118 @@ func BenchmarkArith(b *testing.B) {
 		})
 	}
 }
+
+// genDecimal draws a DECIMAL type and a value of it, biased toward long
+// digit strings.
+func genDecimal(t *rapid.T, label string) Value {
+	p := rapid.IntRange(1, MaxDecimalPrecision).Draw(t, label+"p")
+	s := rapid.IntRange(0, p).Draw(t, label+"s")
+	ty := Type{Kind: Decimal, Precision: uint8(p), Scale: uint8(s)}
+	n := rapid.IntRange(1, p).Draw(t, label+"digits")
+	d := make([]byte, 0, p+2)
+	for range n {
+		d = append(d, byte('0'+rapid.IntRange(0, 9).Draw(t, label+"d")))
+	}
+	for len(d) < s+1 {
+		d = append([]byte{'0'}, d...)
+	}
+	txt := string(d[:len(d)-s]) + "." + string(d[len(d)-s:])
+	if rapid.Bool().Draw(t, label+"neg") {
+		txt = "-" + txt
+	}
+	v, err := ParseText(ty, txt)
+	if err != nil {
+		t.Fatalf("ParseText(%s, %q): %v", ty, txt, err)
+	}
+	return v
+}
+
+// ratOf returns a DECIMAL's exact value.
+func ratOf(v Value) *big.Rat {
+	r, ok := new(big.Rat).SetString(v.String())
+	if !ok {
+		panic(v.String())
+	}
+	return r
+}
+
+// roundRat rounds r to scale digits, halves away from zero, and returns the
+// unscaled integer.
+func roundRat(r *big.Rat, scale int) *big.Int {
+	x := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
+	neg := x.Sign() < 0
+	x.Abs(x)
+	q, m := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
+	if new(big.Int).Mul(m, big.NewInt(2)).Cmp(x.Denom()) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if neg {
+		q.Neg(q)
+	}
+	return q
+}
+
+// TestDecimalMatchesRat checks DECIMAL arithmetic against math/big.Rat:
+// the exact result rounded half away from zero at the result scale, or a
+// range error when it has more digits than the result type.
+func TestDecimalMatchesRat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a := genDecimal(t, "a")
+		b := genDecimal(t, "b")
+		if rapid.IntRange(0, 4).Draw(t, "int") == 0 {
+			b = genInt(rapid.SampledFrom([]Kind{Int64, Uint8, Int128}).Draw(t, "ik")).Draw(t, "bint")
+		}
+		op := Op(rapid.IntRange(0, 4).Draw(t, "op"))
+		rt, ok := ResultType(op, a.Type(), b.Type())
+		if !ok {
+			t.Fatalf("no ResultType for %s %s %s", a.Type(), op, b.Type())
+		}
+		got, err := Arith(op, a, b)
+		x, y := ratOf(a), ratOf(b)
+		var exact *big.Rat
+		switch op {
+		case OpAdd:
+			exact = new(big.Rat).Add(x, y)
+		case OpSub:
+			exact = new(big.Rat).Sub(x, y)
+		case OpMul:
+			exact = new(big.Rat).Mul(x, y)
+		case OpDiv, OpMod:
+			if y.Sign() == 0 {
+				if !errors.Is(err, ErrDivisionByZero) {
+					t.Fatalf("%s %s %s: %v, want division by zero", a, op, b, err)
+				}
+				return
+			}
+			exact = new(big.Rat).Quo(x, y)
+			if op == OpMod {
+				q := new(big.Int).Quo(exact.Num(), exact.Denom()) // truncates toward zero
+				exact = new(big.Rat).Sub(x, new(big.Rat).Mul(new(big.Rat).SetInt(q), y))
+			}
+		}
+		want := roundRat(exact, int(rt.Scale))
+		limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(rt.Precision)), nil)
+		if new(big.Int).Abs(want).Cmp(limit) >= 0 {
+			var re *RangeError
+			if !errors.As(err, &re) {
+				t.Fatalf("%s %s %s %s %s = %v, %v; want a range error", a.Type(), a, op, b.Type(), b, got, err)
+			}
+			return
+		}
+		if err != nil {
+			// Aligning the operands of + - % to the result scale may pass
+			// 256 bits although the result fits; only a range error is
+			// acceptable then.
+			var re *RangeError
+			if errors.As(err, &re) && op != OpMul && op != OpDiv {
+				return
+			}
+			t.Fatalf("%s %s %s %s %s: %v (want %s)", a.Type(), a, op, b.Type(), b, err, want)
+		}
+		n := got.num()
+		gotInt, _ := new(big.Int).SetString(string(formatNum(nil, n)), 10)
+		if got.Type() != rt || gotInt.Cmp(want) != 0 {
+			t.Fatalf("%s %s %s %s %s = %s %s; want unscaled %s at %s", a.Type(), a, op, b.Type(), b, got.Type(), got, want, rt)
+		}
+	})
+}

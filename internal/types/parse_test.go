@@ -262,3 +262,34 @@ func BenchmarkParseText(b *testing.B) {
 		})
 	}
 }
+
+// FuzzParseText checks that no text panics the parsers and that whatever
+// parses reads back from its canonical text (invariant 2).
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"1", "-1", maxU256, "1.5", "1e3", "2026-10-01 12:05:00.123", "2026-02-30",
+		"true", "\\x0a", "123e4567-e89b-12d3-a456-426614174000", "NaN", " 7 ", "2026-10-01T00:00:00+01:00"} {
+		f.Add(s, uint8(0))
+	}
+	types := []Type{Of(Int8), Of(Int64), Of(Uint64), Of(Int128), Of(Uint256), Of(Float32), Of(Float64),
+		{Kind: Decimal, Precision: 10, Scale: 3}, {Kind: Decimal, Precision: 76, Scale: 10}, Of(Bool), Of(String),
+		{Kind: String, Len: 4}, Of(Bytes), Of(Date), {Kind: DateTime64, Precision: 3}, {Kind: DateTime64, Precision: 9, TZ: "Europe/Paris"}, Of(UUID)}
+	f.Fuzz(func(t *testing.T, s string, which uint8) {
+		if v, err := ParseNumber(s); err == nil {
+			if back, err := ParseNumber(v.String()); err == nil && !Equal(back, v) && v.Kind() != Float64 {
+				t.Fatalf("ParseNumber(%q) = %s, reads back as %s", s, v, back)
+			}
+		}
+		ty := types[int(which)%len(types)]
+		v, err := ParseText(ty, s)
+		if err != nil {
+			return
+		}
+		back, err := ParseText(ty, v.String())
+		if err != nil {
+			t.Fatalf("ParseText(%s, %q) = %q, which does not parse: %v", ty, s, v.String(), err)
+		}
+		if !Equal(back, v) && ty.TZ == "" {
+			t.Fatalf("ParseText(%s, %q) = %q, reads back as %q", ty, s, v.String(), back.String())
+		}
+	})
+}

@@ -150,6 +150,39 @@ func mulDivRound(x, y, d *uint256.Int) (uint256.Int, bool) {
 	return q, false
 }
 
+// divPow10Round returns round(x × 10^k / y) with halves rounded away from
+// zero, for magnitudes and any k ≥ 0, and whether the quotient overflowed
+// 256 bits. y must not be zero. It is long division in steps of at most
+// 10^77: each step's remainder is below y, so remainder × 10^step fits the
+// 512-bit intermediate of MulDivOverflow.
+func divPow10Round(x, y *uint256.Int, k int) (uint256.Int, bool) {
+	var q, r uint256.Int
+	q.DivMod(x, y, &r)
+	for k > 0 {
+		step := min(k, len(pow10)-1)
+		k -= step
+		var t, lo, ty uint256.Int
+		t.MulDivOverflow(&r, &pow10[step], y) // < 10^step: no overflow
+		lo.Mul(&r, &pow10[step])
+		ty.Mul(&t, y)
+		r.Sub(&lo, &ty)
+		if _, over := q.MulOverflow(&q, &pow10[step]); over {
+			return q, true
+		}
+		if _, over := q.AddOverflow(&q, &t); over {
+			return q, true
+		}
+	}
+	var rest uint256.Int
+	rest.Sub(y, &r)
+	if !r.Lt(&rest) {
+		if _, over := q.AddOverflow(&q, uint256.NewInt(1)); over {
+			return q, true
+		}
+	}
+	return q, false
+}
+
 // rescaleDown divides mag by 10^k, rounding halves away from zero.
 func rescaleDown(mag *uint256.Int, k int) uint256.Int {
 	if k <= 0 {
