@@ -65,10 +65,17 @@
 //   - SHARD BY without SHARDS means SHARDS AUTO; neither means one shard.
 //   - A column that places rows in shards keeps its type: a row's shard is
 //     a hash of the stored value, and widening would move it.
-//   - A column referred to by name elsewhere (a bound retention policy's
-//     `by`, the output of a transformation writing its group) cannot be
-//     renamed or dropped until that reference is gone; nor can a table a
-//     transformation reads be renamed, or any table one uses be dropped.
+//   - A column referred to by name elsewhere — a bound retention policy's
+//     `by`, a source column a transformation's SELECT reads
+//     (TransformationSpec.Reads), a column a transformation writes (its
+//     owned group, the target's key, every column of an append target) —
+//     cannot be renamed or dropped while that reference exists. A table a
+//     transformation reads cannot be renamed, and no table one uses can be
+//     dropped.
+//   - ADD COLUMN ... NOT NULL without DEFAULT is accepted only when the
+//     caller vouches that the table never held rows (AddColumnSpec.KnownEmpty).
+//   - SCOPE HISTORY and SCOPE BOTH need a MODE VERSIONED table; a transformation
+//     reads append tables only.
 //   - Unnamed codecs: integers, DATE and DATETIME64 get "DELTA, ZSTD(1)",
 //     BOOL "NONE", everything else "ZSTD(1)" (see DefaultCodec).
 //   - Sizes use PostgreSQL's units (MB = 1024 kB); an interval month is 30
