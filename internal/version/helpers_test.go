@@ -3,7 +3,6 @@ package version
 import (
 	"encoding/binary"
 	"strconv"
-	"testing"
 )
 
 // enc is the tests' ordering encoding: big-endian uint64, which bytes.Compare
@@ -33,7 +32,10 @@ func ord(valid, revision []string) Ordering {
 }
 
 // mustResolve resolves or fails the test.
-func mustResolve(t testing.TB, gs []Ordering, vs []Version, ds []Delete) []Resolved {
+func mustResolve(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, gs []Ordering, vs []Version, ds []Delete) []Resolved {
 	t.Helper()
 	rs, err := Resolve(gs, vs, ds)
 	if err != nil {
