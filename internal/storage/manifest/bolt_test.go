@@ -689,3 +689,38 @@ func TestConcurrentReaders(t *testing.T) {
 	}
 	mustCheck(t, b)
 }
+
+// BenchmarkOpen measures loading a manifest of 100,000 parts in 64 shards
+// and 100,000 commits into memory.
+func BenchmarkOpen(b *testing.B) {
+	s, path := openTemp(b)
+	var shards []Shard
+	for i := range uint32(64) {
+		shards = append(shards, Shard{Table: 1, Shard: i, Range: KeyRange{uint64(i), uint64(i) + 1}, State: StateRetired})
+	}
+	mustApply(b, s, Edit{SetShards: shards})
+	for range 100 {
+		e := Edit{AppendCommits: commits(s, 1000, "events")}
+		for j := range 1000 {
+			p := part(b, s, 1, uint32(j%64))
+			e.AddParts = append(e.AddParts, p)
+		}
+		mustApply(b, s, e)
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		s, err := Open(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Snapshot().Parts(1, 0)) != 1600 {
+			b.Fatal("parts missing")
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -26,6 +26,7 @@ func load(tx *bolt.Tx) (*state, error) {
 		}
 	}
 	st := &state{snap: emptySnapshot(), idx: newIndex()}
+	var in interner
 	s := st.snap
 	meta := tx.Bucket(bucketMeta)
 	format, err := decodeUint(meta.Get(keyFormat), "format")
@@ -91,8 +92,33 @@ func load(tx *bolt.Tx) (*state, error) {
 		return nil, err
 	}
 
+	// Size every shard's part list and the index before decoding: a pass
+	// over the keys alone is cheap, and growing slices of 100,000 parts
+	// by doubling costs more than the decoding.
+	counts := map[*shardState]int{}
+	nparts := 0
+	err = tx.Bucket(bucketParts).ForEach(func(k, _ []byte) error {
+		if len(k) != 20 {
+			return corruptf("part key %x", k)
+		}
+		// A part in a missing shard is reported by the decoding pass.
+		if sh := s.shard(binary.BigEndian.Uint64(k), binary.BigEndian.Uint32(k[8:])); sh != nil {
+			counts[sh]++
+		}
+		nparts++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for sh, n := range counts {
+		sh.parts = make([]Part, 0, n)
+	}
+	st.idx.ids = make(map[uint64]liveEntry, nparts)
+	st.idx.files = make(map[string]uint64, nparts)
+
 	err = tx.Bucket(bucketParts).ForEach(func(k, v []byte) error {
-		p, err := decodePart(v)
+		p, err := decodePart(v, &in)
 		if err != nil {
 			return err
 		}
@@ -119,8 +145,13 @@ func load(tx *bolt.Tx) (*state, error) {
 		return nil, err
 	}
 
+	if k, _ := tx.Bucket(bucketCommits).Cursor().Last(); len(k) == 8 {
+		// Seqs run from 1 without gaps (verify checks), so the last key
+		// sizes the slice; a corrupt huge seq is capped.
+		s.commits = make([]Commit, 0, min(binary.BigEndian.Uint64(k), 1<<24))
+	}
 	err = tx.Bucket(bucketCommits).ForEach(func(k, v []byte) error {
-		c, err := decodeCommit(v)
+		c, err := decodeCommit(v, &in)
 		if err != nil {
 			return err
 		}

@@ -201,6 +201,48 @@ func (d *decoder) bytes() []byte {
 	return append([]byte(nil), d.data...)
 }
 
+// raw returns the current bytes field without copying; it aliases the
+// record.
+func (d *decoder) raw() []byte {
+	if !d.want(wireBytes) {
+		return nil
+	}
+	return d.data
+}
+
+// stringIn returns the current bytes field as a string, shared through in
+// when in is not nil.
+func (d *decoder) stringIn(in *interner) string {
+	if !d.want(wireBytes) {
+		return ""
+	}
+	if in == nil {
+		return string(d.data)
+	}
+	return in.get(d.data)
+}
+
+// interner hands out one copy of each string it has seen, up to a bound,
+// so that the many parts and commits Open loads share their few distinct
+// locations and table names.
+type interner struct{ m map[string]string }
+
+const internMax = 1 << 14
+
+func (in *interner) get(b []byte) string {
+	if s, ok := in.m[string(b)]; ok { // no allocation: the compiler sees the lookup
+		return s
+	}
+	s := string(b)
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	if len(in.m) < internMax {
+		in.m[s] = s
+	}
+	return s
+}
+
 func (d *decoder) string() string {
 	if !d.want(wireBytes) {
 		return ""
@@ -286,13 +328,16 @@ func encodePart(p *Part) []byte {
 	return e.b
 }
 
-func decodePart(b []byte) (Part, error) {
+// decodePart decodes a part record. in may be nil; when set, repeated
+// strings (locations) share one copy across parts.
+func decodePart(b []byte, in *interner) (Part, error) {
 	var p Part
 	d, err := newDecoder(b, "part")
 	if err != nil {
 		return p, err
 	}
 	var created timeParts
+	var minKey, maxKey []byte // alias b until copied below
 	for d.next() {
 		switch d.field {
 		case partTable:
@@ -314,18 +359,31 @@ func decodePart(b []byte) (Part, error) {
 		case partMaxCommit:
 			p.MaxCommit = d.uint()
 		case partMinKey:
-			p.MinKey = d.bytes()
+			minKey = d.raw()
 		case partMaxKey:
-			p.MaxKey = d.bytes()
+			maxKey = d.raw()
 		case partFile:
 			p.File = d.string()
 		case partLocation:
-			p.Location = d.string()
+			p.Location = d.stringIn(in)
 		default:
 			d.decodeTime(partCreatedAt, &created)
 		}
 	}
 	p.CreatedAt = created.time()
+	// One allocation holds both keys: Open decodes every part, and the
+	// garbage collector scans every pointer.
+	if n := len(minKey) + len(maxKey); n > 0 {
+		buf := make([]byte, n)
+		copy(buf, minKey)
+		copy(buf[len(minKey):], maxKey)
+		if len(minKey) > 0 {
+			p.MinKey = buf[:len(minKey):len(minKey)]
+		}
+		if len(maxKey) > 0 {
+			p.MaxKey = buf[len(minKey):]
+		}
+	}
 	return p, d.finish("part")
 }
 
@@ -397,7 +455,8 @@ func encodeCommit(c *Commit) []byte {
 	return e.b
 }
 
-func decodeCommit(b []byte) (Commit, error) {
+// decodeCommit decodes a commit record; in (may be nil) shares table names.
+func decodeCommit(b []byte, in *interner) (Commit, error) {
 	var c Commit
 	d, err := newDecoder(b, "commit")
 	if err != nil {
@@ -411,7 +470,7 @@ func decodeCommit(b []byte) (Commit, error) {
 		case commitKind:
 			c.Kind = d.string()
 		case commitTables:
-			c.Tables = append(c.Tables, d.string())
+			c.Tables = append(c.Tables, d.stringIn(in))
 		case commitRows:
 			c.Rows = d.uint()
 		default:

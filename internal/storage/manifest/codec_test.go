@@ -29,7 +29,7 @@ func TestCodecPartRoundTrip(t *testing.T) {
 		{ID: 2, Kind: KindCurrent, File: "old", Location: "local",
 			CreatedAt: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)}, // outside UnixNano's range
 	} {
-		got, err := decodePart(encodePart(&p))
+		got, err := decodePart(encodePart(&p), nil)
 		if err != nil {
 			t.Fatalf("decode %+v: %v", p, err)
 		}
@@ -50,7 +50,7 @@ func TestCodecOtherRecordsRoundTrip(t *testing.T) {
 
 	c := Commit{Seq: 42, At: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Kind: CommitWrite,
 		Tables: []string{"balances", "events"}, Rows: 17}
-	if got, err := decodeCommit(encodeCommit(&c)); err != nil || !commitEqual(&got, &c) {
+	if got, err := decodeCommit(encodeCommit(&c), &interner{}); err != nil || !commitEqual(&got, &c) {
 		t.Fatalf("commit: got %+v, %v; want %+v", got, err, c)
 	}
 
@@ -81,7 +81,7 @@ func TestCodecSkipsUnknownFields(t *testing.T) {
 	b = binary.AppendUvarint(b, 501<<3|wireBytes)
 	b = binary.AppendUvarint(b, 3)
 	b = append(b, "new"...)
-	got, err := decodePart(b)
+	got, err := decodePart(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestCodecRejectsCorruption(t *testing.T) {
 		"cut in varint": {recordFormat, partRows << 3, 0x80},
 	}
 	for name, b := range cases {
-		if _, err := decodePart(b); !errors.Is(err, ErrCorrupt) {
+		if _, err := decodePart(b, nil); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: got %v, want ErrCorrupt", name, err)
 		}
 	}
@@ -113,6 +113,6 @@ func TestCodecRejectsCorruption(t *testing.T) {
 	// Every truncation either decodes (a prefix of whole fields) or fails
 	// cleanly; none panics.
 	for n := range len(good) {
-		_, _ = decodePart(good[:n])
+		_, _ = decodePart(good[:n], &interner{})
 	}
 }
