@@ -291,22 +291,25 @@ func (d *decoder) finish(what string) error {
 	return nil
 }
 
+// Field numbers are part of the file format: never renumber or reuse one;
+// a new field takes the next free number.
+
 // Part fields.
 const (
-	partTable = iota + 1
-	partShard
-	partID
-	partLevel
-	partKind
-	partRows
-	partBytes
-	partMinCommit
-	partMaxCommit
-	partMinKey
-	partMaxKey
-	partFile
-	partLocation
-	partCreatedAt // and +1, +2
+	partTable     = 1
+	partShard     = 2
+	partID        = 3
+	partLevel     = 4
+	partKind      = 5
+	partRows      = 6
+	partBytes     = 7
+	partMinCommit = 8
+	partMaxCommit = 9
+	partMinKey    = 10
+	partMaxKey    = 11
+	partFile      = 12
+	partLocation  = 13
+	partCreatedAt = 14 // and 15, 16 (encoder.time)
 )
 
 func encodePart(p *Part) []byte {
@@ -389,11 +392,11 @@ func decodePart(b []byte, in *interner) (Part, error) {
 
 // Shard fields.
 const (
-	fShardTable = iota + 1
-	fShardShard
-	fShardLo
-	fShardHi
-	fShardState
+	fShardTable = 1
+	fShardShard = 2
+	fShardLo    = 3
+	fShardHi    = 4
+	fShardState = 5
 )
 
 func encodeShard(s *Shard) []byte {
@@ -431,11 +434,11 @@ func decodeShard(b []byte) (Shard, error) {
 
 // Commit fields.
 const (
-	commitSeq = iota + 1
-	commitKind
-	commitTables
-	commitRows
-	commitAt // and +1, +2
+	commitSeq    = 1
+	commitKind   = 2
+	commitTables = 3
+	commitRows   = 4
+	commitAt     = 5 // and 6, 7 (encoder.time)
 )
 
 func encodeCommit(c *Commit) []byte {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math"
 	"reflect"
@@ -114,5 +115,32 @@ func TestCodecRejectsCorruption(t *testing.T) {
 	// cleanly; none panics.
 	for n := range len(good) {
 		_, _ = decodePart(good[:n], &interner{})
+	}
+}
+
+// The bytes on disk are a format: this test pins them, so a change to the
+// encoding (a renumbered field, a new default) fails here before it makes
+// old files unreadable. Layout: format byte 01, then key/value pairs, e.g.
+// 08 07 = field 1 (table) varint 7; 52 03 000102 = field 10 (min key), 3
+// bytes.
+func TestCodecGoldenBytes(t *testing.T) {
+	p := samplePart()
+	c := Commit{Seq: 42, At: t0, Kind: CommitWrite, Tables: []string{"balances"}, Rows: 17}
+	s := Shard{Table: 9, Shard: 2, Range: KeyRange{Lo: 1 << 63}, State: StateActive}
+	cases := []struct {
+		name string
+		got  []byte
+		want string
+	}{
+		{"part", encodePart(&p), "0108071003188080808080202002280330c0c407388080c004400548840752030001025a02ff00" +
+			"621b74372f73332f313039393531313632373737362e706172717565746a1273333a2f2f6275636b65742f707265666978" +
+			"70d8b1f2ab0d78959aef3a"},
+		{"commit", encodeCommit(&c), "01082a120577726974651a0862616c616e63657320112880adf2ab0d"},
+		{"shard", encodeShard(&s), "010809100218808080808080808080012801"},
+	}
+	for _, c := range cases {
+		if got := hex.EncodeToString(c.got); got != c.want {
+			t.Errorf("%s encodes as\n%s\nwant\n%s", c.name, got, c.want)
+		}
 	}
 }
