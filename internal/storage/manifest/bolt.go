@@ -181,7 +181,8 @@ func (b *Bolt) TransformProgress(name string) (processed uint64, state []byte, o
 // Catalog returns the encoded catalog and the commit that produced it.
 func (b *Bolt) Catalog() (commit uint64, data []byte) { return b.cur.Load().Catalog() }
 
-// writable reports why edits are refused, if they are. Call with mu held.
+// writableLocked reports why edits are refused, if they are. Call with mu
+// held.
 func (b *Bolt) writableLocked() error {
 	switch {
 	case b.closed.Load():
