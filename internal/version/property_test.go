@@ -345,6 +345,28 @@ func TestPropRegisterAgreesWithResolve(t *testing.T) {
 			if ok != (w >= 0) || (ok && h.vs[at[w]].Pos() != p) {
 				t.Fatalf("winner of %v: Register %v %v, Resolve %d", s, p, ok, w)
 			}
+			// Restoring: adding the current epoch's retained versions
+			// again, in commit order, rebuilds the same state.
+			var last *Pos
+			for _, d := range h.ds {
+				if d.Key[0] == s.key && (last == nil || last.Compare(d.Pos()) < 0) {
+					p := d.Pos()
+					last = &p
+				}
+			}
+			var fresh Register
+			fresh.Init(h.groups[s.g])
+			for _, i := range at {
+				if rs[i].State == Dropped || (last != nil && h.vs[i].Pos().Compare(*last) < 0) {
+					continue
+				}
+				if st, err := fresh.Add(&h.vs[i]); err != nil || st.Outcome == Repeat {
+					t.Fatalf("rebuilding %v: %+v %v", s, st, err)
+				}
+			}
+			if !slices.EqualFunc(fresh.counted, r.counted, func(a, b entry) bool { return a.pos == b.pos }) {
+				t.Fatalf("rebuilt %v holds %v, the original %v", s, fresh.counted, r.counted)
+			}
 		}
 	})
 }
