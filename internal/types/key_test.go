@@ -154,23 +154,6 @@ func TestKeyOrder(t *testing.T) {
 	})
 }
 
-func TestBinaryRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		ty := genType().Draw(t, "type")
-		v := genValue(ty).Draw(t, "v")
-		enc := AppendBinary([]byte{0xaa}, v)
-		got, rest, err := DecodeBinary(ty, append(enc[1:], 7))
-		if err != nil || len(rest) != 1 || rest[0] != 7 || !same(got, v) {
-			t.Fatalf("DecodeBinary(%s %s) = %s, %v, %v", ty, v, got, rest, err)
-		}
-		for i := range len(enc) - 1 {
-			if _, _, err := DecodeBinary(ty, enc[1:1+i]); !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("DecodeBinary of %d-byte prefix of %s: %v", i, v, err)
-			}
-		}
-	})
-}
-
 // TestDecodeGarbage feeds random bytes to both decoders: an error or a
 // value, never a panic, and a decoded value re-encodes to the bytes read.
 func TestDecodeGarbage(t *testing.T) {

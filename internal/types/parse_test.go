@@ -1,7 +1,6 @@
 package types
 
 import (
-	"errors"
 	"strings"
 	"testing"
 )
@@ -201,27 +200,6 @@ func TestParseText(t *testing.T) {
 		if err != nil || !Equal(back, v) {
 			t.Errorf("ParseText(%s, %q) does not read back: %v %v", tc.typ, v.String(), back, err)
 		}
-	}
-}
-
-func TestErrorsNameColumn(t *testing.T) {
-	_, err := ParseText(Of(Uint8), "256")
-	err = WithColumn(err, "k")
-	if got, want := err.Error(), `column "k": value 256 is out of range for UINT8`; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	var re *RangeError
-	if !errors.As(err, &re) || re.Column != "k" || re.Value != "256" {
-		t.Errorf("not a RangeError with column: %#v", err)
-	}
-	ts := Type{Kind: DateTime64, Precision: 3, TZ: "UTC"}
-	_, err = ParseText(ts, "yesterday")
-	err = WithColumn(err, "ts")
-	if got, want := err.Error(), `invalid DATETIME64(3, 'UTC') value "yesterday" for column "ts"`; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if e := WithColumn(ErrDivisionByZero, "x"); e != ErrDivisionByZero {
-		t.Errorf("WithColumn changed an unrelated error")
 	}
 }
 

@@ -100,24 +100,6 @@ func TestAccessors(t *testing.T) {
 	}
 }
 
-// TestCivil checks the calendar arithmetic against the time package over
-// two thousand years.
-func TestCivil(t *testing.T) {
-	for days := int64(-719162); days < 2932897; days += 17 {
-		tm := time.Unix(days*86400, 0).UTC()
-		y, m, d := civilFromDays(days)
-		if y != int64(tm.Year()) || m != int(tm.Month()) || d != tm.Day() {
-			t.Fatalf("civilFromDays(%d) = %d-%d-%d, want %s", days, y, m, d, tm.Format("2006-01-02"))
-		}
-		if back := daysFromCivil(y, m, d); back != days {
-			t.Fatalf("daysFromCivil(%d-%d-%d) = %d, want %d", y, m, d, back, days)
-		}
-	}
-	if daysIn(2000, 2) != 29 || daysIn(1900, 2) != 28 || daysIn(2024, 2) != 29 || daysIn(2026, 4) != 30 {
-		t.Errorf("daysIn")
-	}
-}
-
 func TestLocationCached(t *testing.T) {
 	ty := Type{Kind: DateTime64, TZ: "Asia/Tokyo"}
 	first := ty.Location()
