@@ -86,7 +86,9 @@ type DescribeStmt struct {
 // SetStmt is SET [SESSION|LOCAL] Name = Value | TO Value | TO DEFAULT, and
 // SET TIME ZONE Value (Name "timezone"). Name is lower case, dotted parts
 // joined with '.'. Values holds one or more comma-separated values; nil
-// with Default set for DEFAULT. Local records SET LOCAL.
+// with Default set for DEFAULT. A bare word value (SET search_path =
+// public, SET x = on) is a ColumnRef naming the word. Local records SET
+// LOCAL; SET SESSION is the default and is not recorded.
 type SetStmt struct {
 	Span
 	Local   bool

@@ -10,7 +10,8 @@ import (
 
 // FuzzParse checks, for any input, that parsing never panics, that every
 // error is a positioned *sqlerr.Error, that node spans nest inside the
-// input (ast invariant 1), and that a successful parse survives printing
+// input (ast invariant 1), that Split finds the statements ParseAll finds,
+// and that a successful parse survives printing
 // and re-parsing unchanged (ast invariant 2).
 func FuzzParse(f *testing.F) {
 	for _, r := range corpus(f) {
@@ -36,7 +37,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		for _, s := range stmts {
+		ranges := Split(sql)
+		if len(ranges) != len(stmts) {
+			t.Fatalf("Split found %d statements, ParseAll %d, in %q", len(ranges), len(stmts), sql)
+		}
+		for i, s := range stmts {
+			if ranges[i] != (Range{s.Pos(), s.End()}) {
+				t.Fatalf("Split range %v, statement %d-%d, in %q", ranges[i], s.Pos(), s.End(), sql)
+			}
 			checkSpans(t, sql, s)
 			out := ast.Format(s)
 			again, err := Parse(out)
