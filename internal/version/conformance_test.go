@@ -386,3 +386,33 @@ func TestGroupsSLT(t *testing.T) {
 		t.Error("id 2 exists exactly from commit 7")
 	}
 }
+
+func TestKeyOnlyWriteAndUpsertTies(t *testing.T) {
+	// R4.4: a write of only the key columns is a version of the default
+	// group with no columns; the key exists with every other group empty.
+	gs := []Ordering{{}, ord([]string{"idx"}, nil)}
+	vs := []Version{{Key: []byte("k"), Group: 0, Commit: 2}}
+	rs := mustResolve(t, gs, vs, nil)
+	if !ExistsAt(rs, 2) || ExistsAt(rs, 1) {
+		t.Error("a key-only write must make the key exist from its commit")
+	}
+	if _, ok := winnerValues(vs, rs, "k", 1, 2); ok {
+		t.Error("a key-only write must leave the other groups empty")
+	}
+
+	// Rule 4: an exact repeat of a version that lost a tie by commit order
+	// is dropped in a versioned table (it still counts) but wins in an
+	// upsert table, which kept only the winner.
+	g := ord([]string{"idx"}, nil)
+	a := Version{Key: []byte("k"), Order: ints(300), Commit: 5, Values: []byte("tie a")}
+	b := Version{Key: []byte("k"), Order: ints(300), Commit: 6, Values: []byte("tie b")}
+	again := a
+	again.Commit = 7
+	rs = mustResolve(t, []Ordering{g}, []Version{a, b, again}, nil)
+	if rs[2].State != Dropped || rs[1].State != Current {
+		t.Errorf("versioned: %v %v", rs[1].State, rs[2].State)
+	}
+	if Decide(g, &b, &again) != Won {
+		t.Error("upsert: a repeat of a discarded version is a new write")
+	}
+}
