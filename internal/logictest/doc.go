@@ -49,6 +49,10 @@
 //     padded exactly (integers of any width stay exact); one with more goes
 //     through float64 and %.3f, which is how upstream made the corpus'
 //     expected values; one too wide for float64 is rounded in big.Float.
+//     SQLite's own printf stops after 16 significant digits and pads with
+//     zeros (-9223372036854776000.000); Go prints every digit of the double
+//     (-9223372036854775808.000). Only values of 1e16 and more differ, and
+//     in the corpus only in records that run for SQLite alone.
 //   - B maps true/t/1 and false/f/0 (any case) to true and false.
 //   - T is the text itself. In the classic dialect every byte outside
 //     printable ASCII (below ' ' or above '~') becomes '@', byte by byte,
@@ -90,6 +94,23 @@
 // then rejects the corpus' few UPDATE and DELETE statements, as SPEC R1.2
 // says it must; those records fail honestly. Expected results are never
 // edited.
+//
+// # Checking the runner against the engines the scripts came from
+//
+// The tests can run scripts on two peer engines, through test-only adapters
+// in peer_test.go: SQLite (Python's sqlite3, testdata/sqlite_peer.py), the
+// engine the classic corpus was written with, and PostgreSQL (through psql),
+// whose results test/sql promises:
+//
+//	go test ./internal/logictest -run 'TestCorpus$' -corpus all -corpus-peer sqlite
+//	STRATA_PG_PEER='host=127.0.0.1 port=55432 user=postgres' go test ./internal/logictest -run SQLOnPostgres
+//
+// On SQLite 3.40 the whole corpus subset passes (125,137 of the 125,146
+// records run as engine sqlite) except 9 records of
+// evidence/slt_lang_aggfunc.test: four where text under I is kept rather than
+// read as 0 (the choice above), one two-statement record, and four 64-bit
+// overflow cases whose expected values come from SQLite's C API and printf.
+// A peer takes the corpus as written (Options.Rewrite returns its input).
 //
 // # Registration
 //

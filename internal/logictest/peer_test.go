@@ -1,12 +1,15 @@
 package logictest
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,4 +144,96 @@ func psql(ctx context.Context, conn, sql string) (string, error) {
 		return "", errors.New(msg)
 	}
 	return strings.TrimSuffix(stdout.String(), "\n"), nil
+}
+
+// asWritten is the Rewrite of a peer engine: the corpus as written.
+func asWritten(sql string) string { return sql }
+
+// sqliteOpener returns an Opener for the SQLite peer: each database is a
+// file in the run's data directory, served by testdata/sqlite_peer.py.
+func sqliteOpener(t *testing.T) Opener {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("testdata", "sqlite_peer.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	python := "/usr/bin/python3" // the system one has sqlite3 for certain
+	if _, err := os.Stat(python); err != nil {
+		if python, err = exec.LookPath("python3"); err != nil {
+			t.Skip("python3 is not installed")
+		}
+	}
+	return func(dir string) (DB, error) {
+		cmd := exec.Command(python, script, filepath.Join(dir, "peer.sqlite"))
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return &sqliteDB{cmd: cmd, in: stdin, out: bufio.NewReader(stdout)}, nil
+	}
+}
+
+// sqliteDB is one running sqlite_peer.py.
+type sqliteDB struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func (d *sqliteDB) Exec(ctx context.Context, sql string) (*Result, error) {
+	// The answer will never come once the context ends: kill the peer so
+	// that the read below returns.
+	stop := context.AfterFunc(ctx, func() { _ = d.cmd.Process.Kill() })
+	defer stop()
+	req, err := json.Marshal(map[string]string{"sql": sql})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.in.Write(append(req, '\n')); err != nil {
+		return nil, fmt.Errorf("sqlite peer: %w", err)
+	}
+	line, err := d.out.ReadBytes('\n')
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("sqlite peer: %w", err)
+	}
+	var ans struct {
+		Rows  [][]*string `json:"rows"`
+		Error *string     `json:"error"`
+	}
+	if err := json.Unmarshal(line, &ans); err != nil {
+		return nil, fmt.Errorf("sqlite peer: %w", err)
+	}
+	if ans.Error != nil {
+		return nil, errors.New(*ans.Error)
+	}
+	res := &Result{Rows: make([][]Value, len(ans.Rows))}
+	for r, row := range ans.Rows {
+		res.Rows[r] = make([]Value, len(row))
+		for c, v := range row {
+			if v == nil {
+				res.Rows[r][c] = Null
+			} else {
+				res.Rows[r][c] = Text(*v)
+			}
+		}
+	}
+	return res, nil
+}
+
+func (d *sqliteDB) Close() error {
+	if err := d.in.Close(); err != nil {
+		return err
+	}
+	return d.cmd.Wait()
 }

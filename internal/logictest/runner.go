@@ -27,6 +27,11 @@ type Options struct {
 	// OnFailure, when set, is called for every failure as it happens, also
 	// for those beyond MaxFailures.
 	OnFailure func(Failure)
+	// Rewrite, when set, replaces the compatibility rewrite of the classic
+	// dialect (the function Rewrite); it is never applied to the conformance
+	// dialect. A peer engine that takes the corpus as written (SQLite,
+	// PostgreSQL) passes a function that returns its argument.
+	Rewrite func(sql string) string
 }
 
 // DefaultQueryTimeout is the per-record timeout when Options leave it zero.
@@ -244,7 +249,11 @@ func (r *runner) sql(rec *Record) (send, changed string) {
 	if r.script.Dialect != Classic {
 		return rec.SQL, ""
 	}
-	s := Rewrite(rec.SQL)
+	rewrite := r.opts.Rewrite
+	if rewrite == nil {
+		rewrite = Rewrite
+	}
+	s := rewrite(rec.SQL)
 	if s != rec.SQL {
 		return s, s
 	}

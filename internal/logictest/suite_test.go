@@ -18,6 +18,9 @@ var (
 			"without .test (select1, evidence/in1), directories (random/expr) for every file under them, or all")
 	corpusTimeout = flag.Duration("corpus-timeout", 10*time.Minute,
 		"time budget of each corpus file in TestCorpus; records left when it runs out count as not run")
+	corpusPeer = flag.String("corpus-peer", "",
+		"run TestCorpus on a peer engine instead of DefaultOpener, with the corpus as written: "+
+			"sqlite (Python's sqlite3) or postgresql (through psql, at STRATA_PG_PEER)")
 )
 
 // pendingConformance lists the conformance files expected to fail for now,
@@ -170,8 +173,24 @@ func TestSuitesOnFake(t *testing.T) {
 // and the first few shown, and the test fails only when a file cannot be
 // run at all.
 func TestCorpus(t *testing.T) {
-	if DefaultOpener == nil {
-		t.Skip(noEngine)
+	open, opts := DefaultOpener, Options{MaxFailures: 3}
+	switch *corpusPeer {
+	case "":
+		if open == nil {
+			t.Skip(noEngine)
+		}
+	case "sqlite":
+		open, opts.Engine, opts.Rewrite = sqliteOpener(t), "sqlite", asWritten
+	case "postgresql":
+		conn := os.Getenv("STRATA_PG_PEER")
+		if conn == "" {
+			t.Skip("set STRATA_PG_PEER to a psql connection string")
+		}
+		peer := &pgPeer{conn: conn, dbs: map[string]string{}}
+		t.Cleanup(peer.dropAll)
+		open, opts.Engine, opts.Rewrite = peer.open, "postgresql", asWritten
+	default:
+		t.Fatalf("-corpus-peer %q: want sqlite or postgresql", *corpusPeer)
 	}
 	if *corpusFlag == "" {
 		t.Skip("pass -corpus select1,select2 (or all) to run SQLite's corpus")
@@ -184,7 +203,7 @@ func TestCorpus(t *testing.T) {
 	var reps []Report
 	for _, f := range files {
 		ctx, cancel := context.WithTimeout(context.Background(), *corpusTimeout)
-		rep, err := Run(ctx, f, DefaultOpener, Options{MaxFailures: 3})
+		rep, err := Run(ctx, f, open, opts)
 		cancel()
 		if err != nil {
 			t.Errorf("%v", err)
