@@ -248,10 +248,17 @@ func castNumeric(v Value, to Type) (Value, error) {
 	fk, tk := v.t.Kind, to.Kind
 	switch {
 	case tk.IsFloat():
-		if fk.IsFloat() {
-			return mkFloat(to, v.Float64()), nil
+		f := v.Float64()
+		if !fk.IsFloat() {
+			f = exactFloat(exactOf(&v))
 		}
-		return mkFloat(to, exactFloat(exactOf(&v))), nil
+		r := mkFloat(to, f)
+		// A finite value past FLOAT32's range is an error, as in
+		// PostgreSQL, not an infinity.
+		if finite(f) && !finite(r.Float64()) {
+			return Value{}, &RangeError{Value: v.String(), Type: to}
+		}
+		return r, nil
 	case fk.IsFloat():
 		return floatToExact(v, to)
 	}

@@ -482,8 +482,8 @@ func parseUUID(s string) ([16]byte, bool) {
 	}
 	j := 0
 	for i := 0; i < len(s); {
-		if s[i] == '-' && len(s) == 36 {
-			i++
+		if len(s) == 36 && (i == 8 || i == 13 || i == 18 || i == 23) {
+			i++ // a hyphen, checked above
 			continue
 		}
 		hi, ok1 := unhex(s[i])
