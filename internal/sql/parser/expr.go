@@ -393,12 +393,19 @@ func (p *parser) nameExpr() ast.Expr {
 }
 
 // funcCall parses the argument list of name( … ); the current token is "(".
+// EXTRACT(field FROM x) becomes extract('field', x), the form PostgreSQL
+// itself rewrites it to, so the printer needs no special case.
 func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 	p.enter()
 	defer p.leave()
 	p.expect(token.LPAREN)
 	f := &ast.FuncCall{Schema: schema, Name: name}
 	switch {
+	case schema == "" && name == "extract" && p.isIdent() && p.peek(1) == token.FROM:
+		field := &ast.StringLit{Span: ast.Span{Start: p.pos, Stop: p.end}, Value: p.lit}
+		p.next()
+		p.next()
+		f.Args = []ast.Expr{field, p.expr()}
 	case p.tok == token.MUL:
 		p.next()
 		f.Star = true
