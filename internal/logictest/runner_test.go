@@ -501,3 +501,19 @@ func TestDiff(t *testing.T) {
 		t.Errorf("long diff:\n%s", d)
 	}
 }
+
+func TestFormatTable(t *testing.T) {
+	got := FormatTable("/c", []Report{
+		{Path: "/c/select1.test", Records: 10, Passed: 7, Failed: 1, Skipped: 2, Seconds: 1.5},
+		{Path: "/elsewhere/x.slt", Records: 4, Passed: 0, NotRun: 4, Stopped: context.DeadlineExceeded},
+	})
+	// The name column is as wide as its widest entry, numbers right-aligned.
+	want := "" +
+		"file                        records  passed  failed  skipped  not run  pass %  seconds\n" +
+		"select1.test                     10       7       1        2        0    87.5     1.50\n" +
+		"/elsewhere/x.slt (stopped)        4       0       0        0        4       -     0.00\n" +
+		"total                            14       7       1        2        4    87.5     1.50\n"
+	if got != want {
+		t.Errorf("FormatTable:\n%s\nwant\n%s", got, want)
+	}
+}
