@@ -132,6 +132,19 @@ func As(err error) (*Error, bool) {
 	return nil, false
 }
 
+// CodeOf returns the SQLSTATE of err: its code if err is or wraps an
+// *Error, CodeInternal for any other error, "" for nil. Tests and the wire
+// server use it to classify errors without type switches.
+func CodeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := As(err); ok {
+		return e.Code
+	}
+	return CodeInternal
+}
+
 // WithPos returns a copy of e pointing at byte offset pos.
 func (e *Error) WithPos(pos int) *Error {
 	c := *e

@@ -92,6 +92,9 @@ func TestWithCopies(t *testing.T) {
 	if _, ok := As(errors.New("x")); ok {
 		t.Fatal("As matched a plain error")
 	}
+	if CodeOf(wrapped) != CodeUndefinedColumn || CodeOf(errors.New("x")) != CodeInternal || CodeOf(nil) != "" {
+		t.Fatal("CodeOf")
+	}
 }
 
 func TestConstructors(t *testing.T) {
