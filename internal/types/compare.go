@@ -305,7 +305,11 @@ func Hash(seed uint64, v Value) uint64 {
 		if v.t.Kind == Decimal {
 			return hashDecimal(seed, signedNum(&v.w), int(v.t.Scale))
 		}
-		return hashNum(seed, v.num())
+		if v.t.Kind.IsUnsigned() {
+			return hashMag(seed, false, &v.w)
+		}
+		n := signedNum(&v.w)
+		return hashMag(seed, n.neg, &n.mag)
 	case ClassFloat64:
 		return hashFloat(seed, v.Float64())
 	case ClassBool:
@@ -355,22 +359,22 @@ func fmix(h uint64) uint64 {
 func hashInt64(seed uint64, x int64) uint64 { return fmix(mix(seed^tagInt, uint64(x))) }
 
 // hashNum hashes an exact integer; ones that fit an int64 hash as hashInt64.
-func hashNum(seed uint64, n num) uint64 {
-	if n.mag[1]|n.mag[2]|n.mag[3] == 0 {
-		if !n.neg && n.mag[0] < 1<<63 {
-			return hashInt64(seed, int64(n.mag[0]))
+func hashNum(seed uint64, n num) uint64 { return hashMag(seed, n.neg, &n.mag) }
+
+func hashMag(seed uint64, neg bool, m *uint256.Int) uint64 {
+	if m[1]|m[2]|m[3] == 0 {
+		if !neg && m[0] < 1<<63 {
+			return hashInt64(seed, int64(m[0]))
 		}
-		if n.neg && n.mag[0] <= 1<<63 {
-			return hashInt64(seed, -int64(n.mag[0]))
+		if neg && m[0] <= 1<<63 {
+			return hashInt64(seed, -int64(m[0]))
 		}
 	}
 	h := seed ^ tagBig
-	if n.neg {
+	if neg {
 		h = ^h
 	}
-	for _, w := range n.mag {
-		h = mix(h, w)
-	}
+	h = mix(mix(mix(mix(h, m[0]), m[1]), m[2]), m[3])
 	return fmix(h)
 }
 
