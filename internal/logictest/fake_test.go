@@ -18,6 +18,8 @@ type answer struct {
 	// hang makes Exec wait for its context (ignore: wait for release even
 	// after the context ends, like an engine that ignores cancellation).
 	hang, ignore bool
+	// panics makes Exec panic.
+	panics bool
 }
 
 // fakeEngine is a scripted engine: a map from exact SQL text to a canned
@@ -115,6 +117,8 @@ func (d *fakeDB) Exec(ctx context.Context, sql string) (*Result, error) {
 		return nil, fmt.Errorf("fake: no answer for %q", sql)
 	}
 	switch {
+	case a.panics:
+		panic("fake: index out of range")
 	case a.ignore:
 		<-d.e.release
 		return nil, nil

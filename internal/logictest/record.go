@@ -90,10 +90,12 @@ const (
 	ValueSort
 )
 
-// Condition is one `skipif <engine>` (Skip) or `onlyif <engine>` line in
-// front of a record.
+// Condition is one `skipif <engine>` or `onlyif <engine>` line in front of
+// a record.
 type Condition struct {
-	Skip   bool
+	// Skip is set for skipif, clear for onlyif.
+	Skip bool
+	// Engine is the name as written; it is matched case-insensitively.
 	Engine string
 }
 
@@ -139,18 +141,24 @@ type Record struct {
 
 // Script is a parsed file.
 type Script struct {
-	Path    string
+	// Path is the file's path as given, used in every report.
+	Path string
+	// Dialect is the dialect the file was parsed in (never DialectAuto).
 	Dialect Dialect
+	// Records are the file's records in order, directives included.
 	Records []Record
 }
 
 // ParseError is a malformed record; it prints as "path:line: message".
 type ParseError struct {
 	Path string
+	// Line is the 1-based line the problem is on.
 	Line int
-	Msg  string
+	// Msg says what is wrong, without the position.
+	Msg string
 }
 
+// Error prints the position the way compilers do, so editors can jump to it.
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg) }
 
 // ParseFile reads and parses the script at path; DialectAuto picks the

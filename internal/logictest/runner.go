@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,9 @@ func (r *runner) sql(rec *Record) (send, changed string) {
 // errTimeout marks a record whose context ended before the engine answered.
 var errTimeout = errors.New("timed out")
 
+// errPanic marks a statement whose Exec panicked.
+var errPanic = errors.New("the engine panicked")
+
 // exec runs one statement under the record's timeout. Exec runs in its own
 // goroutine so that an engine that ignores its context cannot hang the run:
 // after the context ends the runner waits cancelGrace for it, then marks the
@@ -282,6 +286,13 @@ func (r *runner) exec(ctx context.Context, sql string) (*Result, error) {
 	ch := make(chan answer, 1)
 	db := r.db
 	go func() {
+		// A panicking engine is a bug to report at its record, with the
+		// stack, not a crash of the whole test binary.
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- answer{err: fmt.Errorf("%w: %v\n%s", errPanic, p, debug.Stack())}
+			}
+		}()
 		res, err := db.Exec(qctx, sql)
 		ch <- answer{res, err}
 	}()
@@ -309,7 +320,7 @@ func (r *runner) statement(ctx context.Context, rec *Record) {
 	_, err := r.exec(ctx, send)
 	f := Failure{Line: rec.Line, SQL: rec.SQL, Sent: changed}
 	switch {
-	case errors.Is(err, errTimeout):
+	case errors.Is(err, errTimeout) || errors.Is(err, errPanic):
 		f.Message = err.Error()
 	case rec.ExpectError && err == nil:
 		f.Message = "expected an error, statement succeeded"

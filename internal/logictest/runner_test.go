@@ -382,6 +382,30 @@ func TestRunTimeout(t *testing.T) {
 	}
 }
 
+func TestRunEnginePanics(t *testing.T) {
+	e := newFake().rows("SELECT 1", 1, "1")
+	e.answers["SELECT boom()"] = answer{panics: true}
+	rep := runFake(t, e, "panic.slt", numbered(
+		"# a panic is a failure of its record, never the expected error",
+		"statement error",
+		"SELECT boom()",
+		"",
+		"query I",
+		"SELECT boom()",
+		"----",
+		"1",
+		"",
+		"query I",
+		"SELECT 1",
+		"----",
+		"1",
+	), Options{})
+	wantFailures(t, rep, 2, "the engine panicked: fake: index out of range", 5, "the engine panicked")
+	if rep.Passed != 1 || !strings.Contains(rep.Failures[0].Message, "goroutine") {
+		t.Errorf("report %s; want the stack in the message and the last query passed", rep.Summary())
+	}
+}
+
 func TestRunHungEngine(t *testing.T) {
 	defer func(g time.Duration) { cancelGrace = g }(cancelGrace)
 	cancelGrace = 10 * time.Millisecond
