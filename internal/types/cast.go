@@ -125,7 +125,8 @@ func commonDecimal(a, b Type) Type {
 // Cast converts v to type to, as CAST and the implicit widening do:
 // numbers to numbers with range checks (a DECIMAL or float rounds half away
 // from zero when the target holds fewer fractional digits), BOOL to and
-// from integers, anything to STRING through its canonical text, STRING to
+// from integers, anything to STRING through its canonical text (checked
+// against a VARCHAR(n) length, never truncated), STRING to
 // anything through ParseText, DATE and DATETIME64 into each other in the
 // DATETIME64's zone, DATETIME64 to another precision (rounding half up) or
 // zone (the instant is kept), BYTES of 16 to UUID and back. A NULL casts to
@@ -184,6 +185,10 @@ func Cast(v Value, to Type) (Value, error) {
 	return Value{}, &CastError{From: from, To: to}
 }
 
+// CanCast reports whether Cast converts some values of type from to type
+// to, so that the binder can reject CAST(x AS t) before running it.
+func CanCast(from, to Type) bool { return castable(from.Kind, to.Kind) }
+
 // castable reports whether some value of kind from converts to kind to.
 func castable(from, to Kind) bool {
 	switch {
@@ -219,25 +224,19 @@ func tickValue(v Value, to Type, sec, ns int64) (Value, error) {
 	return NewDateTime64(to, ticks), nil
 }
 
-// castToString formats v canonically; an explicit cast to VARCHAR(n)
-// truncates to n characters, as PostgreSQL's does.
+// castToString formats v canonically. A text longer than VARCHAR(n) is a
+// RangeError rather than truncated: Cast also serves assignments (INSERT of
+// an expression into a VARCHAR column), where PostgreSQL refuses too.
 func castToString(v Value, to Type) (Value, error) {
 	s := v.s
 	if v.t.Kind != String {
 		s = string(AppendText(nil, v))
 	}
-	if to.Len > 0 && len(s) > int(to.Len) {
-		n := 0
-		for i := range s {
-			if n == int(to.Len) {
-				s = s[:i]
-				break
-			}
-			n++
-		}
-	}
 	if !utf8.ValidString(s) {
 		return Value{}, &ParseError{Value: s, Type: to, Detail: "invalid UTF-8"}
+	}
+	if to.Len > 0 && len(s) > int(to.Len) && utf8.RuneCountInString(s) > int(to.Len) {
+		return Value{}, &RangeError{Value: s, Type: to, Reason: "value too long"}
 	}
 	return Value{t: to, s: s}, nil
 }

@@ -97,8 +97,9 @@ func TestCast(t *testing.T) {
 		{NewInt64(0), Of(Bool), "false"},
 		{NewInt64(42), Of(String), "42"},
 		{NewDate(0), Of(String), "1970-01-01"},
-		{NewString("hello"), Type{Kind: String, Len: 3}, "hel"},
-		{NewString("☃☃☃☃"), Type{Kind: String, Len: 2}, "☃☃"},
+		{NewString("hello"), Type{Kind: String, Len: 3}, "!value too long for VARCHAR(3)"},
+		{NewString("☃☃"), Type{Kind: String, Len: 2}, "☃☃"},
+		{NewInt64(12345), Type{Kind: String, Len: 4}, "!value too long"},
 		{NewString("42"), Of(Int8), "42"},
 		{NewString("x"), Of(Int8), "!invalid INT8"},
 		{NewString("2026-10-01 12:05:00.5"), ts3, "2026-10-01 12:05:00.500"},
@@ -136,6 +137,9 @@ func TestCast(t *testing.T) {
 		if got.String() != tc.want || got.Type() != tc.to {
 			t.Errorf("Cast(%s %s, %s) = %s %q; want %q", tc.v.Type(), tc.v, tc.to, got.Type(), got, tc.want)
 		}
+	}
+	if !CanCast(Of(Int64), Of(String)) || !CanCast(Of(Unknown), Of(UUID)) || CanCast(Of(Bool), Of(Date)) || CanCast(Of(Int64), Of(Unknown)) {
+		t.Errorf("CanCast")
 	}
 	var ce *CastError
 	if _, err := Cast(NewBool(true), Of(Date)); !errors.As(err, &ce) || ce.From != Of(Bool) || ce.To != Of(Date) {

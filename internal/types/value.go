@@ -151,7 +151,8 @@ func NewDecimal(t Type, x int64) (Value, error) {
 }
 
 // FromTime returns the DATE or DATETIME64 of type t at instant tm, truncated
-// to the type's precision (a DATE takes tm's calendar day in t's zone, UTC).
+// to the type's precision. A DATE takes tm's calendar day in tm's own
+// location, so callers pick the zone with tm.In.
 func FromTime(t Type, tm time.Time) (Value, error) {
 	switch t.Kind {
 	case Date:
@@ -195,8 +196,8 @@ func absInt(x int64) uint64 {
 	return uint64(x)
 }
 
-// mk builds a non-null value without checks; for this package's own use
-// after a range check.
+// mkInt, mkUint, mkWide and mkFloat build a non-null value without checks,
+// for this package's own use after a range check.
 func mkInt(t Type, x int64) Value   { return Value{t: t, n: uint64(x)} }
 func mkUint(t Type, x uint64) Value { return Value{t: t, n: x} }
 func mkWide(t Type, w uint256.Int) Value {
