@@ -1,0 +1,278 @@
+package part
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
+)
+
+// Kind says what rows a part holds and so which of its columns mean
+// something (ARCHITECTURE.md "Storage, concretely").
+type Kind uint8
+
+// The kinds of part.
+const (
+	// KindDelta holds versions and delete markers as they were committed:
+	// a memtable flush, or a merge of such parts. WonAt, EndedAt,
+	// SupersededBy and State are zero.
+	KindDelta Kind = iota + 1
+	// KindCurrent is the current run a merge of a versioned or upsert shard
+	// writes: one winner per key and group as of the merge's newest commit,
+	// with its resolution in WonAt, EndedAt, SupersededBy and State.
+	KindCurrent
+	// KindHistory is the history run of a merge of a versioned shard: every
+	// other version, each with the commit at which it stopped being current.
+	KindHistory
+	// KindAppend holds rows of an append table; Group is 0 and Tomb false.
+	KindAppend
+)
+
+var kindNames = [...]string{KindDelta: "delta", KindCurrent: "current", KindHistory: "history", KindAppend: "append"}
+
+// String returns the kind as system.parts and the part metadata spell it.
+func (k Kind) String() string {
+	if k >= KindDelta && k <= KindAppend {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// parseKind reads a Kind back from String's form.
+func parseKind(s string) (Kind, bool) {
+	for k := KindDelta; k <= KindAppend; k++ {
+		if kindNames[k] == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// ColumnMeta describes one table column stored in a part: its id, the type
+// it had when the part was written (a later ALTER may have widened it,
+// R8.1; readers cast), and the codec it was written with (R11.3).
+type ColumnMeta struct {
+	ID    catalog.ColumnID
+	Type  types.Type
+	Codec catalog.Codec
+}
+
+// Meta is what a part file says about itself, kept in the Parquet footer's
+// key/value metadata. The caller of Write sets the identity (Table, Shard,
+// Part, Kind, Level) and Columns; Write computes the rest from the rows.
+type Meta struct {
+	Table catalog.TableID
+	Shard uint32
+	Part  uint64
+	Kind  Kind
+	// Level is the merge level: 0 for a flush, one more than the highest
+	// input for a merge.
+	Level uint8
+	// Columns describes Data.Cols, in that order.
+	Columns []ColumnMeta
+
+	// Rows is the number of stored rows.
+	Rows uint64
+	// MinCommit and MaxCommit bound the Commit column: a read AS OF n skips
+	// a part whose MinCommit is above n.
+	MinCommit, MaxCommit uint64
+	// MinSort and MaxSort are the first and last sort keys.
+	MinSort, MaxSort []byte
+}
+
+// Overlaps reports whether a key range [lo, hi) (storage.KeyRange: nil
+// bounds are open, bounds may be prefixes of a sort key) can hold a key of
+// the part.
+func (m *Meta) Overlaps(lo, hi []byte) bool { return overlaps(m.MinSort, m.MaxSort, lo, hi) }
+
+// Column returns the index in Columns of column id, or -1.
+func (m *Meta) Column(id catalog.ColumnID) int {
+	for i := range m.Columns {
+		if m.Columns[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// BlockInfo describes one block (Parquet row group) of a part: enough to
+// skip it without reading it.
+type BlockInfo struct {
+	Rows                 int
+	MinSort, MaxSort     []byte
+	MinCommit, MaxCommit uint64
+}
+
+// Overlaps reports whether the key range [lo, hi) can hold a key of the
+// block; see Meta.Overlaps.
+func (b *BlockInfo) Overlaps(lo, hi []byte) bool { return overlaps(b.MinSort, b.MaxSort, lo, hi) }
+
+// overlaps reports whether [min, max] meets [lo, hi). A key equal to hi, or
+// extending hi, is at or above it, so hi excludes every key with the prefix
+// hi: the exclusive bound of a prefix range.
+func overlaps(min, max, lo, hi []byte) bool {
+	if lo != nil && bytes.Compare(max, lo) < 0 {
+		return false
+	}
+	if hi != nil && bytes.Compare(min, hi) >= 0 {
+		return false
+	}
+	return true
+}
+
+// Data is the content of a part, or of one block of it, column by column.
+// Row i of the part is row i of every column. Rows are sorted by (Sort,
+// Group, Commit, Seq).
+//
+// For Write, Sort, Commit and Seq are required; Group, Tomb, WonAt, EndedAt,
+// SupersededBy, State and Order may be left empty, which stores zero
+// (false, empty) in every row. ReadBlock always fills them all.
+type Data struct {
+	// Rows is the number of rows.
+	Rows int
+	// Sort is the memcmp sort key of each row (a BYTES vector without
+	// NULLs): types.AppendKey of the ORDER BY columns, one after another.
+	Sort *types.Vector
+	// Group is the attribute group of the row (0 for append tables).
+	Group []uint16
+	// Commit and Seq are the row's position: its commit and its place in
+	// the commit.
+	Commit []uint64
+	Seq    []uint32
+	// Tomb marks a delete marker (R5.4).
+	Tomb []bool
+	// WonAt, EndedAt, SupersededBy and State are version.Resolved's fields,
+	// meaningful in current and history parts.
+	WonAt, EndedAt, SupersededBy []uint64
+	State                        []version.State
+	// Order holds the encoded ordering values of the row's group (a BYTES
+	// vector without NULLs): a length-prefixed concatenation of one memcmp
+	// value per ordering column, so reads resolve without decoding columns.
+	Order *types.Vector
+	// IDs names the table columns in Cols.
+	IDs []catalog.ColumnID
+	// Cols holds the table columns, each of the type the part stores for
+	// it; a column a row's group does not hold is NULL in that row. After
+	// ReadBlock, the vector of a column the part does not hold is nil (the
+	// caller fills the column's introduced default, R6.5).
+	Cols []*types.Vector
+}
+
+// Reset empties d, keeping every buffer for reuse.
+func (d *Data) Reset() {
+	d.Rows = 0
+	if d.Sort != nil {
+		d.Sort.Reset()
+	}
+	if d.Order != nil {
+		d.Order.Reset()
+	}
+	d.Group, d.Commit, d.Seq, d.Tomb = d.Group[:0], d.Commit[:0], d.Seq[:0], d.Tomb[:0]
+	d.WonAt, d.EndedAt, d.SupersededBy, d.State = d.WonAt[:0], d.EndedAt[:0], d.SupersededBy[:0], d.State[:0]
+	for _, c := range d.Cols {
+		if c != nil {
+			c.Reset()
+		}
+	}
+}
+
+// optionalLen checks that an optional fixed column is empty or has one
+// entry per row.
+func optionalLen(name string, n, rows int) error {
+	if n != 0 && n != rows {
+		return fmt.Errorf("part: %s has %d rows, want %d or none", name, n, rows)
+	}
+	return nil
+}
+
+// validate checks d against meta before anything is written: lengths,
+// types, and the sort order every reader relies on (invariant 2 of doc.go).
+func (d *Data) validate(meta *Meta) error {
+	n := d.Rows
+	if n <= 0 {
+		return fmt.Errorf("part: a part needs at least one row")
+	}
+	if d.Sort == nil || d.Sort.Type().Kind != types.Bytes || d.Sort.Len() != n || d.Sort.HasNulls() {
+		return fmt.Errorf("part: Sort must be a BYTES vector of %d rows without NULLs", n)
+	}
+	if len(d.Commit) != n || len(d.Seq) != n {
+		return fmt.Errorf("part: Commit and Seq need %d rows, have %d and %d", n, len(d.Commit), len(d.Seq))
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{
+		{"Group", len(d.Group)}, {"Tomb", len(d.Tomb)}, {"WonAt", len(d.WonAt)}, {"EndedAt", len(d.EndedAt)},
+		{"SupersededBy", len(d.SupersededBy)}, {"State", len(d.State)},
+	} {
+		if err := optionalLen(c.name, c.n, n); err != nil {
+			return err
+		}
+	}
+	if d.Order != nil && d.Order.Len() != 0 {
+		if d.Order.Type().Kind != types.Bytes || d.Order.Len() != n || d.Order.HasNulls() {
+			return fmt.Errorf("part: Order must be empty or a BYTES vector of %d rows without NULLs", n)
+		}
+	}
+	if meta.Kind < KindDelta || meta.Kind > KindAppend {
+		return fmt.Errorf("part: unknown part kind %d", meta.Kind)
+	}
+	if len(d.Cols) != len(meta.Columns) || len(d.IDs) != len(meta.Columns) {
+		return fmt.Errorf("part: %d column vectors and %d ids for %d described columns", len(d.Cols), len(d.IDs), len(meta.Columns))
+	}
+	seen := make(map[catalog.ColumnID]bool, len(meta.Columns))
+	for i, c := range meta.Columns {
+		if seen[c.ID] {
+			return fmt.Errorf("part: column %d appears twice", c.ID)
+		}
+		seen[c.ID] = true
+		v := d.Cols[i]
+		switch {
+		case d.IDs[i] != c.ID:
+			return fmt.Errorf("part: column %d of Data is id %d, Meta says %d", i, d.IDs[i], c.ID)
+		case v == nil || v.Type() != c.Type:
+			return fmt.Errorf("part: column %d must be a %s vector", c.ID, c.Type)
+		case v.Len() != n:
+			return fmt.Errorf("part: column %d has %d rows, want %d", c.ID, v.Len(), n)
+		}
+		if _, err := physicalOf(c.Type); err != nil {
+			return fmt.Errorf("part: column %d: %w", c.ID, err)
+		}
+	}
+	for i := 1; i < n; i++ {
+		if d.less(i, i-1) {
+			return fmt.Errorf("part: rows %d and %d are out of (sort key, group, commit, seq) order", i-1, i)
+		}
+	}
+	return nil
+}
+
+// less reports whether row i sorts before row j.
+func (d *Data) less(i, j int) bool {
+	return posLess(d.Sort.BytesAt(i), at(d.Group, i), d.Commit[i], d.Seq[i], d.Sort.BytesAt(j), at(d.Group, j), d.Commit[j], d.Seq[j])
+}
+
+// posLess orders two rows by (sort key, group, commit, seq).
+func posLess(as []byte, ag uint16, ac uint64, aq uint32, bs []byte, bg uint16, bc uint64, bq uint32) bool {
+	if c := bytes.Compare(as, bs); c != 0 {
+		return c < 0
+	}
+	if ag != bg {
+		return ag < bg
+	}
+	if ac != bc {
+		return ac < bc
+	}
+	return aq < bq
+}
+
+// at returns s[i], or the zero value when the optional column s is empty.
+func at[T any](s []T, i int) T {
+	if len(s) == 0 {
+		var z T
+		return z
+	}
+	return s[i]
+}

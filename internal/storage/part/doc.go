@@ -1,0 +1,94 @@
+// Package part writes and reads parts: the immutable, sorted, columnar
+// files that hold the stored version rows of one shard of one table
+// (ARCHITECTURE.md "Storage, concretely"). A part is a Parquet file, so
+// DuckDB, Spark or pyarrow can read one as it is; this package adds a
+// fixed set of columns, its own metadata, and checksums over every byte.
+//
+// # Content
+//
+// Each row is one stored version (or delete marker, or appended row). Rows
+// are sorted by (Sort, Group, Commit, Seq). Besides the table's columns,
+// stored under their catalog.ColumnID as "c<id>" and all OPTIONAL (a column
+// a row's group does not hold is NULL there), every part has these REQUIRED
+// columns:
+//
+//	_sort            BYTE_ARRAY   memcmp key of the ORDER BY columns   DELTA_BYTE_ARRAY
+//	_group           INT32 u16    attribute group                      DELTA_BINARY_PACKED
+//	_commit          INT64 u64    commit                               DELTA_BINARY_PACKED
+//	_seq             INT32 u32    position in the commit               DELTA_BINARY_PACKED
+//	_tomb            BOOLEAN      delete marker (R5.4)                 PLAIN (bit-packed)
+//	_won_at          INT64 u64    version.Resolved.WonAt               DELTA_BINARY_PACKED
+//	_ended_at        INT64 u64    version.Resolved.EndedAt             DELTA_BINARY_PACKED
+//	_superseded_by   INT64 u64    version.Resolved.SupersededBy        DELTA_BINARY_PACKED
+//	_state           INT32 u8     version.Resolved.State               DELTA_BINARY_PACKED
+//	_order           BYTE_ARRAY   the group's encoded ordering values  DELTA_BYTE_ARRAY
+//
+// all compressed with ZSTD(1). The resolution columns are written in every
+// part; in delta and append parts they are constant zero and cost a few
+// bytes per block. Table columns map onto Parquet types as physicalOf
+// lists; a column's codec (R11.3) becomes its Parquet encoding (DELTA →
+// DELTA_BINARY_PACKED on INT32/INT64 columns; 128- and 256-bit integers
+// and DECIMALs, which Parquet cannot delta-encode, stay PLAIN big-endian,
+// whose equal leading bytes the compressor removes instead) and its page
+// compression (ZSTD(level) → ZSTD, LZ4 → LZ4_RAW, NONE → UNCOMPRESSED).
+// klauspost's zstd has four encoder speeds, so ZSTD levels map onto the
+// nearest: 1, 2–3, 4–8 and 9 and above.
+//
+// A part is divided into blocks (Parquet row groups, DefaultBlockRows rows
+// each). Part and blocks record min/max of the sort key and of the commit,
+// so a read AS OF n skips parts and blocks whose MinCommit is above n, and
+// a key range skips those it cannot overlap (Meta.Overlaps,
+// BlockInfo.Overlaps).
+//
+// # Layout and checksums
+//
+//	offset 0        "PAR1"
+//	                block 0: column chunk 0, column chunk 1, …   ┐ the data region,
+//	                block 1: …                                    │ CRC-32C per 32 KiB
+//	dataEnd         ─────────────────────────────────────────────┘ stripe
+//	                page index (column and offset indexes)        ┐
+//	                footer (Thrift FileMetaData), whose key/value  │ the tail, one CRC-32C
+//	                metadata holds "strata.part" (JSON) and        │ (the seal)
+//	                "strata.seal"                                  │
+//	size-8          footer length (4 bytes LE), "PAR1"             ┘
+//
+// Parquet's own page CRC (parquet-go writes and checks it) covers a page's
+// body but not its header, and nothing covers the footer. So Write adds
+// two layers that together cover every byte of the file:
+//
+//   - Stripes: the data region is cut into 32 KiB stripes and the CRC-32C
+//     of each is kept in the part metadata. Reading a column chunk reads
+//     the whole stripes around it, checks them, and only then lets
+//     parquet-go decode pages, from that verified memory.
+//   - The seal: "strata.seal" is "STRATA-SEAL:", then dataEnd in 16 hex
+//     digits, then the CRC-32C of the tail in 8, computed with those 8
+//     digits written as "00000000". Write buffers the tail, computes the
+//     CRC and patches it in; Open reads the trailer, finds the seal as the
+//     last occurrence of its magic in the footer, and verifies the tail
+//     before parquet-go parses a byte of it.
+//
+// Consequently no byte is uncovered: a flipped bit anywhere makes Open,
+// ReadBlock or Check fail with an error wrapping ErrCorrupt (or a seal
+// that cannot be found, or a length that points outside the file, which
+// are reported the same way), and corrupt bytes are never decoded. The one
+// exception is that ReadBlock verifies only the stripes of the chunks it
+// reads: a flip in a column nobody asks for is found by Check, not by
+// reads that skip it.
+//
+// # Invariants
+//
+//  1. Write returns only after the file and its directory entry are
+//     durable (manifest invariant 1); a failed Write leaves no file.
+//  2. Rows are sorted by (Sort, Group, Commit, Seq), within and across
+//     blocks; Write refuses unsorted input and Check verifies the order.
+//  3. No byte reaches parquet-go's decoders before its checksum has been
+//     verified: the footer through the seal at Open, data through stripes
+//     at ReadBlock (windowReader refuses reads outside verified bytes).
+//  4. Every error about a part's bytes wraps ErrCorrupt and names the
+//     file; I/O errors are passed through unwrapped by it.
+//  5. ReadBlock reads only the fixed columns and the table columns asked
+//     for, and allocates only while the destination's buffers grow.
+//  6. A part records each table column's type at write time; readers get
+//     vectors of that type and cast (R8.1), and a column id the part does
+//     not hold reads as a nil vector (R6.5).
+package part

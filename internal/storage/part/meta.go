@@ -1,0 +1,166 @@
+package part
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// FormatVersion is the version of the part layout this package writes and
+// the only one it reads (metaKey's "format" field).
+const FormatVersion = 1
+
+// The Parquet key/value metadata keys of a part.
+const (
+	// metaKey holds fileMeta as JSON.
+	metaKey = "strata.part"
+	// sealKey holds the seal: sealMagic, the data end in 16 hex digits and
+	// the CRC-32C of the file's tail in 8 (doc.go, "Checksums").
+	sealKey = "strata.seal"
+)
+
+// sealMagic starts the seal value; Open finds the seal by its last
+// occurrence in the footer.
+const sealMagic = "STRATA-SEAL:"
+
+// sealLen is the length of the seal value.
+const sealLen = len(sealMagic) + 16 + 8
+
+// stripeSize is the span of data bytes one stripe CRC covers.
+const stripeSize = 32 << 10
+
+// fileMeta is the JSON document under metaKey.
+type fileMeta struct {
+	Format    int          `json:"format"`
+	Table     uint32       `json:"table"`
+	Shard     uint32       `json:"shard"`
+	Part      uint64       `json:"part"`
+	Kind      string       `json:"kind"`
+	Level     uint8        `json:"level"`
+	Rows      uint64       `json:"rows"`
+	MinCommit uint64       `json:"min_commit"`
+	MaxCommit uint64       `json:"max_commit"`
+	MinSort   []byte       `json:"min_sort"`
+	MaxSort   []byte       `json:"max_sort"`
+	Columns   []columnJSON `json:"columns"`
+	Blocks    []blockJSON  `json:"blocks"`
+	// Stripe is the stripe size; Stripes the big-endian CRC-32C of each
+	// stripe of the data region [0, data end).
+	Stripe  int    `json:"stripe"`
+	Stripes []byte `json:"stripes"`
+}
+
+// columnJSON is one table column: the type as its fields (Text is the
+// human-readable form, not read back) and the codec's canonical text.
+type columnJSON struct {
+	ID        uint32 `json:"id"`
+	Text      string `json:"type"`
+	Kind      string `json:"kind"`
+	Precision uint8  `json:"precision,omitempty"`
+	Scale     uint8  `json:"scale,omitempty"`
+	Len       int32  `json:"len,omitempty"`
+	TZ        string `json:"tz,omitempty"`
+	Codec     string `json:"codec"`
+}
+
+type blockJSON struct {
+	Rows      int    `json:"rows"`
+	MinSort   []byte `json:"min_sort"`
+	MaxSort   []byte `json:"max_sort"`
+	MinCommit uint64 `json:"min_commit"`
+	MaxCommit uint64 `json:"max_commit"`
+}
+
+// encodeMeta renders meta, the blocks and the stripe CRCs as the metaKey
+// value.
+func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
+	fm := fileMeta{
+		Format: FormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
+		Level: m.Level, Rows: m.Rows, MinCommit: m.MinCommit, MaxCommit: m.MaxCommit,
+		MinSort: m.MinSort, MaxSort: m.MaxSort, Stripe: stripeSize,
+		Columns: make([]columnJSON, len(m.Columns)),
+		Blocks:  make([]blockJSON, len(blocks)),
+		Stripes: make([]byte, 0, 4*len(stripes)),
+	}
+	for i, c := range m.Columns {
+		fm.Columns[i] = columnJSON{
+			ID: uint32(c.ID), Text: c.Type.String(), Kind: c.Type.Kind.String(), Precision: c.Type.Precision,
+			Scale: c.Type.Scale, Len: c.Type.Len, TZ: c.Type.TZ, Codec: c.Codec.String(),
+		}
+	}
+	for i, b := range blocks {
+		fm.Blocks[i] = blockJSON(b)
+	}
+	for _, s := range stripes {
+		fm.Stripes = binary.BigEndian.AppendUint32(fm.Stripes, s)
+	}
+	b, err := json.Marshal(&fm)
+	return string(b), err
+}
+
+// kindByName maps Kind.String() back to the kind.
+var kindByName = func() map[string]types.Kind {
+	m := make(map[string]types.Kind)
+	for k := types.Bool; k.String() != fmt.Sprintf("Kind(%d)", uint8(k)); k++ {
+		m[k.String()] = k
+	}
+	return m
+}()
+
+// decodeMeta parses the metaKey value. Every inconsistency is a plain
+// error; the caller wraps it in ErrCorrupt.
+func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
+	var fm fileMeta
+	if err := json.Unmarshal([]byte(s), &fm); err != nil {
+		return nil, nil, nil, fmt.Errorf("metadata: %v", err)
+	}
+	if fm.Format != FormatVersion {
+		return nil, nil, nil, fmt.Errorf("%w: format %d (this build reads %d)", ErrVersion, fm.Format, FormatVersion)
+	}
+	kind, ok := parseKind(fm.Kind)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("metadata: unknown part kind %q", fm.Kind)
+	}
+	if fm.Stripe <= 0 || len(fm.Stripes)%4 != 0 {
+		return nil, nil, nil, fmt.Errorf("metadata: bad stripe table")
+	}
+	m := &Meta{
+		Table: catalog.TableID(fm.Table), Shard: fm.Shard, Part: fm.Part, Kind: kind, Level: fm.Level,
+		Rows: fm.Rows, MinCommit: fm.MinCommit, MaxCommit: fm.MaxCommit, MinSort: fm.MinSort, MaxSort: fm.MaxSort,
+		Columns: make([]ColumnMeta, len(fm.Columns)),
+	}
+	for i, c := range fm.Columns {
+		k, ok := kindByName[c.Kind]
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("metadata: column %d has unknown type kind %q", c.ID, c.Kind)
+		}
+		t := types.Type{Kind: k, Precision: c.Precision, Scale: c.Scale, Len: c.Len, TZ: c.TZ}
+		if _, err := physicalOf(t); err != nil {
+			return nil, nil, nil, fmt.Errorf("metadata: column %d: %v", c.ID, err)
+		}
+		codec, err := catalog.ParseCodec(c.Codec, t)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("metadata: column %d codec: %v", c.ID, err)
+		}
+		m.Columns[i] = ColumnMeta{ID: catalog.ColumnID(c.ID), Type: t, Codec: codec}
+	}
+	blocks := make([]BlockInfo, len(fm.Blocks))
+	var rows uint64
+	for i, b := range fm.Blocks {
+		if b.Rows <= 0 {
+			return nil, nil, nil, fmt.Errorf("metadata: block %d has %d rows", i, b.Rows)
+		}
+		rows += uint64(b.Rows)
+		blocks[i] = BlockInfo(b)
+	}
+	if rows != m.Rows {
+		return nil, nil, nil, fmt.Errorf("metadata: blocks hold %d rows, part says %d", rows, m.Rows)
+	}
+	return m, blocks, &fm, nil
+}
+
+// stripeCRC returns the CRC of stripe i from the metadata table.
+func (fm *fileMeta) stripeCRC(i int) uint32 { return binary.BigEndian.Uint32(fm.Stripes[4*i:]) }

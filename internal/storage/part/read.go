@@ -1,0 +1,454 @@
+package part
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// ErrCorrupt is wrapped by every error that reports a part whose bytes are
+// not what Write wrote: a checksum mismatch, a footer that does not parse,
+// metadata that contradicts itself. The error names the file.
+var ErrCorrupt = errors.New("part: corrupt part file")
+
+// ErrVersion is wrapped by the error Open returns for a part written in a
+// format version this build does not read.
+var ErrVersion = errors.New("part: unsupported format version")
+
+// Reader reads an open part. Its methods are safe for concurrent use.
+type Reader struct {
+	path    string
+	f       vfs.File
+	size    int64
+	dataEnd int64
+	file    *parquet.File
+	meta    *Meta
+	blocks  []BlockInfo
+	fm      *fileMeta
+	// fixed and leaf map the fixed and the table columns to Parquet
+	// column indexes; colIdx maps a column id to its index in meta.Columns.
+	fixed  [numFixed]int
+	leaf   []int
+	phys   []physical
+	colIdx map[catalog.ColumnID]int
+	// windows pools the buffers chunks are read and verified in.
+	windows sync.Pool
+}
+
+// Open opens the part at path and verifies its footer (the seal, doc.go
+// "Checksums") before any of it is parsed. Data pages are verified as
+// blocks are read.
+func Open(fsys vfs.FS, path string) (*Reader, error) {
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("part: open %s: %w", path, err)
+	}
+	r := &Reader{path: path, f: f}
+	if err := r.open(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// corrupt returns an error wrapping ErrCorrupt that names the file.
+func (r *Reader) corrupt(format string, args ...any) error {
+	return fmt.Errorf("part: %s: %w: %s", r.path, ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// readAt reads len(b) bytes at off; a short file is corruption, any other
+// failure an I/O error.
+func (r *Reader) readAt(b []byte, off int64) error {
+	n, err := r.f.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		return r.corrupt("file ends at %d, inside bytes [%d, %d)", off+int64(n), off, off+int64(len(b)))
+	}
+	return fmt.Errorf("part: %s: read: %w", r.path, err)
+}
+
+func (r *Reader) open() error {
+	st, err := r.f.Stat()
+	if err != nil {
+		return fmt.Errorf("part: %s: stat: %w", r.path, err)
+	}
+	r.size = st.Size()
+	if r.size < 12 {
+		return r.corrupt("file of %d bytes is too short", r.size)
+	}
+	var trailer [8]byte
+	if err := r.readAt(trailer[:], r.size-8); err != nil {
+		return err
+	}
+	if string(trailer[4:]) != "PAR1" {
+		return r.corrupt("no Parquet magic at the end")
+	}
+	footerStart := r.size - 8 - int64(binary.LittleEndian.Uint32(trailer[:4]))
+	if footerStart < 4 {
+		return r.corrupt("footer length %d exceeds the file", binary.LittleEndian.Uint32(trailer[:4]))
+	}
+	footer := make([]byte, r.size-8-footerStart)
+	if err := r.readAt(footer, footerStart); err != nil {
+		return err
+	}
+	pos, err := sealPos(footer)
+	if err != nil {
+		return r.corrupt("%v", err)
+	}
+	dataEnd, err1 := strconv.ParseUint(string(footer[pos-16:pos]), 16, 63)
+	want, err2 := strconv.ParseUint(string(footer[pos:pos+8]), 16, 32)
+	if err1 != nil || err2 != nil || dataEnd < 4 || int64(dataEnd) > footerStart {
+		return r.corrupt("malformed seal")
+	}
+	r.dataEnd = int64(dataEnd)
+	// The tail is everything after the data: page index, footer, trailer.
+	tail := make([]byte, r.size-r.dataEnd)
+	mid := footerStart - r.dataEnd
+	if err := r.readAt(tail[:mid], r.dataEnd); err != nil {
+		return err
+	}
+	copy(tail[mid:], footer)
+	copy(tail[mid+int64(len(footer)):], trailer[:])
+	p := mid + int64(pos)
+	crc := crc32.Update(0, castagnoli, tail[:p])
+	crc = crc32.Update(crc, castagnoli, []byte("00000000"))
+	crc = crc32.Update(crc, castagnoli, tail[p+8:])
+	if crc != uint32(want) {
+		return r.corrupt("footer checksum mismatch")
+	}
+	var head [4]byte
+	if err := r.readAt(head[:], 0); err != nil {
+		return err
+	}
+	if string(head[:]) != "PAR1" {
+		return r.corrupt("no Parquet magic at the start")
+	}
+	r.file, err = parquet.OpenFile(&windowReader{base: r.dataEnd, b: tail}, r.size,
+		parquet.SkipMagicBytes(true), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+		parquet.OptimisticRead(false))
+	if err != nil {
+		return r.corrupt("footer: %v", err)
+	}
+	js, ok := r.file.Lookup(metaKey)
+	if !ok {
+		return r.corrupt("no %s metadata", metaKey)
+	}
+	r.meta, r.blocks, r.fm, err = decodeMeta(js)
+	if errors.Is(err, ErrVersion) {
+		return fmt.Errorf("part: %s: %w", r.path, err)
+	}
+	if err != nil {
+		return r.corrupt("%v", err)
+	}
+	return r.checkLayout()
+}
+
+// checkLayout checks that the Parquet footer and the part metadata agree:
+// the schema the columns imply, the blocks, and chunk byte ranges that lie
+// inside the checksummed data region.
+func (r *Reader) checkLayout() error {
+	if want := (r.dataEnd + int64(r.fm.Stripe) - 1) / int64(r.fm.Stripe); int64(len(r.fm.Stripes)/4) != want {
+		return r.corrupt("%d stripe checksums for %d data bytes", len(r.fm.Stripes)/4, r.dataEnd)
+	}
+	expect, err := buildSchema(r.meta.Columns)
+	if err != nil {
+		return r.corrupt("%v", err)
+	}
+	got := r.file.Schema()
+	if len(got.Columns()) != len(expect.Columns()) {
+		return r.corrupt("%d Parquet columns, metadata implies %d", len(got.Columns()), len(expect.Columns()))
+	}
+	leafOf := func(name string) (int, error) {
+		e, ok1 := expect.Lookup(name)
+		g, ok2 := got.Lookup(name)
+		if !ok1 || !ok2 || e.ColumnIndex != g.ColumnIndex || e.Node.Optional() != g.Node.Optional() ||
+			e.Node.Type().Kind() != g.Node.Type().Kind() || e.Node.Type().Length() != g.Node.Type().Length() {
+			return 0, r.corrupt("Parquet column %s does not match the metadata", name)
+		}
+		return g.ColumnIndex, nil
+	}
+	for f, name := range fixedNames {
+		if r.fixed[f], err = leafOf(name); err != nil {
+			return err
+		}
+	}
+	r.leaf = make([]int, len(r.meta.Columns))
+	r.phys = make([]physical, len(r.meta.Columns))
+	r.colIdx = make(map[catalog.ColumnID]int, len(r.meta.Columns))
+	for i, c := range r.meta.Columns {
+		if r.leaf[i], err = leafOf(columnName(c.ID)); err != nil {
+			return err
+		}
+		r.phys[i], _ = physicalOf(c.Type)
+		r.colIdx[c.ID] = i
+	}
+	md := r.file.Metadata()
+	if len(md.RowGroups) != len(r.blocks) || len(r.file.RowGroups()) != len(r.blocks) {
+		return r.corrupt("%d row groups, metadata lists %d blocks", len(md.RowGroups), len(r.blocks))
+	}
+	for i, rg := range md.RowGroups {
+		if rg.NumRows != int64(r.blocks[i].Rows) || len(rg.Columns) != len(expect.Columns()) {
+			return r.corrupt("row group %d does not match block %d", i, i)
+		}
+		for j := range rg.Columns {
+			start, end := chunkRange(&rg, j)
+			if start < 4 || end <= start || end > r.dataEnd {
+				return r.corrupt("block %d column %d lies at [%d, %d), outside the data", i, j, start, end)
+			}
+		}
+	}
+	return nil
+}
+
+// chunkRange returns the byte range of column j's chunk in a row group.
+func chunkRange(rg *format.RowGroup, j int) (start, end int64) {
+	m := &rg.Columns[j].MetaData
+	start = m.DataPageOffset
+	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+		start = m.DictionaryPageOffset
+	}
+	return start, start + m.TotalCompressedSize
+}
+
+// Meta returns the part's metadata. It is shared: do not modify it.
+func (r *Reader) Meta() *Meta { return r.meta }
+
+// Blocks describes the part's blocks, in order. The slice is shared.
+func (r *Reader) Blocks() []BlockInfo { return r.blocks }
+
+// Info reports the part's size and the space of each column.
+func (r *Reader) Info() Info {
+	info := infoOf(r.file.Metadata(), r.meta.Columns, r.leaf)
+	info.Bytes = r.size
+	return info
+}
+
+// Close closes the file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// ReadBlock reads block i into dst: every fixed column, and the table
+// columns cols in that order (dst.IDs = cols). A column the part does not
+// hold comes back as a nil vector; the caller fills in the column's
+// introduced default (R6.5). Vectors and slices already in dst are reused
+// when their types fit, so a scan that reads block after block into one
+// Data allocates only while buffers grow. Columns not asked for are not
+// read from the file.
+func (r *Reader) ReadBlock(i int, cols []catalog.ColumnID, dst *Data) error {
+	if i < 0 || i >= len(r.blocks) {
+		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
+	}
+	n := r.blocks[i].Rows
+	dst.Reset()
+	if dst.Sort == nil {
+		dst.Sort = types.NewVector(types.Of(types.Bytes), n)
+	}
+	if dst.Order == nil {
+		dst.Order = types.NewVector(types.Of(types.Bytes), n)
+	}
+	w := r.window()
+	defer r.windows.Put(w)
+	chunks := r.file.RowGroups()[i].ColumnChunks()
+	for f := range numFixed {
+		if err := r.readChunk(w, i, r.fixed[f], chunks, n, func(p parquet.Page) error { return appendFixed(dst, f, p) }); err != nil {
+			return err
+		}
+	}
+	dst.IDs = append(dst.IDs[:0], cols...)
+	for len(dst.Cols) < len(cols) {
+		dst.Cols = append(dst.Cols, nil)
+	}
+	dst.Cols = dst.Cols[:len(cols)]
+	for j, id := range cols {
+		k, ok := r.colIdx[id]
+		if !ok {
+			dst.Cols[j] = nil
+			continue
+		}
+		t, ph := r.meta.Columns[k].Type, r.phys[k]
+		v := dst.Cols[j]
+		if v == nil || v.Type() != t {
+			v = types.NewVector(t, n)
+			dst.Cols[j] = v
+		}
+		if err := r.readChunk(w, i, r.leaf[k], chunks, n, func(p parquet.Page) error { return appendPage(v, ph, p) }); err != nil {
+			return err
+		}
+	}
+	dst.Rows = n
+	return nil
+}
+
+// window returns a pooled read buffer.
+func (r *Reader) window() *[]byte {
+	if w, ok := r.windows.Get().(*[]byte); ok {
+		return w
+	}
+	return new([]byte)
+}
+
+// readChunk reads column col of block blk: it reads the stripes that cover
+// the chunk into w, verifies each stripe's CRC, and only then lets
+// parquet-go decode pages out of that verified memory, handing each page
+// to sink. The chunk must hold exactly rows rows.
+func (r *Reader) readChunk(w *[]byte, blk, col int, chunks []parquet.ColumnChunk, rows int, sink func(parquet.Page) error) error {
+	fc, ok := chunks[col].(*parquet.FileColumnChunk)
+	if !ok {
+		return r.corrupt("block %d column %d is not a file column chunk", blk, col)
+	}
+	start, end := chunkRange(&r.file.Metadata().RowGroups[blk], col)
+	buf, base, err := r.verified(w, start, end)
+	if err != nil {
+		return fmt.Errorf("%w (block %d column %d)", err, blk, col)
+	}
+	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
+	defer pages.Close()
+	got := 0
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return r.corrupt("block %d column %d: %v", blk, col, err)
+		}
+		got += int(p.NumRows())
+		if got > rows {
+			parquet.Release(p)
+			return r.corrupt("block %d column %d holds more than %d rows", blk, col, rows)
+		}
+		err = sink(p)
+		parquet.Release(p)
+		if err != nil {
+			return r.corrupt("block %d column %d: %v", blk, col, err)
+		}
+	}
+	if got != rows {
+		return r.corrupt("block %d column %d holds %d rows, want %d", blk, col, got, rows)
+	}
+	return nil
+}
+
+// verified reads the whole stripes covering [start, end) into *w and checks
+// their CRCs; it returns the bytes and the file offset they start at.
+func (r *Reader) verified(w *[]byte, start, end int64) ([]byte, int64, error) {
+	s := int64(r.fm.Stripe)
+	k0, k1 := start/s, (end-1)/s
+	base, limit := k0*s, min((k1+1)*s, r.dataEnd)
+	if int64(cap(*w)) < limit-base {
+		*w = make([]byte, limit-base)
+	}
+	buf := (*w)[:limit-base]
+	if err := r.readAt(buf, base); err != nil {
+		return nil, 0, err
+	}
+	for k := k0; k <= k1; k++ {
+		lo := (k - k0) * s
+		hi := min(lo+s, int64(len(buf)))
+		if crc32.Checksum(buf[lo:hi], castagnoli) != r.fm.stripeCRC(int(k)) {
+			return nil, 0, r.corrupt("checksum mismatch in data bytes [%d, %d)", base+lo, base+hi)
+		}
+	}
+	return buf, base, nil
+}
+
+// windowReader serves reads from verified bytes b that start at file
+// offset base; anything outside them was not verified and is refused.
+type windowReader struct {
+	base int64
+	b    []byte
+}
+
+// ReadAt implements io.ReaderAt.
+func (w *windowReader) ReadAt(p []byte, off int64) (int, error) {
+	if off < w.base || off-w.base > int64(len(w.b)) {
+		return 0, fmt.Errorf("read at %d outside the verified bytes [%d, %d)", off, w.base, w.base+int64(len(w.b)))
+	}
+	n := copy(p, w.b[off-w.base:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Check opens the part at path and verifies all of it: the seal, every
+// stripe checksum, every page checksum, and that every block decodes to
+// the rows, order and bounds the metadata promises. storage.Check and
+// `strata check` call it; any finding wraps ErrCorrupt.
+func Check(fsys vfs.FS, path string) error {
+	r, err := Open(fsys, path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w := r.window()
+	for off := int64(0); off < r.dataEnd; off += 32 * int64(r.fm.Stripe) {
+		if _, _, err := r.verified(w, off, min(off+32*int64(r.fm.Stripe), r.dataEnd)); err != nil {
+			return err
+		}
+	}
+	r.windows.Put(w)
+	ids := make([]catalog.ColumnID, len(r.meta.Columns))
+	for i, c := range r.meta.Columns {
+		ids[i] = c.ID
+	}
+	var d Data
+	var last struct {
+		sort   []byte
+		group  uint16
+		commit uint64
+		seq    uint32
+	}
+	lo, hi := ^uint64(0), uint64(0)
+	for i, b := range r.blocks {
+		if err := r.ReadBlock(i, ids, &d); err != nil {
+			return err
+		}
+		if err := checkBlock(&d, &b); err != nil {
+			return r.corrupt("block %d: %v", i, err)
+		}
+		if i > 0 && posLess(d.Sort.BytesAt(0), d.Group[0], d.Commit[0], d.Seq[0], last.sort, last.group, last.commit, last.seq) {
+			return r.corrupt("block %d starts before the end of block %d", i, i-1)
+		}
+		n := d.Rows - 1
+		last.sort = append(last.sort[:0], d.Sort.BytesAt(n)...)
+		last.group, last.commit, last.seq = d.Group[n], d.Commit[n], d.Seq[n]
+		lo, hi = min(lo, b.MinCommit), max(hi, b.MaxCommit)
+	}
+	m := r.meta
+	if lo != m.MinCommit || hi != m.MaxCommit ||
+		string(m.MinSort) != string(r.blocks[0].MinSort) || string(m.MaxSort) != string(r.blocks[len(r.blocks)-1].MaxSort) {
+		return r.corrupt("part bounds do not match its blocks")
+	}
+	return nil
+}
+
+// checkBlock checks one decoded block against its BlockInfo.
+func checkBlock(d *Data, b *BlockInfo) error {
+	for i := 1; i < d.Rows; i++ {
+		if d.less(i, i-1) {
+			return fmt.Errorf("rows %d and %d are out of order", i-1, i)
+		}
+	}
+	lo, hi := ^uint64(0), uint64(0)
+	for _, c := range d.Commit {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	if lo != b.MinCommit || hi != b.MaxCommit ||
+		string(d.Sort.BytesAt(0)) != string(b.MinSort) || string(d.Sort.BytesAt(d.Rows-1)) != string(b.MaxSort) {
+		return fmt.Errorf("rows do not match the block's bounds")
+	}
+	return nil
+}

@@ -1,0 +1,456 @@
+package part
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"path/filepath"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// DefaultBlockRows is the number of rows per block when WriteOptions names
+// none: large enough that per-block costs (a Parquet row group, one footer
+// entry per column) vanish, small enough that skipping a block saves work.
+const DefaultBlockRows = 64 << 10
+
+// DefaultPageBytes is the uncompressed size after which a column's page is
+// closed when WriteOptions names none.
+const DefaultPageBytes = 256 << 10
+
+// writeBatch is the number of rows handed to a Parquet column writer at
+// once; a page may only end at such a boundary.
+const writeBatch = 4096
+
+// WriteOptions tune the layout of a part; the zero value is the default.
+type WriteOptions struct {
+	// BlockRows is the number of rows per block (0 = DefaultBlockRows).
+	BlockRows int
+	// PageBytes bounds a data page's uncompressed size (0 = DefaultPageBytes).
+	PageBytes int
+}
+
+// ColumnSize is the space one column takes in a part, summed over blocks.
+type ColumnSize struct {
+	ID catalog.ColumnID
+	// Compressed is the bytes on disk (page headers included), Uncompressed
+	// the bytes before compression: what system.table_column_codecs shows
+	// (R9.7).
+	Compressed, Uncompressed int64
+}
+
+// Info is what Write reports about the file it wrote, and Reader.Info
+// about an open one.
+type Info struct {
+	Rows   uint64
+	Blocks int
+	// Bytes is the size of the file.
+	Bytes int64
+	// Columns has one entry per table column, in Meta.Columns order.
+	Columns []ColumnSize
+	// Fixed is the space of the fixed columns (sort key, group, commit,
+	// seq, tomb, resolution and ordering values), with ID 0.
+	Fixed ColumnSize
+}
+
+// Write writes d as a part file at path, with the identity and column
+// descriptions of meta (its computed fields are ignored and recomputed),
+// and makes the file and its directory entry durable before returning:
+// invariant 1 of the manifest (a part is added only after its file is
+// durable) rests on that. On error the partial file is removed; the
+// manifest never names it.
+//
+// d must be sorted by (Sort, Group, Commit, Seq) and have at least one row;
+// Write checks both, and that every vector has the type meta gives it.
+func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Info, error) {
+	if err := d.validate(&meta); err != nil {
+		return Info{}, err
+	}
+	w := &writer{d: d, meta: meta, opts: opts}
+	if w.opts.BlockRows <= 0 {
+		w.opts.BlockRows = DefaultBlockRows
+	}
+	if w.opts.PageBytes <= 0 {
+		w.opts.PageBytes = DefaultPageBytes
+	}
+	f, err := fsys.Create(path)
+	if err != nil {
+		return Info{}, fmt.Errorf("part: create %s: %w", path, err)
+	}
+	info, err := w.write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fsys.SyncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		_ = fsys.Remove(path)
+		return Info{}, fmt.Errorf("part: write %s: %w", path, err)
+	}
+	return info, nil
+}
+
+// writer holds the state of one Write.
+type writer struct {
+	d    *Data
+	meta Meta
+	opts WriteOptions
+	// leaf maps fixed column i to its Parquet column index; cols does the
+	// same for table columns.
+	fixed [numFixed]int
+	cols  []int
+	phys  []physical
+	vals  []parquet.Value
+	wide  []byte
+}
+
+// write encodes the whole file through a sealWriter onto f.
+func (w *writer) write(f vfs.File) (Info, error) {
+	schema, err := buildSchema(w.meta.Columns)
+	if err != nil {
+		return Info{}, err
+	}
+	for i, name := range fixedNames {
+		w.fixed[i] = leafIndex(schema, name)
+	}
+	w.cols = make([]int, len(w.meta.Columns))
+	w.phys = make([]physical, len(w.meta.Columns))
+	for i, c := range w.meta.Columns {
+		w.cols[i] = leafIndex(schema, columnName(c.ID))
+		w.phys[i], _ = physicalOf(c.Type) // validated
+	}
+	sw := &sealWriter{out: bufio.NewWriterSize(f, 1<<20)}
+	pw := parquet.NewWriter(sw, schema,
+		// The seal needs every byte of a block to reach sw when Flush
+		// returns, so parquet-go must not buffer on its own.
+		parquet.WriteBufferSize(0),
+		parquet.PageBufferSize(w.opts.PageBytes),
+		parquet.DataPageStatistics(true),
+		parquet.CreatedBy("strata", strconv.Itoa(FormatVersion), ""),
+	)
+	w.vals = make([]parquet.Value, 0, writeBatch)
+	n := w.d.Rows
+	var blocks []BlockInfo
+	w.meta.Rows = uint64(n)
+	w.meta.MinCommit, w.meta.MaxCommit = math.MaxUint64, 0
+	for lo := 0; lo < n; lo += w.opts.BlockRows {
+		hi := min(lo+w.opts.BlockRows, n)
+		cw := pw.ColumnWriters()
+		if err := w.writeBlock(cw, lo, hi); err != nil {
+			return Info{}, err
+		}
+		if err := pw.Flush(); err != nil {
+			return Info{}, err
+		}
+		b := BlockInfo{
+			Rows:    hi - lo,
+			MinSort: bytes.Clone(w.d.Sort.BytesAt(lo)), MaxSort: bytes.Clone(w.d.Sort.BytesAt(hi - 1)),
+			MinCommit: math.MaxUint64,
+		}
+		for _, c := range w.d.Commit[lo:hi] {
+			b.MinCommit, b.MaxCommit = min(b.MinCommit, c), max(b.MaxCommit, c)
+		}
+		w.meta.MinCommit, w.meta.MaxCommit = min(w.meta.MinCommit, b.MinCommit), max(w.meta.MaxCommit, b.MaxCommit)
+		blocks = append(blocks, b)
+	}
+	w.meta.MinSort, w.meta.MaxSort = blocks[0].MinSort, blocks[len(blocks)-1].MaxSort
+	dataEnd := sw.endData()
+	js, err := encodeMeta(&w.meta, blocks, sw.stripes)
+	if err != nil {
+		return Info{}, err
+	}
+	pw.SetKeyValueMetadata(metaKey, js)
+	pw.SetKeyValueMetadata(sealKey, fmt.Sprintf("%s%016x%08x", sealMagic, dataEnd, 0))
+	if err := pw.Close(); err != nil {
+		return Info{}, err
+	}
+	if err := sw.seal(); err != nil {
+		return Info{}, err
+	}
+	if sw.err != nil {
+		return Info{}, sw.err
+	}
+	info := infoOf(pw.File().Metadata(), w.meta.Columns, w.cols)
+	info.Bytes = sw.off
+	return info, nil
+}
+
+// leafIndex returns the Parquet column index of a top-level leaf.
+func leafIndex(s *parquet.Schema, name string) int {
+	lc, ok := s.Lookup(name)
+	if !ok {
+		return -1
+	}
+	return lc.ColumnIndex
+}
+
+// writeBlock writes rows [lo, hi) to every column writer.
+func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
+	d := w.d
+	for s := lo; s < hi; s += writeBatch {
+		e := min(s+writeBatch, hi)
+		put := func(col int) error {
+			_, err := cw[col].WriteRowValues(w.vals)
+			w.vals = w.vals[:0]
+			return err
+		}
+		for f := range numFixed {
+			col := w.fixed[f]
+			for i := s; i < e; i++ {
+				w.vals = append(w.vals, w.fixedValue(f, i).Level(0, 0, col))
+			}
+			if err := put(col); err != nil {
+				return err
+			}
+		}
+		for c, v := range d.Cols {
+			if err := w.appendColumn(v, w.phys[c], s, e, w.cols[c]); err != nil {
+				return fmt.Errorf("column %d: %w", w.meta.Columns[c].ID, err)
+			}
+			if err := put(w.cols[c]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fixedValue returns row i of fixed column f.
+func (w *writer) fixedValue(f, i int) parquet.Value {
+	d := w.d
+	switch f {
+	case fSort:
+		return parquet.ByteArrayValue(d.Sort.BytesAt(i))
+	case fGroup:
+		return parquet.Int32Value(int32(at(d.Group, i)))
+	case fCommit:
+		return parquet.Int64Value(int64(d.Commit[i]))
+	case fSeq:
+		return parquet.Int32Value(int32(d.Seq[i]))
+	case fTomb:
+		return parquet.BooleanValue(at(d.Tomb, i))
+	case fWonAt:
+		return parquet.Int64Value(int64(at(d.WonAt, i)))
+	case fEndedAt:
+		return parquet.Int64Value(int64(at(d.EndedAt, i)))
+	case fSupersededBy:
+		return parquet.Int64Value(int64(at(d.SupersededBy, i)))
+	case fState:
+		return parquet.Int32Value(int32(at(d.State, i)))
+	}
+	if d.Order == nil || d.Order.Len() == 0 {
+		return parquet.ByteArrayValue(nil)
+	}
+	return parquet.ByteArrayValue(d.Order.BytesAt(i))
+}
+
+// appendColumn appends rows [lo, hi) of table column v to w.vals. Values
+// point into v (or into w.wide for wide integers) until WriteRowValues has
+// copied them.
+func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) error {
+	null := parquet.NullValue().Level(0, 0, col)
+	switch v.Type().Kind.Class() {
+	case types.ClassInt64:
+		xs := v.Int64s()
+		for i := lo; i < hi; i++ {
+			switch {
+			case v.IsNull(i):
+				w.vals = append(w.vals, null)
+			case p.kind == parquet.Int32:
+				if xs[i] < math.MinInt32 || xs[i] > math.MaxInt32 {
+					return fmt.Errorf("value %d of %s does not fit its 32-bit column", xs[i], v.Type())
+				}
+				w.vals = append(w.vals, parquet.Int32Value(int32(xs[i])).Level(0, 1, col))
+			default:
+				w.vals = append(w.vals, parquet.Int64Value(xs[i]).Level(0, 1, col))
+			}
+		}
+	case types.ClassUint64:
+		xs := v.Uint64s()
+		for i := lo; i < hi; i++ {
+			switch {
+			case v.IsNull(i):
+				w.vals = append(w.vals, null)
+			case p.kind == parquet.Int32:
+				w.vals = append(w.vals, parquet.Int32Value(int32(uint32(xs[i]))).Level(0, 1, col))
+			default:
+				w.vals = append(w.vals, parquet.Int64Value(int64(xs[i])).Level(0, 1, col))
+			}
+		}
+	case types.ClassWide:
+		xs := v.Wides()
+		// Size the scratch once: values point into it until written.
+		if need := (hi - lo) * p.size; cap(w.wide) < need {
+			w.wide = make([]byte, need)
+		}
+		buf := w.wide[:(hi-lo)*p.size]
+		for i := lo; i < hi; i++ {
+			if v.IsNull(i) {
+				w.vals = append(w.vals, null)
+				continue
+			}
+			b := buf[(i-lo)*p.size : (i-lo+1)*p.size]
+			x := &xs[i]
+			for j := range p.size / 8 {
+				binary.BigEndian.PutUint64(b[8*j:], x[p.size/8-1-j])
+			}
+			w.vals = append(w.vals, parquet.FixedLenByteArrayValue(b).Level(0, 1, col))
+		}
+	case types.ClassFloat64:
+		xs := v.Float64s()
+		for i := lo; i < hi; i++ {
+			switch {
+			case v.IsNull(i):
+				w.vals = append(w.vals, null)
+			case p.kind == parquet.Float:
+				w.vals = append(w.vals, parquet.FloatValue(float32(xs[i])).Level(0, 1, col))
+			default:
+				w.vals = append(w.vals, parquet.DoubleValue(xs[i]).Level(0, 1, col))
+			}
+		}
+	case types.ClassBool:
+		xs := v.Bools()
+		for i := lo; i < hi; i++ {
+			if v.IsNull(i) {
+				w.vals = append(w.vals, null)
+			} else {
+				w.vals = append(w.vals, parquet.BooleanValue(xs[i]).Level(0, 1, col))
+			}
+		}
+	case types.ClassVarlen:
+		for i := lo; i < hi; i++ {
+			if v.IsNull(i) {
+				w.vals = append(w.vals, null)
+			} else {
+				w.vals = append(w.vals, parquet.ByteArrayValue(v.BytesAt(i)).Level(0, 1, col))
+			}
+		}
+	case types.ClassUUID:
+		xs := v.UUIDs()
+		for i := lo; i < hi; i++ {
+			if v.IsNull(i) {
+				w.vals = append(w.vals, null)
+			} else {
+				w.vals = append(w.vals, parquet.FixedLenByteArrayValue(xs[i][:]).Level(0, 1, col))
+			}
+		}
+	default:
+		return fmt.Errorf("type %s cannot be stored", v.Type())
+	}
+	return nil
+}
+
+// infoOf sums column chunk sizes from a file's Parquet metadata.
+func infoOf(md *format.FileMetaData, cols []ColumnMeta, leaf []int) Info {
+	info := Info{Rows: uint64(md.NumRows), Blocks: len(md.RowGroups), Columns: make([]ColumnSize, len(cols))}
+	isTable := make(map[int]int, len(leaf))
+	for i, l := range leaf {
+		isTable[l] = i
+		info.Columns[i].ID = cols[i].ID
+	}
+	for _, rg := range md.RowGroups {
+		for j, cc := range rg.Columns {
+			s := &info.Fixed
+			if i, ok := isTable[j]; ok {
+				s = &info.Columns[i]
+			}
+			s.Compressed += cc.MetaData.TotalCompressedSize
+			s.Uncompressed += cc.MetaData.TotalUncompressedSize
+		}
+	}
+	return info
+}
+
+// castagnoli is the CRC-32C table (hardware-accelerated on amd64 and arm64).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sealWriter sits between parquet-go and the file. While blocks are written
+// it passes bytes on and folds them into one CRC per stripeSize bytes; once
+// endData is called it keeps the tail (page index, footer, trailer) in
+// memory so that seal can patch the tail's own CRC into the footer before
+// anything of it reaches the file (doc.go, "Checksums").
+type sealWriter struct {
+	out     *bufio.Writer
+	off     int64
+	crc     uint32
+	fill    int
+	stripes []uint32
+	inTail  bool
+	tail    []byte
+	err     error
+}
+
+// Write implements io.Writer.
+func (s *sealWriter) Write(b []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	s.off += int64(len(b))
+	if s.inTail {
+		s.tail = append(s.tail, b...)
+		return len(b), nil
+	}
+	for rest := b; len(rest) > 0; {
+		n := min(len(rest), stripeSize-s.fill)
+		s.crc = crc32.Update(s.crc, castagnoli, rest[:n])
+		s.fill += n
+		rest = rest[n:]
+		if s.fill == stripeSize {
+			s.stripes = append(s.stripes, s.crc)
+			s.crc, s.fill = 0, 0
+		}
+	}
+	if _, err := s.out.Write(b); err != nil {
+		s.err = err
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// endData closes the data region and returns its end offset.
+func (s *sealWriter) endData() int64 {
+	if s.fill > 0 {
+		s.stripes = append(s.stripes, s.crc)
+		s.crc, s.fill = 0, 0
+	}
+	s.inTail = true
+	return s.off
+}
+
+// seal computes the CRC of the tail with the seal's CRC digits still zero,
+// writes the digits in, and writes the tail out.
+func (s *sealWriter) seal() error {
+	pos, err := sealPos(s.tail)
+	if err != nil {
+		return err
+	}
+	crc := crc32.Checksum(s.tail, castagnoli)
+	copy(s.tail[pos:pos+8], fmt.Sprintf("%08x", crc))
+	if _, err := s.out.Write(s.tail); err != nil {
+		return err
+	}
+	return s.out.Flush()
+}
+
+// sealPos finds the seal in a tail and returns the offset of its 8 CRC
+// digits.
+func sealPos(tail []byte) (int, error) {
+	i := bytes.LastIndex(tail, []byte(sealMagic))
+	if i < 0 || i+sealLen > len(tail) {
+		return 0, fmt.Errorf("no seal in the footer")
+	}
+	return i + len(sealMagic) + 16, nil
+}
