@@ -7,7 +7,10 @@
 // Opener, which opens a data directory; the same scripts therefore run
 // in-process and over the PostgreSQL wire, with a different Opener. Run
 // executes one file and returns a Report (counts, seconds, failures);
-// RunFile does the same inside a Go test, one t.Errorf per failure.
+// RunFile does the same inside a Go test, one t.Errorf per failure;
+// Complete runs a file and returns it with the engine's results written in
+// as the expected output (upstream's completion mode), for filling in a new
+// script from a trusted engine.
 //
 // # The two dialects
 //

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,8 +26,11 @@ import (
 // starts one), e.g.
 //
 //	STRATA_PG_PEER="host=127.0.0.1 port=55432 user=postgres sslmode=disable" \
-//	  go test ./internal/logictest -run SQLOnPostgres
+//	  go test ./internal/logictest -run SQLOnPostgres [-peer-rewrite]
 //
+// With -peer-rewrite it writes PostgreSQL's results into the scripts
+// (Complete) instead of comparing: write a new script's SQL, let PostgreSQL
+// fill in the expected output, read the diff.
 // Each script gets its own new database; a restart reconnects to it.
 
 // The separators psql is told to print between fields and records, and the
@@ -37,6 +41,9 @@ const (
 	peerRecord = "\x1e"
 	peerNull   = "\x01NULL\x01"
 )
+
+var peerRewrite = flag.Bool("peer-rewrite", false,
+	"TestSQLOnPostgres: write PostgreSQL's results into the test/sql scripts it runs, instead of comparing")
 
 func TestSQLOnPostgres(t *testing.T) {
 	conn := os.Getenv("STRATA_PG_PEER")
@@ -58,7 +65,29 @@ func TestSQLOnPostgres(t *testing.T) {
 			continue
 		}
 		ran++
-		t.Run(filepath.Base(f), func(t *testing.T) { RunFile(t, f, peer.open, Options{}) })
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if !*peerRewrite {
+				RunFile(t, f, peer.open, Options{})
+				return
+			}
+			out, rep, err := Complete(context.Background(), f, peer.open, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out, data) {
+				if err := os.WriteFile(f, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote PostgreSQL's results into %s: review the diff", f)
+			}
+			// Statements and queries that fail on PostgreSQL itself need a
+			// person: completion cannot fix them.
+			for _, fl := range rep.Failures {
+				if fl.Expected == nil {
+					t.Errorf("%s", fl)
+				}
+			}
+		})
 	}
 	if ran == 0 {
 		t.Errorf("no script in test/sql carries %q", peerMarker)

@@ -129,6 +129,10 @@ type Record struct {
 	Expected []string
 	// ExpectedLine is the line of the first expected line (or of `----`).
 	ExpectedLine int
+	// SepLine is the line of `----` (0 when the query has none), EndLine the
+	// record's last non-comment line: the span Complete replaces.
+	SepLine int
+	EndLine int
 	// Hashed is set when Expected is the single line `N values hashing to H`;
 	// HashCount and Hash hold N and H.
 	Hashed    bool
@@ -258,6 +262,7 @@ func parseRecord(path string, block []line) (Record, error) {
 	head := block[0]
 	f := strings.Fields(head.text)
 	rec.Line = head.num
+	rec.EndLine = last.num
 	body := block[1:]
 	switch f[0] {
 	case "statement":
@@ -322,6 +327,7 @@ func parseRecord(path string, block []line) (Record, error) {
 		rec.SQL = joinLines(body[:sep])
 		if sep < len(body) {
 			rec.ExpectedLine = body[sep].num
+			rec.SepLine = body[sep].num
 			exp := body[sep+1:]
 			if len(exp) > 0 {
 				rec.ExpectedLine = exp[0].num

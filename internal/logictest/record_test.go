@@ -159,19 +159,19 @@ func TestParseRecords(t *testing.T) {
 		t.Errorf("dialect %v", s.Dialect)
 	}
 	want := []Record{
-		{Kind: KindHashThreshold, Line: 2, Threshold: 8},
-		{Kind: KindStatement, Line: 4, SQL: "CREATE TABLE t(a INT64)\nMODE APPEND"},
-		{Kind: KindQuery, Line: 11, Conditions: []Condition{{Skip: true, Engine: "mysql"}, {Engine: "postgresql"}},
+		{Kind: KindHashThreshold, Line: 2, EndLine: 2, Threshold: 8},
+		{Kind: KindStatement, Line: 4, EndLine: 7, SQL: "CREATE TABLE t(a INT64)\nMODE APPEND"},
+		{Kind: KindQuery, Line: 11, EndLine: 16, Conditions: []Condition{{Skip: true, Engine: "mysql"}, {Engine: "postgresql"}},
 			SQL: "SELECT a,\n  b FROM t", Types: "IT", Sort: RowSort, Label: "label-7",
-			Expected: []string{"1 x y", "2 (empty)"}, ExpectedLine: 15},
-		{Kind: KindQuery, Line: 18, SQL: "SELECT a FROM t", Types: "I", Sort: ValueSort,
-			Expected: []string{"30 values hashing to 3c13dee48d9356ae19af2515e05e6b54"}, ExpectedLine: 21,
+			Expected: []string{"1 x y", "2 (empty)"}, ExpectedLine: 15, SepLine: 14},
+		{Kind: KindQuery, Line: 18, EndLine: 21, SQL: "SELECT a FROM t", Types: "I", Sort: ValueSort,
+			Expected: []string{"30 values hashing to 3c13dee48d9356ae19af2515e05e6b54"}, ExpectedLine: 21, SepLine: 20,
 			Hashed: true, HashCount: 30, Hash: "3c13dee48d9356ae19af2515e05e6b54"},
-		{Kind: KindQuery, Line: 23, SQL: "SELECT true", Types: "B"},
-		{Kind: KindStatement, Line: 26, SQL: "SELECT 1", ExpectError: true, ErrorPattern: "(newest|latest).*3"},
-		{Kind: KindStatement, Line: 29, SQL: "SELEC 1", ExpectError: true},
-		{Kind: KindRestart, Line: 32},
-		{Kind: KindHalt, Line: 35, Conditions: []Condition{{Skip: true, Engine: "sqlite"}}},
+		{Kind: KindQuery, Line: 23, EndLine: 24, SQL: "SELECT true", Types: "B"},
+		{Kind: KindStatement, Line: 26, EndLine: 27, SQL: "SELECT 1", ExpectError: true, ErrorPattern: "(newest|latest).*3"},
+		{Kind: KindStatement, Line: 29, EndLine: 30, SQL: "SELEC 1", ExpectError: true},
+		{Kind: KindRestart, Line: 32, EndLine: 32},
+		{Kind: KindHalt, Line: 35, EndLine: 35, Conditions: []Condition{{Skip: true, Engine: "sqlite"}}},
 	}
 	if len(s.Records) != len(want) {
 		t.Fatalf("got %d records, want %d: %+v", len(s.Records), len(want), s.Records)
@@ -205,7 +205,8 @@ func recordsEqual(a, b Record) bool {
 	}
 	return a.Kind == b.Kind && a.Line == b.Line && a.SQL == b.SQL && a.ExpectError == b.ExpectError &&
 		a.ErrorPattern == b.ErrorPattern && a.Types == b.Types && a.Sort == b.Sort && a.Label == b.Label &&
-		eq(a.Expected, b.Expected) && a.ExpectedLine == b.ExpectedLine && a.Hashed == b.Hashed &&
+		eq(a.Expected, b.Expected) && a.ExpectedLine == b.ExpectedLine && a.SepLine == b.SepLine &&
+		a.EndLine == b.EndLine && a.Hashed == b.Hashed &&
 		a.HashCount == b.HashCount && a.Hash == b.Hash && a.Threshold == b.Threshold
 }
 

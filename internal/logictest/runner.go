@@ -56,13 +56,20 @@ const maxGotLines = 1000
 // cannot be read or parsed, the database cannot be opened) or from being
 // cleaned up; failures of records are in the Report. When ctx is done the
 // run stops and the records left count as NotRun.
-func Run(ctx context.Context, path string, open Opener, opts Options) (rep Report, err error) {
+func Run(ctx context.Context, path string, open Opener, opts Options) (Report, error) {
+	rep, _, err := runPath(ctx, path, open, opts, nil)
+	return rep, err
+}
+
+// runPath is Run; when completed is not nil it also receives, by record
+// index, the expected output each query that ran would have (Complete).
+func runPath(ctx context.Context, path string, open Opener, opts Options, completed map[int][]string) (rep Report, script *Script, err error) {
 	start := time.Now()
 	rep = Report{Path: path}
 	defer func() { rep.Seconds = time.Since(start).Seconds() }()
-	script, err := ParseFile(path, opts.Dialect)
+	script, err = ParseFile(path, opts.Dialect)
 	if err != nil {
-		return rep, err
+		return rep, nil, err
 	}
 	rep.Dialect = script.Dialect
 	for i := range script.Records {
@@ -72,22 +79,23 @@ func Run(ctx context.Context, path string, open Opener, opts Options) (rep Repor
 	}
 	dir, err := os.MkdirTemp("", "strata-logictest-")
 	if err != nil {
-		return rep, fmt.Errorf("logictest: %w", err)
+		return rep, script, fmt.Errorf("logictest: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	db, err := open(dir)
 	if err != nil {
-		return rep, fmt.Errorf("logictest: %s: open %s: %w", path, dir, err)
+		return rep, script, fmt.Errorf("logictest: %s: open %s: %w", path, dir, err)
 	}
-	r := &runner{opts: opts, script: script, rep: &rep, db: db, dir: dir, open: open, labels: map[string]labelSeen{}}
+	r := &runner{opts: opts, script: script, rep: &rep, db: db, dir: dir, open: open,
+		labels: map[string]labelSeen{}, completed: completed}
 	r.fill()
 	r.run(ctx)
 	if r.db != nil && !r.hung {
 		if err := r.db.Close(); err != nil {
-			return rep, fmt.Errorf("logictest: %s: close: %w", path, err)
+			return rep, script, fmt.Errorf("logictest: %s: close: %w", path, err)
 		}
 	}
-	return rep, nil
+	return rep, script, nil
 }
 
 // RunFile runs the script at path as part of a Go test: every failure is
@@ -145,6 +153,11 @@ type runner struct {
 	open   Opener
 	labels map[string]labelSeen
 	hung   bool // the engine did not return after cancellation: never touch db again
+	// threshold is the classic hash-threshold in force (upstream's default
+	// is 8); it only shapes completed output.
+	threshold int
+	// completed, when not nil, collects Complete's output per record index.
+	completed map[int][]string
 }
 
 // fill turns zero options into their defaults.
@@ -157,6 +170,9 @@ func (r *runner) fill() {
 	}
 	if r.opts.MaxFailures == 0 {
 		r.opts.MaxFailures = DefaultMaxFailures
+	}
+	if r.script.Dialect == Classic {
+		r.threshold = 8
 	}
 }
 
@@ -179,8 +195,9 @@ func (r *runner) run(ctx context.Context) {
 		}
 		switch rec.Kind {
 		case KindHashThreshold:
-			// The comparison follows the form of the expected output, so the
-			// threshold needs no state (doc.go, "Comparison").
+			// The comparison follows the form of the expected output; the
+			// threshold only shapes completed output (doc.go, "Comparison").
+			r.threshold = rec.Threshold
 		case KindHalt:
 			r.rep.Halted = true
 			r.notRun(i + 1)
@@ -193,7 +210,7 @@ func (r *runner) run(ctx context.Context) {
 		case KindStatement:
 			r.statement(ctx, rec)
 		case KindQuery:
-			r.query(ctx, rec)
+			r.query(ctx, i, rec)
 		}
 		if r.hung {
 			r.stop(i+1, fmt.Errorf("line %d: the engine did not return within %v of its context ending", rec.Line, cancelGrace))
@@ -338,7 +355,7 @@ func (r *runner) statement(ctx context.Context, rec *Record) {
 	r.fail(f)
 }
 
-func (r *runner) query(ctx context.Context, rec *Record) {
+func (r *runner) query(ctx context.Context, idx int, rec *Record) {
 	send, changed := r.sql(rec)
 	res, err := r.exec(ctx, send)
 	f := Failure{Line: rec.Line, SQL: rec.SQL, Sent: changed}
@@ -366,6 +383,9 @@ func (r *runner) query(ctx context.Context, rec *Record) {
 	}
 	vals := renderValues(res.Rows, rec.Types, r.script.Dialect)
 	sortValues(vals, ncol, rec.Sort)
+	if r.completed != nil {
+		r.completed[idx] = r.completion(rec, vals)
+	}
 	out := compareQuery(rec, vals, r.script.Dialect)
 	labelOK := true
 	if rec.Label != "" {
