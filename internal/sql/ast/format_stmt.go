@@ -301,7 +301,11 @@ func (p *printer) columnDef(c *ColumnDef) {
 			if i > 0 {
 				p.str(", ")
 			}
-			p.str(k.Name)
+			if isBareTypeName(k.Name) {
+				p.str(k.Name)
+			} else {
+				p.ident(k.Name)
+			}
 			if k.HasLevel {
 				p.str("(" + strconv.FormatInt(k.Level, 10) + ")")
 			}

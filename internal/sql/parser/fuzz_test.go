@@ -1,7 +1,10 @@
 package parser
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -16,6 +19,9 @@ import (
 func FuzzParse(f *testing.F) {
 	for _, r := range corpus(f) {
 		f.Add(r.sql)
+	}
+	for _, in := range testdataInputs(f) {
+		f.Add(in)
 	}
 	for _, s := range []string{
 		"SELECT - -1, a::INT64::STRING, NOT NOT TRUE, 'a' || E'\\n'",
@@ -56,6 +62,30 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// testdataInputs returns the inputs of the datadriven cases, which cover
+// more syntax than the conformance scripts.
+func testdataInputs(f *testing.F) []string {
+	files, _ := filepath.Glob("testdata/*")
+	var out []string
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			continue // directories (testdata/fuzz)
+		}
+		for _, block := range strings.Split(string(b), "\n----\n") {
+			if i := strings.LastIndex(block, "\nparse\n"); i >= 0 {
+				out = append(out, block[i+len("\nparse\n"):])
+			} else if i := strings.LastIndex(block, "\nexpr\n"); i >= 0 {
+				out = append(out, "SELECT "+block[i+len("\nexpr\n"):])
+			}
+		}
+	}
+	if len(out) == 0 {
+		f.Fatal("no datadriven inputs found")
+	}
+	return out
 }
 
 // checkSpans walks a tree and fails if a node's span is outside the input

@@ -28,7 +28,11 @@ func Parse(sql string) (ast.Stmt, error) {
 // byte range, without the semicolon, so a caller can run or echo them one
 // at a time.
 func ParseAll(sql string) ([]ast.Stmt, error) {
-	return parse(sql, false)
+	stmts, err := parse(sql, false)
+	if err != nil {
+		return nil, err
+	}
+	return stmts, nil
 }
 
 // ParseExpr parses a single scalar expression, as a DEFAULT clause stored
