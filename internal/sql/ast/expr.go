@@ -160,6 +160,16 @@ type When struct {
 	Cond, Result Expr
 }
 
+// QuantifiedExpr is X Op ANY (Query) or X Op ALL (Query); SOME is ANY.
+// Op is a comparison operator.
+type QuantifiedExpr struct {
+	Span
+	X     Expr
+	Op    token.Token
+	All   bool
+	Query *SelectStmt
+}
+
 // ExistsExpr is EXISTS (Query).
 type ExistsExpr struct {
 	Span
@@ -197,26 +207,27 @@ type TupleExpr struct {
 	Items []Expr
 }
 
-func (*ColumnRef) exprNode()    {}
-func (*StarExpr) exprNode()     {}
-func (*NumberLit) exprNode()    {}
-func (*StringLit) exprNode()    {}
-func (*BoolLit) exprNode()      {}
-func (*NullLit) exprNode()      {}
-func (*DefaultExpr) exprNode()  {}
-func (*Param) exprNode()        {}
-func (*TypedLit) exprNode()     {}
-func (*IntervalLit) exprNode()  {}
-func (*UnaryExpr) exprNode()    {}
-func (*BinaryExpr) exprNode()   {}
-func (*IsExpr) exprNode()       {}
-func (*BetweenExpr) exprNode()  {}
-func (*InExpr) exprNode()       {}
-func (*LikeExpr) exprNode()     {}
-func (*CastExpr) exprNode()     {}
-func (*CaseExpr) exprNode()     {}
-func (*ExistsExpr) exprNode()   {}
-func (*SubqueryExpr) exprNode() {}
-func (*FuncCall) exprNode()     {}
-func (*ParenExpr) exprNode()    {}
-func (*TupleExpr) exprNode()    {}
+func (*ColumnRef) exprNode()      {}
+func (*StarExpr) exprNode()       {}
+func (*NumberLit) exprNode()      {}
+func (*StringLit) exprNode()      {}
+func (*BoolLit) exprNode()        {}
+func (*NullLit) exprNode()        {}
+func (*DefaultExpr) exprNode()    {}
+func (*Param) exprNode()          {}
+func (*TypedLit) exprNode()       {}
+func (*IntervalLit) exprNode()    {}
+func (*UnaryExpr) exprNode()      {}
+func (*BinaryExpr) exprNode()     {}
+func (*IsExpr) exprNode()         {}
+func (*BetweenExpr) exprNode()    {}
+func (*InExpr) exprNode()         {}
+func (*LikeExpr) exprNode()       {}
+func (*CastExpr) exprNode()       {}
+func (*CaseExpr) exprNode()       {}
+func (*ExistsExpr) exprNode()     {}
+func (*QuantifiedExpr) exprNode() {}
+func (*SubqueryExpr) exprNode()   {}
+func (*FuncCall) exprNode()       {}
+func (*ParenExpr) exprNode()      {}
+func (*TupleExpr) exprNode()      {}

@@ -60,6 +60,8 @@ func exprPrec(e Expr) int {
 		return PrecUnary
 	case *IsExpr:
 		return PrecIs
+	case *QuantifiedExpr:
+		return PrecCompare
 	case *BetweenExpr, *InExpr, *LikeExpr:
 		return PrecPred
 	case *CastExpr:
@@ -214,6 +216,16 @@ func (p *printer) expr(e Expr, min int) {
 			p.expr(e.Else, 0)
 		}
 		p.str(" END")
+	case *QuantifiedExpr:
+		p.expr(e.X, PrecCompare)
+		p.str(" " + e.Op.String() + " ")
+		if e.All {
+			p.str("ALL (")
+		} else {
+			p.str("ANY (")
+		}
+		p.selectStmt(e.Query)
+		p.str(")")
 	case *ExistsExpr:
 		p.str("EXISTS (")
 		p.selectStmt(e.Query)

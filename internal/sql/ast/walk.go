@@ -56,6 +56,9 @@ func Inspect(n Node, f func(Node) bool) {
 	case *When:
 		in(n.Cond)
 		in(n.Result)
+	case *QuantifiedExpr:
+		in(n.X)
+		in(n.Query)
 	case *ExistsExpr:
 		in(n.Query)
 	case *SubqueryExpr:

@@ -15,7 +15,7 @@ import (
 //	and     = not {AND not}
 //	not     = NOT not | is
 //	is      = cmp {IS [NOT] (NULL|TRUE|FALSE|UNKNOWN|DISTINCT FROM cmp)}
-//	cmp     = pred {(= <> < <= > >=) pred}
+//	cmp     = pred {(= <> < <= > >=) (pred | ANY|SOME|ALL (query))}
 //	pred    = concat [[NOT] (BETWEEN … | IN (…) | LIKE … | ILIKE …)]
 //	concat  = add {|| add}
 //	add     = mul {(+|-) mul}
@@ -107,6 +107,18 @@ func (p *parser) cmpExpr() ast.Expr {
 	for isCompare(p.tok) {
 		op := p.tok
 		p.next()
+		if (p.tok == token.ANY || p.tok == token.SOME || p.tok == token.ALL) && p.peek(1) == token.LPAREN {
+			all := p.tok == token.ALL
+			p.next()
+			p.next()
+			if !p.startsQuery() {
+				p.errorExpected("a query after ANY ( or ALL (")
+			}
+			q := p.selectStmt()
+			p.expect(token.RPAREN)
+			x = &ast.QuantifiedExpr{Span: p.span(start), X: x, Op: op, All: all, Query: q}
+			continue
+		}
 		y := p.predExpr()
 		x = &ast.BinaryExpr{Span: p.span(start), Op: op, L: x, R: y}
 	}

@@ -57,6 +57,7 @@ const (
 	ALTER
 	ANALYZE
 	AND
+	ANY
 	AS
 	ASC
 	ATTRIBUTE
@@ -144,6 +145,7 @@ const (
 	SHARD
 	SHARDS
 	SHOW
+	SOME
 	START
 	SYMMETRIC
 	SYNC
@@ -187,7 +189,7 @@ var operators = [...]string{
 // keywordNames holds the upper-case spelling of each keyword, in the order
 // of the constants above.
 var keywordNames = [keywordEnd - keywordBeg - 1]string{
-	"ADD", "ALL", "ALTER", "ANALYZE", "AND", "AS", "ASC", "ATTRIBUTE", "AUTO",
+	"ADD", "ALL", "ALTER", "ANALYZE", "AND", "ANY", "AS", "ASC", "ATTRIBUTE", "AUTO",
 	"BEGIN", "BETWEEN", "BOTH", "BY", "CASE", "CAST", "CODEC", "COLUMN",
 	"COMMIT", "CREATE", "CROSS", "CURRENT", "DATA", "DEFAULT", "DELETE",
 	"DESC", "DESCRIBE", "DISTINCT", "DROP", "ELSE", "END", "ESCAPE",
@@ -198,7 +200,7 @@ var keywordNames = [keywordEnd - keywordBeg - 1]string{
 	"NOT", "NULL", "NULLS", "OF", "OFFSET", "ON", "ONLY", "OR", "ORDER",
 	"OUTER", "PASSWORD", "POLICY", "PRECISION", "PRIMARY", "RECURSIVE",
 	"RENAME", "RESET", "REVISION", "RIGHT", "ROLLBACK", "ROW", "ROWS",
-	"SCOPE", "SELECT", "SESSION", "SET", "SHARD", "SHARDS", "SHOW", "START",
+	"SCOPE", "SELECT", "SESSION", "SET", "SHARD", "SHARDS", "SHOW", "SOME", "START",
 	"SYMMETRIC", "SYNC", "TABLE", "TABLES", "THEN", "TIME", "TIMESTAMP",
 	"TO", "TRANSACTION", "TRANSFORMATION", "TRANSFORMATIONS", "TRUE", "TYPE",
 	"UNION", "UNIQUE", "UNKNOWN", "UPDATE", "UPSERT", "USER", "USING",
@@ -209,14 +211,14 @@ var keywordNames = [keywordEnd - keywordBeg - 1]string{
 // PostgreSQL's reserved words among ours, plus the join words it also keeps
 // from being table or column names.
 var reserved = map[Token]bool{
-	ALL: true, AND: true, AS: true, ASC: true, BETWEEN: true, BOTH: true, CASE: true,
+	ALL: true, AND: true, ANY: true, AS: true, ASC: true, BETWEEN: true, BOTH: true, CASE: true,
 	CAST: true, CREATE: true, CROSS: true, DEFAULT: true, DESC: true,
 	DISTINCT: true, ELSE: true, END: true, EXCEPT: true, EXISTS: true,
 	FALSE: true, FETCH: true, FOR: true, FROM: true, FULL: true, GROUP: true,
 	HAVING: true, ILIKE: true, IN: true, INNER: true, INTERSECT: true,
 	INTO: true, IS: true, JOIN: true, LEFT: true, LIKE: true, LIMIT: true,
 	NATURAL: true, NOT: true, NULL: true, OFFSET: true, ON: true, OR: true,
-	ORDER: true, OUTER: true, PRIMARY: true, RIGHT: true, SELECT: true,
+	ORDER: true, OUTER: true, PRIMARY: true, RIGHT: true, SELECT: true, SOME: true,
 	THEN: true, TRUE: true, UNION: true, UNIQUE: true, USING: true,
 	WHEN: true, WHERE: true, WITH: true,
 }
