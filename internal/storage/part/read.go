@@ -1,11 +1,13 @@
 package part
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -108,9 +110,12 @@ func (r *Reader) open() error {
 	if err != nil {
 		return r.corrupt("%v", err)
 	}
+	// The digits are parsed and must read back as written: %x writes
+	// lower case, so a flipped case bit is caught too.
 	dataEnd, err1 := strconv.ParseUint(string(footer[pos-16:pos]), 16, 63)
 	want, err2 := strconv.ParseUint(string(footer[pos:pos+8]), 16, 32)
-	if err1 != nil || err2 != nil || dataEnd < 4 || int64(dataEnd) > footerStart {
+	if err1 != nil || err2 != nil || dataEnd < 4 || int64(dataEnd) > footerStart ||
+		fmt.Sprintf("%016x%08x", dataEnd, want) != string(footer[pos-16:pos+8]) {
 		return r.corrupt("malformed seal")
 	}
 	r.dataEnd = int64(dataEnd)
@@ -244,8 +249,8 @@ func (r *Reader) Close() error { return r.f.Close() }
 // hold comes back as a nil vector; the caller fills in the column's
 // introduced default (R6.5). Vectors and slices already in dst are reused
 // when their types fit, so a scan that reads block after block into one
-// Data allocates only while buffers grow. Columns not asked for are not
-// read from the file.
+// Data allocates nothing per row. Columns not asked for are not read from
+// the file.
 func (r *Reader) ReadBlock(i int, cols []catalog.ColumnID, dst *Data) error {
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
@@ -258,13 +263,10 @@ func (r *Reader) ReadBlock(i int, cols []catalog.ColumnID, dst *Data) error {
 	if dst.Order == nil {
 		dst.Order = types.NewVector(types.Of(types.Bytes), n)
 	}
-	w := r.window()
-	defer r.windows.Put(w)
-	chunks := r.file.RowGroups()[i].ColumnChunks()
+	rg := &r.file.Metadata().RowGroups[i]
+	tasks := make([]chunkTask, 0, numFixed+len(cols))
 	for f := range numFixed {
-		if err := r.readChunk(w, i, r.fixed[f], chunks, n, func(p parquet.Page) error { return appendFixed(dst, f, p) }); err != nil {
-			return err
-		}
+		tasks = append(tasks, chunkTask{col: r.fixed[f], fixed: f})
 	}
 	dst.IDs = append(dst.IDs[:0], cols...)
 	for len(dst.Cols) < len(cols) {
@@ -277,18 +279,53 @@ func (r *Reader) ReadBlock(i int, cols []catalog.ColumnID, dst *Data) error {
 			dst.Cols[j] = nil
 			continue
 		}
-		t, ph := r.meta.Columns[k].Type, r.phys[k]
+		t := r.meta.Columns[k].Type
 		v := dst.Cols[j]
 		if v == nil || v.Type() != t {
 			v = types.NewVector(t, n)
 			dst.Cols[j] = v
 		}
-		if err := r.readChunk(w, i, r.leaf[k], chunks, n, func(p parquet.Page) error { return appendPage(v, ph, p) }); err != nil {
-			return err
+		tasks = append(tasks, chunkTask{col: r.leaf[k], fixed: -1, v: v, ph: r.phys[k]})
+	}
+	for t := range tasks {
+		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
+	}
+	slices.SortFunc(tasks, func(a, b chunkTask) int { return cmp.Compare(a.start, b.start) })
+	w := r.window()
+	defer r.windows.Put(w)
+	chunks := r.file.RowGroups()[i].ColumnChunks()
+	s := int64(r.fm.Stripe)
+	// Chunks whose stripes touch share one read and one verification.
+	for lo := 0; lo < len(tasks); {
+		start, end := tasks[lo].start, tasks[lo].end
+		hi := lo + 1
+		for hi < len(tasks) && tasks[hi].start/s*s <= (end+s-1)/s*s {
+			end = max(end, tasks[hi].end)
+			hi++
 		}
+		buf, base, err := r.verified(w, start, end)
+		if err != nil {
+			return fmt.Errorf("%w (block %d)", err, i)
+		}
+		for t := lo; t < hi; t++ {
+			if err := r.readChunk(&windowReader{base: base, b: buf}, i, &tasks[t], chunks, n, dst); err != nil {
+				return err
+			}
+		}
+		lo = hi
 	}
 	dst.Rows = n
 	return nil
+}
+
+// chunkTask is one column chunk ReadBlock decodes: a fixed column (fixed ≥
+// 0) or a table column into v.
+type chunkTask struct {
+	col        int
+	fixed      int
+	v          *types.Vector
+	ph         physical
+	start, end int64
 }
 
 // window returns a pooled read buffer.
@@ -299,21 +336,15 @@ func (r *Reader) window() *[]byte {
 	return new([]byte)
 }
 
-// readChunk reads column col of block blk: it reads the stripes that cover
-// the chunk into w, verifies each stripe's CRC, and only then lets
-// parquet-go decode pages out of that verified memory, handing each page
-// to sink. The chunk must hold exactly rows rows.
-func (r *Reader) readChunk(w *[]byte, blk, col int, chunks []parquet.ColumnChunk, rows int, sink func(parquet.Page) error) error {
-	fc, ok := chunks[col].(*parquet.FileColumnChunk)
+// readChunk decodes one column chunk of block blk out of verified bytes,
+// appending its pages to dst or t.v. The chunk must hold exactly rows rows.
+func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []parquet.ColumnChunk, rows int, dst *Data) error {
+	fc, ok := chunks[t.col].(*parquet.FileColumnChunk)
 	if !ok {
-		return r.corrupt("block %d column %d is not a file column chunk", blk, col)
+		return r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
 	}
-	start, end := chunkRange(&r.file.Metadata().RowGroups[blk], col)
-	buf, base, err := r.verified(w, start, end)
-	if err != nil {
-		return fmt.Errorf("%w (block %d column %d)", err, blk, col)
-	}
-	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
+	col := t.col
+	pages := fc.PagesFrom(win)
 	defer pages.Close()
 	got := 0
 	for {
@@ -329,7 +360,11 @@ func (r *Reader) readChunk(w *[]byte, blk, col int, chunks []parquet.ColumnChunk
 			parquet.Release(p)
 			return r.corrupt("block %d column %d holds more than %d rows", blk, col, rows)
 		}
-		err = sink(p)
+		if t.fixed >= 0 {
+			err = appendFixed(dst, t.fixed, p)
+		} else {
+			err = appendPage(t.v, t.ph, p)
+		}
 		parquet.Release(p)
 		if err != nil {
 			return r.corrupt("block %d column %d: %v", blk, col, err)
