@@ -55,7 +55,8 @@ const (
 	KindQuery
 	// KindRestart closes the database and opens it again on the same directory.
 	KindRestart
-	// KindHashThreshold is `hash-threshold N`; kept for fidelity, see doc.go.
+	// KindHashThreshold is `hash-threshold N`: how many values a completed
+	// result may list before it is written as a hash (doc.go, Comparison).
 	KindHashThreshold
 	// KindHalt stops the script (classic).
 	KindHalt

@@ -424,9 +424,8 @@ func (r *runner) checkLabel(rec *Record, hash string, f *Failure) bool {
 }
 
 // checkSkippedLabel lets a skipped labelled query take part in its label
-// through its expected text, as upstream does in verify mode. A mismatch is
-// a failure of a record that is already counted as skipped, so it is
-// reported without moving the counts.
+// through its expected text, as upstream does in verify mode. A mismatch
+// moves the record from skipped to failed, keeping the counts' sum.
 func (r *runner) checkSkippedLabel(rec *Record) {
 	hash := rec.Hash
 	if !rec.Hashed {
