@@ -52,6 +52,9 @@ type number struct {
 	ok       bool // parsed as a numeral at all
 }
 
+// maxExpDigits bounds the digits of an exponent Render converts: up to 1e999.
+const maxExpDigits = 3
+
 // parseNumber splits s as [+-]digits[.digits][(e|E)[+-]digits]; at least one
 // digit is needed before or after the point.
 func parseNumber(s string) number {
@@ -86,7 +89,9 @@ func parseNumber(s string) number {
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
 		}
-		if i == j {
+		// An exponent past maxExpDigits digits is not a numeral here: big
+		// conversions of 1e999999999 would spend gigabytes on digits.
+		if i == j || i-j > maxExpDigits {
 			return number{}
 		}
 		n.hasExp = true

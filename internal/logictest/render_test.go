@@ -42,6 +42,8 @@ func TestRender(t *testing.T) {
 		{text: "abc", typ: 'I', want: "abc"},
 		{text: "Infinity", typ: 'I', want: "Infinity"},
 		{text: "1e", typ: 'I', want: "1e"},
+		{text: "1e999999999", typ: 'I', want: "1e999999999"},
+		{text: "1e999999999", typ: 'R', want: "1e999999999"},
 
 		// R: three decimals.
 		{text: "1.5", typ: 'R', want: "1.500"},
