@@ -26,6 +26,7 @@ func (p *printer) stmt(s Stmt) {
 			p.str(" ATTRIBUTE GROUP ")
 			p.ident(s.Group.Name)
 		}
+		p.returning(s.Returning)
 	case *UpdateStmt:
 		p.str("UPDATE ")
 		p.objectName(s.Table)
@@ -43,6 +44,7 @@ func (p *printer) stmt(s Stmt) {
 			p.expr(c.Value, 0)
 		}
 		p.where(s.Where)
+		p.returning(s.Returning)
 	case *DeleteStmt:
 		p.str("DELETE FROM ")
 		p.objectName(s.Table)
@@ -51,6 +53,7 @@ func (p *printer) stmt(s Stmt) {
 			p.ident(s.Alias.Name)
 		}
 		p.where(s.Where)
+		p.returning(s.Returning)
 	case *CreateTableStmt:
 		p.createTable(s)
 	case *AlterTableStmt:
@@ -173,6 +176,19 @@ func (p *printer) settingName(name string) {
 			p.str(".")
 		}
 		p.ident(part)
+	}
+}
+
+func (p *printer) returning(items []*SelectItem) {
+	if items == nil {
+		return
+	}
+	p.str(" RETURNING ")
+	for i, it := range items {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.selectItem(it)
 	}
 }
 

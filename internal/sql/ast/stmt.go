@@ -8,24 +8,27 @@ type Stmt interface {
 }
 
 // InsertStmt is INSERT INTO or UPSERT INTO Table [(Columns)] Source
-// [ATTRIBUTE GROUP Group] (SPEC R4.3, R5.2). Source's body is a Values
+// [ATTRIBUTE GROUP Group] [RETURNING …] (SPEC R4.3, R5.2). Source's body is a Values
 // for the VALUES form.
 type InsertStmt struct {
 	Span
-	Upsert  bool
-	Table   *ObjectName
-	Columns []*Ident // nil when no column list was written
-	Source  *SelectStmt
-	Group   *Ident // nil when absent
+	Upsert    bool
+	Table     *ObjectName
+	Columns   []*Ident // nil when no column list was written
+	Source    *SelectStmt
+	Group     *Ident        // nil when absent
+	Returning []*SelectItem // RETURNING list; nil when absent
 }
 
-// UpdateStmt is UPDATE Table [[AS] Alias] SET c = e, … [WHERE Where].
+// UpdateStmt is UPDATE Table [[AS] Alias] SET c = e, … [WHERE Where]
+// [RETURNING …].
 type UpdateStmt struct {
 	Span
-	Table *ObjectName
-	Alias *Ident
-	Sets  []*SetClause
-	Where Expr
+	Table     *ObjectName
+	Alias     *Ident
+	Sets      []*SetClause
+	Where     Expr
+	Returning []*SelectItem // RETURNING list; nil when absent
 }
 
 // SetClause is one Column = Value of an UPDATE; Value may be DefaultExpr.
@@ -35,12 +38,14 @@ type SetClause struct {
 	Value  Expr
 }
 
-// DeleteStmt is DELETE FROM Table [[AS] Alias] [WHERE Where].
+// DeleteStmt is DELETE FROM Table [[AS] Alias] [WHERE Where] [RETURNING
+// …].
 type DeleteStmt struct {
 	Span
-	Table *ObjectName
-	Alias *Ident
-	Where Expr
+	Table     *ObjectName
+	Alias     *Ident
+	Where     Expr
+	Returning []*SelectItem // RETURNING list; nil when absent
 }
 
 // TxKind is the kind of a transaction-control statement.

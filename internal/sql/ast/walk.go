@@ -21,6 +21,11 @@ func Inspect(n Node, f func(Node) bool) {
 			in(id)
 		}
 	}
+	returning := func(list []*SelectItem) {
+		for _, it := range list {
+			in(it)
+		}
+	}
 	switch n := n.(type) {
 	case *UnaryExpr:
 		in(n.X)
@@ -144,6 +149,7 @@ func Inspect(n Node, f func(Node) bool) {
 		idents(n.Columns)
 		in(n.Source)
 		in(n.Group)
+		returning(n.Returning)
 	case *UpdateStmt:
 		in(n.Table)
 		in(n.Alias)
@@ -151,6 +157,7 @@ func Inspect(n Node, f func(Node) bool) {
 			in(s)
 		}
 		in(n.Where)
+		returning(n.Returning)
 	case *SetClause:
 		in(n.Column)
 		in(n.Value)
@@ -158,6 +165,7 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Table)
 		in(n.Alias)
 		in(n.Where)
+		returning(n.Returning)
 	case *ExplainStmt:
 		in(n.Stmt)
 	case *ShowCreateTableStmt:

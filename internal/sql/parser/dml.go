@@ -33,6 +33,7 @@ func (p *parser) insert() ast.Stmt {
 		p.expect(token.GROUP)
 		s.Group = p.ident("an attribute group name")
 	}
+	s.Returning = p.returning()
 	s.Span = p.span(start)
 	return s
 }
@@ -57,6 +58,7 @@ func (p *parser) update() ast.Stmt {
 	if p.got(token.WHERE) {
 		s.Where = p.expr()
 	}
+	s.Returning = p.returning()
 	s.Span = p.span(start)
 	return s
 }
@@ -70,6 +72,7 @@ func (p *parser) delete() ast.Stmt {
 	if p.got(token.WHERE) {
 		s.Where = p.expr()
 	}
+	s.Returning = p.returning()
 	s.Span = p.span(start)
 	return s
 }
@@ -83,4 +86,17 @@ func (p *parser) dmlAlias() *ast.Ident {
 		return p.ident("an alias")
 	}
 	return nil
+}
+
+// returning parses an optional RETURNING list, whose items are those of a
+// select list.
+func (p *parser) returning() []*ast.SelectItem {
+	if !p.got(token.RETURNING) {
+		return nil
+	}
+	list := []*ast.SelectItem{p.selectItem()}
+	for p.got(token.COMMA) {
+		list = append(list, p.selectItem())
+	}
+	return list
 }

@@ -133,6 +133,7 @@ const (
 	RECURSIVE
 	RENAME
 	RESET
+	RETURNING
 	REVISION
 	RIGHT
 	ROLLBACK
@@ -199,7 +200,7 @@ var keywordNames = [keywordEnd - keywordBeg - 1]string{
 	"LAST", "LEFT", "LIKE", "LIMIT", "LOCAL", "MODE", "NATURAL", "NEXT",
 	"NOT", "NULL", "NULLS", "OF", "OFFSET", "ON", "ONLY", "OR", "ORDER",
 	"OUTER", "PASSWORD", "POLICY", "PRECISION", "PRIMARY", "RECURSIVE",
-	"RENAME", "RESET", "REVISION", "RIGHT", "ROLLBACK", "ROW", "ROWS",
+	"RENAME", "RESET", "RETURNING", "REVISION", "RIGHT", "ROLLBACK", "ROW", "ROWS",
 	"SCOPE", "SELECT", "SESSION", "SET", "SHARD", "SHARDS", "SHOW", "SOME", "START",
 	"SYMMETRIC", "SYNC", "TABLE", "TABLES", "THEN", "TIME", "TIMESTAMP",
 	"TO", "TRANSACTION", "TRANSFORMATION", "TRANSFORMATIONS", "TRUE", "TYPE",
@@ -218,7 +219,7 @@ var reserved = map[Token]bool{
 	HAVING: true, ILIKE: true, IN: true, INNER: true, INTERSECT: true,
 	INTO: true, IS: true, JOIN: true, LEFT: true, LIKE: true, LIMIT: true,
 	NATURAL: true, NOT: true, NULL: true, OFFSET: true, ON: true, OR: true,
-	ORDER: true, OUTER: true, PRIMARY: true, RIGHT: true, SELECT: true, SOME: true,
+	ORDER: true, OUTER: true, PRIMARY: true, RETURNING: true, RIGHT: true, SELECT: true, SOME: true,
 	THEN: true, TRUE: true, UNION: true, UNIQUE: true, USING: true,
 	WHEN: true, WHERE: true, WITH: true,
 }
