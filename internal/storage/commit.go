@@ -1,0 +1,419 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/wal"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
+)
+
+// readyCommit is a durable commit waiting for its turn to be applied.
+type readyCommit struct {
+	rec  *commitRecord
+	cat  *catalog.Catalog // the new catalog of a DDL commit, nil otherwise
+	done chan error
+}
+
+// Commit makes txn one commit (R5.1) and returns its sequence once it is
+// durable (R5.6) and visible in snapshots: Snapshot after Commit returns
+// sees it, and every earlier commit.
+//
+// Under the ordering lock it runs txn.DDL on a clone of the newest catalog,
+// checks CatalogVersion, assigns the sequence and submits the WAL record;
+// the fsync is waited for outside the lock, so concurrent commits share
+// fsyncs (group commit); then commits are applied and published strictly in
+// sequence order (invariants 1–3 of doc.go). An error before the sequence is
+// assigned (ctx done, DDL error, ErrSchemaChanged, ErrInvalidTxn) takes no
+// number and writes nothing. Once submitted, a commit waits for its fsync
+// whatever ctx says, because a durable record will be replayed anyway.
+// A failed fsync fails this commit and puts the engine in the failed state
+// (ErrFailed): no later commit is accepted until it is reopened.
+func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if txn.Kind < KindWrite || txn.Kind > KindTransformation {
+		return 0, fmt.Errorf("%w: commit kind %d", ErrInvalidTxn, txn.Kind)
+	}
+	// The writes are encoded before taking the lock: encoding is the bulk
+	// of the work and needs nothing of commit order.
+	payload := encodeWrites(nil, txn.Writes)
+
+	e.pipe.Lock()
+	if e.pipe.closed {
+		e.pipe.Unlock()
+		return 0, ErrClosed
+	}
+	if e.pipe.failed != nil {
+		err := e.pipe.failed
+		e.pipe.Unlock()
+		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
+	}
+	seq := e.pipe.next
+	cat := e.pipe.cat
+	if txn.CatalogVersion != 0 && txn.CatalogVersion != cat.Commit() {
+		e.pipe.Unlock()
+		return 0, fmt.Errorf("%w (planned at commit %d, now %d)", ErrSchemaChanged, txn.CatalogVersion, cat.Commit())
+	}
+	var newCat *catalog.Catalog
+	var catBytes []byte
+	if txn.DDL != nil {
+		c := cat.Clone()
+		if err := txn.DDL(c, seq); err != nil {
+			e.pipe.Unlock()
+			return 0, err
+		}
+		b, err := c.Encode()
+		if err != nil {
+			e.pipe.Unlock()
+			return 0, fmt.Errorf("storage: encode catalog: %w", err)
+		}
+		newCat, catBytes, cat = c, b, c
+	}
+	if err := validateWrites(cat, txn.Writes); err != nil {
+		e.pipe.Unlock()
+		return 0, err
+	}
+	at := e.opts.Clock().UTC()
+	if at.Before(e.pipe.lastAt) {
+		at = e.pipe.lastAt // never back (R6.7, manifest invariant 5)
+	}
+	payload = appendTrailer(payload, at, txn.Kind, txn.Rows, txn.Tables, catBytes)
+	if len(payload) > wal.MaxPayload {
+		e.pipe.Unlock()
+		return 0, fmt.Errorf("storage: commit of %d bytes exceeds the %d-byte limit of one commit", len(payload), wal.MaxPayload)
+	}
+	pending, err := e.wal.Submit(seq, payload)
+	if err != nil {
+		e.pipe.failed = err
+		e.pipe.Unlock()
+		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
+	}
+	e.pipe.next++
+	e.pipe.lastAt = at
+	if newCat != nil {
+		e.pipe.cat = newCat
+	}
+	e.inflight.Add(1)
+	e.pipe.Unlock()
+	defer e.inflight.Done()
+
+	if err := pending.Wait(context.Background()); err != nil {
+		e.fail(err)
+		return 0, fmt.Errorf("%w: commit %d is not durable: %v", ErrFailed, seq, err)
+	}
+	rec := &commitRecord{commit: seq, at: at, kind: txn.Kind, tables: txn.Tables, rows: txn.Rows, catalog: catBytes, writes: txn.Writes}
+	if err := e.applyInOrder(&readyCommit{rec: rec, cat: newCat, done: make(chan error, 1)}); err != nil {
+		return seq, err
+	}
+	return seq, nil
+}
+
+// applyInOrder queues a durable commit and applies every queued commit
+// whose predecessors are applied, then waits for its own (invariant 3).
+func (e *Engine) applyInOrder(rc *readyCommit) error {
+	e.ap.Lock()
+	e.ap.ready[rc.rec.commit] = rc
+	for {
+		next := e.ap.ready[e.ap.applied+1]
+		if next == nil {
+			break
+		}
+		delete(e.ap.ready, next.rec.commit)
+		err := e.applyRecord(next.rec, next.cat, false)
+		if err == nil && next.cat != nil {
+			// Every DDL is a commit, and the catalog lives in the manifest
+			// with the commits up to it.
+			err = e.syncManifest(e.cur.Load())
+		}
+		if err != nil {
+			e.fail(err)
+			err = fmt.Errorf("%w: commit %d is durable but could not be applied: %v", ErrFailed, next.rec.commit, err)
+		}
+		e.ap.applied = next.rec.commit
+		next.done <- err
+	}
+	e.ap.Unlock()
+	return <-rc.done
+}
+
+// applyRecord applies one commit to the memtables and publishes the state
+// at it. On replay, writes to tables the catalog no longer has (dropped
+// later) and to shards already flushed past the commit are skipped.
+func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, replay bool) error {
+	old := e.cur.Load()
+	st := &state{commit: max(old.commit, rec.commit), cat: old.cat, tables: old.tables, commits: old.commits}
+	if cat != nil {
+		st.cat = cat
+		ms := e.man.Snapshot()
+		st.tables = make(map[catalog.TableID]*tableData, len(old.tables)+1)
+		for _, t := range cat.Tables() {
+			if td, ok := old.tables[t.ID]; ok {
+				st.tables[t.ID] = td
+			} else {
+				st.tables[t.ID] = e.newTableData(t, ms.Shards(uint64(t.ID)))
+			}
+		}
+	}
+	if rec.commit > uint64(len(old.commits)) {
+		st.commits = append(old.commits, CommitInfo{Commit: rec.commit, At: rec.at, Kind: rec.kind, Tables: rec.tables, Rows: rec.rows})
+	}
+	var seq uint32
+	var scratch []byte
+	for i := range rec.writes {
+		w := &rec.writes[i]
+		td := st.tables[w.Table]
+		t, ok := st.cat.TableByID(w.Table)
+		if td == nil || !ok {
+			if replay {
+				seq += uint32(w.Batch.Rows)
+				continue
+			}
+			return fmt.Errorf("storage: commit %d writes unknown table %d", rec.commit, w.Table)
+		}
+		if err := e.applyWrite(td, t, w, rec.commit, seq, &scratch); err != nil {
+			return err
+		}
+		seq += uint32(w.Batch.Rows)
+	}
+	e.cur.Store(st)
+	return nil
+}
+
+// applyWrite places the rows of one write in their shards and applies them.
+func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit uint64, seq0 uint32, scratch *[]byte) error {
+	rows := w.Batch.Rows
+	if rows == 0 {
+		return nil
+	}
+	pos := func(id catalog.ColumnID) int {
+		for i, c := range w.Cols {
+			if c == id {
+				return i
+			}
+		}
+		return -1
+	}
+	// Route rows to shards by a hash of the SHARD BY columns' key
+	// encodings; a table with one shard, or no shard columns (an append
+	// table without SHARD BY, whose rows may go anywhere), skips hashing.
+	perShard := make([][]int, len(td.shards))
+	shardCols := t.ShardColumns()
+	if len(td.shards) == 1 || len(shardCols) == 0 {
+		s := 0
+		if len(td.shards) > 1 {
+			s = int(td.rr.Add(1) % uint64(len(td.shards)))
+		}
+		all := make([]int, rows)
+		for r := range all {
+			all[r] = r
+		}
+		perShard[s] = all
+	} else {
+		sp := make([]int, len(shardCols))
+		for i, id := range shardCols {
+			if sp[i] = pos(id); sp[i] < 0 {
+				return fmt.Errorf("storage: commit %d: write lacks shard column %d", commit, id)
+			}
+		}
+		for r := 0; r < rows; r++ {
+			buf := (*scratch)[:0]
+			for _, p := range sp {
+				buf = types.AppendKey(buf, peek(w.Batch.Cols[p], r))
+			}
+			*scratch = buf
+			s := td.shardOf(shardHash(buf))
+			perShard[s] = append(perShard[s], r)
+		}
+	}
+	flushed := func(sd *shardData) bool {
+		return e.replayFlushed != nil && commit <= e.replayFlushed(t.ID, sd.num)
+	}
+
+	if !td.keyed {
+		lay := &layout{cols: w.Cols, types: batchTypes(w.Batch)}
+		for s, rs := range perShard {
+			if len(rs) > 0 && !flushed(td.shards[s]) {
+				td.shards[s].app.add(w, lay, rs, commit)
+			}
+		}
+		return nil
+	}
+	kw := &keyedWrite{w: w, seq0: seq0}
+	for _, id := range t.OrderBy {
+		p := pos(id)
+		if p < 0 {
+			return fmt.Errorf("storage: commit %d: write lacks key column %d", commit, id)
+		}
+		kw.keyPos = append(kw.keyPos, p)
+	}
+	if w.Kind == WriteVersion {
+		g, ok := t.GroupByID(w.Group)
+		if !ok {
+			return fmt.Errorf("storage: commit %d: unknown group %d", commit, w.Group)
+		}
+		kw.ord = ordering(t, g)
+		for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
+			p := pos(id)
+			if p < 0 {
+				return fmt.Errorf("storage: commit %d: write lacks ordering column %d", commit, id)
+			}
+			kw.ordPos = append(kw.ordPos, p)
+		}
+		kw.lay = &layout{}
+		for i, id := range w.Cols {
+			if !t.IsKey(id) {
+				kw.payPos = append(kw.payPos, i)
+				kw.lay.cols = append(kw.lay.cols, id)
+				kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
+			}
+		}
+	}
+	for s, rs := range perShard {
+		if len(rs) == 0 || flushed(td.shards[s]) {
+			continue
+		}
+		m := td.shards[s].keyed
+		var err error
+		if w.Kind == WriteDelete {
+			err = m.applyDeletes(kw, rs, commit, scratch)
+		} else {
+			err = m.applyVersions(kw, rs, commit, scratch)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ordering is the version.Ordering of group g: its ordering columns' names
+// and a printer of their encoded values for reasons (R7.1).
+func ordering(t *catalog.Table, g *catalog.Group) version.Ordering {
+	ids := append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...)
+	ts := make([]types.Type, len(ids))
+	ord := version.Ordering{}
+	for i, id := range ids {
+		name := fmt.Sprintf("column %d", id)
+		if c, ok := t.AnyColumn(id); ok {
+			name, ts[i] = c.Name, c.Type
+		}
+		if i < len(g.ValidBy) {
+			ord.Valid = append(ord.Valid, name)
+		} else {
+			ord.Revision = append(ord.Revision, name)
+		}
+	}
+	ord.Format = func(col int, enc []byte) string {
+		if col < 0 || col >= len(ts) {
+			return fmt.Sprintf("%x", enc)
+		}
+		v, _, err := types.DecodeKey(ts[col], enc)
+		if err != nil {
+			return fmt.Sprintf("%x", enc)
+		}
+		return v.String()
+	}
+	return ord
+}
+
+// shardHash hashes the key encoding of a row's shard columns. FNV-1a is
+// stable across processes and builds (a row's shard must never move); the
+// final mix spreads its weak high bits over the ranges.
+func shardHash(b []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	x := h.Sum64()
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+func batchTypes(b *types.Batch) []types.Type {
+	ts := make([]types.Type, len(b.Cols))
+	for i, c := range b.Cols {
+		ts[i] = c.Type()
+	}
+	return ts
+}
+
+// validateWrites checks the writes of a Txn against the catalog they will
+// be applied under (api.go): the cheap, per-write checks that keep a bad
+// Txn from taking a sequence. Values are the caller's to validate.
+func validateWrites(cat *catalog.Catalog, ws []Write) error {
+	for i := range ws {
+		w := &ws[i]
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("%w: write %d: %s", ErrInvalidTxn, i, fmt.Sprintf(format, args...))
+		}
+		t, ok := cat.TableByID(w.Table)
+		if !ok {
+			return bad("no table %d", w.Table)
+		}
+		if w.Batch == nil || len(w.Batch.Cols) != len(w.Cols) {
+			return bad("batch does not match its %d columns", len(w.Cols))
+		}
+		cols := map[catalog.ColumnID]bool{}
+		for c, id := range w.Cols {
+			col, ok := t.ColumnByID(id)
+			if !ok {
+				return bad("table %s has no column %d", t.Name, id)
+			}
+			if cols[id] {
+				return bad("column %s twice", col.Name)
+			}
+			cols[id] = true
+			if vt := w.Batch.Cols[c].Type(); vt != col.Type {
+				return bad("column %s holds %s, not its type %s", col.Name, vt, col.Type)
+			}
+			if w.Batch.Cols[c].Len() != w.Batch.Rows {
+				return bad("column %s has %d rows, the batch %d", col.Name, w.Batch.Cols[c].Len(), w.Batch.Rows)
+			}
+		}
+		switch w.Kind {
+		case WriteAppend:
+			if t.Keyed() {
+				return bad("append to %s table %s", t.Mode, t.Name)
+			}
+		case WriteVersion, WriteDelete:
+			if !t.Keyed() {
+				return bad("keyed write to append table %s", t.Name)
+			}
+			for _, id := range t.Key {
+				if !cols[id] {
+					return bad("key column %d missing", id)
+				}
+			}
+			if w.Kind == WriteDelete {
+				if len(w.Cols) != len(t.Key) {
+					return bad("a delete holds the key columns only")
+				}
+				continue
+			}
+			g, ok := t.GroupByID(w.Group)
+			if !ok {
+				return bad("table %s has no group %d", t.Name, w.Group)
+			}
+			for _, id := range w.Cols {
+				if c, _ := t.ColumnByID(id); !t.IsKey(id) && c.Group != g.ID {
+					return bad("column %s is not in group %s", c.Name, g.Name)
+				}
+			}
+			for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
+				if !cols[id] {
+					return bad("ordering column %d of group %s missing", id, g.Name)
+				}
+			}
+		default:
+			return bad("write kind %d", w.Kind)
+		}
+	}
+	return nil
+}

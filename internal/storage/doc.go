@@ -1,0 +1,102 @@
+// Package storage is Strata's engine core: the commit pipeline, the
+// memtables, snapshots and reads. Its subpackages hold the write-ahead log
+// (wal), the metadata store (manifest) and the immutable part files (part);
+// api.go is the whole contract with the query engine.
+//
+// # A commit, start to finish
+//
+// The executor hands Commit a Txn whose writes are already validated, cast
+// and split by attribute group. Commit encodes the writes into a WAL
+// payload without any lock (that is the bulk of the work), then takes the
+// ordering lock, the one place that decides commit order. Under it: the
+// Txn's DDL runs on a clone of the newest catalog with the number the
+// commit will get; CatalogVersion is checked; the sequence is assigned; the
+// trailer (wall-clock time, clamped never to go back, kind, tables, rows,
+// and the whole new catalog of a DDL) is appended and the ONE record is
+// submitted to the WAL. Nothing before Submit takes a number, so a failed
+// DDL or a stale plan leaves no gap (R5.1). The lock is released before the
+// fsync: the WAL's flusher writes whatever records have gathered with one
+// write and one fsync, so concurrent commits share fsyncs (group commit)
+// while each is acknowledged only after its own record is durable (R5.6).
+// A durable commit then queues for application: whoever holds the apply
+// lock applies every queued commit whose predecessors are applied, in
+// sequence order, and publishes the state after each.
+//
+// # Memtables
+//
+// Every table has shards (SHARDS n fixed, AUTO starting with one), each
+// owning a range of a 64-bit hash of the SHARD BY columns' key encodings.
+// A keyed shard's memtable is a skip list from sort key (types.AppendKey of
+// the ORDER BY columns, which for a keyed table are the key) to the key's
+// entry: per attribute group, the retained versions in commit order, and
+// per version what the rules of package version decided about it (a
+// version.Resolved: state, the interval in which it won, who ended it),
+// plus the key's deletes. Writes are blind: no read of older data happens
+// before a write; the group's version.Register (versioned) or version.Decide
+// against the memtable's winner (upsert) decides each new version, and the
+// Resolved records of the version it beat or of the winner a delete ended
+// are updated in place. An append shard's memtable is the list of its
+// writes' rows as columnar chunks, in commit order.
+//
+// # Reads
+//
+// A Snapshot is a published state: a commit, its catalog and the table
+// data. A read at commit n asks version.WinnerAt / StateAt of each group's
+// Resolved list — a range check per version (version rule 6), no replay —
+// and builds the row from the winners' payloads: columns by id, a column
+// missing from a version's payload reads its Introduced default (R6.5), a
+// value stored under a narrower type is cast (R8.1). Readers hold a
+// shard's read lock for one batch at a time, so a scan never holds a
+// commit up for more than that.
+//
+// # Recovery
+//
+// Open loads the manifest (catalog, commits, shards, flushed marks) and
+// replays the WAL after the database-wide checkpoint through the same
+// applyRecord the live path uses; writes at or below a shard's flushed
+// commit and writes to tables dropped since are skipped; a replayed DDL's
+// catalog replaces the manifest's only when newer. Then it records in the
+// manifest what the WAL alone knew (commits, catalog, shards) and removes
+// part files no manifest names.
+//
+// # Failure
+//
+// A failed WAL write or fsync fails the commit that waited on it and puts
+// the engine in the failed state: every later Commit returns ErrFailed,
+// reads keep serving what was acknowledged. The WAL cannot be trusted after
+// a failed fsync (wal invariant 7), so the only way forward is Close and
+// Open, whose replay is the truth: a commit reported failed may reappear
+// whole there if its bytes did reach the disk (it is never half there).
+//
+// # Invariants
+//
+//  1. One lock (Engine.pipe) orders commits: sequence assignment, the DDL
+//     on the newest catalog and WAL submission happen together under it,
+//     so WAL order is sequence order and sequences have no gaps.
+//  2. A commit is one WAL record; it is applied only after that record is
+//     durable, and acknowledged only after it is applied.
+//  3. Commits are applied and published strictly in sequence order: the
+//     state published at n contains every commit ≤ n and nothing later.
+//     Published states are immutable; the memtables they share only grow,
+//     and every read filters by commit, so an older snapshot reads
+//     exactly what it read when it was taken.
+//  4. For every retained version, its Resolved record is what
+//     version.Resolve would say about it given every version and delete of
+//     its key and group applied so far (tests check this against Resolve).
+//     A repeat (R3.4) is never retained; an upsert table retains only
+//     versions that won when they arrived.
+//  5. Memtable keys, ordering values and payloads live in an arena and are
+//     never modified once written; entries are never removed from a
+//     memtable, so a reader can resume a walk from any entry it holds.
+//  6. Every DDL commit records its catalog, and every commit up to it, in
+//     the manifest before it is acknowledged.
+//
+// # Choices
+//
+//   - A group without a version at the commit read returns NULL for its
+//     columns, except columns added after CREATE TABLE, which return their
+//     Introduced default as any row written before them does (R4.2, R6.5).
+//   - Scan returns keyed rows shard after shard, in sort order within each
+//     shard (and so in global sort order for a one-shard table).
+//   - Append rows without SHARD BY go to the shards round-robin per write.
+package storage

@@ -1,0 +1,473 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/bits"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/manifest"
+	"github.com/strata-db/strata/internal/storage/wal"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// Errors of the engine; test with errors.Is.
+var (
+	// ErrSchemaChanged is returned by Commit when Txn.CatalogVersion is not
+	// the newest catalog's commit: a DDL committed since the writes were
+	// planned, and the caller plans them again.
+	ErrSchemaChanged = errors.New("storage: schema changed since the statement was planned")
+	// ErrClosed is returned by an engine after Close.
+	ErrClosed = errors.New("storage: engine closed")
+	// ErrFailed wraps the error that stopped the engine from taking
+	// commits: a failed fsync or manifest write. Reads keep working on what
+	// was acknowledged; Close and Open again to recover (doc.go, "Failure").
+	ErrFailed = errors.New("storage: engine failed; close and reopen it")
+	// ErrInvalidTxn is returned by Commit for a Txn that breaks the contract
+	// of api.go (unknown table or column, wrong mode for the write kind,
+	// missing key or ordering columns): a bug in the caller, not bad SQL.
+	ErrInvalidTxn = errors.New("storage: invalid transaction")
+)
+
+// DefaultMemtableBytes is the memtable size at which a shard is flushed
+// when Options.MemtableBytes is zero.
+const DefaultMemtableBytes = 64 << 20
+
+// Options configure an Engine. The zero value is the defaults.
+type Options struct {
+	// FS holds the WAL and the part files; nil means the operating
+	// system's. The manifest (bbolt) always uses the operating system.
+	FS vfs.FS
+	// Logger receives background events; slog.Default() if nil.
+	Logger *slog.Logger
+	// MemtableBytes is the memtable size at which a shard is flushed;
+	// DefaultMemtableBytes if zero.
+	MemtableBytes int64
+	// Clock gives commit times (system.commits, AS OF TIMESTAMP); time.Now
+	// if nil. A clock that goes back is clamped: commit times never
+	// decrease (R6.7).
+	Clock func() time.Time
+	// WALSegmentSize is the WAL's segment size; wal.DefaultSegmentSize if 0.
+	WALSegmentSize int64
+}
+
+// Engine is one open data directory: the commit pipeline, the memtables,
+// the published snapshot and the metadata store. It is safe for concurrent
+// use; see doc.go for its invariants.
+type Engine struct {
+	dir  string
+	fs   vfs.FS
+	opts Options
+	log  *slog.Logger
+	lock io.Closer
+	man  *manifest.Bolt
+	wal  *wal.Writer
+
+	// pipe owns commit order (invariant 1): the next sequence, the newest
+	// catalog (including commits not yet published) and the last time.
+	pipe struct {
+		sync.Mutex
+		next   uint64
+		cat    *catalog.Catalog
+		lastAt time.Time
+		failed error
+		closed bool
+	}
+	inflight sync.WaitGroup
+
+	// ap applies durable commits to memtables in sequence order and
+	// publishes each (invariant 3).
+	ap struct {
+		sync.Mutex
+		ready   map[uint64]*readyCommit
+		applied uint64
+	}
+
+	// cur is the published state: the newest applied commit.
+	cur atomic.Pointer[state]
+
+	// replayFlushed, during recovery only, says up to which commit each
+	// shard's writes are already in parts.
+	replayFlushed func(t catalog.TableID, shard uint32) uint64
+}
+
+// state is one published version of the engine: a commit, its catalog and
+// the table data every snapshot at it reads. A state is never modified
+// after it is published; the memtables it points to only grow, and reads
+// filter them by commit (invariant 3).
+type state struct {
+	commit  uint64
+	cat     *catalog.Catalog
+	tables  map[catalog.TableID]*tableData
+	commits []CommitInfo // commits 1..commit, shared append-only
+}
+
+// tableData is the storage of one table: its shards.
+type tableData struct {
+	id     catalog.TableID
+	keyed  bool
+	shards []*shardData // ascending hash range
+	rr     atomic.Uint64
+}
+
+// shardData is one shard: its hash range and its memtable.
+type shardData struct {
+	num   uint32
+	rng   manifest.KeyRange
+	keyed *keyedMem
+	app   *appendMem
+}
+
+func (s *shardData) memBytes() uint64 {
+	if s.keyed != nil {
+		s.keyed.mu.RLock()
+		defer s.keyed.mu.RUnlock()
+		return s.keyed.bytes()
+	}
+	s.app.mu.RLock()
+	defer s.app.mu.RUnlock()
+	return s.app.used
+}
+
+// Open opens or creates the database in dir: dir/LOCK, dir/manifest.db,
+// dir/wal/ and dir/parts/. It loads the manifest, replays the WAL into
+// memtables and removes part files no manifest names (doc.go, "Recovery").
+func Open(dir string, opts Options) (*Engine, error) {
+	if opts.FS == nil {
+		opts.FS = vfs.OS{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MemtableBytes <= 0 {
+		opts.MemtableBytes = DefaultMemtableBytes
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger}
+	if err := e.fs.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	for _, sub := range []string{"wal", "parts"} {
+		if err := e.fs.MkdirAll(filepath.Join(dir, sub)); err != nil {
+			return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+		}
+	}
+	lock, err := e.fs.Lock(filepath.Join(dir, "LOCK"))
+	if err != nil {
+		return nil, fmt.Errorf("storage: database %s is in use: %w", dir, err)
+	}
+	e.lock = lock
+	if err := e.open(); err != nil {
+		e.closeFiles()
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Engine) open() error {
+	man, err := manifest.Open(filepath.Join(e.dir, manifest.FileName), manifest.Options{})
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	e.man = man
+	ms := man.Snapshot()
+	cat := catalog.New()
+	if _, data := ms.Catalog(); data != nil {
+		if cat, err = catalog.Decode(data); err != nil {
+			return fmt.Errorf("storage: manifest catalog: %w", err)
+		}
+	}
+	st := &state{commit: ms.LastCommit(), cat: cat, tables: map[catalog.TableID]*tableData{}}
+	for _, c := range ms.Commits(1, ms.LastCommit()) {
+		st.commits = append(st.commits, commitInfo(c))
+	}
+	for _, t := range cat.Tables() {
+		st.tables[t.ID] = e.newTableData(t, ms.Shards(uint64(t.ID)))
+	}
+	e.cur.Store(st)
+	e.ap.ready = map[uint64]*readyCommit{}
+	e.ap.applied = st.commit
+
+	// Replay the WAL after the lowest flushed point of any shard; records
+	// at or below a shard's own flushed commit skip that shard.
+	after := ms.WALCheckpoint()
+	e.replayFlushed = func(t catalog.TableID, shard uint32) uint64 { return ms.FlushedThrough(uint64(t), shard) }
+	walDir := filepath.Join(e.dir, "wal")
+	var last uint64
+	sum, err := wal.Replay(e.fs, walDir, after, e.log, func(commit uint64, payload []byte) error {
+		if commit <= last {
+			return fmt.Errorf("storage: wal holds commit %d after %d", commit, last)
+		}
+		last = commit
+		rec, err := decodeRecord(commit, payload)
+		if err != nil {
+			return err
+		}
+		var rcat *catalog.Catalog
+		if rec.catalog != nil && commit > e.cur.Load().cat.Commit() {
+			if rcat, err = catalog.Decode(rec.catalog); err != nil {
+				return fmt.Errorf("storage: commit %d catalog: %w", commit, err)
+			}
+		}
+		return e.applyRecord(rec, rcat, true)
+	})
+	e.replayFlushed = nil
+	if err != nil {
+		return fmt.Errorf("storage: recovery: %w", err)
+	}
+	st = e.cur.Load()
+	e.ap.applied = st.commit
+	e.pipe.next = max(st.commit, sum.LastCommit) + 1
+	e.pipe.cat = st.cat
+	if n := len(st.commits); n > 0 {
+		e.pipe.lastAt = st.commits[n-1].At
+	}
+	if sum.LastCommit > st.commit {
+		// A record that failed its fsync and could not be cut away
+		// (wal.Writer): its number stays taken (R5.1).
+		e.log.Warn("storage: wal ends past the last applied commit", "applied", st.commit, "wal", sum.LastCommit)
+	}
+	w, err := wal.Open(e.fs, walDir, wal.Options{SegmentSize: e.opts.WALSegmentSize, Logger: e.log})
+	if err != nil {
+		return fmt.Errorf("storage: %w", err)
+	}
+	e.wal = w
+	if err := e.syncManifest(st); err != nil {
+		return err
+	}
+	return e.removeStrayParts()
+}
+
+// removeStrayParts deletes files under parts/ that no manifest part names:
+// a flush that crashed before its manifest edit (manifest invariant 1).
+func (e *Engine) removeStrayParts() error {
+	live := e.man.LiveFiles()
+	dir := filepath.Join(e.dir, "parts")
+	names, err := e.fs.List(dir)
+	if err != nil {
+		return fmt.Errorf("storage: list parts: %w", err)
+	}
+	removed := 0
+	for _, n := range names {
+		if _, ok := live[filepath.ToSlash(filepath.Join("parts", n))]; ok {
+			continue
+		}
+		if err := e.fs.Remove(filepath.Join(dir, n)); err != nil {
+			return fmt.Errorf("storage: remove stray part %s: %w", n, err)
+		}
+		removed++
+	}
+	if removed > 0 {
+		e.log.Info("storage: removed part files no manifest names", "files", removed)
+		return e.fs.SyncDir(dir)
+	}
+	return nil
+}
+
+func commitInfo(c manifest.Commit) CommitInfo {
+	k := KindWrite
+	switch c.Kind {
+	case manifest.CommitDDL:
+		k = KindDDL
+	case manifest.CommitTransformation:
+		k = KindTransformation
+	}
+	return CommitInfo{Commit: c.Seq, At: c.At, Kind: k, Tables: c.Tables, Rows: c.Rows}
+}
+
+func manifestKind(k CommitKind) string {
+	switch k {
+	case KindDDL:
+		return manifest.CommitDDL
+	case KindTransformation:
+		return manifest.CommitTransformation
+	}
+	return manifest.CommitWrite
+}
+
+// shardRanges splits the hash space into n equal ranges; range i starts at
+// ceil(i·2^64/n), so that shardOf's multiply agrees with it.
+func shardRanges(n int) []manifest.KeyRange {
+	rs := make([]manifest.KeyRange, n)
+	for i := range rs {
+		rs[i].Lo = rangeStart(uint64(i), uint64(n))
+		if i+1 < n {
+			rs[i].Hi = rangeStart(uint64(i+1), uint64(n))
+		}
+	}
+	return rs
+}
+
+func rangeStart(i, n uint64) uint64 {
+	if i == 0 {
+		return 0
+	}
+	q, r := bits.Div64(i, 0, n)
+	if r != 0 {
+		q++
+	}
+	return q
+}
+
+// newTableData builds the storage of a table from its manifest shards, or,
+// for a table the manifest does not know yet, from its SHARDS clause (AUTO
+// starts with one shard).
+func (e *Engine) newTableData(t *catalog.Table, ms []manifest.Shard) *tableData {
+	td := &tableData{id: t.ID, keyed: t.Keyed()}
+	if len(ms) == 0 {
+		n := t.Shards
+		if n < 1 || t.ShardsAuto {
+			n = 1
+		}
+		for i, r := range shardRanges(n) {
+			ms = append(ms, manifest.Shard{Table: uint64(t.ID), Shard: uint32(i), Range: r, State: manifest.StateActive})
+		}
+	}
+	for _, s := range ms {
+		if s.State != manifest.StateActive {
+			continue
+		}
+		sd := &shardData{num: s.Shard, rng: s.Range}
+		if td.keyed {
+			sd.keyed = newKeyedMem(t.Mode == catalog.ModeVersioned)
+		} else {
+			sd.app = newAppendMem()
+		}
+		td.shards = append(td.shards, sd)
+	}
+	sort.Slice(td.shards, func(i, j int) bool { return td.shards[i].rng.Lo < td.shards[j].rng.Lo })
+	return td
+}
+
+// shardOf returns the index in td.shards of the shard owning hash h.
+func (td *tableData) shardOf(h uint64) int {
+	i := sort.Search(len(td.shards), func(i int) bool {
+		r := td.shards[i].rng
+		return r.Hi != 0 && h < r.Hi
+	})
+	if i == len(td.shards) {
+		i = len(td.shards) - 1
+	}
+	return i
+}
+
+// syncManifest records in the manifest what the state holds and the
+// manifest does not: commits, the catalog, shards of new tables, removal
+// of dropped tables' shards. It runs in commit order (under ap or before
+// the engine takes commits).
+func (e *Engine) syncManifest(st *state) error {
+	ms := e.man.Snapshot()
+	var ed manifest.Edit
+	for _, c := range st.commits[min(int(ms.LastCommit()), len(st.commits)):] {
+		ed.AppendCommits = append(ed.AppendCommits, manifest.Commit{Seq: c.Commit, At: c.At, Kind: manifestKind(c.Kind), Tables: c.Tables, Rows: c.Rows})
+	}
+	if cc, _ := ms.Catalog(); st.cat.Commit() > cc {
+		data, err := st.cat.Encode()
+		if err != nil {
+			return fmt.Errorf("storage: encode catalog: %w", err)
+		}
+		ed.Catalog = &manifest.CatalogUpdate{Commit: st.cat.Commit(), Data: data}
+	}
+	for id, td := range st.tables {
+		if len(ms.Shards(uint64(id))) > 0 {
+			continue
+		}
+		for _, s := range td.shards {
+			ed.SetShards = append(ed.SetShards, manifest.Shard{Table: uint64(id), Shard: s.num, Range: s.rng, State: manifest.StateActive})
+		}
+	}
+	for _, id := range ms.Tables() {
+		if _, ok := st.tables[catalog.TableID(id)]; ok {
+			continue
+		}
+		for _, s := range ms.Shards(id) {
+			for _, p := range ms.Parts(id, s.Shard) {
+				ed.RemoveParts = append(ed.RemoveParts, p.Ref())
+			}
+			ed.RemoveShards = append(ed.RemoveShards, manifest.ShardRef{Table: id, Shard: s.Shard})
+		}
+	}
+	if len(ed.AppendCommits) == 0 && ed.Catalog == nil && len(ed.SetShards) == 0 && len(ed.RemoveShards) == 0 {
+		return nil
+	}
+	sort.Slice(ed.SetShards, func(i, j int) bool {
+		a, b := ed.SetShards[i], ed.SetShards[j]
+		return a.Table < b.Table || a.Table == b.Table && a.Shard < b.Shard
+	})
+	if err := e.man.Apply(ed); err != nil {
+		return fmt.Errorf("storage: manifest: %w", err)
+	}
+	return nil
+}
+
+// Close stops taking commits, waits for the ones in flight, records the
+// commits in the manifest and closes the WAL, the manifest and the lock.
+func (e *Engine) Close() error {
+	e.pipe.Lock()
+	if e.pipe.closed {
+		e.pipe.Unlock()
+		return ErrClosed
+	}
+	e.pipe.closed = true
+	failed := e.pipe.failed
+	e.pipe.Unlock()
+	e.inflight.Wait()
+	var errs []error
+	if failed == nil {
+		e.ap.Lock()
+		if err := e.syncManifest(e.cur.Load()); err != nil {
+			errs = append(errs, err)
+		}
+		e.ap.Unlock()
+	}
+	errs = append(errs, e.closeFiles())
+	return errors.Join(errs...)
+}
+
+func (e *Engine) closeFiles() error {
+	var errs []error
+	if e.wal != nil {
+		if err := e.wal.Close(); err != nil && !errors.Is(err, wal.ErrClosed) && e.pipe.failed == nil {
+			errs = append(errs, err)
+		}
+		e.wal = nil
+	}
+	if e.man != nil {
+		errs = append(errs, e.man.Close())
+		e.man = nil
+	}
+	if e.lock != nil {
+		errs = append(errs, e.lock.Close())
+		e.lock = nil
+	}
+	return errors.Join(errs...)
+}
+
+// fail puts the engine in the failed state: later commits get ErrFailed.
+func (e *Engine) fail(err error) {
+	e.pipe.Lock()
+	if e.pipe.failed == nil {
+		e.pipe.failed = err
+		e.log.Error("storage: engine failed; reopen to recover", "err", err)
+	}
+	e.pipe.Unlock()
+}
+
+// Dir returns the data directory.
+func (e *Engine) Dir() string { return e.dir }
+
+// LastCommit returns the newest published commit.
+func (e *Engine) LastCommit() uint64 { return e.cur.Load().commit }
+
+// Catalog returns the newest published catalog. Callers must not modify
+// it (catalog invariant 3).
+func (e *Engine) Catalog() *catalog.Catalog { return e.cur.Load().cat }

@@ -1,0 +1,303 @@
+package storage
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
+)
+
+// keyEntry is everything a keyed memtable holds for one sort key: the
+// versions of each group it has seen, with what the version rules decided
+// about each, and the key's deletes. Fields other than key change under the
+// memtable's write lock; readers read them under its read lock.
+type keyEntry struct {
+	key    []byte // sort key, in the arena: never modified
+	next   []*keyEntry
+	groups []groupHist
+	dels   []version.Pos
+}
+
+// groupHist is one (key, group): its retained versions in commit order and,
+// parallel to them, what the rules decided (res). res[i] is kept up to date
+// as later versions and deletes arrive (invariant 4 of doc.go), so a read at
+// any commit is version.WinnerAt / StateAt over res: a range check.
+type groupHist struct {
+	id   catalog.GroupID
+	reg  version.Register // versioned tables: the incremental rules
+	vers []memVersion
+	res  []version.Resolved
+	win  int // index of the newest winner in vers, -1 while the group is empty
+}
+
+// memVersion is one retained version and the layout of its payload.
+type memVersion struct {
+	v   version.Version
+	lay *layout
+}
+
+// layout names the columns of a payload (the non-key columns of a write) in
+// payload order, with the types they were written under: a later ALTER
+// COLUMN TYPE reads them through types.Cast (R8.1).
+type layout struct {
+	cols  []catalog.ColumnID
+	types []types.Type
+}
+
+func (l *layout) index(id catalog.ColumnID) int {
+	for i, c := range l.cols {
+		if c == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// arena hands out immutable byte slices from large blocks, so that keys,
+// ordering values and payloads cost no allocation each.
+type arena struct {
+	buf   []byte
+	slots [][]byte
+	used  int64
+}
+
+const arenaBlock = 64 << 10
+
+func (a *arena) copy(b []byte) []byte {
+	if cap(a.buf)-len(a.buf) < len(b) {
+		n := arenaBlock
+		if len(b) > n/4 {
+			n = len(b)
+		}
+		a.buf = make([]byte, 0, n)
+	}
+	s := len(a.buf)
+	a.buf = append(a.buf, b...)
+	a.used += int64(len(b))
+	return a.buf[s:len(a.buf):len(a.buf)]
+}
+
+func (a *arena) orderSlots(n int) [][]byte {
+	if n == 0 {
+		return nil
+	}
+	if cap(a.slots)-len(a.slots) < n {
+		a.slots = make([][]byte, 0, max(1024, n))
+	}
+	s := len(a.slots)
+	a.slots = a.slots[:s+n]
+	return a.slots[s : s+n : s+n]
+}
+
+// Per-version memory beyond its bytes, for MemtableBytes accounting: the
+// memVersion, its Resolved and the Register's entry.
+const versionOverhead = 200
+
+// keyedMem is the memtable of one shard of a keyed table.
+type keyedMem struct {
+	mu        sync.RWMutex
+	list      *skiplist
+	arena     arena
+	versioned bool
+	rows      uint64 // retained version rows
+	deletes   uint64
+	minCommit uint64
+	maxCommit uint64
+	colBytes  map[catalog.ColumnID]uint64
+}
+
+func newKeyedMem(versioned bool) *keyedMem {
+	return &keyedMem{list: newSkiplist(), versioned: versioned, colBytes: map[catalog.ColumnID]uint64{}}
+}
+
+// bytes estimates the memory the memtable holds.
+func (m *keyedMem) bytes() uint64 {
+	return uint64(m.arena.used) + m.rows*versionOverhead + uint64(m.list.n)*64
+}
+
+// keyedWrite is a Write prepared for applying: where its key, ordering and
+// payload columns sit in the batch. It is built once per write per commit.
+type keyedWrite struct {
+	w      *Write
+	keyPos []int // batch positions of the ORDER BY columns, in order
+	ordPos []int // batch positions of the group's VALID BY then REVISION BY
+	payPos []int // batch positions of the payload (non-key) columns
+	lay    *layout
+	ord    version.Ordering
+	seq0   uint32
+}
+
+func (m *keyedMem) note(commit uint64) {
+	if m.minCommit == 0 || commit < m.minCommit {
+		m.minCommit = commit
+	}
+	m.maxCommit = max(m.maxCommit, commit)
+}
+
+// entry returns the entry of key, inserting it (with key copied into the
+// arena) if the memtable has none. Callers hold the write lock.
+func (m *keyedMem) entry(key []byte) *keyEntry {
+	var prev [maxHeight]*keyEntry
+	if e := m.list.seek(key, &prev); e != nil && string(e.key) == string(key) {
+		return e
+	}
+	e := &keyEntry{key: m.arena.copy(key)}
+	m.list.insert(e, &prev)
+	return e
+}
+
+func (e *keyEntry) group(id catalog.GroupID, ord version.Ordering) *groupHist {
+	for i := range e.groups {
+		if e.groups[i].id == id {
+			return &e.groups[i]
+		}
+	}
+	e.groups = append(e.groups, groupHist{id: id, win: -1})
+	g := &e.groups[len(e.groups)-1]
+	g.reg.Init(ord)
+	return g
+}
+
+// find returns the index of the version at position p (binary search: vers
+// is in commit order).
+func (g *groupHist) find(p version.Pos) int {
+	i := sort.Search(len(g.vers), func(i int) bool { return g.vers[i].v.Pos().Compare(p) >= 0 })
+	if i < len(g.vers) && g.vers[i].v.Pos() == p {
+		return i
+	}
+	return -1
+}
+
+// applyVersions adds rows of a WriteVersion (indexes into the batch) at
+// commit. scratch is reused between calls.
+func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scratch *[]byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.note(commit)
+	b := kw.w.Batch
+	for _, r := range rows {
+		buf := (*scratch)[:0]
+		for _, p := range kw.keyPos {
+			buf = types.AppendKey(buf, peek(b.Cols[p], r))
+		}
+		e := m.entry(buf)
+		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
+		v.Order = m.arena.orderSlots(len(kw.ordPos))
+		for i, p := range kw.ordPos {
+			buf = types.AppendKey(buf[:0], peek(b.Cols[p], r))
+			v.Order[i] = m.arena.copy(buf)
+		}
+		buf = buf[:0]
+		for _, p := range kw.payPos {
+			n := len(buf)
+			buf = types.AppendBinary(buf, peek(b.Cols[p], r))
+			m.colBytes[kw.w.Cols[p]] += uint64(len(buf) - n)
+		}
+		v.Values = m.arena.copy(buf)
+		*scratch = buf
+		g := e.group(kw.w.Group, kw.ord)
+		if err := m.addVersion(g, mv(v, kw.lay), kw.ord); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mv(v version.Version, lay *layout) memVersion { return memVersion{v: v, lay: lay} }
+
+// addVersion runs the rules on one new version of g and records the result
+// (invariant 4 of doc.go).
+func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering) error {
+	v := &nv.v
+	idx := len(g.vers)
+	res := version.Resolved{Commit: v.Commit, Seq: v.Seq, By: -1}
+	var outcome version.Outcome
+	var other version.Pos
+	var hasOther bool
+	if m.versioned {
+		st, err := g.reg.Add(v)
+		if err != nil {
+			return fmt.Errorf("storage: commit %d: %w", v.Commit, err)
+		}
+		outcome, other, hasOther = st.Outcome, st.Other, st.HasOther
+	} else {
+		// Upsert (rule 4): only the winner is consulted, losers and repeats
+		// are accepted and discarded.
+		var w *version.Version
+		if g.win >= 0 {
+			w = &g.vers[g.win].v
+			other, hasOther = w.Pos(), true
+		}
+		outcome = version.Decide(ord, w, v)
+	}
+	switch outcome {
+	case version.Repeat:
+		return nil
+	case version.Lost:
+		if !m.versioned {
+			return nil
+		}
+		res.State = version.Late
+		res.WonAt, res.EndedAt = version.NoCommit, version.NoCommit
+		res.SupersededBy = other.Commit
+		res.By = g.find(other)
+	case version.Won:
+		res.State = version.Current
+		res.WonAt, res.EndedAt = v.Commit, version.Forever
+		if hasOther {
+			if i := g.find(other); i >= 0 {
+				p := &g.res[i]
+				p.State, p.EndedAt, p.SupersededBy, p.By = version.Superseded, v.Commit, v.Commit, idx
+			}
+		}
+		g.win = idx
+	}
+	g.vers = append(g.vers, nv)
+	g.res = append(g.res, res)
+	m.rows++
+	return nil
+}
+
+// applyDeletes ends every group of each key at its position (R5.4).
+func (m *keyedMem) applyDeletes(kw *keyedWrite, rows []int, commit uint64, scratch *[]byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.note(commit)
+	b := kw.w.Batch
+	for _, r := range rows {
+		buf := (*scratch)[:0]
+		for _, p := range kw.keyPos {
+			buf = types.AppendKey(buf, peek(b.Cols[p], r))
+		}
+		*scratch = buf
+		e := m.entry(buf)
+		d := version.Delete{Key: e.key, Commit: commit, Seq: kw.seq0 + uint32(r)}
+		e.dels = append(e.dels, d.Pos())
+		m.deletes++
+		for gi := range e.groups {
+			g := &e.groups[gi]
+			if m.versioned {
+				if _, _, err := g.reg.Delete(&d); err != nil {
+					return fmt.Errorf("storage: commit %d: %w", commit, err)
+				}
+			}
+			if g.win >= 0 {
+				p := &g.res[g.win]
+				p.State, p.EndedAt, p.SupersededBy, p.By = version.Deleted, commit, commit, -1
+				g.win = -1
+			}
+		}
+	}
+	return nil
+}
+
+// winnerAt returns the index of g's winner at commit n, or -1.
+func (g *groupHist) winnerAt(n uint64) int {
+	if g.win >= 0 && version.StateAt(g.res[g.win], n) == version.Current {
+		return g.win // the common case: reading at or after the newest winner
+	}
+	return version.WinnerAt(g.res, n)
+}

@@ -1,0 +1,73 @@
+package storage
+
+import "bytes"
+
+// maxHeight bounds the towers of the skip list: with a branching factor of
+// 4 it serves 4^12 = 16M keys per memtable at full speed, far past the
+// sizes MemtableBytes allows.
+const maxHeight = 12
+
+// skiplist is the sorted index of a keyed memtable: sort key → *keyEntry.
+// It is not safe for concurrent use; the memtable's lock guards it (writers
+// take it exclusively, readers shared, one batch at a time). Entries are
+// never removed: a memtable only grows until it is flushed and dropped.
+type skiplist struct {
+	head   keyEntry
+	height int
+	rnd    uint64
+	n      int
+}
+
+func newSkiplist() *skiplist {
+	s := &skiplist{height: 1, rnd: 0x9e3779b97f4a7c15}
+	s.head.next = make([]*keyEntry, maxHeight)
+	return s
+}
+
+func (s *skiplist) randomHeight() int {
+	// xorshift64: deterministic, allocation-free, good enough for towers.
+	s.rnd ^= s.rnd << 13
+	s.rnd ^= s.rnd >> 7
+	s.rnd ^= s.rnd << 17
+	h := 1
+	for x := s.rnd; h < maxHeight && x&3 == 0; x >>= 2 {
+		h++
+	}
+	return h
+}
+
+// seek returns the first entry whose key is ≥ key (nil at the end), and
+// fills prev, when given, with the last node before it at each level.
+func (s *skiplist) seek(key []byte, prev *[maxHeight]*keyEntry) *keyEntry {
+	x := &s.head
+	for lvl := s.height - 1; lvl >= 0; lvl-- {
+		for nx := x.next[lvl]; nx != nil && bytes.Compare(nx.key, key) < 0; nx = x.next[lvl] {
+			x = nx
+		}
+		if prev != nil {
+			prev[lvl] = x
+		}
+	}
+	return x.next[0]
+}
+
+// insert links e, whose key is not in the list, after the nodes prev that
+// seek filled for e.key.
+func (s *skiplist) insert(e *keyEntry, prev *[maxHeight]*keyEntry) {
+	h := s.randomHeight()
+	if h > s.height {
+		for lvl := s.height; lvl < h; lvl++ {
+			prev[lvl] = &s.head
+		}
+		s.height = h
+	}
+	e.next = make([]*keyEntry, h)
+	for lvl := 0; lvl < h; lvl++ {
+		e.next[lvl] = prev[lvl].next[lvl]
+		prev[lvl].next[lvl] = e
+	}
+	s.n++
+}
+
+// first returns the smallest entry, nil when empty.
+func (s *skiplist) first() *keyEntry { return s.head.next[0] }

@@ -1,0 +1,144 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/manifest"
+)
+
+// ErrReleased is returned by reads on a Snapshot after Release.
+var ErrReleased = errors.New("storage: snapshot released")
+
+// Snapshot is a fixed view of the database at one commit: its catalog,
+// its memtable views and parts. Reads on it never block commits and never
+// see a later commit (R6.6). A Snapshot is safe for concurrent use; Release
+// it when done so background work can drop what only it still needs.
+type Snapshot struct {
+	e        *Engine
+	st       *state
+	released atomic.Bool
+}
+
+// Snapshot returns a view at the newest published commit, which holds
+// every commit up to it (invariant 3).
+func (e *Engine) Snapshot() *Snapshot {
+	return &Snapshot{e: e, st: e.cur.Load()}
+}
+
+// Commit returns the snapshot's commit (current_commit(), R5.5).
+func (s *Snapshot) Commit() uint64 { return s.st.commit }
+
+// Catalog returns the catalog as of the snapshot's commit. Callers must not
+// modify it.
+func (s *Snapshot) Catalog() *catalog.Catalog { return s.st.cat }
+
+// Release ends the snapshot; later reads on it fail with ErrReleased.
+// Releasing twice is harmless.
+func (s *Snapshot) Release() { s.released.Store(true) }
+
+// Commits returns every commit up to the snapshot's, oldest first
+// (system.commits, R5.5). The slice is shared: do not modify it.
+func (s *Snapshot) Commits() []CommitInfo {
+	return s.st.commits[:min(len(s.st.commits), int(s.st.commit))]
+}
+
+// CommitAt returns the newest commit at or before t (AS OF TIMESTAMP,
+// R6.7); false when every commit is later than t. Commit times never
+// decrease, so this is a binary search.
+func (s *Snapshot) CommitAt(t time.Time) (uint64, bool) {
+	cs := s.Commits()
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].At.After(t) })
+	if i == 0 {
+		return 0, false
+	}
+	return cs[i-1].Commit, true
+}
+
+// table returns the catalog table and storage of id.
+func (s *Snapshot) table(id catalog.TableID) (*catalog.Table, *tableData, error) {
+	if s.released.Load() {
+		return nil, nil, ErrReleased
+	}
+	t, ok := s.st.cat.TableByID(id)
+	td := s.st.tables[id]
+	if !ok || td == nil {
+		return nil, nil, fmt.Errorf("storage: no table %d at commit %d", id, s.st.commit)
+	}
+	return t, td, nil
+}
+
+// Shards describes the shards of a table (system.shards). Rows counts the
+// stored rows: every retained version and append row.
+func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
+	_, td, err := s.table(table)
+	if err != nil {
+		return nil
+	}
+	out := make([]ShardInfo, 0, len(td.shards))
+	for _, sd := range td.shards {
+		info := ShardInfo{Table: table, Shard: sd.num, Location: manifest.LocationLocal, Bytes: sd.memBytes()}
+		if sd.keyed != nil {
+			sd.keyed.mu.RLock()
+			info.Rows = sd.keyed.rows
+			sd.keyed.mu.RUnlock()
+		} else {
+			sd.app.mu.RLock()
+			info.Rows = sd.app.rows
+			sd.app.mu.RUnlock()
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Parts describes the immutable parts of a table (system.parts).
+func (s *Snapshot) Parts(table catalog.TableID) []PartInfo {
+	if _, _, err := s.table(table); err != nil {
+		return nil
+	}
+	ms := s.e.man.Snapshot()
+	var out []PartInfo
+	for _, sh := range ms.Shards(uint64(table)) {
+		for _, p := range ms.Parts(uint64(table), sh.Shard) {
+			out = append(out, PartInfo{Table: table, Shard: p.Shard, Part: p.ID, Level: p.Level, Rows: p.Rows, Bytes: p.Bytes,
+				MinCommit: p.MinCommit, MaxCommit: p.MaxCommit, Location: p.Location})
+		}
+	}
+	return out
+}
+
+// ColumnBytes returns, per column id, [compressed, uncompressed] bytes
+// stored (system.table_column_codecs). Memtable data counts as
+// uncompressed only: it is compressed when a flush writes it to a part.
+func (s *Snapshot) ColumnBytes(table catalog.TableID) map[catalog.ColumnID][2]uint64 {
+	_, td, err := s.table(table)
+	if err != nil {
+		return nil
+	}
+	out := map[catalog.ColumnID][2]uint64{}
+	for _, sd := range td.shards {
+		if sd.keyed != nil {
+			sd.keyed.mu.RLock()
+			for id, n := range sd.keyed.colBytes {
+				v := out[id]
+				v[1] += n
+				out[id] = v
+			}
+			sd.keyed.mu.RUnlock()
+			continue
+		}
+		sd.app.mu.RLock()
+		for id, n := range sd.app.colBytes {
+			v := out[id]
+			v[1] += n
+			out[id] = v
+		}
+		sd.app.mu.RUnlock()
+	}
+	return out
+}
