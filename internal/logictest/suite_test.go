@@ -139,7 +139,17 @@ func TestSuitesOnFake(t *testing.T) {
 		for _, rec := range s.Records {
 			switch {
 			case rec.Kind == KindStatement && rec.ExpectError:
-				e.fail(rec.SQL, rec.ErrorPattern+" "+plain.Replace(rec.ErrorPattern)).queue(rec.SQL)
+				msg := "some error"
+				if rec.Error != nil {
+					msg = rec.ErrorPattern + " " + plain.Replace(rec.ErrorPattern)
+					if bare := strings.Trim(plain.Replace(rec.ErrorPattern), "^$"); !rec.Error.MatchString(msg) {
+						msg = bare
+					}
+					if !rec.Error.MatchString(msg) {
+						t.Errorf("%s:%d: this test cannot make up a message matching %q: teach it", f, rec.Line, rec.ErrorPattern)
+					}
+				}
+				e.fail(rec.SQL, msg).queue(rec.SQL)
 			case rec.Kind == KindStatement:
 				e.ok(rec.SQL).queue(rec.SQL)
 			case rec.Kind == KindQuery:
