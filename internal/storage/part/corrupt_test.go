@@ -2,7 +2,6 @@ package part
 
 import (
 	"errors"
-	"io/fs"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -140,8 +139,6 @@ func (f *countFile) ReadAt(p []byte, off int64) (int, error) {
 	f.n.Add(int64(n))
 	return n, err
 }
-
-var _ fs.FileInfo // keep io/fs for countFS users
 
 // TestProjection proves that unrequested columns are not read: it corrupts
 // the middle of a large column chunk, reads the block without that column

@@ -208,16 +208,13 @@ func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
 			return err
 		}
 		for f := range numFixed {
-			col := w.fixed[f]
-			for i := s; i < e; i++ {
-				w.vals = append(w.vals, w.fixedValue(f, i).Level(0, 0, col))
-			}
-			if err := put(col); err != nil {
+			w.appendFixed(f, s, e)
+			if err := put(w.fixed[f]); err != nil {
 				return err
 			}
 		}
 		for c, v := range d.Cols {
-			if err := w.appendColumn(v, w.phys[c], s, e, w.cols[c]); err != nil {
+			if err := w.appendColumn(v, w.phys[c], s, e); err != nil {
 				return fmt.Errorf("column %d: %w", w.meta.Columns[c].ID, err)
 			}
 			if err := put(w.cols[c]); err != nil {
@@ -228,40 +225,90 @@ func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
 	return nil
 }
 
-// fixedValue returns row i of fixed column f.
-func (w *writer) fixedValue(f, i int) parquet.Value {
+// appendFixed appends rows [lo, hi) of fixed column f to w.vals. Required
+// columns need no levels: a zero Value's are 0.
+func (w *writer) appendFixed(f, lo, hi int) {
 	d := w.d
 	switch f {
 	case fSort:
-		return parquet.ByteArrayValue(d.Sort.BytesAt(i))
+		for i := lo; i < hi; i++ {
+			w.vals = append(w.vals, parquet.ByteArrayValue(d.Sort.BytesAt(i)))
+		}
+	case fOrder:
+		if d.Order == nil || d.Order.Len() == 0 {
+			w.vals = appendConst(w.vals, parquet.ByteArrayValue(nil), hi-lo)
+			return
+		}
+		for i := lo; i < hi; i++ {
+			w.vals = append(w.vals, parquet.ByteArrayValue(d.Order.BytesAt(i)))
+		}
 	case fGroup:
-		return parquet.Int32Value(int32(at(d.Group, i)))
-	case fCommit:
-		return parquet.Int64Value(int64(d.Commit[i]))
+		w.vals = appendInt32s(w.vals, d.Group, lo, hi)
 	case fSeq:
-		return parquet.Int32Value(int32(d.Seq[i]))
-	case fTomb:
-		return parquet.BooleanValue(at(d.Tomb, i))
-	case fWonAt:
-		return parquet.Int64Value(int64(at(d.WonAt, i)))
-	case fEndedAt:
-		return parquet.Int64Value(int64(at(d.EndedAt, i)))
-	case fSupersededBy:
-		return parquet.Int64Value(int64(at(d.SupersededBy, i)))
+		w.vals = appendInt32s(w.vals, d.Seq, lo, hi)
 	case fState:
-		return parquet.Int32Value(int32(at(d.State, i)))
+		w.vals = appendInt32s(w.vals, d.State, lo, hi)
+	case fTomb:
+		if len(d.Tomb) == 0 {
+			w.vals = appendConst(w.vals, parquet.BooleanValue(false), hi-lo)
+			return
+		}
+		for _, x := range d.Tomb[lo:hi] {
+			w.vals = append(w.vals, parquet.BooleanValue(x))
+		}
+	case fCommit:
+		w.vals = appendInt64s(w.vals, d.Commit, lo, hi)
+	case fWonAt:
+		w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
+	case fEndedAt:
+		w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
+	case fSupersededBy:
+		w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
 	}
-	if d.Order == nil || d.Order.Len() == 0 {
-		return parquet.ByteArrayValue(nil)
+}
+
+// appendConst appends n copies of x.
+func appendConst(vals []parquet.Value, x parquet.Value, n int) []parquet.Value {
+	for range n {
+		vals = append(vals, x)
 	}
-	return parquet.ByteArrayValue(d.Order.BytesAt(i))
+	return vals
+}
+
+// appendInt32s appends rows [lo, hi) of an optional fixed column stored as
+// INT32 (zero when s is empty).
+func appendInt32s[T ~uint8 | ~uint16 | ~uint32](vals []parquet.Value, s []T, lo, hi int) []parquet.Value {
+	if len(s) == 0 {
+		return appendConst(vals, parquet.Int32Value(0), hi-lo)
+	}
+	for _, x := range s[lo:hi] {
+		vals = append(vals, parquet.Int32Value(int32(x)))
+	}
+	return vals
+}
+
+// appendInt64s is appendInt32s for columns stored as INT64.
+func appendInt64s(vals []parquet.Value, s []uint64, lo, hi int) []parquet.Value {
+	if len(s) == 0 {
+		return appendConst(vals, parquet.Int64Value(0), hi-lo)
+	}
+	for _, x := range s[lo:hi] {
+		vals = append(vals, parquet.Int64Value(int64(x)))
+	}
+	return vals
+}
+
+// present marks a value of an optional column as not NULL.
+func present(v parquet.Value) parquet.Value {
+	v.SetDefinitionLevel(1)
+	return v
 }
 
 // appendColumn appends rows [lo, hi) of table column v to w.vals. Values
 // point into v (or into w.wide for wide integers) until WriteRowValues has
 // copied them.
-func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) error {
-	null := parquet.NullValue().Level(0, 0, col)
+func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi int) error {
+	null := parquet.NullValue()
 	switch v.Type().Kind.Class() {
 	case types.ClassInt64:
 		xs := v.Int64s()
@@ -273,9 +320,9 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 				if xs[i] < math.MinInt32 || xs[i] > math.MaxInt32 {
 					return fmt.Errorf("value %d of %s does not fit its 32-bit column", xs[i], v.Type())
 				}
-				w.vals = append(w.vals, parquet.Int32Value(int32(xs[i])).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.Int32Value(int32(xs[i]))))
 			default:
-				w.vals = append(w.vals, parquet.Int64Value(xs[i]).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.Int64Value(xs[i])))
 			}
 		}
 	case types.ClassUint64:
@@ -285,9 +332,9 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 			case v.IsNull(i):
 				w.vals = append(w.vals, null)
 			case p.kind == parquet.Int32:
-				w.vals = append(w.vals, parquet.Int32Value(int32(uint32(xs[i]))).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.Int32Value(int32(uint32(xs[i])))))
 			default:
-				w.vals = append(w.vals, parquet.Int64Value(int64(xs[i])).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.Int64Value(int64(xs[i]))))
 			}
 		}
 	case types.ClassWide:
@@ -307,7 +354,7 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 			for j := range p.size / 8 {
 				binary.BigEndian.PutUint64(b[8*j:], x[p.size/8-1-j])
 			}
-			w.vals = append(w.vals, parquet.FixedLenByteArrayValue(b).Level(0, 1, col))
+			w.vals = append(w.vals, present(parquet.FixedLenByteArrayValue(b)))
 		}
 	case types.ClassFloat64:
 		xs := v.Float64s()
@@ -316,9 +363,9 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 			case v.IsNull(i):
 				w.vals = append(w.vals, null)
 			case p.kind == parquet.Float:
-				w.vals = append(w.vals, parquet.FloatValue(float32(xs[i])).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.FloatValue(float32(xs[i]))))
 			default:
-				w.vals = append(w.vals, parquet.DoubleValue(xs[i]).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.DoubleValue(xs[i])))
 			}
 		}
 	case types.ClassBool:
@@ -327,7 +374,7 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 			if v.IsNull(i) {
 				w.vals = append(w.vals, null)
 			} else {
-				w.vals = append(w.vals, parquet.BooleanValue(xs[i]).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.BooleanValue(xs[i])))
 			}
 		}
 	case types.ClassVarlen:
@@ -335,7 +382,7 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 			if v.IsNull(i) {
 				w.vals = append(w.vals, null)
 			} else {
-				w.vals = append(w.vals, parquet.ByteArrayValue(v.BytesAt(i)).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.ByteArrayValue(v.BytesAt(i))))
 			}
 		}
 	case types.ClassUUID:
@@ -344,7 +391,7 @@ func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi, col int) erro
 			if v.IsNull(i) {
 				w.vals = append(w.vals, null)
 			} else {
-				w.vals = append(w.vals, parquet.FixedLenByteArrayValue(xs[i][:]).Level(0, 1, col))
+				w.vals = append(w.vals, present(parquet.FixedLenByteArrayValue(xs[i][:])))
 			}
 		}
 	default:

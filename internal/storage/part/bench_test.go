@@ -1,0 +1,116 @@
+package part
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/holiman/uint256"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// balances builds the benchmark part: a balances-like keyed table with a
+// sort key of about 40 bytes (account, token), two attribute groups
+// (amount + updated_at; nonce + block), UINT256, DATETIME64(3), UINT128
+// and UINT64 columns. Each key has one row per group; a group's row holds
+// NULL in the other group's columns.
+func balances(rows int) fixture {
+	d := &Data{Rows: rows, Sort: types.NewVector(types.Of(types.Bytes), rows), Order: types.NewVector(types.Of(types.Bytes), rows)}
+	ts := types.Type{Kind: types.DateTime64, Precision: 3}
+	colTypes := []types.Type{types.Of(types.Uint256), ts, types.Of(types.Uint128), types.Of(types.Uint64)}
+	for i, t := range colTypes {
+		d.IDs = append(d.IDs, catalog.ColumnID(i+1))
+		d.Cols = append(d.Cols, types.NewVector(t, rows))
+	}
+	var key, ord []byte
+	for i := range rows {
+		acct, g := i/2, i%2
+		key = types.AppendKey(key[:0], types.NewString(fmt.Sprintf("0x%026x", uint64(acct)*1_000_003)))
+		key = types.AppendKey(key, types.NewUint64(uint64(acct%7)))
+		d.Sort.AppendBytes(key)
+		d.Group = append(d.Group, uint16(g))
+		commit := uint64(1 + i/100)
+		d.Commit = append(d.Commit, commit)
+		d.Seq = append(d.Seq, uint32(i%100))
+		ord = types.AppendKey(ord[:0], types.NewUint64(commit))
+		d.Order.AppendBytes(ord)
+		if g == 0 {
+			amt := uint256.NewInt(uint64(acct) * 1_000_003)
+			amt.Mul(amt, uint256.NewInt(1e12))
+			d.Cols[0].AppendWide(amt)
+			d.Cols[1].AppendInt64(1_780_000_000_000 + int64(i)*37)
+			d.Cols[2].AppendNull()
+			d.Cols[3].AppendNull()
+		} else {
+			d.Cols[0].AppendNull()
+			d.Cols[1].AppendNull()
+			d.Cols[2].AppendWide(uint256.NewInt(uint64(acct % 1000)))
+			d.Cols[3].AppendUint64(20_000_000 + uint64(i/50))
+		}
+	}
+	meta := Meta{Table: 1, Shard: 0, Part: 1, Kind: KindDelta}
+	for i, t := range colTypes {
+		meta.Columns = append(meta.Columns, ColumnMeta{ID: d.IDs[i], Type: t, Codec: catalog.DefaultCodec(t)})
+	}
+	return fixture{d: d, meta: meta}
+}
+
+var (
+	benchOnce sync.Once
+	benchFx   fixture
+)
+
+const benchRows = 1 << 20
+
+func benchFixture() fixture {
+	benchOnce.Do(func() { benchFx = balances(benchRows) })
+	return benchFx
+}
+
+func BenchmarkWrite(b *testing.B) {
+	fx := benchFixture()
+	var info Info
+	for b.Loop() {
+		fsys := vfs.NewMem()
+		var err error
+		if info, err = Write(fsys, "p.parquet", fx.d, fx.meta, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(info.Bytes)/benchRows, "bytes/row")
+	b.ReportMetric(0, "ns/op")
+}
+
+func BenchmarkReadColumns(b *testing.B) {
+	fx := benchFixture()
+	fsys := vfs.NewMem()
+	if _, err := Write(fsys, "p.parquet", fx.d, fx.meta, WriteOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	r, err := Open(fsys, "p.parquet")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	for _, proj := range []struct {
+		name string
+		cols []catalog.ColumnID
+	}{{"all", ids(fx.meta)}, {"fixed-only", nil}, {"amount", []catalog.ColumnID{1}}} {
+		b.Run(proj.name, func(b *testing.B) {
+			var d Data
+			for b.Loop() {
+				for i := range r.Blocks() {
+					if err := r.ReadBlock(i, proj.cols, &d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
