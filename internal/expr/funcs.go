@@ -1,0 +1,433 @@
+package expr
+
+import (
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// rowFunc computes one row of a scalar function from its argument values,
+// which the binder has already cast to the function's parameter types.
+type rowFunc func(args []types.Value, t types.Type) (types.Value, error)
+
+// Func is a call of a scalar function.
+type Func struct {
+	Name string
+	Args []Expr
+	T    types.Type
+	Pos  int
+	fn   rowFunc
+	// strict functions return NULL for any NULL argument without calling fn.
+	strict bool
+}
+
+// Type implements Expr.
+func (e *Func) Type() types.Type { return e.T }
+func (e *Func) String() string   { return e.Name + "(" + list(e.Args) + ")" }
+func (e *Func) kids() []*Expr    { return ptrs(e.Args) }
+
+// Eval implements Expr.
+func (e *Func) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
+	vs := make([]*types.Vector, len(e.Args))
+	for i, a := range e.Args {
+		v, err := a.Eval(c, b)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	out := c.vec(e.T, b.Rows)
+	args := make([]types.Value, len(vs))
+rows:
+	for i := range b.Rows {
+		for j, v := range vs {
+			if e.strict && v.IsNull(i) {
+				out.AppendNull()
+				continue rows
+			}
+			args[j] = v.Get(i)
+		}
+		z, err := e.fn(args, e.T)
+		if err != nil {
+			if se, ok := sqlerr.As(err); ok && se.Pos < 0 {
+				return nil, se.WithPos(e.Pos)
+			}
+			return nil, err
+		}
+		if !z.IsNull() && z.Type() != e.T {
+			if z, err = types.Cast(z, e.T); err != nil {
+				return nil, CastError(e.Pos, z, e.T, err)
+			}
+		}
+		out.Append(z)
+	}
+	return out, nil
+}
+
+// Signature describes how a function takes its arguments: the types to cast
+// them to and its result type.
+type Signature struct {
+	Params []types.Type
+	Result types.Type
+}
+
+// NewFunc binds a call of the scalar function name to arguments of the given
+// types. It returns the function node (whose Args the caller fills with the
+// arguments cast to Params) or an error naming the function.
+func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, error) {
+	bad := func() (*Func, Signature, error) {
+		ts := make([]string, len(argTypes))
+		for i, t := range argTypes {
+			ts[i] = t.String()
+		}
+		return nil, Signature{}, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).WithPos(pos)
+	}
+	n := len(argTypes)
+	f := &Func{Name: name, Pos: pos, strict: true}
+	var sig Signature
+	same := func(min int) bool {
+		if n < min {
+			return false
+		}
+		t := argTypes[0]
+		for _, a := range argTypes[1:] {
+			c, ok := types.Common(t, a)
+			if !ok {
+				return false
+			}
+			t = c
+		}
+		if t.Kind == types.Unknown {
+			t = types.Of(types.String)
+		}
+		sig.Params = make([]types.Type, n)
+		for i := range sig.Params {
+			sig.Params[i] = t
+		}
+		sig.Result = t
+		return true
+	}
+	str := types.Of(types.String)
+	isStr := func(t types.Type) bool { return t.Kind == types.String || t.Kind == types.Unknown }
+	switch name {
+	case "coalesce":
+		if !same(1) {
+			return bad()
+		}
+		f.strict = false
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			for _, v := range a {
+				if !v.IsNull() {
+					return v, nil
+				}
+			}
+			return types.Null(a[0].Type()), nil
+		}
+	case "nullif":
+		if n != 2 || !same(2) {
+			return bad()
+		}
+		sig.Result = argTypes[0]
+		sig.Params[0] = argTypes[0]
+		f.strict = false
+		f.fn = func(a []types.Value, t types.Type) (types.Value, error) {
+			if a[0].IsNull() || a[1].IsNull() {
+				return a[0], nil
+			}
+			if c, err := types.Cast(a[1], a[0].Type()); err == nil && types.Equal(a[0], c) {
+				return types.Null(t), nil
+			}
+			return a[0], nil
+		}
+	case "greatest", "least":
+		if !same(1) {
+			return bad()
+		}
+		want := 1
+		if name == "least" {
+			want = -1
+		}
+		f.strict = false
+		f.fn = func(a []types.Value, t types.Type) (types.Value, error) {
+			best := types.Null(t)
+			for _, v := range a {
+				if v.IsNull() {
+					continue
+				}
+				if best.IsNull() || types.Compare(v, best) == want {
+					best = v
+				}
+			}
+			return best, nil
+		}
+	case "abs":
+		if n != 1 || !argTypes[0].Kind.IsNumeric() {
+			return bad()
+		}
+		sig.Params = []types.Type{argTypes[0]}
+		sig.Result = argTypes[0]
+		if t, ok := types.NegType(argTypes[0]); ok && argTypes[0].Kind.IsSigned() {
+			sig.Result = t
+		}
+		f.fn = func(a []types.Value, t types.Type) (types.Value, error) {
+			v := a[0]
+			if types.Compare(v, types.NewInt64(0)) >= 0 {
+				return v, nil
+			}
+			z, err := types.Neg(v)
+			if err != nil {
+				return z, sqlerr.OutOfRange(-1, "%s overflow: abs(%s)", t, v)
+			}
+			return z, nil
+		}
+	case "round", "floor", "ceil", "ceiling", "trunc":
+		if n < 1 || n > 2 || !argTypes[0].Kind.IsNumeric() || (n == 2 && !argTypes[1].Kind.IsInteger()) {
+			return bad()
+		}
+		t := argTypes[0]
+		sig.Params = append([]types.Type{t}, argTypes[1:]...)
+		sig.Result = t
+		mode := name
+		f.fn = func(a []types.Value, rt types.Type) (types.Value, error) {
+			digits := int64(0)
+			if len(a) == 2 {
+				d, err := types.Cast(a[1], types.Of(types.Int64))
+				if err != nil {
+					return d, err
+				}
+				digits = d.Int64()
+			}
+			return roundValue(mode, a[0], digits)
+		}
+	case "lower", "upper":
+		if n != 1 || !isStr(argTypes[0]) {
+			return bad()
+		}
+		sig.Params, sig.Result = []types.Type{str}, str
+		up := name == "upper"
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			if up {
+				return types.NewString(strings.ToUpper(a[0].Str())), nil
+			}
+			return types.NewString(strings.ToLower(a[0].Str())), nil
+		}
+	case "length", "char_length", "character_length", "octet_length":
+		if n != 1 || !(isStr(argTypes[0]) || argTypes[0].Kind == types.Bytes) {
+			return bad()
+		}
+		sig.Params, sig.Result = []types.Type{argTypes[0]}, types.Of(types.Int64)
+		if argTypes[0].Kind == types.Unknown {
+			sig.Params[0] = str
+		}
+		octets := name == "octet_length"
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			if a[0].Kind() == types.Bytes {
+				return types.NewInt64(int64(len(a[0].Bytes()))), nil
+			}
+			if octets {
+				return types.NewInt64(int64(len(a[0].Str()))), nil
+			}
+			return types.NewInt64(int64(utf8.RuneCountInString(a[0].Str()))), nil
+		}
+	case "substring", "substr":
+		if n < 2 || n > 3 || !isStr(argTypes[0]) {
+			return bad()
+		}
+		for _, t := range argTypes[1:] {
+			if !t.Kind.IsInteger() && t.Kind != types.Unknown {
+				return bad()
+			}
+		}
+		sig.Params = []types.Type{str, types.Of(types.Int64), types.Of(types.Int64)}[:n]
+		sig.Result = str
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			rs := []rune(a[0].Str())
+			start := a[1].Int64() - 1 // 0-based, may be negative
+			end := int64(len(rs))
+			if len(a) == 3 {
+				if a[2].Int64() < 0 {
+					return types.Value{}, sqlerr.New(sqlerr.CodeInvalidParameter, "negative substring length not allowed")
+				}
+				end = start + a[2].Int64()
+			}
+			start = max(start, 0)
+			end = min(end, int64(len(rs)))
+			if start >= end {
+				return types.NewString(""), nil
+			}
+			return types.NewString(string(rs[start:end])), nil
+		}
+	case "concat":
+		sig.Params = make([]types.Type, n)
+		for i := range sig.Params {
+			sig.Params[i] = str
+		}
+		sig.Result = str
+		f.strict = false
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			var sb strings.Builder
+			for _, v := range a {
+				if !v.IsNull() {
+					sb.WriteString(v.Str())
+				}
+			}
+			return types.NewString(sb.String()), nil
+		}
+	case "date_trunc":
+		if n != 2 || !isStr(argTypes[0]) || (argTypes[1].Kind != types.DateTime64 && argTypes[1].Kind != types.Date) {
+			return bad()
+		}
+		sig.Params = []types.Type{str, argTypes[1]}
+		sig.Result = argTypes[1]
+		f.fn = func(a []types.Value, t types.Type) (types.Value, error) {
+			tm, err := truncTime(strings.ToLower(a[0].Str()), a[1].Time())
+			if err != nil {
+				return types.Value{}, err
+			}
+			return types.FromTime(t, tm)
+		}
+	case "extract", "date_part":
+		if n != 2 || !isStr(argTypes[0]) || (argTypes[1].Kind != types.DateTime64 && argTypes[1].Kind != types.Date) {
+			return bad()
+		}
+		sig.Params = []types.Type{str, argTypes[1]}
+		sig.Result = types.Of(types.Int64)
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			x, err := extractField(strings.ToLower(a[0].Str()), a[1].Time())
+			if err != nil {
+				return types.Value{}, err
+			}
+			return types.NewInt64(x), nil
+		}
+	default:
+		return nil, Signature{}, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s does not exist", name).WithPos(pos).WithToken(name)
+	}
+	f.T = sig.Result
+	return f, sig, nil
+}
+
+func roundValue(mode string, v types.Value, digits int64) (types.Value, error) {
+	t := v.Type()
+	switch {
+	case t.Kind.IsInteger():
+		return v, nil
+	case t.Kind.IsFloat():
+		x := v.Float64()
+		p := math.Pow(10, float64(digits))
+		switch mode {
+		case "round":
+			x = math.Round(x*p) / p
+		case "floor":
+			x = math.Floor(x*p) / p
+		case "ceil", "ceiling":
+			x = math.Ceil(x*p) / p
+		default:
+			x = math.Trunc(x*p) / p
+		}
+		return types.NewFloat64(x), nil
+	}
+	// DECIMAL: round to the wanted scale through a cast (half away from
+	// zero), then step towards floor or ceiling when the cast went the
+	// wrong way, and widen back to the argument's type.
+	if digits < 0 {
+		digits = 0
+	}
+	if digits >= int64(t.Scale) {
+		return v, nil
+	}
+	nt := types.Type{Kind: types.Decimal, Precision: t.Precision, Scale: uint8(digits)}
+	r, err := types.Cast(v, nt)
+	if err != nil {
+		return r, err
+	}
+	c := types.Compare(r, v)
+	step, err := types.Cast(types.NewInt64(1), nt)
+	if err != nil {
+		return r, err
+	}
+	if digits > 0 {
+		unit := types.Type{Kind: types.Decimal, Precision: nt.Precision, Scale: nt.Scale}
+		s := "0." + strings.Repeat("0", int(digits)-1) + "1"
+		if step, err = types.ParseText(unit, s); err != nil {
+			return r, err
+		}
+	}
+	switch {
+	case (mode == "floor" || (mode == "trunc" && v.IsNull() == false && types.Compare(v, types.NewInt64(0)) >= 0)) && c > 0:
+		r, err = types.Sub(r, step)
+	case (mode == "ceil" || mode == "ceiling" || (mode == "trunc" && types.Compare(v, types.NewInt64(0)) < 0)) && c < 0:
+		r, err = types.Add(r, step)
+	}
+	if err != nil {
+		return r, err
+	}
+	return types.Cast(r, t)
+}
+
+func truncTime(unit string, t time.Time) (time.Time, error) {
+	y, mo, d := t.Date()
+	loc := t.Location()
+	switch unit {
+	case "year":
+		return time.Date(y, 1, 1, 0, 0, 0, 0, loc), nil
+	case "quarter":
+		return time.Date(y, (mo-1)/3*3+1, 1, 0, 0, 0, 0, loc), nil
+	case "month":
+		return time.Date(y, mo, 1, 0, 0, 0, 0, loc), nil
+	case "week":
+		wd := (int(t.Weekday()) + 6) % 7
+		return time.Date(y, mo, d-wd, 0, 0, 0, 0, loc), nil
+	case "day":
+		return time.Date(y, mo, d, 0, 0, 0, 0, loc), nil
+	case "hour":
+		return time.Date(y, mo, d, t.Hour(), 0, 0, 0, loc), nil
+	case "minute":
+		return time.Date(y, mo, d, t.Hour(), t.Minute(), 0, 0, loc), nil
+	case "second":
+		return time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), 0, loc), nil
+	case "millisecond", "milliseconds":
+		return t.Truncate(time.Millisecond), nil
+	case "microsecond", "microseconds":
+		return t.Truncate(time.Microsecond), nil
+	}
+	return t, sqlerr.New(sqlerr.CodeInvalidParameter, "date_trunc unit %q is not recognized", unit)
+}
+
+func extractField(field string, t time.Time) (int64, error) {
+	switch field {
+	case "year":
+		return int64(t.Year()), nil
+	case "quarter":
+		return int64(t.Month()-1)/3 + 1, nil
+	case "month":
+		return int64(t.Month()), nil
+	case "day":
+		return int64(t.Day()), nil
+	case "hour":
+		return int64(t.Hour()), nil
+	case "minute":
+		return int64(t.Minute()), nil
+	case "second":
+		return int64(t.Second()), nil
+	case "millisecond", "milliseconds":
+		return int64(t.Second())*1000 + int64(t.Nanosecond())/1e6, nil
+	case "microsecond", "microseconds":
+		return int64(t.Second())*1e6 + int64(t.Nanosecond())/1e3, nil
+	case "dow":
+		return int64(t.Weekday()), nil
+	case "isodow":
+		return int64((int(t.Weekday())+6)%7 + 1), nil
+	case "doy":
+		return int64(t.YearDay()), nil
+	case "epoch":
+		return t.Unix(), nil
+	case "week":
+		_, w := t.ISOWeek()
+		return int64(w), nil
+	}
+	return 0, sqlerr.New(sqlerr.CodeInvalidParameter, "extract field %q is not recognized", field)
+}
