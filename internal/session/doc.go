@@ -1,0 +1,52 @@
+// Package session executes parsed SQL statements against the storage engine:
+// it is where a statement becomes a commit, a result or an error a user can
+// read. The root package strata and the wire server sit on top of it; plan and
+// exec (queries), catalog (definitions) and storage (commits, snapshots) sit
+// below.
+//
+// # One statement, one snapshot, one commit
+//
+// Execute takes one statement. A query takes ONE snapshot when it starts and
+// plans and runs against it (R6.6), so a concurrent commit never shows half.
+// A write statement is planned against that snapshot's catalog, evaluated row
+// by row into columnar batches (key columns first, then the group's columns,
+// each value already cast to its column's type), split by attribute group
+// (R4.3, R4.4), and handed to the engine as ONE storage.Txn: all its rows
+// become visible at one commit or none do (R5.1). Every check that can fail —
+// casts, NOT NULL, key columns, ordering values (R3.2), group membership —
+// runs before the Txn exists, so a failed statement writes nothing and takes
+// no commit number. If a DDL commits between planning and committing, the
+// engine answers ErrSchemaChanged and the statement is planned again.
+//
+// DDL statements become the plain spec structs of package catalog (names
+// folded by the parser, types resolved with types.FromName, DEFAULTs evaluated
+// once and stored as canonical text) and run inside the commit pipeline as the
+// Txn's DDL function, so definition rules are checked against the newest
+// catalog under the ordering lock.
+//
+// # Transactions
+//
+// BEGIN … COMMIT buffers the Writes of each statement and commits them as ONE
+// Txn at COMMIT, planned against the catalog seen at BEGIN (a DDL committed
+// meanwhile fails the COMMIT with 40001 and nothing is written). Reads inside a
+// transaction see the snapshot of their own statement, not the transaction's
+// pending writes: read-your-writes would need a merged view of buffered
+// batches over the snapshot, which the engine does not offer. DDL inside a
+// transaction is refused (the DDL would commit on its own, breaking the
+// transaction's atomicity). As in PostgreSQL, a statement that fails inside a
+// transaction aborts it: later statements fail until ROLLBACK, and COMMIT of
+// an aborted transaction rolls back.
+//
+// # Invariants
+//
+//  1. A statement that returns an error has taken no commit number and
+//     changed nothing (R5.1); a write statement that succeeds outside a
+//     transaction has taken exactly one.
+//  2. Every error returned by Execute for something the user caused is an
+//     *sqlerr.Error with the statement text attached; other errors (I/O,
+//     a closed engine) are wrapped with %w and become XX000 at the edge.
+//  3. Values handed to storage are of their column's current type, non-null
+//     where the column, the key or the group's ordering requires it: storage
+//     stores what it is given (storage.Write).
+//  4. lastCommit only grows, and only with commits this session made (R5.5).
+package session

@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// Querier plans and runs queries for a session. The production one is
+// built on packages plan and exec (planner.go); tests of the write and DDL
+// paths may pass their own, so the seam is an interface.
+type Querier interface {
+	// Query plans stmt (SELECT, VALUES, a set operation or EXPLAIN) against
+	// env.Snapshot, runs it and hands its batches to fn. It returns the
+	// output columns.
+	Query(ctx context.Context, stmt ast.Stmt, env *QueryEnv, fn func(*types.Batch) error) ([]Column, error)
+	// EvalConst evaluates a constant expression: a DEFAULT, a VALUES cell
+	// that is not a plain literal.
+	EvalConst(ctx context.Context, e ast.Expr, env *QueryEnv) (types.Value, error)
+}
+
+// QueryEnv is what one statement's query sees.
+type QueryEnv struct {
+	// Snapshot is the statement's one snapshot (R6.6).
+	Snapshot *storage.Snapshot
+	// Params are $1, $2, … typed by the caller.
+	Params []types.Value
+	// Now is now() for the whole statement.
+	Now time.Time
+	// LastCommit is last_commit() (R5.5); 0 reads as NULL.
+	LastCommit uint64
+	// MemLimit bounds buffering operators; 0 is the planner's default.
+	MemLimit int64
+}
+
+// defaultQuerier is the Querier of sessions whose Options name none: the
+// plan and exec one, registered by planner.go.
+var defaultQuerier Querier
+
+func (st *statement) env() *QueryEnv {
+	return &QueryEnv{Snapshot: st.snapshot(), Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit}
+}
+
+func (st *statement) querier(pos int) (Querier, error) {
+	if st.s.opts.Querier != nil {
+		return st.s.opts.Querier, nil
+	}
+	if defaultQuerier == nil {
+		return nil, sqlerr.NotSupported(pos, "this build has no query engine")
+	}
+	return defaultQuerier, nil
+}
+
+// query runs a statement that returns rows.
+func (st *statement) query(stmt ast.Stmt) (*Result, error) {
+	defer st.release()
+	cols, rows, err := st.rows(stmt)
+	if err != nil {
+		return nil, err
+	}
+	tag := fmt.Sprintf("SELECT %d", len(rows))
+	if _, ok := stmt.(*ast.ExplainStmt); ok {
+		tag = "EXPLAIN"
+	}
+	return &Result{Tag: tag, Columns: cols, Rows: rows, RowsAffected: int64(len(rows))}, nil
+}
+
+// selectRows runs a query a write statement is built on (INSERT … SELECT,
+// the rows UPDATE and DELETE match).
+func (st *statement) selectRows(sel *ast.SelectStmt) ([]Column, [][]types.Value, error) {
+	return st.rows(sel)
+}
+
+func (st *statement) rows(stmt ast.Stmt) ([]Column, [][]types.Value, error) {
+	q, err := st.querier(stmt.Pos())
+	if err != nil {
+		return nil, nil, err
+	}
+	var rows [][]types.Value
+	cols, err := q.Query(st.ctx, stmt, st.env(), func(b *types.Batch) error {
+		for i := 0; i < b.Rows; i++ {
+			rows = append(rows, b.Row(make([]types.Value, 0, len(b.Cols)), i))
+		}
+		return st.ctx.Err()
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cols, rows, nil
+}
+
+// planEvalConst evaluates what evalConst's literal fast path does not.
+func (st *statement) planEvalConst(e ast.Expr) (types.Value, error) {
+	q, err := st.querier(e.Pos())
+	if err != nil {
+		return types.Value{}, err
+	}
+	return q.EvalConst(st.ctx, e, st.env())
+}

@@ -1,0 +1,302 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// Options configure a Session. The zero value is the defaults.
+type Options struct {
+	// MemLimit bounds the memory of one query's buffering operators in
+	// bytes; 0 means the planner's default (1 GiB).
+	MemLimit int64
+	// Clock gives now() for each statement; time.Now if nil.
+	Clock func() time.Time
+	// Querier plans and runs queries; nil means package plan and exec.
+	Querier Querier
+}
+
+// Column is one output column of a Result.
+type Column struct {
+	Name string
+	Type types.Type
+}
+
+// Result is what one statement returned.
+type Result struct {
+	// Tag is the command tag, as PostgreSQL sends it in CommandComplete:
+	// "INSERT 0 3", "UPSERT 3", "UPDATE 1", "DELETE 2", "SELECT 5",
+	// "CREATE TABLE", ...
+	Tag string
+	// Columns and Rows are set for statements that return rows.
+	Columns []Column
+	Rows    [][]types.Value
+	// RowsAffected is the number of rows written (accepted, R3.6) or
+	// returned.
+	RowsAffected int64
+	// Commit is the commit the statement took; 0 when it took none (a
+	// query, a statement inside a transaction, a no-op IF EXISTS).
+	Commit uint64
+}
+
+// Session runs statements one at a time for one client. It is not safe for
+// concurrent use; open one Session per connection. Sessions on one engine
+// run concurrently.
+type Session struct {
+	eng        *storage.Engine
+	opts       Options
+	settings   settings
+	lastCommit uint64
+	tx         *txn
+}
+
+// txn is the state of an open BEGIN … COMMIT.
+type txn struct {
+	// catalog is the catalog commit the buffered writes were planned
+	// against.
+	catalog uint64
+	writes  []storage.Write
+	tables  []string
+	rows    uint64
+	// aborted is set once a statement inside the transaction failed.
+	aborted bool
+	// local holds the values SET LOCAL replaced, restored at the end.
+	local map[string]string
+}
+
+// New returns a session on eng.
+func New(eng *storage.Engine, opts Options) *Session {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Session{eng: eng, opts: opts, settings: newSettings()}
+}
+
+// LastCommit returns the commit of the session's last write (last_commit(),
+// R5.5); 0 before the first.
+func (s *Session) LastCommit() uint64 { return s.lastCommit }
+
+// InTransaction reports whether a BEGIN is open.
+func (s *Session) InTransaction() bool { return s.tx != nil }
+
+// Setting returns the current value of a session setting.
+func (s *Session) Setting(name string) (string, bool) { return s.settings.get(name) }
+
+// Execute runs one parsed statement. sql is the statement's text, which
+// positions in stmt and in errors refer to; params are the values of $1, $2,
+// … already typed by the caller.
+func (s *Session) Execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (*Result, error) {
+	if d := s.settings.timeout(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	res, err := s.execute(ctx, stmt, sql, params)
+	if err != nil {
+		err = userError(err, stmt, sql)
+		if s.tx != nil {
+			if _, isTx := stmt.(*ast.TransactionStmt); !isTx {
+				s.tx.aborted = true
+			}
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (*Result, error) {
+	if s.tx != nil && s.tx.aborted {
+		if t, ok := stmt.(*ast.TransactionStmt); !ok || t.Kind == ast.TxBegin {
+			return nil, sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block").WithPos(stmt.Pos())
+		}
+	}
+	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	switch n := stmt.(type) {
+	case *ast.SelectStmt, *ast.ExplainStmt:
+		return st.query(stmt)
+	case *ast.InsertStmt:
+		return st.insert(n)
+	case *ast.UpdateStmt:
+		return st.update(n)
+	case *ast.DeleteStmt:
+		return st.delete(n)
+	case *ast.TransactionStmt:
+		return s.transaction(ctx, n)
+	case *ast.SetStmt:
+		return s.set(n)
+	case *ast.ShowStmt:
+		return s.show(n)
+	case *ast.ResetStmt:
+		return s.reset(n)
+	case *ast.ShowTablesStmt:
+		return st.showTables()
+	case *ast.DescribeStmt:
+		return st.describe(n)
+	case *ast.ShowCreateTableStmt:
+		return st.showCreate(n)
+	case *ast.CreateTransformationStmt, *ast.SyncTransformationsStmt:
+		return nil, sqlerr.NotSupported(stmt.Pos(), "transformations are not supported yet")
+	}
+	if s.tx != nil {
+		return nil, sqlerr.NotSupported(stmt.Pos(), "DDL inside a transaction is not supported: run it outside BEGIN … COMMIT")
+	}
+	return st.ddl(stmt)
+}
+
+// statement is the state of one Execute call.
+type statement struct {
+	s      *Session
+	ctx    context.Context
+	sql    string
+	params []types.Value
+	now    time.Time
+	snap   *storage.Snapshot
+}
+
+// snapshot returns the statement's one snapshot, taken on first use (R6.6).
+func (st *statement) snapshot() *storage.Snapshot {
+	if st.snap == nil {
+		st.snap = st.s.eng.Snapshot()
+	}
+	return st.snap
+}
+
+func (st *statement) release() {
+	if st.snap != nil {
+		st.snap.Release()
+		st.snap = nil
+	}
+}
+
+// commit makes txn one commit, or buffers its writes inside a transaction.
+// It reports the commit taken (0 inside a transaction).
+func (st *statement) commit(txn *storage.Txn) (uint64, error) {
+	s := st.s
+	if s.tx != nil && txn.DDL == nil {
+		if s.tx.catalog == 0 {
+			s.tx.catalog = txn.CatalogVersion
+		} else if txn.CatalogVersion != s.tx.catalog {
+			return 0, sqlerr.New("40001", "the schema changed during the transaction; roll back and retry it")
+		}
+		s.tx.writes = append(s.tx.writes, txn.Writes...)
+		for _, t := range txn.Tables {
+			s.tx.tables = appendUnique(s.tx.tables, t)
+		}
+		s.tx.rows += txn.Rows
+		return 0, nil
+	}
+	seq, err := s.eng.Commit(st.ctx, txn)
+	if err != nil {
+		return 0, err
+	}
+	if txn.DDL == nil {
+		s.lastCommit = seq
+	}
+	return seq, nil
+}
+
+func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Result, error) {
+	switch n.Kind {
+	case ast.TxBegin:
+		if s.tx != nil {
+			return nil, sqlerr.New("25001", "there is already a transaction in progress").WithPos(n.Pos())
+		}
+		s.tx = &txn{}
+		return &Result{Tag: "BEGIN"}, nil
+	case ast.TxRollback:
+		s.endTx()
+		return &Result{Tag: "ROLLBACK"}, nil
+	}
+	if s.tx == nil {
+		// PostgreSQL warns and succeeds; so do we.
+		return &Result{Tag: "COMMIT"}, nil
+	}
+	tx := s.tx
+	s.endTx()
+	if tx.aborted {
+		return &Result{Tag: "ROLLBACK"}, nil
+	}
+	if len(tx.writes) == 0 {
+		return &Result{Tag: "COMMIT"}, nil
+	}
+	seq, err := s.eng.Commit(ctx, &storage.Txn{Kind: storage.KindWrite, CatalogVersion: tx.catalog,
+		Writes: tx.writes, Tables: tx.tables, Rows: tx.rows})
+	if err != nil {
+		if errors.Is(err, storage.ErrSchemaChanged) {
+			return nil, sqlerr.New("40001", "the schema changed during the transaction; nothing was written, retry it").WithPos(n.Pos())
+		}
+		return nil, err
+	}
+	s.lastCommit = seq
+	return &Result{Tag: "COMMIT", Commit: seq}, nil
+}
+
+func (s *Session) endTx() {
+	if s.tx == nil {
+		return
+	}
+	for k, v := range s.tx.local {
+		s.settings.values[k] = v
+	}
+	s.tx = nil
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// userError turns err into what the user sees (invariant 2): an
+// *sqlerr.Error with the statement text attached.
+func userError(err error, stmt ast.Stmt, sql string) error {
+	pos := stmt.Pos()
+	var e *sqlerr.Error
+	var ce *catalog.Error
+	var re *types.RangeError
+	var pe *types.ParseError
+	var cast *types.CastError
+	var oe *types.OpError
+	switch {
+	case errors.As(err, &e):
+	case errors.As(err, &ce):
+		e = sqlerr.New(ce.Code, "%s", ce.Msg).WithPos(pos)
+	case errors.As(err, &re):
+		e = sqlerr.New(sqlerr.CodeNumericOutOfRange, "%s", re.Error()).WithPos(pos)
+	case errors.As(err, &pe):
+		code := sqlerr.CodeInvalidText
+		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 {
+			code = sqlerr.CodeInvalidDatetime
+		}
+		e = sqlerr.New(code, "%s", pe.Error()).WithPos(pos)
+	case errors.As(err, &cast):
+		e = sqlerr.New("42846", "%s", cast.Error()).WithPos(pos)
+	case errors.As(err, &oe):
+		e = sqlerr.New("42883", "%s", oe.Error()).WithPos(pos)
+	case errors.Is(err, types.ErrDivisionByZero):
+		e = sqlerr.New(sqlerr.CodeDivisionByZero, "division by zero").WithPos(pos)
+	case errors.Is(err, context.Canceled):
+		e = sqlerr.New("57014", "canceling statement due to user request")
+	case errors.Is(err, context.DeadlineExceeded):
+		e = sqlerr.New("57014", "canceling statement due to statement timeout")
+	case errors.Is(err, storage.ErrClosed):
+		e = sqlerr.New("57P01", "the database is closed")
+	default:
+		e = sqlerr.Internal(fmt.Errorf("session: %w", err))
+	}
+	if _, has := e.SQL(); !has {
+		e = e.WithSQL(sql)
+	}
+	return e
+}

@@ -1,0 +1,190 @@
+package session
+
+import (
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+var (
+	strType  = types.Of(types.String)
+	boolType = types.Of(types.Bool)
+)
+
+func rowsResult(cols []Column, rows [][]types.Value) *Result {
+	return &Result{Tag: "SHOW", Columns: cols, Rows: rows, RowsAffected: int64(len(rows))}
+}
+
+func (st *statement) showTables() (*Result, error) {
+	defer st.release()
+	var rows [][]types.Value
+	for _, t := range st.snapshot().Catalog().Tables() {
+		rows = append(rows, []types.Value{types.NewString(t.Name), types.NewString(t.Mode.String())})
+	}
+	return rowsResult([]Column{{"name", strType}, {"mode", strType}}, rows), nil
+}
+
+func (st *statement) lookupTable(name *ast.ObjectName) (*catalog.Table, error) {
+	t, ok := st.snapshot().Catalog().Table(name.Name)
+	if !ok || (name.Schema != "" && name.Schema != "public") {
+		return nil, sqlerr.UndefinedTable(name.Pos(), name.Name)
+	}
+	return t, nil
+}
+
+// describe lists a table's columns: name, type, nullable, default, key and
+// attribute group (R13.4).
+func (st *statement) describe(n *ast.DescribeStmt) (*Result, error) {
+	defer st.release()
+	t, err := st.lookupTable(n.Table)
+	if err != nil {
+		return nil, err
+	}
+	cols := []Column{{"column", strType}, {"type", strType}, {"nullable", boolType}, {"default", strType},
+		{"key", boolType}, {"attribute_group", strType}}
+	var rows [][]types.Value
+	for _, c := range t.Columns {
+		def := types.Null(strType)
+		if c.Default != nil {
+			def = types.NewString(c.Default.SQL)
+		}
+		group := types.Null(strType)
+		if g, ok := t.GroupByID(c.Group); ok {
+			group = types.NewString(g.Name)
+		}
+		rows = append(rows, []types.Value{types.NewString(c.Name), types.NewString(c.Type.String()),
+			types.NewBool(c.Nullable), def, types.NewBool(t.IsKey(c.ID)), group})
+	}
+	return rowsResult(cols, rows), nil
+}
+
+func (st *statement) showCreate(n *ast.ShowCreateTableStmt) (*Result, error) {
+	defer st.release()
+	t, err := st.lookupTable(n.Table)
+	if err != nil {
+		return nil, err
+	}
+	text := CreateTableSQL(t)
+	return rowsResult([]Column{{"table", strType}, {"create_table", strType}},
+		[][]types.Value{{types.NewString(t.Name), types.NewString(text)}}), nil
+}
+
+func names(t *catalog.Table, ids []catalog.ColumnID) string {
+	parts := t.Names(ids)
+	for i, p := range parts {
+		parts[i] = ast.FormatIdent(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CreateTableSQL returns a CREATE TABLE statement that creates a table
+// with t's current definition: columns (type, nullability, DEFAULT as
+// written, named codecs), key, attribute groups and their ordering, mode,
+// layout and non-default policies. Ids and commits are not part of a
+// definition, and dropped columns are gone.
+func CreateTableSQL(t *catalog.Table) string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE ")
+	b.WriteString(ast.FormatIdent(t.Name))
+	b.WriteString(" (\n")
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString("  ")
+		b.WriteString(ast.FormatIdent(c.Name))
+		b.WriteByte(' ')
+		b.WriteString(c.Type.String())
+		if c.Nullable {
+			b.WriteString(" NULL")
+		} else {
+			b.WriteString(" NOT NULL")
+		}
+		if c.Default != nil {
+			b.WriteString(" DEFAULT ")
+			if c.Default.SQL != "" {
+				b.WriteString(c.Default.SQL)
+			} else if c.Default.Null {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString(ast.FormatString(c.Default.Value))
+			}
+		}
+		if c.CodecNamed {
+			b.WriteString(" CODEC(" + c.Codec + ")")
+		}
+	}
+	if len(t.Key) > 0 {
+		b.WriteString(",\n  PRIMARY KEY (" + names(t, t.Key) + ")")
+	}
+	var dflt *catalog.Group
+	for _, g := range t.Groups {
+		if g.ID == catalog.DefaultGroup {
+			dflt = g
+			continue
+		}
+		b.WriteString(",\n  ATTRIBUTE GROUP " + ast.FormatIdent(g.Name) + " (" + names(t, g.Columns) + ")")
+		orderingSQL(&b, t, g)
+	}
+	b.WriteString(")\nMODE " + strings.ToUpper(t.Mode.String()))
+	if dflt != nil {
+		orderingSQL(&b, t, dflt)
+	}
+	switch {
+	case len(t.ShardBy) > 0:
+		b.WriteString("\nSHARD BY (" + names(t, t.ShardBy) + ")")
+		shardsSQL(&b, t)
+	case t.ShardsAuto || t.Shards > 1:
+		shardsSQL(&b, t)
+	}
+	if len(t.OrderBy) > 0 && !sameIDs(t.OrderBy, t.Key) {
+		b.WriteString("\nORDER BY (" + names(t, t.OrderBy) + ")")
+	}
+	var pols []string
+	for _, r := range catalog.Roles() {
+		if p := t.Policies.Of(r); p != catalog.DefaultPolicyName {
+			pols = append(pols, ast.FormatIdent(p))
+		}
+	}
+	if len(pols) > 0 {
+		b.WriteString("\nPOLICY " + strings.Join(pols, ", "))
+	}
+	return b.String()
+}
+
+func orderingSQL(b *strings.Builder, t *catalog.Table, g *catalog.Group) {
+	if len(g.ValidBy) > 0 {
+		b.WriteString(" VALID BY (" + names(t, g.ValidBy) + ")")
+	}
+	if len(g.RevisionBy) > 0 {
+		b.WriteString(" REVISION BY (" + names(t, g.RevisionBy) + ")")
+	}
+}
+
+func shardsSQL(b *strings.Builder, t *catalog.Table) {
+	if t.ShardsAuto {
+		b.WriteString(" SHARDS AUTO")
+		return
+	}
+	b.WriteString(" SHARDS ")
+	b.WriteString(itoa(t.Shards))
+}
+
+func itoa(n int) string {
+	return string(types.AppendText(nil, types.NewInt64(int64(n))))
+}
+
+func sameIDs(a, b []catalog.ColumnID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,247 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// matchQuery builds SELECT items FROM table [alias] WHERE where over the
+// statement's snapshot: UPDATE and DELETE find their rows with the same
+// planner and executor a query uses, so WHERE means exactly what it means in
+// a SELECT.
+func matchQuery(span ast.Span, table *ast.ObjectName, alias *ast.Ident, where ast.Expr, items []*ast.SelectItem) *ast.SelectStmt {
+	ref := &ast.TableRef{Span: table.Span, Name: table}
+	if alias != nil {
+		ref.Alias = &ast.Alias{Span: alias.Span, Name: alias}
+	}
+	return &ast.SelectStmt{Span: span, Body: &ast.SelectBlock{Span: span, Items: items, From: []ast.TableExpr{ref}, Where: where}}
+}
+
+func columnItem(c *catalog.Column, span ast.Span) *ast.SelectItem {
+	return &ast.SelectItem{Span: span, Expr: &ast.ColumnRef{Span: span, Name: c.Name}}
+}
+
+// assignment is one SET column = value of an UPDATE.
+type assignment struct {
+	col  *catalog.Column
+	expr ast.Expr // nil for DEFAULT
+	pos  int
+	item int // index of expr in the match query's select list
+}
+
+func (st *statement) update(n *ast.UpdateStmt) (*Result, error) {
+	return st.replan(func() (*Result, error) { return st.updateOnce(n) })
+}
+
+// updateOnce writes, per matching current row and per group a SET column
+// belongs to, a version holding the group's current values with the SET
+// values applied (R5.3). Ordering columns not set keep their values, so in
+// an ordered group the update wins its tie by commit order.
+func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
+	cat := st.snapshot().Catalog()
+	tab, err := writableTable(cat, n.Table)
+	if err != nil {
+		return nil, err
+	}
+	if !tab.Keyed() {
+		return nil, appendOnly(tab, "UPDATE", n.Pos())
+	}
+	var sets []*assignment
+	byGroup := map[catalog.GroupID]bool{}
+	for _, sc := range n.Sets {
+		c, ok := tab.Column(sc.Column.Name)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedColumn, "column %q of relation %q does not exist", sc.Column.Name, tab.Name).WithPos(sc.Column.Pos())
+		}
+		if tab.IsKey(c.ID) {
+			return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "column %s is part of the primary key of %s and cannot be updated", c.Name, tab.Name).
+				WithPos(sc.Column.Pos()).WithHint("DELETE the key and INSERT the row under its new key")
+		}
+		for _, o := range sets {
+			if o.col == c {
+				return nil, sqlerr.New(sqlerr.CodeSyntax, "multiple assignments to same column %q", c.Name).WithPos(sc.Column.Pos())
+			}
+		}
+		a := &assignment{col: c, expr: sc.Value, pos: sc.Value.Pos(), item: -1}
+		if _, isDef := sc.Value.(*ast.DefaultExpr); isDef {
+			a.expr = nil
+		}
+		sets = append(sets, a)
+		byGroup[c.Group] = true
+	}
+	keys := tab.KeyColumns()
+	var groups []*catalog.Group
+	for _, g := range tab.Groups {
+		if byGroup[g.ID] {
+			if g.Owner != "" {
+				return nil, ownedError(tab, g, g.Owner, n.Pos())
+			}
+			groups = append(groups, g)
+		}
+	}
+	// The select list: the key, each touched group's current columns, then
+	// the SET expressions.
+	var items []*ast.SelectItem
+	span := n.Table.Span
+	for _, k := range keys {
+		items = append(items, columnItem(k, span))
+	}
+	groupAt := make([]int, len(groups))
+	for gi, g := range groups {
+		groupAt[gi] = len(items)
+		for _, id := range g.Columns {
+			c, _ := tab.ColumnByID(id)
+			items = append(items, columnItem(c, span))
+		}
+	}
+	for _, a := range sets {
+		if a.expr != nil {
+			a.item = len(items)
+			items = append(items, &ast.SelectItem{Span: ast.Span{Start: a.expr.Pos(), Stop: a.expr.End()}, Expr: a.expr})
+		}
+	}
+	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items))
+	if err != nil {
+		return nil, err
+	}
+	txn := &storage.Txn{Kind: storage.KindWrite, CatalogVersion: cat.Commit(), Tables: []string{tab.Name}, Rows: uint64(len(rows))}
+	for gi, g := range groups {
+		cols := append([]*catalog.Column(nil), keys...)
+		ids := make([]catalog.ColumnID, 0, len(keys)+len(g.Columns))
+		typs := make([]types.Type, 0, cap(ids))
+		for _, k := range keys {
+			ids, typs = append(ids, k.ID), append(typs, k.Type)
+		}
+		for _, id := range g.Columns {
+			c, _ := tab.ColumnByID(id)
+			cols = append(cols, c)
+			ids, typs = append(ids, c.ID), append(typs, c.Type)
+		}
+		ordered := map[catalog.ColumnID]bool{}
+		for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
+			ordered[id] = true
+		}
+		// newVals[i] is where column i of the version comes from.
+		type source struct {
+			item int
+			set  *assignment
+		}
+		from := make([]source, len(cols))
+		for i := range keys {
+			from[i] = source{item: i}
+		}
+		for i := len(keys); i < len(cols); i++ {
+			from[i] = source{item: groupAt[gi] + i - len(keys)}
+			for _, a := range sets {
+				if a.col == cols[i] {
+					from[i] = source{item: a.item, set: a}
+				}
+			}
+		}
+		batch := types.NewBatch(typs, len(rows))
+		out := make([]types.Value, len(cols))
+		for _, r := range rows {
+			for i, c := range cols {
+				src := from[i]
+				var v types.Value
+				switch {
+				case src.set != nil && src.set.expr == nil:
+					v, err = defaultValue(c)
+					if err != nil {
+						return nil, err
+					}
+				case src.set != nil:
+					v, err = types.Cast(r[src.item], c.Type)
+					if err != nil {
+						return nil, castError(err, c, src.set.pos)
+					}
+				default:
+					v = r[src.item]
+				}
+				if v.IsNull() {
+					switch {
+					case ordered[c.ID]:
+						return nil, sqlerr.New(sqlerr.CodeNotNull,
+							"attribute group %s is ordered by column %s, which is NULL for key (%s) = (%s): set it in the UPDATE",
+							g.Name, c.Name, keyList(keys), keyText(r[:len(keys)])).WithPos(n.Pos())
+					case !c.Nullable:
+						return nil, sqlerr.NotNull(n.Pos(), c.Name)
+					}
+				}
+				out[i] = v
+			}
+			batch.AppendRow(out)
+		}
+		if len(rows) > 0 {
+			txn.Writes = append(txn.Writes, storage.Write{Kind: storage.WriteVersion, Table: tab.ID, Group: g.ID, Cols: ids, Batch: batch})
+		}
+	}
+	seq, err := st.commit(txn)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Tag: fmt.Sprintf("UPDATE %d", len(rows)), RowsAffected: int64(len(rows)), Commit: seq}, nil
+}
+
+func keyText(vals []types.Value) string {
+	b := make([]byte, 0, 32)
+	for i, v := range vals {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = types.AppendText(b, v)
+	}
+	return string(b)
+}
+
+func (st *statement) delete(n *ast.DeleteStmt) (*Result, error) {
+	return st.replan(func() (*Result, error) { return st.deleteOnce(n) })
+}
+
+// deleteOnce removes every key matching WHERE at the statement's commit
+// (R5.4).
+func (st *statement) deleteOnce(n *ast.DeleteStmt) (*Result, error) {
+	cat := st.snapshot().Catalog()
+	tab, err := writableTable(cat, n.Table)
+	if err != nil {
+		return nil, err
+	}
+	if !tab.Keyed() {
+		return nil, appendOnly(tab, "DELETE", n.Pos())
+	}
+	for _, g := range tab.Groups {
+		if g.Owner != "" {
+			return nil, ownedError(tab, g, g.Owner, n.Pos())
+		}
+	}
+	keys := tab.KeyColumns()
+	var items []*ast.SelectItem
+	ids := make([]catalog.ColumnID, len(keys))
+	typs := make([]types.Type, len(keys))
+	for i, k := range keys {
+		items = append(items, columnItem(k, n.Table.Span))
+		ids[i], typs[i] = k.ID, k.Type
+	}
+	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items))
+	if err != nil {
+		return nil, err
+	}
+	txn := &storage.Txn{Kind: storage.KindWrite, CatalogVersion: cat.Commit(), Tables: []string{tab.Name}, Rows: uint64(len(rows))}
+	if len(rows) > 0 {
+		batch := types.NewBatch(typs, len(rows))
+		for _, r := range rows {
+			batch.AppendRow(r)
+		}
+		txn.Writes = []storage.Write{{Kind: storage.WriteDelete, Table: tab.ID, Cols: ids, Batch: batch}}
+	}
+	seq, err := st.commit(txn)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Tag: fmt.Sprintf("DELETE %d", len(rows)), RowsAffected: int64(len(rows)), Commit: seq}, nil
+}

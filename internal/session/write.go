@@ -1,0 +1,516 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// maxReplans bounds how often a write is planned again after a DDL raced it
+// (storage.ErrSchemaChanged).
+const maxReplans = 5
+
+// cell is one input value of a write: a value as evaluated, or the word
+// DEFAULT; pos is where it was written, for errors.
+type cell struct {
+	v   types.Value
+	def bool
+	pos int
+}
+
+// replan runs once until it stops failing with storage.ErrSchemaChanged,
+// each time on a fresh snapshot.
+func (st *statement) replan(once func() (*Result, error)) (*Result, error) {
+	defer st.release()
+	for attempt := 0; ; attempt++ {
+		res, err := once()
+		if errors.Is(err, storage.ErrSchemaChanged) && attempt < maxReplans && st.s.tx == nil {
+			st.release()
+			continue
+		}
+		return res, err
+	}
+}
+
+// writableTable resolves the table a write names.
+func writableTable(cat *catalog.Catalog, name *ast.ObjectName) (*catalog.Table, error) {
+	if name.Schema == "system" {
+		return nil, sqlerr.New("42809", "system.%s is a system table and cannot be written", name.Name).WithPos(name.Pos())
+	}
+	if name.Schema != "" && name.Schema != "public" {
+		return nil, sqlerr.UndefinedTable(name.Pos(), name.Schema+"."+name.Name)
+	}
+	t, ok := cat.Table(name.Name)
+	if !ok {
+		return nil, sqlerr.UndefinedTable(name.Pos(), name.Name)
+	}
+	return t, nil
+}
+
+// appendOnly is the error of R1.2.
+func appendOnly(t *catalog.Table, what string, pos int) error {
+	return sqlerr.New("42809", "table %s is an append table (MODE APPEND) and accepts INSERT only, not %s: corrections belong in a keyed table", t.Name, what).
+		WithPos(pos).WithHint("write corrections to a table with a PRIMARY KEY and MODE UPSERT or MODE VERSIONED")
+}
+
+// ownedError rejects a direct write to what a transformation maintains (R12.3).
+func ownedError(t *catalog.Table, g *catalog.Group, owner string, pos int) error {
+	what := "table " + t.Name
+	if g != nil {
+		what = fmt.Sprintf("attribute group %s of table %s", g.Name, t.Name)
+	}
+	return sqlerr.New("55006", "%s is maintained by transformation %s and cannot be written directly", what, owner).
+		WithPos(pos).WithHint("write to the transformation's source table, or DROP TRANSFORMATION %s first", owner)
+}
+
+func appendOwner(cat *catalog.Catalog, t *catalog.Table) string {
+	for _, x := range cat.Transformations() {
+		if x.Target == t.ID && x.Group == catalog.NoGroup {
+			return x.Name
+		}
+	}
+	return ""
+}
+
+func (st *statement) insert(n *ast.InsertStmt) (*Result, error) {
+	return st.replan(func() (*Result, error) { return st.insertOnce(n) })
+}
+
+func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
+	cat := st.snapshot().Catalog()
+	tab, err := writableTable(cat, n.Table)
+	if err != nil {
+		return nil, err
+	}
+	verb := "INSERT"
+	if n.Upsert {
+		verb = "UPSERT"
+	}
+	if !tab.Keyed() {
+		if n.Upsert {
+			return nil, appendOnly(tab, "UPSERT", n.Pos())
+		}
+		if n.Group != nil {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedObject, "table %s is an append table and has no attribute groups", tab.Name).WithPos(n.Group.Pos())
+		}
+		if owner := appendOwner(cat, tab); owner != "" {
+			return nil, ownedError(tab, nil, owner, n.Pos())
+		}
+	}
+	listed, err := listedColumns(tab, n.Columns)
+	if err != nil {
+		return nil, err
+	}
+	rows, width, err := st.inputRows(n.Source, len(listed))
+	if err != nil {
+		return nil, err
+	}
+	if n.Columns == nil {
+		if width > len(tab.Columns) {
+			return nil, sqlerr.New(sqlerr.CodeSyntax, "INSERT has more expressions than target columns: table %s has %d columns, got %d",
+				tab.Name, len(tab.Columns), width).WithPos(n.Source.Pos())
+		}
+		listed = listed[:width]
+	} else if width != len(listed) && len(rows) > 0 {
+		return nil, sqlerr.New(sqlerr.CodeSyntax, "INSERT has %d target columns but %d expressions", len(listed), width).WithPos(n.Source.Pos())
+	}
+	var group *catalog.Group
+	if n.Group != nil {
+		g, ok := tab.Group(n.Group.Name)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedObject, "attribute group %s does not exist in table %s", n.Group.Name, tab.Name).WithPos(n.Group.Pos())
+		}
+		group = g
+	}
+	w, err := newWriter(tab, listed, group, n.Pos())
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range w.groups {
+		if g.group != nil && g.group.Owner != "" {
+			return nil, ownedError(tab, g.group, g.group.Owner, n.Pos())
+		}
+	}
+	for _, r := range rows {
+		if err := w.add(r); err != nil {
+			return nil, err
+		}
+	}
+	txn := w.txn(cat.Commit())
+	seq, err := st.commit(txn)
+	if err != nil {
+		return nil, err
+	}
+	tag := fmt.Sprintf("UPSERT %d", len(rows))
+	if verb == "INSERT" {
+		tag = fmt.Sprintf("INSERT 0 %d", len(rows))
+	}
+	return &Result{Tag: tag, RowsAffected: int64(len(rows)), Commit: seq}, nil
+}
+
+// listedColumns resolves an INSERT's column list; nil means every current
+// column in order (R4.4: a positional INSERT lists every column).
+func listedColumns(t *catalog.Table, list []*ast.Ident) ([]*catalog.Column, error) {
+	if list == nil {
+		return t.Columns, nil
+	}
+	out := make([]*catalog.Column, 0, len(list))
+	for _, id := range list {
+		c, ok := t.Column(id.Name)
+		if !ok {
+			if catalog.Reserved(id.Name) {
+				return nil, sqlerr.New("428C9", "column %s is a hidden column and cannot be written", id.Name).WithPos(id.Pos())
+			}
+			return nil, sqlerr.New(sqlerr.CodeUndefinedColumn, "column %q of relation %q does not exist", id.Name, t.Name).WithPos(id.Pos())
+		}
+		for _, o := range out {
+			if o == c {
+				return nil, sqlerr.New(sqlerr.CodeDuplicateColumn, "column %q specified more than once", id.Name).WithPos(id.Pos())
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// inputRows evaluates the rows of an INSERT: a plain VALUES list cell by
+// cell (DEFAULT allowed), anything else as a query.
+func (st *statement) inputRows(src *ast.SelectStmt, want int) ([][]cell, int, error) {
+	if v, ok := src.Body.(*ast.Values); ok && src.With == nil && src.OrderBy == nil && src.Limit == nil && src.Offset == nil && src.AsOf == nil {
+		rows := make([][]cell, len(v.Rows))
+		width := -1
+		for i, r := range v.Rows {
+			if width >= 0 && len(r.Items) != width {
+				return nil, 0, sqlerr.New(sqlerr.CodeSyntax, "VALUES lists must all be the same length").WithPos(r.Pos())
+			}
+			width = len(r.Items)
+			row := make([]cell, len(r.Items))
+			for j, e := range r.Items {
+				row[j].pos = e.Pos()
+				if _, isDef := e.(*ast.DefaultExpr); isDef {
+					row[j].def = true
+					continue
+				}
+				x, err := st.evalConst(e)
+				if err != nil {
+					return nil, 0, err
+				}
+				row[j].v = x
+			}
+			rows[i] = row
+		}
+		if width < 0 {
+			width = want
+		}
+		return rows, width, nil
+	}
+	cols, vals, err := st.selectRows(src)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows := make([][]cell, len(vals))
+	for i, r := range vals {
+		row := make([]cell, len(r))
+		for j, x := range r {
+			row[j] = cell{v: x, pos: src.Pos()}
+		}
+		rows[i] = row
+	}
+	return rows, len(cols), nil
+}
+
+// evalConst evaluates a constant expression. Literals, negated numbers and
+// parameters, which make up nearly every VALUES cell, are evaluated here
+// without planning; anything else goes through plan.EvalConst.
+func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
+	switch x := e.(type) {
+	case *ast.NumberLit:
+		v, err := types.ParseNumber(x.Text)
+		if err != nil {
+			return v, sqlerr.InvalidText(x.Pos(), "%s", err.Error())
+		}
+		return v, nil
+	case *ast.StringLit:
+		return types.NewString(x.Value), nil
+	case *ast.BoolLit:
+		return types.NewBool(x.Value), nil
+	case *ast.NullLit:
+		return types.Null(types.Of(types.Unknown)), nil
+	case *ast.Param:
+		if x.Index < 1 || x.Index > len(st.params) {
+			return types.Value{}, sqlerr.New("08P01", "there is no parameter $%d: the statement got %d", x.Index, len(st.params)).WithPos(x.Pos())
+		}
+		return st.params[x.Index-1], nil
+	case *ast.UnaryExpr:
+		if num, ok := x.X.(*ast.NumberLit); ok && x.Op == token.MINUS {
+			v, err := types.ParseNumber(num.Text)
+			if err != nil {
+				return v, sqlerr.InvalidText(num.Pos(), "%s", err.Error())
+			}
+			v, err = types.Neg(v)
+			if err != nil {
+				return v, err
+			}
+			return types.Narrow(v), nil
+		}
+	}
+	return st.planEvalConst(e)
+}
+
+// groupWrite is the part of a write that goes to one attribute group (or,
+// for an append table, to the table).
+type groupWrite struct {
+	group *catalog.Group
+	// cols are the key columns then the group's columns (every current
+	// column for an append table); src[i] is the listed position feeding
+	// cols[i], -1 when it takes its DEFAULT.
+	cols    []*catalog.Column
+	src     []int
+	defs    []types.Value
+	ordered map[catalog.ColumnID]bool
+	batch   *types.Batch
+	row     []types.Value
+}
+
+// writer turns input rows into the Writes of one statement.
+type writer struct {
+	tab    *catalog.Table
+	listed []*catalog.Column
+	groups []*groupWrite
+	cast   []types.Value
+	rows   int
+}
+
+func defaultValue(c *catalog.Column) (types.Value, error) {
+	if c.Default == nil || c.Default.Null {
+		return types.Null(c.Type), nil
+	}
+	v, err := types.ParseText(c.Type, c.Default.Value)
+	if err != nil {
+		return v, fmt.Errorf("session: stored DEFAULT of column %s: %w", c.Name, err)
+	}
+	return v, nil
+}
+
+// newWriter decides, before any row is seen, which groups the write touches
+// and where each of their columns comes from (R4.3, R4.4), and checks what
+// can be checked without rows: key columns given, ordering columns given.
+func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Group, pos int) (*writer, error) {
+	w := &writer{tab: t, listed: listed, cast: make([]types.Value, len(listed))}
+	at := make(map[catalog.ColumnID]int, len(listed))
+	for i, c := range listed {
+		at[c.ID] = i
+	}
+	if !t.Keyed() {
+		g, err := newGroupWrite(nil, t.Columns, at)
+		if err != nil {
+			return nil, err
+		}
+		w.groups = []*groupWrite{g}
+		return w, nil
+	}
+	keys := t.KeyColumns()
+	for _, k := range keys {
+		if _, ok := at[k.ID]; !ok {
+			return nil, sqlerr.New(sqlerr.CodeNotNull, "column %s is part of the primary key of %s and must be given", k.Name, t.Name).WithPos(pos)
+		}
+	}
+	var touched []*catalog.Group
+	if explicit != nil {
+		for _, c := range listed {
+			if c.Group == catalog.NoGroup || c.Group == explicit.ID {
+				continue
+			}
+			other, _ := t.GroupByID(c.Group)
+			return nil, sqlerr.New(sqlerr.CodeInvalidDefinition, "column %s belongs to attribute group %s, not %s", c.Name, other.Name, explicit.Name).
+				WithPos(pos).WithHint("a write with ATTRIBUTE GROUP %s lists the key and columns of %s only", explicit.Name, explicit.Name)
+		}
+		touched = []*catalog.Group{explicit}
+	} else {
+		for _, g := range t.Groups {
+			for _, c := range listed {
+				if c.Group == g.ID {
+					touched = append(touched, g)
+					break
+				}
+			}
+		}
+		if len(touched) == 0 {
+			def, _ := t.GroupByID(catalog.DefaultGroup)
+			touched = []*catalog.Group{def}
+		}
+	}
+	for _, g := range touched {
+		cols := append([]*catalog.Column(nil), keys...)
+		for _, id := range g.Columns {
+			if c, ok := t.ColumnByID(id); ok {
+				cols = append(cols, c)
+			}
+		}
+		gw, err := newGroupWrite(g, cols, at)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
+			c, _ := t.ColumnByID(id)
+			if _, ok := at[id]; !ok && (c.Default == nil || c.Default.Null) {
+				e := sqlerr.New(sqlerr.CodeNotNull, "attribute group %s is ordered by column %s, which this write does not give", g.Name, c.Name).WithPos(pos)
+				if explicit == nil {
+					e = e.WithHint("list %s, list only the columns written, or name the group with ATTRIBUTE GROUP", c.Name)
+				}
+				return nil, e
+			}
+		}
+		w.groups = append(w.groups, gw)
+	}
+	return w, nil
+}
+
+func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.ColumnID]int) (*groupWrite, error) {
+	gw := &groupWrite{group: g, cols: cols, src: make([]int, len(cols)), defs: make([]types.Value, len(cols)),
+		row: make([]types.Value, len(cols))}
+	typs := make([]types.Type, len(cols))
+	if g != nil {
+		gw.ordered = map[catalog.ColumnID]bool{}
+		for _, id := range g.ValidBy {
+			gw.ordered[id] = true
+		}
+		for _, id := range g.RevisionBy {
+			gw.ordered[id] = true
+		}
+	}
+	for i, c := range cols {
+		typs[i] = c.Type
+		if j, ok := at[c.ID]; ok {
+			gw.src[i] = j
+		} else {
+			gw.src[i] = -1
+		}
+		d, err := defaultValue(c)
+		if err != nil {
+			return nil, err
+		}
+		gw.defs[i] = d
+	}
+	gw.batch = types.NewBatch(typs, 16)
+	return gw, nil
+}
+
+// add casts one input row to the listed columns' types and appends it to
+// every group it writes; nothing is kept when it fails.
+func (w *writer) add(r []cell) error {
+	for i, c := range w.listed {
+		if i >= len(r) || r[i].def {
+			w.cast[i] = types.Value{}
+			continue
+		}
+		v, err := types.Cast(r[i].v, c.Type)
+		if err != nil {
+			return castError(err, c, r[i].pos)
+		}
+		w.cast[i] = v
+	}
+	pos := 0
+	if len(r) > 0 {
+		pos = r[0].pos
+	}
+	for _, g := range w.groups {
+		for i, c := range g.cols {
+			v := g.defs[i]
+			if j := g.src[i]; j >= 0 && j < len(r) && !r[j].def {
+				v = w.cast[j]
+			}
+			if v.IsNull() {
+				if err := w.nullError(g, c, pos); err != nil {
+					return err
+				}
+			}
+			g.row[i] = v
+		}
+	}
+	for _, g := range w.groups {
+		g.batch.AppendRow(g.row)
+	}
+	w.rows++
+	return nil
+}
+
+// nullError is the error for a NULL in column c of g's version, or nil when
+// NULL is allowed there.
+func (w *writer) nullError(g *groupWrite, c *catalog.Column, pos int) error {
+	switch {
+	case w.tab.IsKey(c.ID):
+		return sqlerr.New(sqlerr.CodeNotNull, "null value in column %s violates not-null constraint: it is part of the primary key of %s", c.Name, w.tab.Name).WithPos(pos)
+	case g.ordered[c.ID]:
+		return sqlerr.New(sqlerr.CodeNotNull, "null value in column %s: attribute group %s is ordered by it, and every write to the group must give it (R3.2)", c.Name, g.group.Name).WithPos(pos)
+	case !c.Nullable:
+		return sqlerr.NotNull(pos, c.Name)
+	}
+	return nil
+}
+
+// txn returns the statement's commit: one Write per group (or one append).
+func (w *writer) txn(catalogCommit uint64) *storage.Txn {
+	txn := &storage.Txn{Kind: storage.KindWrite, CatalogVersion: catalogCommit, Tables: []string{w.tab.Name}, Rows: uint64(w.rows)}
+	if w.rows == 0 {
+		return txn
+	}
+	for _, g := range w.groups {
+		ids := make([]catalog.ColumnID, len(g.cols))
+		for i, c := range g.cols {
+			ids[i] = c.ID
+		}
+		wr := storage.Write{Kind: storage.WriteAppend, Table: w.tab.ID, Cols: ids, Batch: g.batch}
+		if g.group != nil {
+			wr.Kind, wr.Group = storage.WriteVersion, g.group.ID
+		}
+		txn.Writes = append(txn.Writes, wr)
+	}
+	return txn
+}
+
+// castError reports a value that does not fit column c (R2.3): the
+// message names the column, the value and the type.
+func castError(err error, c *catalog.Column, pos int) error {
+	var ce *types.CastError
+	if errors.As(err, &ce) {
+		return sqlerr.New(sqlerr.CodeDatatypeMismatch, "column %s is of type %s, and a %s value cannot be cast to it", c.Name, c.Type, ce.From).WithPos(pos)
+	}
+	return positioned(types.WithColumn(err, c.Name), pos)
+}
+
+// positioned turns a value error into an *sqlerr.Error at pos.
+func positioned(err error, pos int) error {
+	var re *types.RangeError
+	var pe *types.ParseError
+	var ce *types.CastError
+	switch {
+	case errors.As(err, &re):
+		return sqlerr.New(sqlerr.CodeNumericOutOfRange, "%s", re.Error()).WithPos(pos)
+	case errors.As(err, &pe):
+		code := sqlerr.CodeInvalidText
+		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 {
+			code = sqlerr.CodeInvalidDatetime
+		}
+		return sqlerr.New(code, "%s", pe.Error()).WithPos(pos)
+	case errors.As(err, &ce):
+		return sqlerr.New(sqlerr.CodeDatatypeMismatch, "%s", ce.Error()).WithPos(pos)
+	}
+	return err
+}
+
+// keyList renders column names for messages.
+func keyList(cols []*catalog.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,176 @@
+package system
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+)
+
+func fillTables(src Source, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		shards := t.Shards
+		if n := len(src.Shards(t.ID)); n > 0 {
+			shards = n
+		}
+		if shards == 0 {
+			shards = 1
+		}
+		add(str(t.Name), str(t.Mode.String()), i64(int64(shards)), columnNames(t, t.OrderBy), u64(t.CreatedCommit),
+			columnNames(t, t.ShardColumns()), types.NewBool(t.ShardsAuto), columnNames(t, t.Key),
+			u64(t.AlteredCommit), u64(t.Generation))
+	}
+}
+
+func fillColumns(src Source, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		for _, c := range t.Columns {
+			def := types.Null(tString)
+			if c.Default != nil {
+				def = str(c.Default.SQL)
+			}
+			group := types.Null(tString)
+			if g, ok := t.GroupByID(c.Group); ok {
+				group = str(g.Name)
+			}
+			add(str(t.Name), str(c.Name), i64(int64(c.Position)), str(c.Type.String()), types.NewBool(c.Nullable),
+				def, group, u64(c.AddedCommit), types.NewBool(t.IsKey(c.ID)), str(c.Codec))
+		}
+	}
+}
+
+func fillGroups(src Source, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		for _, g := range t.Groups {
+			add(str(t.Name), str(g.Name), columnNames(t, g.ValidBy), columnNames(t, g.RevisionBy), strOrNull(g.Owner),
+				columnNames(t, g.Columns), u64(g.AddedCommit))
+		}
+	}
+}
+
+func fillCommits(src Source, add func(...types.Value)) {
+	st, ok := src.(Stats)
+	if !ok {
+		return
+	}
+	for _, c := range st.Commits() {
+		at, err := types.FromTime(tTime, c.At)
+		if err != nil {
+			at = types.Null(tTime)
+		}
+		add(u64(c.Commit), at, str(c.Kind.String()), strOrNull(strings.Join(c.Tables, ", ")), u64(c.Rows))
+	}
+}
+
+func fillPolicies(src Source, add func(...types.Value)) {
+	for _, r := range catalog.Roles() {
+		add(str(catalog.DefaultPolicyName), str(r.String()), types.Null(tString), types.Null(tUint), types.NewBool(true))
+	}
+	for _, p := range src.Catalog().Policies() {
+		add(str(p.Name), str(p.Role.String()), strOrNull(p.SettingsText()), u64(p.CreatedCommit), types.NewBool(false))
+	}
+}
+
+// fillPlans has one row per table and role (R9.7). Its state says what
+// the role looks like now, from the storage statistics.
+func fillPlans(src Source, add func(...types.Value)) {
+	cat := src.Catalog()
+	for _, t := range cat.Tables() {
+		shards := src.Shards(t.ID)
+		var rows, bytes uint64
+		parts := 0
+		for _, s := range shards {
+			rows, bytes, parts = rows+s.Rows, bytes+s.Bytes, parts+s.Parts
+		}
+		for _, r := range catalog.Roles() {
+			p := cat.Bound(t, r)
+			var state string
+			switch r {
+			case catalog.RoleRetention:
+				// Nothing expires yet: every commit since the table was
+				// created stays readable.
+				state = fmt.Sprintf("horizon commit %d", t.CreatedCommit)
+			case catalog.RoleStorage:
+				state = fmt.Sprintf("local %d bytes, object store 0 bytes", bytes)
+			case catalog.RolePlacement:
+				state = fmt.Sprintf("%d shards on the local volume", len(shards))
+			case catalog.RoleCompaction:
+				state = fmt.Sprintf("%d parts, %d rows", parts, rows)
+			}
+			add(str(t.Name), str(r.String()), str(p.Name), strOrNull(p.SettingsText()), str(state))
+		}
+	}
+}
+
+func fillCodecs(src Source, add func(...types.Value)) {
+	st, hasStats := src.(Stats)
+	for _, t := range src.Catalog().Tables() {
+		var sizes map[catalog.ColumnID][2]uint64
+		if hasStats {
+			sizes = st.ColumnBytes(t.ID)
+		}
+		for _, c := range t.Columns {
+			sz := sizes[c.ID]
+			add(str(t.Name), str(c.Name), str(c.Type.String()), str(c.Codec), u64(sz[0]), u64(sz[1]))
+		}
+	}
+}
+
+func fillIndexes(src Source, add func(...types.Value)) {
+	cat := src.Catalog()
+	for _, ix := range cat.AllIndexes() {
+		t, ok := cat.TableByID(ix.Table)
+		if !ok {
+			continue
+		}
+		add(str(ix.Name), str(t.Name), columnNames(t, ix.Columns), str(ix.Scope.String()), strOrNull(ix.Policy),
+			u64(ix.CreatedCommit))
+	}
+}
+
+func fillShards(src Source, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		for _, s := range src.Shards(t.ID) {
+			add(str(t.Name), u64(uint64(s.Shard)), u64(s.Rows), u64(s.Bytes), i64(int64(s.Parts)), strOrNull(s.Location))
+		}
+	}
+}
+
+func fillParts(src Source, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		for _, p := range src.Parts(t.ID) {
+			add(str(t.Name), u64(uint64(p.Shard)), u64(p.Part), u64(uint64(p.Level)), u64(p.Rows), u64(p.Bytes),
+				u64(p.MinCommit), u64(p.MaxCommit), strOrNull(p.Location))
+		}
+	}
+}
+
+// fillTransformations lists the stored definitions. This build does not
+// run transformations (CREATE TRANSFORMATION says so), so a stored one has
+// processed nothing: its lag is every commit since it was created.
+func fillTransformations(src Source, add func(...types.Value)) {
+	cat := src.Catalog()
+	for _, x := range cat.Transformations() {
+		target, _ := cat.TableByID(x.Target)
+		group := types.Null(tString)
+		if target != nil {
+			if g, ok := target.GroupByID(x.Group); ok {
+				group = str(g.Name)
+			}
+		}
+		lag := uint64(0)
+		if c := src.Commit(); c > x.CreatedCommit {
+			lag = c - x.CreatedCommit
+		}
+		add(str(x.Name), strOrNull(strings.Join(cat.SourceNames(x), ", ")), strOrNull(tableName(cat, x.Target)), group,
+			types.Null(tUint), u64(lag), str("stopped"), str("transformations are not run by this build"),
+			u64(x.CreatedCommit))
+	}
+}
+
+func fillUsers(src Source, add func(...types.Value)) {
+	for _, u := range src.Catalog().Users() {
+		add(str(u.Name), types.NewBool(u.Verifier != ""), u64(u.CreatedCommit), u64(u.AlteredCommit))
+	}
+}

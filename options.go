@@ -1,0 +1,22 @@
+package strata
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configure a DB. The zero value is the defaults.
+type Options struct {
+	// Logger receives background events (flushes, recovery); slog.Default()
+	// when nil.
+	Logger *slog.Logger
+	// MemtableBytes is the size at which a shard's in-memory buffer is
+	// flushed to a part file; 64 MiB when zero.
+	MemtableBytes int64
+	// QueryMemLimit bounds the memory of one query's buffering operators
+	// (sorts, hash tables), in bytes; 1 GiB when zero. A query over it fails
+	// with SQLSTATE 53200 instead of taking the process down.
+	QueryMemLimit int64
+	// Clock gives commit times and now(); time.Now when nil. Tests pin it.
+	Clock func() time.Time
+}

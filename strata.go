@@ -1,0 +1,215 @@
+// Package strata is Strata's Go API: it opens a data directory in-process
+// and runs SQL on it through sessions (SPEC R13.3).
+//
+//	db, err := strata.Open("/var/lib/strata", strata.Options{})
+//	defer db.Close()
+//	s := db.NewSession()
+//	res, err := s.Run(ctx, "SELECT amount FROM balances WHERE chain_id = $1", 1)
+//
+// A DB is safe for concurrent use; a Session is one client's conversation
+// (its settings, its open transaction, its last_commit()) and is used by one
+// goroutine at a time. Every error a user can cause comes back as an *Error
+// carrying a SQLSTATE code and a position. The database/sql driver in package
+// driver is built on this API.
+package strata
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/strata-db/strata/internal/session"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// ErrClosed is returned by sessions of a DB after Close.
+var ErrClosed = errors.New("strata: database is closed")
+
+// DB is an open data directory.
+type DB struct {
+	eng  *storage.Engine
+	opts Options
+	mu   sync.Mutex
+	done bool
+}
+
+// Open opens the database in dir, creating it when dir is empty or does
+// not exist. Only one process may have a directory open at a time.
+func Open(dir string, opts Options) (*DB, error) {
+	eng, err := storage.Open(dir, storage.Options{Logger: opts.Logger, MemtableBytes: opts.MemtableBytes, Clock: opts.Clock})
+	if err != nil {
+		return nil, fmt.Errorf("strata: open %s: %w", dir, err)
+	}
+	return &DB{eng: eng, opts: opts}, nil
+}
+
+// Close waits for commits in flight and closes the directory. Everything
+// committed is durable and there when it is opened again (R5.6).
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.done {
+		return nil
+	}
+	db.done = true
+	return db.eng.Close()
+}
+
+// Dir returns the data directory.
+func (db *DB) Dir() string { return db.eng.Dir() }
+
+// NewSession starts a session: its own settings, transaction and
+// last_commit().
+func (db *DB) NewSession() *Session {
+	return &Session{db: db, s: session.New(db.eng, session.Options{MemLimit: db.opts.QueryMemLimit, Clock: db.opts.Clock})}
+}
+
+// Session runs SQL for one client. It is not safe for concurrent use.
+type Session struct {
+	db *DB
+	s  *session.Session
+}
+
+// LastCommit returns the commit of the session's last write (the SQL
+// function last_commit()); 0 before the first.
+func (s *Session) LastCommit() uint64 { return s.s.LastCommit() }
+
+// InTransaction reports whether a BEGIN is open.
+func (s *Session) InTransaction() bool { return s.s.InTransaction() }
+
+// Run runs exactly one SQL statement (a trailing semicolon is allowed) with
+// args as the values of $1, $2, …. See Value for the Go types args may have.
+func (s *Session) Run(ctx context.Context, sql string, args ...any) (*Result, error) {
+	stmt, err := parser.Parse(sql)
+	if err != nil {
+		return nil, toError(err, sql)
+	}
+	return s.run(ctx, stmt, sql, args)
+}
+
+// Exec runs a script of statements separated by semicolons, one after the
+// other, and returns the result of each. It stops at the first error,
+// returning the results before it; the error's position is relative to the
+// failing statement (Error.Statement says which). args are shared by every
+// statement.
+func (s *Session) Exec(ctx context.Context, sql string, args ...any) ([]*Result, error) {
+	var out []*Result
+	for i, st := range SplitStatements(sql) {
+		stmt, err := parser.Parse(st.SQL)
+		if err != nil {
+			return out, withStatement(toError(err, st.SQL), i, st.Offset)
+		}
+		res, err := s.run(ctx, stmt, st.SQL, args)
+		if err != nil {
+			return out, withStatement(err, i, st.Offset)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func withStatement(err error, index, offset int) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Statement, e.Offset = index, offset
+	}
+	return err
+}
+
+func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any) (*Result, error) {
+	s.db.mu.Lock()
+	closed := s.db.done
+	s.db.mu.Unlock()
+	if closed {
+		return nil, &Error{Code: "57P01", Message: ErrClosed.Error()}
+	}
+	params := make([]types.Value, len(args))
+	for i, a := range args {
+		v, err := paramValue(a)
+		if err != nil {
+			return nil, &Error{Code: "22023", Message: fmt.Sprintf("parameter $%d: %v", i+1, err)}
+		}
+		params[i] = v
+	}
+	res, err := s.s.Execute(ctx, stmt, sql, params)
+	if err != nil {
+		return nil, toError(err, sql)
+	}
+	out := &Result{Tag: res.Tag, RowsAffected: res.RowsAffected, Commit: res.Commit}
+	if res.Columns != nil {
+		out.Columns = make([]Column, len(res.Columns))
+		for i, c := range res.Columns {
+			out.Columns[i] = Column{Name: c.Name, Type: c.Type.String()}
+		}
+		out.Rows = make([][]Value, len(res.Rows))
+		for i, r := range res.Rows {
+			row := make([]Value, len(r))
+			for j, v := range r {
+				row[j] = Value{v: v}
+			}
+			out.Rows[i] = row
+		}
+	}
+	return out, nil
+}
+
+// paramValue converts a Go argument into a typed value.
+func paramValue(a any) (types.Value, error) {
+	switch x := a.(type) {
+	case nil:
+		return types.Null(types.Of(types.Unknown)), nil
+	case Value:
+		return x.v, nil
+	case int:
+		return types.NewInt64(int64(x)), nil
+	case int8:
+		return types.NewInt64(int64(x)), nil
+	case int16:
+		return types.NewInt64(int64(x)), nil
+	case int32:
+		return types.NewInt64(int64(x)), nil
+	case int64:
+		return types.NewInt64(x), nil
+	case uint:
+		return types.NewUint64(uint64(x)), nil
+	case uint8:
+		return types.NewUint64(uint64(x)), nil
+	case uint16:
+		return types.NewUint64(uint64(x)), nil
+	case uint32:
+		return types.NewUint64(uint64(x)), nil
+	case uint64:
+		return types.NewUint64(x), nil
+	case float32:
+		return types.NewFloat64(float64(x)), nil
+	case float64:
+		return types.NewFloat64(x), nil
+	case bool:
+		return types.NewBool(x), nil
+	case string:
+		return types.NewString(x), nil
+	case []byte:
+		return types.NewBytes(append([]byte(nil), x...)), nil
+	case [16]byte:
+		return types.NewUUID(x), nil
+	case time.Time:
+		return types.FromTime(types.Type{Kind: types.DateTime64, Precision: 9, TZ: "UTC"}, x.UTC())
+	case *big.Int:
+		if x == nil {
+			return types.Null(types.Of(types.Unknown)), nil
+		}
+		v, err := types.ParseNumber(new(big.Int).Abs(x).String())
+		if err != nil || x.Sign() >= 0 {
+			return v, err
+		}
+		v, err = types.Neg(v)
+		return types.Narrow(v), err
+	}
+	return types.Value{}, fmt.Errorf("unsupported Go type %T", a)
+}
