@@ -1,6 +1,7 @@
 package part
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -92,5 +93,76 @@ func TestReadBlockAllocations(t *testing.T) {
 	t.Logf("%.0f allocations per block of 20000 rows and %d columns (%.4f per row)", allocs, len(all)+numFixed, perRow)
 	if perRow > 0.05 {
 		t.Fatalf("%.0f allocations for 20000 rows", allocs)
+	}
+}
+
+// TestConcurrentReads reads every block from several goroutines at once
+// (run under -race): Reader's methods share only read-only state and
+// pooled windows.
+func TestConcurrentReads(t *testing.T) {
+	fsys := newFS(t)
+	fx := makeFixture(t, 4000, allTypes[:8], nil)
+	writeFixture(t, fsys, "parts/cc.parquet", fx, WriteOptions{BlockRows: 500})
+	r, err := Open(fsys, "parts/cc.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want := readAll(t, r, ids(fx.meta))
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			var d Data
+			var got *Data
+			for i := range r.Blocks() {
+				if err := r.ReadBlock(i, ids(fx.meta), &d); err != nil {
+					errs <- err
+					return
+				}
+				got = appendData(got, &d)
+			}
+			if diff := sameData(want, got); diff != "" {
+				errs <- fmt.Errorf("goroutine %d: %s", g, diff)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestVectorReuse checks that ReadBlock keeps the destination's vectors
+// when their types fit and replaces them when they do not.
+func TestVectorReuse(t *testing.T) {
+	fsys := newFS(t)
+	fx := makeFixture(t, 1000, allTypes[:3], nil)
+	writeFixture(t, fsys, "parts/v.parquet", fx, WriteOptions{BlockRows: 400})
+	r, err := Open(fsys, "parts/v.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cols := ids(fx.meta)
+	var d Data
+	if err := r.ReadBlock(0, cols, &d); err != nil {
+		t.Fatal(err)
+	}
+	first, sort := d.Cols[1], d.Sort
+	if err := r.ReadBlock(2, cols, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Cols[1] != first || d.Sort != sort || d.Rows != 200 || d.Cols[1].Len() != 200 || len(d.Commit) != 200 {
+		t.Fatalf("vectors not reused or not reset: rows %d, len %d", d.Rows, d.Cols[1].Len())
+	}
+	d.Cols[1] = types.NewVector(types.Of(types.String), 0) // a vector of the wrong type is replaced
+	if err := r.ReadBlock(1, cols, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Cols[1].Type() != fx.meta.Columns[1].Type {
+		t.Fatalf("column 1 read as %s", d.Cols[1].Type())
 	}
 }

@@ -139,8 +139,8 @@ func encodingOf(p physical, c catalog.Codec) encoding.Encoding {
 var zstdCodecs sync.Map // zstd.EncoderLevel → *pqzstd.Codec
 
 // compressionOf maps a codec's compressor onto Parquet: ZSTD(level) → ZSTD
-// at the klauspost encoder speed nearest that level (it has four: 1, 3,
-// about 7 and about 11 and above), LZ4 → LZ4_RAW, none → UNCOMPRESSED.
+// at the klauspost encoder speed for that level (it has four, for levels
+// 1–2, 3–5, 6–9 and 10–22), LZ4 → LZ4_RAW, none → UNCOMPRESSED.
 func compressionOf(c catalog.Codec) compress.Codec {
 	switch c.Compression {
 	case catalog.CompressZSTD:
