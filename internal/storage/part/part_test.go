@@ -310,9 +310,13 @@ func TestOptionalFixedColumnsDefault(t *testing.T) {
 
 func TestWriteRejects(t *testing.T) {
 	fsys := newFS(t)
-	fx := makeFixture(t, 10, allTypes[:3], nil)
 	cases := map[string]func(f *fixture){
-		"unsorted":     func(f *fixture) { f.d.Commit[3], f.d.Commit[4] = 5000, 1; f.d.Sort = sameKeys(f.d.Rows) },
+		"unsorted": func(f *fixture) {
+			// One key and one group: only (commit, seq) order the rows, and
+			// rows 3 and 4 are swapped.
+			f.d.Sort, f.d.Group = sameKeys(f.d.Rows), nil
+			f.d.Commit[3], f.d.Commit[4] = f.d.Commit[4]+1, f.d.Commit[3]
+		},
 		"no rows":      func(f *fixture) { f.d.Rows = 0 },
 		"short commit": func(f *fixture) { f.d.Commit = f.d.Commit[:9] },
 		"short group":  func(f *fixture) { f.d.Group = f.d.Group[:2] },
@@ -321,6 +325,19 @@ func TestWriteRejects(t *testing.T) {
 		"id mismatch":  func(f *fixture) { f.d.IDs[1] = 77 },
 		"dup id":       func(f *fixture) { f.meta.Columns[1].ID = f.meta.Columns[0].ID; f.d.IDs[1] = f.d.IDs[0] },
 		"null sort":    func(f *fixture) { f.d.Sort.SetNull(2) },
+		"date out of int32": func(f *fixture) {
+			v := types.NewVector(types.Of(types.Date), 10)
+			for i := range 10 {
+				v.AppendInt64(int64(i) << 40)
+			}
+			f.d.Cols[0], f.meta.Columns[0].Type = v, types.Of(types.Date)
+		},
+		"unstorable type": func(f *fixture) {
+			f.d.Cols[0], f.meta.Columns[0].Type = types.NewVector(types.Of(types.Unknown), 10), types.Of(types.Unknown)
+			for range 10 {
+				f.d.Cols[0].AppendNull()
+			}
+		},
 	}
 	for name, mut := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -334,7 +351,6 @@ func TestWriteRejects(t *testing.T) {
 			}
 		})
 	}
-	_ = fx
 }
 
 // sameKeys returns rows copies of one sort key, so only (group, commit,
