@@ -30,6 +30,13 @@ var rules = []rule{
 	{prefix: "internal/version", allow: []string{"internal/types"}, ioFree: true},
 	{prefix: "internal/catalog", allow: []string{"internal/types", "internal/sqlerr"}, ioFree: true},
 	{prefix: "internal/vfs", allow: []string{}},
+	// System tables read a snapshot's catalog and statistics, nothing else.
+	{prefix: "internal/system", allow: []string{"internal/catalog", "internal/storage", "internal/types"}, ioFree: true},
+	// The session layer reaches files only through storage.
+	{prefix: "internal/session", allow: []string{"internal/sql/", "internal/sqlerr", "internal/catalog", "internal/types",
+		"internal/storage", "internal/plan", "internal/exec", "internal/system"}, ioFree: true},
+	// The database/sql driver is built on the public API alone.
+	{prefix: "driver", allow: []string{}},
 }
 
 // osUsers may import "os" in non-test files: the file-system layer and the

@@ -1,0 +1,106 @@
+package strata_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/strata-db/strata"
+)
+
+func openDB(t *testing.T) (*strata.DB, *strata.Session) {
+	t.Helper()
+	db, err := strata.Open(t.TempDir(), strata.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, db.NewSession()
+}
+
+func TestSplitStatements(t *testing.T) {
+	got := strata.SplitStatements("SELECT 'a;b'; -- c;\nINSERT INTO t VALUES (1);;  ")
+	want := []strata.Statement{{SQL: "SELECT 'a;b'", Offset: 0}, {SQL: "INSERT INTO t VALUES (1)", Offset: 20}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SplitStatements = %+v, want %+v", got, want)
+	}
+}
+
+func TestErrorsArePositioned(t *testing.T) {
+	ctx := context.Background()
+	_, s := openDB(t)
+	_, err := s.Run(ctx, "CREATE TABLE t (a INT64 NOT NULL,\n  b NOSUCH, PRIMARY KEY (a))")
+	var e *strata.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %T %v is not a *strata.Error", err, err)
+	}
+	if e.Code != "42704" || e.Line != 2 || e.Column != 5 || e.Position != 39 {
+		t.Errorf("error %+v: want 42704 at line 2, column 5, position 39", e)
+	}
+	_, err = s.Run(ctx, "SELEC 1")
+	if !errors.As(err, &e) || e.Code != "42601" || e.Line != 1 || e.Column != 1 {
+		t.Errorf("syntax error %+v", err)
+	}
+	if _, err := s.Run(ctx, "SELECT 1; SELECT 2"); !errors.As(err, &e) {
+		t.Errorf("Run of two statements: %v", err)
+	}
+}
+
+func TestExecStopsAtFirstError(t *testing.T) {
+	ctx := context.Background()
+	_, s := openDB(t)
+	res, err := s.Exec(ctx, `CREATE TABLE kv (k STRING NOT NULL, v UINT8, PRIMARY KEY (k));
+		INSERT INTO kv VALUES ('a', 1), ('b', 2);
+		INSERT INTO kv VALUES ('c', 300);
+		INSERT INTO kv VALUES ('d', 4)`)
+	var e *strata.Error
+	if !errors.As(err, &e) || e.Code != "22003" || e.Statement != 2 {
+		t.Fatalf("Exec error %+v, want 22003 in statement 2", err)
+	}
+	if len(res) != 2 || res[0].Tag != "CREATE TABLE" || res[1].Tag != "INSERT 0 2" || res[1].RowsAffected != 2 || res[1].Commit != 2 {
+		t.Errorf("results before the error: %+v %+v", res[0], res[1])
+	}
+	if s.LastCommit() != 2 {
+		t.Errorf("LastCommit %d, want 2", s.LastCommit())
+	}
+}
+
+func TestArgsAndValues(t *testing.T) {
+	ctx := context.Background()
+	_, s := openDB(t)
+	if _, err := s.Run(ctx, `CREATE TABLE v (k INT64 NOT NULL, u UINT256, f FLOAT64, b BOOL, s STRING, PRIMARY KEY (k))`); err != nil {
+		t.Fatal(err)
+	}
+	max, _ := new(big.Int).SetString("115792089237316195423570985008687907853269984665640564039457584007913129639935", 10)
+	if _, err := s.Run(ctx, `INSERT INTO v VALUES ($1, $2, $3, $4, $5)`, -7, max, 1.5, true, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(ctx, `INSERT INTO v VALUES ($1, $2)`, 1, new(big.Int).Neg(max)); err == nil {
+		t.Errorf("a negative UINT256 was accepted")
+	}
+	if _, err := s.Run(ctx, `INSERT INTO v VALUES ($1)`, struct{}{}); err == nil {
+		t.Errorf("an unsupported argument type was accepted")
+	}
+	res, err := s.Run(ctx, `DESCRIBE v`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Columns) != 6 || res.Columns[2].Type != "BOOL" {
+		t.Fatalf("DESCRIBE columns %+v", res.Columns)
+	}
+	row := res.Rows[1]
+	if row[0].String() != "u" || row[1].Any() != "UINT256" || row[2].Any() != true || !row[3].IsNull() || row[3].String() != "NULL" || row[3].Any() != nil {
+		t.Errorf("DESCRIBE row %v", row)
+	}
+}
+
+func TestClosed(t *testing.T) {
+	db, s := openDB(t)
+	db.Close()
+	var e *strata.Error
+	if _, err := s.Run(context.Background(), "SHOW TABLES"); !errors.As(err, &e) || e.Code != "57P01" {
+		t.Errorf("after Close: %v", err)
+	}
+}
