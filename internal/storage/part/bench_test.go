@@ -82,6 +82,10 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(info.Bytes)/benchRows, "bytes/row")
+	for _, c := range info.Columns {
+		b.Logf("column %d: %.2f bytes/row on disk, %.2f uncompressed", c.ID, float64(c.Compressed)/benchRows, float64(c.Uncompressed)/benchRows)
+	}
+	b.Logf("fixed columns: %.2f bytes/row on disk, %.2f uncompressed", float64(info.Fixed.Compressed)/benchRows, float64(info.Fixed.Uncompressed)/benchRows)
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -28,8 +28,9 @@
 // bytes per block. Table columns map onto Parquet types as physicalOf
 // lists; a column's codec (R11.3) becomes its Parquet encoding (DELTA →
 // DELTA_BINARY_PACKED on INT32/INT64 columns; 128- and 256-bit integers
-// and DECIMALs, which Parquet cannot delta-encode, stay PLAIN big-endian,
-// whose equal leading bytes the compressor removes instead) and its page
+// and DECIMALs, which Parquet cannot delta-encode, are big-endian two's
+// complement stored BYTE_STREAM_SPLIT whenever the codec compresses, so
+// their zero high bytes become runs; see encodingOf) and its page
 // compression (ZSTD(level) → ZSTD, LZ4 → LZ4_RAW, NONE → UNCOMPRESSED).
 // klauspost's zstd has four encoder speeds, so ZSTD levels map onto the
 // nearest: levels 1–2, 3–5, 6–9 and 10–22 each share one.
