@@ -66,7 +66,7 @@ func Open(fsys vfs.FS, path string) (*Reader, error) {
 
 // corrupt returns an error wrapping ErrCorrupt that names the file.
 func (r *Reader) corrupt(format string, args ...any) error {
-	return fmt.Errorf("part: %s: %w: %s", r.path, ErrCorrupt, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w %s: %s", ErrCorrupt, r.path, fmt.Sprintf(format, args...))
 }
 
 // readAt reads len(b) bytes at off; a short file is corruption, any other
