@@ -1,11 +1,17 @@
 package part
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
 )
 
 // TestCodecs writes compressible columns under every codec of R11.3, reads
@@ -164,5 +170,61 @@ func TestVectorReuse(t *testing.T) {
 	}
 	if d.Cols[1].Type() != fx.meta.Columns[1].Type {
 		t.Fatalf("column 1 read as %s", d.Cols[1].Type())
+	}
+}
+
+// TestPlainParquet opens a part the way any Parquet reader would (magic,
+// page index and all, through the row API rather than this package's
+// column reader) and checks the row count, the column names and a few
+// values: parts are ordinary Parquet files.
+func TestPlainParquet(t *testing.T) {
+	fsys := newFS(t)
+	fx := makeFixture(t, 700, allTypes, nil)
+	writeFixture(t, fsys, "parts/plain.parquet", fx, WriteOptions{BlockRows: 300})
+	raw, err := vfs.ReadFile(fsys, "parts/plain.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.NumRows() != 700 || len(f.RowGroups()) != 3 {
+		t.Fatalf("%d rows in %d row groups", f.NumRows(), len(f.RowGroups()))
+	}
+	if ci := f.ColumnIndexes(); len(ci) == 0 {
+		t.Fatal("no page index")
+	}
+	commitCol, ok := f.Schema().Lookup(colCommit)
+	if !ok {
+		t.Fatal("no _commit column")
+	}
+	int64Col, _ := f.Schema().Lookup(columnName(13)) // allTypes[3] is INT64
+	rows := make([]parquet.Row, 50)
+	rr := parquet.NewReader(f)
+	defer rr.Close()
+	n := 0
+	for n < 700 {
+		k, err := rr.ReadRows(rows)
+		for _, row := range rows[:k] {
+			if got := row[commitCol.ColumnIndex].Uint64(); got != fx.d.Commit[n] {
+				t.Fatalf("row %d: _commit %d, want %d", n, got, fx.d.Commit[n])
+			}
+			want := fx.d.Cols[3].Get(n)
+			v := row[int64Col.ColumnIndex]
+			if v.IsNull() != want.IsNull() || (!v.IsNull() && v.Int64() != want.Int64()) {
+				t.Fatalf("row %d: INT64 column %v, want %v", n, v, want)
+			}
+			n++
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			t.Fatal(err)
+		}
+	}
+	if n != 700 {
+		t.Fatalf("read %d rows", n)
 	}
 }
