@@ -19,14 +19,15 @@ import (
 func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 	defer st.release()
 	var (
-		tag string
-		fn  func(c *catalog.Catalog, commit uint64) error
-		err error
+		tag    string
+		fn     func(c *catalog.Catalog, commit uint64) error
+		err    error
+		tables []string // what system.commits lists (R5.5)
 	)
 	cat := st.snapshot().Catalog()
 	switch n := stmt.(type) {
 	case *ast.CreateTableStmt:
-		tag = "CREATE TABLE"
+		tag, tables = "CREATE TABLE", []string{n.Name.Name}
 		if n.IfNotExists {
 			if _, ok := cat.Table(n.Name.Name); ok {
 				return &Result{Tag: tag}, nil
@@ -40,15 +41,22 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 			}
 		}
 	case *ast.AlterTableStmt:
-		tag = "ALTER TABLE"
+		tag, tables = "ALTER TABLE", []string{n.Table.Name}
 		fn, err = st.alterTable(n, cat)
 	case *ast.DropStmt:
 		tag, fn = st.drop(n, cat)
 		if fn == nil {
 			return &Result{Tag: tag}, nil
 		}
+		if n.Kind == ast.ObjTable {
+			for _, o := range n.Names {
+				if _, ok := cat.Table(o.Name); ok {
+					tables = append(tables, o.Name)
+				}
+			}
+		}
 	case *ast.CreateIndexStmt:
-		tag = "CREATE INDEX"
+		tag, tables = "CREATE INDEX", []string{n.Table.Name}
 		if n.IfNotExists {
 			if _, ok := cat.Index(n.Name.Name); ok {
 				return &Result{Tag: tag}, nil
@@ -96,7 +104,7 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq, err := st.s.eng.Commit(st.ctx, &storage.Txn{Kind: storage.KindDDL, DDL: fn})
+	seq, err := st.s.eng.Commit(st.ctx, &storage.Txn{Kind: storage.KindDDL, DDL: fn, Tables: tables})
 	if err != nil {
 		return nil, err
 	}

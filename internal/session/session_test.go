@@ -134,10 +134,7 @@ func TestInsertAndGroups(t *testing.T) {
 	h.fails(`UPSERT INTO acct (bal, bal_idx) VALUES (5, 1) ATTRIBUTE GROUP money`, "", "id")
 	h.fails(`UPSERT INTO acct (id, bal, bal_idx) VALUES (1, 5, 1) ATTRIBUTE GROUP nosuch`, "", "nosuch")
 	h.fails(`UPSERT INTO acct (id, bal, bal_idx) VALUES (1, 5, NULL)`, "23502", "bal_idx", "money")
-	e := h.fails(`UPSERT INTO acct (id, bal, score) VALUES (1, 5, 6)`, "23502", "money", "bal_idx")
-	if !strings.Contains(e.Hint, "ATTRIBUTE GROUP") {
-		t.Errorf("hint %q does not suggest ATTRIBUTE GROUP", e.Hint)
-	}
+	h.fails(`UPSERT INTO acct (id, bal, score) VALUES (1, 5, 6)`, "23502", "money", "bal_idx", "ATTRIBUTE GROUP")
 	// without the clause a write is split by group
 	h.ok(`UPSERT INTO acct (id, bal, bal_idx, score, score_idx, note) VALUES (2, 20, 1, 2, 1, 'x')`)
 	// a key-only write makes the key exist

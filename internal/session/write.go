@@ -361,11 +361,13 @@ func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Gro
 		for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
 			c, _ := t.ColumnByID(id)
 			if _, ok := at[id]; !ok && (c.Default == nil || c.Default.Null) {
-				e := sqlerr.New(sqlerr.CodeNotNull, "attribute group %s is ordered by column %s, which this write does not give", g.Name, c.Name).WithPos(pos)
-				if explicit == nil {
-					e = e.WithHint("list %s, list only the columns written, or name the group with ATTRIBUTE GROUP", c.Name)
+				if explicit != nil {
+					return nil, sqlerr.New(sqlerr.CodeNotNull, "attribute group %s is ordered by column %s, which this write does not give", g.Name, c.Name).
+						WithPos(pos).WithHint("every write to %s gives %s (R3.2)", g.Name, c.Name)
 				}
-				return nil, e
+				return nil, sqlerr.New(sqlerr.CodeNotNull, "attribute group %s is ordered by column %s, which this write does not give: "+
+					"give %s too, list only the columns of the groups you write, or name one group with ATTRIBUTE GROUP", g.Name, c.Name, c.Name).
+					WithPos(pos).WithHint("a write touches every group it lists a column of, and each touched group needs its ordering values")
 			}
 		}
 		w.groups = append(w.groups, gw)
