@@ -45,7 +45,6 @@ var pendingSQL = map[string]string{
 	"ddl.slt":           "the engine does not run SQL yet",
 	"groups_writes.slt": "the engine does not run SQL yet",
 	"restart.slt":       "the engine does not run SQL yet",
-	"show.slt":          "the engine does not run SQL yet",
 	"system.slt":        "the engine does not run SQL yet",
 	"transactions.slt":  "the engine does not run SQL yet",
 	"update_delete.slt": "the engine does not run SQL yet",
