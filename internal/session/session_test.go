@@ -147,6 +147,8 @@ func TestInsertCastsAndAtomicity(t *testing.T) {
 	h.ok(`CREATE TABLE small (k UINT8 NOT NULL, v STRING, ts DATETIME64(3, 'UTC'), ok BOOL, PRIMARY KEY (k))`)
 	h.fails(`INSERT INTO small VALUES (1, 'ok'), (300, 'too big')`, "22003", "300", "UINT8", "k")
 	h.fails(`INSERT INTO small (k, ts) VALUES (4, 'yesterday')`, "22007", "ts")
+	h.fails(`INSERT INTO small (k, v) VALUES (115792089237316195423570985008687907853269984665640564039457584007913129639936, 'x')`, "22003", "k")
+	h.fails(`INSERT INTO small (k, v) VALUES (-115792089237316195423570985008687907853269984665640564039457584007913129639936, 'x')`, "22003", "k")
 	h.fails(`INSERT INTO small (k, ok) VALUES (4, 'maybe')`, "", "ok")
 	h.fails(`INSERT INTO small (v) VALUES ('x')`, "23502", "k")
 	h.fails(`INSERT INTO small (k, nosuch) VALUES (1, 2)`, "42703", "nosuch")

@@ -108,7 +108,7 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, width, err := st.inputRows(n.Source, len(listed))
+	rows, width, err := st.inputRows(n.Source, listed)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,9 @@ func listedColumns(t *catalog.Table, list []*ast.Ident) ([]*catalog.Column, erro
 
 // inputRows evaluates the rows of an INSERT: a plain VALUES list cell by
 // cell (DEFAULT allowed), anything else as a query.
-func (st *statement) inputRows(src *ast.SelectStmt, want int) ([][]cell, int, error) {
+// A value that cannot be read at all (a number literal beyond 256 bits) is
+// reported against the column it was written for.
+func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([][]cell, int, error) {
 	if v, ok := src.Body.(*ast.Values); ok && src.With == nil && src.OrderBy == nil && src.Limit == nil && src.Offset == nil && src.AsOf == nil {
 		rows := make([][]cell, len(v.Rows))
 		width := -1
@@ -200,6 +202,9 @@ func (st *statement) inputRows(src *ast.SelectStmt, want int) ([][]cell, int, er
 				}
 				x, err := st.evalConst(e)
 				if err != nil {
+					if j < len(listed) {
+						return nil, 0, castError(err, listed[j], e.Pos())
+					}
 					return nil, 0, err
 				}
 				row[j].v = x
@@ -207,7 +212,7 @@ func (st *statement) inputRows(src *ast.SelectStmt, want int) ([][]cell, int, er
 			rows[i] = row
 		}
 		if width < 0 {
-			width = want
+			width = len(listed)
 		}
 		return rows, width, nil
 	}
@@ -232,11 +237,7 @@ func (st *statement) inputRows(src *ast.SelectStmt, want int) ([][]cell, int, er
 func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 	switch x := e.(type) {
 	case *ast.NumberLit:
-		v, err := types.ParseNumber(x.Text)
-		if err != nil {
-			return v, sqlerr.InvalidText(x.Pos(), "%s", err.Error())
-		}
-		return v, nil
+		return types.ParseNumber(x.Text)
 	case *ast.StringLit:
 		return types.NewString(x.Value), nil
 	case *ast.BoolLit:
@@ -252,7 +253,7 @@ func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 		if num, ok := x.X.(*ast.NumberLit); ok && x.Op == token.MINUS {
 			v, err := types.ParseNumber(num.Text)
 			if err != nil {
-				return v, sqlerr.InvalidText(num.Pos(), "%s", err.Error())
+				return v, err
 			}
 			v, err = types.Neg(v)
 			if err != nil {
