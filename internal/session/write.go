@@ -188,12 +188,16 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 	if v, ok := src.Body.(*ast.Values); ok && src.With == nil && src.OrderBy == nil && src.Limit == nil && src.Offset == nil && src.AsOf == nil {
 		rows := make([][]cell, len(v.Rows))
 		width := -1
+		if len(v.Rows) > 0 {
+			width = len(v.Rows[0].Items)
+		}
+		// One backing array for every cell: no allocation per row.
+		all := make([]cell, len(v.Rows)*max(width, 0))
 		for i, r := range v.Rows {
-			if width >= 0 && len(r.Items) != width {
+			if len(r.Items) != width {
 				return nil, 0, sqlerr.New(sqlerr.CodeSyntax, "VALUES lists must all be the same length").WithPos(r.Pos())
 			}
-			width = len(r.Items)
-			row := make([]cell, len(r.Items))
+			row := all[i*width : (i+1)*width : (i+1)*width]
 			for j, e := range r.Items {
 				row[j].pos = e.Pos()
 				if _, isDef := e.(*ast.DefaultExpr); isDef {
