@@ -1,0 +1,199 @@
+package storage
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+)
+
+const (
+	crashEnv     = "STRATA_STORAGE_CRASH_CHILD"
+	crashRowsPer = 5
+)
+
+func crashSpec() catalog.TableSpec {
+	return catalog.TableSpec{Name: "log", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
+		{Name: "id", Type: types.Of(types.Int64)},
+		{Name: "part", Type: types.Of(types.Int64)},
+		{Name: "pad", Type: types.Of(types.String)},
+	}}
+}
+
+// TestCrashChild is the child of TestSIGKILL: it commits until killed and
+// prints "ack <commit> <id>" for each acknowledged commit.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv(crashEnv)
+	if dir == "" {
+		t.Skip("run by TestSIGKILL")
+	}
+	e, err := Open(dir, Options{})
+	if err != nil {
+		fmt.Println("open error:", err)
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	tbl, ok := e.Catalog().Table("log")
+	if !ok {
+		if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+			_, _, err := c.CreateTable(crashSpec(), n)
+			return err
+		}}); err != nil {
+			fmt.Println("create error:", err)
+			os.Exit(2)
+		}
+		tbl, _ = e.Catalog().Table("log")
+	}
+	run, _ := strconv.Atoi(os.Getenv(crashEnv + "_RUN"))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				id := int64(run)*1_000_000 + int64(w)*100_000 + int64(i)
+				var lines []string
+				for p := 0; p < crashRowsPer; p++ {
+					lines = append(lines, fmt.Sprintf("id=%d part=%d pad=%s", id, p, strings.Repeat("x", 50)))
+				}
+				wr, err := appendWrite(tbl, lines)
+				if err != nil {
+					panic(err)
+				}
+				n, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{wr}, Tables: []string{"log"}, Rows: crashRowsPer})
+				if err != nil {
+					fmt.Println("commit error:", err)
+					os.Exit(2)
+				}
+				mu.Lock()
+				fmt.Printf("ack %d %d\n", n, id)
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// TestSIGKILL kills a committing child process at random moments, over
+// and over, and checks after each restart that every acknowledged commit
+// is present exactly once, with all its rows at its commit, and that no
+// commit is partly visible (R5.1, R5.6).
+func TestSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	dir := t.TempDir()
+	acked := map[int64]uint64{} // id → commit
+	deadline := time.Now().Add(15 * time.Second)
+	runs := 0
+	for ; runs < 25 && time.Now().Before(deadline); runs++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), crashEnv+"="+dir, fmt.Sprintf("%s_RUN=%d", crashEnv, runs+1))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		done := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				lines = append(lines, sc.Text())
+			}
+			close(done)
+		}()
+		time.Sleep(time.Duration(150+rand.IntN(350)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		_ = cmd.Wait()
+		for _, l := range lines {
+			var n uint64
+			var id int64
+			if _, err := fmt.Sscanf(l, "ack %d %d", &n, &id); err != nil {
+				if strings.Contains(l, "error") {
+					t.Fatalf("child: %s", l)
+				}
+				continue
+			}
+			acked[id] = n
+		}
+		verifyCrash(t, dir, acked)
+	}
+	t.Logf("%d kills, %d acknowledged commits", runs, len(acked))
+	if runs < 20 {
+		t.Errorf("only %d kills before the deadline", runs)
+	}
+}
+
+func verifyCrash(t *testing.T, dir string, acked map[int64]uint64) {
+	t.Helper()
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer e.Close()
+	tbl, ok := e.Catalog().Table("log")
+	if !ok {
+		if len(acked) > 0 {
+			t.Fatal("table lost")
+		}
+		return
+	}
+	snap := e.Snapshot()
+	defer snap.Release()
+	type seen struct {
+		commit uint64
+		parts  int
+	}
+	got := map[int64]*seen{}
+	_, err = snap.Scan(context.Background(), ScanSpec{Table: tbl.ID, Cols: allCols(tbl)[:1], Commit: true}, func(b *types.Batch) error {
+		ids, cs := b.Cols[0].Int64s(), b.Cols[1].Uint64s()
+		for i := 0; i < b.Rows; i++ {
+			s := got[ids[i]]
+			if s == nil {
+				s = &seen{commit: cs[i]}
+				got[ids[i]] = s
+			}
+			if s.commit != cs[i] {
+				return fmt.Errorf("id %d at commits %d and %d", ids[i], s.commit, cs[i])
+			}
+			s.parts++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, n := range acked {
+		s := got[id]
+		if s == nil {
+			t.Fatalf("acknowledged commit %d (id %d) lost", n, id)
+		}
+		if s.commit != n {
+			t.Fatalf("id %d acknowledged at commit %d, stored at %d", id, n, s.commit)
+		}
+	}
+	for id, s := range got {
+		if s.parts != crashRowsPer {
+			t.Fatalf("commit %d (id %d) has %d of its %d rows", s.commit, id, s.parts, crashRowsPer)
+		}
+	}
+	if int(snap.Commit()) != len(snap.Commits()) {
+		t.Fatalf("snapshot at %d lists %d commits", snap.Commit(), len(snap.Commits()))
+	}
+}
