@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,6 +119,22 @@ func runCmd(h *harness, d *datadriven.TestData) (string, error) {
 		return strings.Join(rows, "\n") + "\n", nil
 	case "lookup":
 		return lookupCmd(h, d)
+	case "shards":
+		snap := h.e.Snapshot()
+		defer snap.Release()
+		var sb strings.Builder
+		total := uint64(0)
+		for _, s := range snap.Shards(h.table(argOr(d, "table", "")).ID) {
+			fmt.Fprintf(&sb, "shard %d: rows>0=%v\n", s.Shard, s.Rows > 0)
+			total += s.Rows
+		}
+		fmt.Fprintf(&sb, "rows=%d\n", total)
+		return sb.String(), nil
+	case "scan-sorted":
+		at, _ := strconv.ParseUint(argOr(d, "at", "0"), 10, 64)
+		rows, err := h.scan(argOr(d, "table", ""), at)
+		sort.Strings(rows)
+		return strings.Join(rows, "\n") + "\n", err
 	case "commits":
 		var sb strings.Builder
 		snap := h.e.Snapshot()
