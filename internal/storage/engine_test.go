@@ -272,3 +272,28 @@ func TestSnapshotIsolation(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=1 v=a idx=2", "k=1 v=b idx=1")}})
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	// A wrong recorded resolution is found.
+	m := h.e.cur.Load().tables[tbl.ID].shards[0].keyed
+	e := m.list.first()
+	e.groups[0].res[1].EndedAt = 7
+	if err := h.e.Check(); !errors.Is(err, ErrCheck) {
+		t.Fatalf("Check of a damaged memtable: %v", err)
+	}
+	e.groups[0].res[1].EndedAt = 0
+	if err := h.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(h.dir, Options{FS: h.mem}); err != nil {
+		t.Fatalf("CheckDir: %v", err)
+	}
+	h.open()
+}

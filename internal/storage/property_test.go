@@ -119,5 +119,8 @@ func TestResolvedMatchesResolve(t *testing.T) {
 		if retained != len(got) {
 			rt.Fatalf("memtable retains %d versions, Resolve %d", len(got), retained)
 		}
+		if err := h.e.Check(); err != nil {
+			rt.Fatal(err)
+		}
 	})
 }
