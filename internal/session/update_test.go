@@ -146,3 +146,42 @@ func TestUpdateAndDelete(t *testing.T) {
 	h.ok(`COMMIT`)
 	h.wantRows("b")
 }
+
+// racingQuerier commits a DDL on its engine the first time it runs a
+// query, between the moment a write is planned and the moment it commits.
+type racingQuerier struct {
+	scanQuerier
+	eng   *storage.Engine
+	raced *int
+}
+
+func (r racingQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {
+	if *r.raced == 0 {
+		*r.raced = 1
+		_, err := r.eng.Commit(ctx, &storage.Txn{Kind: storage.KindDDL, DDL: func(c *catalog.Catalog, commit uint64) error {
+			_, err := c.AddColumn(catalog.AddColumnSpec{Table: "b", Column: catalog.ColumnSpec{Name: "extra", Type: types.Of(types.Int64)}}, commit)
+			return err
+		}})
+		if err != nil {
+			return nil, err
+		}
+	}
+	*r.raced++
+	return r.scanQuerier.Query(ctx, stmt, q, fn)
+}
+
+// A DDL that commits while a write is planned makes the engine refuse the
+// write (storage.ErrSchemaChanged); the statement is planned again on the
+// new catalog and commits once.
+func TestWritePlannedAgainAfterDDL(t *testing.T) {
+	h := newHarness(t)
+	raced := 0
+	h.s.opts.Querier = racingQuerier{eng: h.eng, raced: &raced}
+	h.ok(`CREATE TABLE b (k INT64 NOT NULL, n INT64, PRIMARY KEY (k))`)
+	h.ok(`INSERT INTO b VALUES (1, 1)`)
+	r := h.ok(`UPDATE b SET n = 2 WHERE k = 1`)
+	if raced != 3 || r.Commit != 4 {
+		t.Errorf("queries run %d (want 2: planned twice), commit %d (want 4, after the DDL's 3)", raced-1, r.Commit)
+	}
+	h.wantRows("b", "1 2 NULL")
+}
