@@ -67,6 +67,10 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 			e.pipe.Unlock()
 			return 0, err
 		}
+		if err := checkEncodedTypes(cat, c); err != nil {
+			e.pipe.Unlock()
+			return 0, err
+		}
 		b, err := c.Encode()
 		if err != nil {
 			e.pipe.Unlock()
@@ -413,6 +417,36 @@ func validateWrites(cat *catalog.Catalog, ws []Write) error {
 			}
 		default:
 			return bad("write kind %d", w.Kind)
+		}
+	}
+	return nil
+}
+
+// checkEncodedTypes refuses a DDL that changes the type of a column whose
+// values storage keeps as memcmp encodings: ORDER BY (key) columns and
+// VALID BY / REVISION BY columns. types.AppendKey is width-dependent (an
+// INT32 is 4 bytes, an INT64 8), so stored keys and ordering values of the
+// old width would neither match nor order against new ones: the same key
+// would exist twice and versions would compare wrongly (R3.1). Widening
+// such a column would need a rewrite of the data, which R8.2 rules out.
+func checkEncodedTypes(old, cat *catalog.Catalog) error {
+	for _, t := range cat.Tables() {
+		ot, ok := old.TableByID(t.ID)
+		if !ok {
+			continue
+		}
+		encoded := append([]catalog.ColumnID(nil), t.OrderBy...)
+		for _, g := range t.Groups {
+			encoded = append(append(encoded, g.ValidBy...), g.RevisionBy...)
+		}
+		for _, id := range encoded {
+			c, ok1 := t.AnyColumn(id)
+			oc, ok2 := ot.AnyColumn(id)
+			if ok1 && ok2 && c.Type != oc.Type {
+				return &catalog.Error{Code: catalog.CodeFeatureNotSupported, Msg: fmt.Sprintf(
+					"cannot change the type of column %s of table %s: it is an ORDER BY, key or ordering column, whose stored values are sorted by their encoding at the old width",
+					c.Name, t.Name)}
+			}
 		}
 	}
 	return nil
