@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/wal"
@@ -133,6 +134,13 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 			// Every DDL is a commit, and the catalog lives in the manifest
 			// with the commits up to it.
 			err = e.syncManifest(e.cur.Load())
+		}
+		if err == nil {
+			if ferr := e.maybeFlush(e.cur.Load()); ferr != nil {
+				// The commit is durable and applied; the flush is retried
+				// with the next commit.
+				e.log.Warn("storage: flush failed", "err", ferr)
+			}
 		}
 		if err != nil {
 			e.fail(err)
@@ -268,13 +276,20 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 			}
 			kw.ordPos = append(kw.ordPos, p)
 		}
+		// The payload holds the group's columns in ascending id order
+		// whatever order the write lists them in, so that a flushed
+		// version's payload can be rebuilt byte for byte from its part
+		// row and repeats are recognised across flushes (R3.4).
 		kw.lay = &layout{}
 		for i, id := range w.Cols {
 			if !t.IsKey(id) {
 				kw.payPos = append(kw.payPos, i)
-				kw.lay.cols = append(kw.lay.cols, id)
-				kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
 			}
+		}
+		sort.Slice(kw.payPos, func(a, b int) bool { return w.Cols[kw.payPos[a]] < w.Cols[kw.payPos[b]] })
+		for _, i := range kw.payPos {
+			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
+			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
 		}
 	}
 	for s, rs := range perShard {

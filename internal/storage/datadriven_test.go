@@ -143,6 +143,19 @@ func runCmd(h *harness, d *datadriven.TestData) (string, error) {
 			fmt.Fprintf(&sb, "%d %s [%s] rows=%d\n", c.Commit, c.Kind, strings.Join(c.Tables, ","), c.Rows)
 		}
 		return sb.String(), nil
+	case "flush":
+		if err := h.e.Flush(context.Background()); err != nil {
+			return "", err
+		}
+		snap := h.e.Snapshot()
+		defer snap.Release()
+		var sb strings.Builder
+		for _, t := range snap.Catalog().Tables() {
+			for _, p := range snap.Parts(t.ID) {
+				fmt.Fprintf(&sb, "%s: part rows=%d commits=%d..%d\n", t.Name, p.Rows, p.MinCommit, p.MaxCommit)
+			}
+		}
+		return sb.String(), nil
 	case "reopen":
 		h.reopen()
 		return "", nil

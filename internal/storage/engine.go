@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/manifest"
+	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/storage/wal"
 	"github.com/strata-db/strata/internal/vfs"
 )
@@ -123,6 +124,9 @@ type shardData struct {
 	rng   manifest.KeyRange
 	keyed *keyedMem
 	app   *appendMem
+	// parts are the shard's immutable parts, oldest first; a flush
+	// publishes a new shardData with one more part and a fresh memtable.
+	parts []*partFile
 }
 
 func (s *shardData) memBytes() uint64 {
@@ -191,7 +195,17 @@ func (e *Engine) open() error {
 		st.commits = append(st.commits, commitInfo(c))
 	}
 	for _, t := range cat.Tables() {
-		st.tables[t.ID] = e.newTableData(t, ms.Shards(uint64(t.ID)))
+		td := e.newTableData(t, ms.Shards(uint64(t.ID)))
+		st.tables[t.ID] = td
+		for _, sd := range td.shards {
+			for _, p := range ms.Parts(uint64(t.ID), sd.num) {
+				r, err := part.Open(e.fs, filepath.Join(e.dir, filepath.FromSlash(p.File)))
+				if err != nil {
+					return fmt.Errorf("storage: open part of table %s: %w", t.Name, err)
+				}
+				sd.parts = append(sd.parts, &partFile{man: p, r: r})
+			}
+		}
 	}
 	e.cur.Store(st)
 	e.ap.ready = map[uint64]*readyCommit{}
@@ -440,6 +454,15 @@ func (e *Engine) closeFiles() error {
 			errs = append(errs, err)
 		}
 		e.wal = nil
+	}
+	if st := e.cur.Load(); st != nil {
+		for _, td := range st.tables {
+			for _, sd := range td.shards {
+				for _, pf := range sd.parts {
+					_ = pf.r.Close()
+				}
+			}
+		}
 	}
 	if e.man != nil {
 		errs = append(errs, e.man.Close())

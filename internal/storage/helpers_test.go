@@ -276,3 +276,13 @@ func (h *harness) versions(table string, at uint64) ([]string, error) {
 	_, err := snap.Versions(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil })
 	return render(append(t.Names(spec.Cols), VersionsCols...), bs), err
 }
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+func runLookup(h *harness, table string, k int) (string, error) {
+	t := h.table(table)
+	snap := h.e.Snapshot()
+	defer snap.Release()
+	row, ok, err := snap.Lookup(context.Background(), t.ID, []types.Value{types.NewInt64(int64(k))}, ScanSpec{Cols: allCols(t), Commit: true})
+	return fmt.Sprint(row, ok), err
+}

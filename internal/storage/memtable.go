@@ -274,21 +274,28 @@ func (m *keyedMem) applyDeletes(kw *keyedWrite, rows []int, commit uint64, scrat
 		}
 		*scratch = buf
 		e := m.entry(buf)
-		d := version.Delete{Key: e.key, Commit: commit, Seq: kw.seq0 + uint32(r)}
-		e.dels = append(e.dels, d.Pos())
-		m.deletes++
-		for gi := range e.groups {
-			g := &e.groups[gi]
-			if m.versioned {
-				if _, _, err := g.reg.Delete(&d); err != nil {
-					return fmt.Errorf("storage: commit %d: %w", commit, err)
-				}
+		if err := m.deleteKey(e, version.Delete{Key: e.key, Commit: commit, Seq: kw.seq0 + uint32(r)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteKey ends every group of e at d's position.
+func (m *keyedMem) deleteKey(e *keyEntry, d version.Delete) error {
+	e.dels = append(e.dels, d.Pos())
+	m.deletes++
+	for gi := range e.groups {
+		g := &e.groups[gi]
+		if m.versioned {
+			if _, _, err := g.reg.Delete(&d); err != nil {
+				return fmt.Errorf("storage: commit %d: %w", d.Commit, err)
 			}
-			if g.win >= 0 {
-				p := &g.res[g.win]
-				p.State, p.EndedAt, p.SupersededBy, p.By = version.Deleted, commit, commit, -1
-				g.win = -1
-			}
+		}
+		if g.win >= 0 {
+			p := &g.res[g.win]
+			p.State, p.EndedAt, p.SupersededBy, p.By = version.Deleted, d.Commit, d.Commit, -1
+			g.win = -1
 		}
 	}
 	return nil

@@ -460,6 +460,15 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 	rs := normRanges(ranges)
 	for _, sd := range td.shards {
 		rd.stats.Shards++
+		if len(sd.parts) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := rd.scanMerged(sd, rs, n, fn, emit); err != nil {
+				return err
+			}
+			continue
+		}
 		m := sd.keyed
 		for _, r := range rs {
 			var e *keyEntry
@@ -514,6 +523,11 @@ func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, sp
 	var key []byte
 	for _, sd := range td.shards {
 		rd.stats.Shards++
+		if len(sd.parts) > 0 {
+			if err := rd.scanAppendParts(sd, normRanges(ranges), spec.After, n, fn); err != nil {
+				return err
+			}
+		}
 		for _, c := range sd.app.view() {
 			if c.commit <= spec.After || c.commit > n {
 				continue
@@ -661,14 +675,30 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	m := sd.keyed
-	m.mu.RLock()
-	e := m.list.seek(sk, nil)
 	found := false
-	if e != nil && bytes.Equal(e.key, sk) {
-		found, err = rd.emitCurrent(e, n)
+	if len(sd.parts) > 0 {
+		keys, err := rd.mergedKeys(sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(keys) == 1 {
+			e, err := rd.resolveKey(&keys[0], t.Mode == catalog.ModeVersioned)
+			if err != nil {
+				return nil, false, err
+			}
+			if found, err = rd.emitCurrent(e, n); err != nil {
+				return nil, false, err
+			}
+		}
+	} else {
+		m := sd.keyed
+		m.mu.RLock()
+		e := m.list.seek(sk, nil)
+		if e != nil && bytes.Equal(e.key, sk) {
+			found, err = rd.emitCurrent(e, n)
+		}
+		m.mu.RUnlock()
 	}
-	m.mu.RUnlock()
 	if err != nil || !found {
 		return nil, false, err
 	}

@@ -73,7 +73,8 @@ func (s *Snapshot) table(id catalog.TableID) (*catalog.Table, *tableData, error)
 }
 
 // Shards describes the shards of a table (system.shards). Rows counts the
-// stored rows: every retained version and append row.
+// stored rows: every retained version, delete marker and append row,
+// in parts and memtable.
 func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 	_, td, err := s.table(table)
 	if err != nil {
@@ -84,27 +85,34 @@ func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 		info := ShardInfo{Table: table, Shard: sd.num, Location: manifest.LocationLocal, Bytes: sd.memBytes()}
 		if sd.keyed != nil {
 			sd.keyed.mu.RLock()
-			info.Rows = sd.keyed.rows
+			info.Rows = sd.keyed.rows + sd.keyed.deletes
 			sd.keyed.mu.RUnlock()
 		} else {
 			sd.app.mu.RLock()
 			info.Rows = sd.app.rows
 			sd.app.mu.RUnlock()
 		}
+		for _, pf := range sd.parts {
+			info.Rows += pf.man.Rows
+			info.Bytes += pf.man.Bytes
+			info.Parts++
+		}
 		out = append(out, info)
 	}
 	return out
 }
 
-// Parts describes the immutable parts of a table (system.parts).
+// Parts describes the immutable parts of a table the snapshot reads
+// (system.parts).
 func (s *Snapshot) Parts(table catalog.TableID) []PartInfo {
-	if _, _, err := s.table(table); err != nil {
+	_, td, err := s.table(table)
+	if err != nil {
 		return nil
 	}
-	ms := s.e.man.Snapshot()
 	var out []PartInfo
-	for _, sh := range ms.Shards(uint64(table)) {
-		for _, p := range ms.Parts(uint64(table), sh.Shard) {
+	for _, sd := range td.shards {
+		for _, pf := range sd.parts {
+			p := pf.man
 			out = append(out, PartInfo{Table: table, Shard: p.Shard, Part: p.ID, Level: p.Level, Rows: p.Rows, Bytes: p.Bytes,
 				MinCommit: p.MinCommit, MaxCommit: p.MaxCommit, Location: p.Location})
 		}
@@ -113,8 +121,9 @@ func (s *Snapshot) Parts(table catalog.TableID) []PartInfo {
 }
 
 // ColumnBytes returns, per column id, [compressed, uncompressed] bytes
-// stored (system.table_column_codecs). Memtable data counts as
-// uncompressed only: it is compressed when a flush writes it to a part.
+// stored (system.table_column_codecs): parts as the part files report
+// them, plus memtable data, which counts as uncompressed only until a
+// flush writes it to a part.
 func (s *Snapshot) ColumnBytes(table catalog.TableID) map[catalog.ColumnID][2]uint64 {
 	_, td, err := s.table(table)
 	if err != nil {
@@ -122,6 +131,14 @@ func (s *Snapshot) ColumnBytes(table catalog.TableID) map[catalog.ColumnID][2]ui
 	}
 	out := map[catalog.ColumnID][2]uint64{}
 	for _, sd := range td.shards {
+		for _, pf := range sd.parts {
+			for _, c := range pf.r.Info().Columns {
+				v := out[c.ID]
+				v[0] += uint64(c.Compressed)
+				v[1] += uint64(c.Uncompressed)
+				out[c.ID] = v
+			}
+		}
 		if sd.keyed != nil {
 			sd.keyed.mu.RLock()
 			for id, n := range sd.keyed.colBytes {
