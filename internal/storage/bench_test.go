@@ -115,3 +115,13 @@ func BenchmarkLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanFlushed reads 100 000 keys (3 versions each) from parts.
+func BenchmarkScanFlushed(b *testing.B) {
+	benchScan(b, 100000, 3, func(e *Engine) uint64 {
+		if err := e.Flush(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		return 0
+	})
+}

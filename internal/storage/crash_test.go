@@ -38,7 +38,9 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestSIGKILL")
 	}
-	e, err := Open(dir, Options{})
+	// A small memtable makes the child flush (parts, manifest edits, WAL
+	// truncation) while it is being killed.
+	e, err := Open(dir, Options{MemtableBytes: 256 << 10, WALSegmentSize: 128 << 10})
 	if err != nil {
 		fmt.Println("open error:", err)
 		os.Exit(2)
@@ -134,7 +136,25 @@ func TestSIGKILL(t *testing.T) {
 		}
 		verifyCrash(t, dir, acked)
 	}
-	t.Logf("%d kills, %d acknowledged commits", runs, len(acked))
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("log")
+	snap := e.Snapshot()
+	parts := len(snap.Parts(tbl.ID))
+	snap.Release()
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	_ = e.Close()
+	if err := CheckDir(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d kills, %d acknowledged commits, %d parts", runs, len(acked), parts)
+	if parts == 0 {
+		t.Error("the child never flushed")
+	}
 	if runs < 20 {
 		t.Errorf("only %d kills before the deadline", runs)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
 	"pgregory.net/rapid"
 )
 
@@ -112,4 +113,56 @@ func TestFlushNeverChangesResults(t *testing.T) {
 			rt.Fatal(err)
 		}
 	})
+}
+
+// TestFlushOnMemtableBytes: passing MemtableBytes flushes, the WAL is
+// truncated behind the flushed commit, and a reopen replays only the rest.
+func TestFlushOnMemtableBytes(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir, Options{MemtableBytes: 32 << 10, WALSegmentSize: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), n)
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("t")
+	for i := 0; i < 200; i++ {
+		w := benchWrite(tbl, i*10, 10, int64(i))
+		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := e.Snapshot()
+	parts := len(snap.Parts(tbl.ID))
+	snap.Release()
+	segs := e.wal.Stats().Segments
+	if parts < 2 {
+		t.Fatalf("%d parts after 200 commits with a 32 KiB memtable", parts)
+	}
+	if ck := e.man.Snapshot().WALCheckpoint(); ck == 0 {
+		t.Fatal("WAL checkpoint did not move")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	snap = e.Snapshot()
+	defer snap.Release()
+	rows := 0
+	if _, err := snap.Scan(ctx, ScanSpec{Table: tbl.ID, Cols: tbl.Key}, func(b *types.Batch) error { rows += b.Rows; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 2000 {
+		t.Fatalf("%d rows after reopen, want 2000", rows)
+	}
+	t.Logf("%d parts, %d WAL segments left", parts, segs)
 }
