@@ -24,6 +24,11 @@ func genHistory(t *rapid.T) (rows []trow, lastCommit uint64) {
 			r := trow{key: int64(rapid.IntRange(0, 2).Draw(t, "key")), commit: uint64(c), seq: uint32(s)}
 			if rapid.IntRange(0, 6).Draw(t, "del") == 0 {
 				r.tomb = true
+			} else if rapid.IntRange(0, 4).Draw(t, "both") == 0 {
+				// One row writing both groups: two versions at one position.
+				r.a = int64(rapid.IntRange(0, 2).Draw(t, "a"))
+				rows = append(rows, r)
+				r.group, r.a, r.o, r.b = 1, 0, int64(rapid.IntRange(0, 3).Draw(t, "o")), int64(rapid.IntRange(0, 1).Draw(t, "b"))
 			} else if rapid.Bool().Draw(t, "g1") {
 				r.group, r.o, r.b = 1, int64(rapid.IntRange(0, 3).Draw(t, "o")), int64(rapid.IntRange(0, 1).Draw(t, "b"))
 			} else {
