@@ -155,6 +155,15 @@ func (e *keyEntry) group(id catalog.GroupID, ord version.Ordering) *groupHist {
 			return &e.groups[i]
 		}
 	}
+	if n := len(e.groups); n < cap(e.groups) {
+		// A reused scratch entry (reader.resolveKey): keep the slices'
+		// memory.
+		e.groups = e.groups[:n+1]
+		g := &e.groups[n]
+		g.id, g.win, g.vers, g.res = id, -1, g.vers[:0], g.res[:0]
+		g.reg.Init(ord)
+		return g
+	}
 	e.groups = append(e.groups, groupHist{id: id, win: -1})
 	g := &e.groups[len(e.groups)-1]
 	g.reg.Init(ord)

@@ -46,14 +46,15 @@ func blockWanted(minCommit, n uint64, overlaps func(lo, hi []byte) bool, rs []Ke
 // resolving their retained versions with every delete) gives what the
 // memtable alone would hold had it never been flushed.
 func (rd *reader) mergedKeys(sd *shardData, rs []KeyRange, n uint64) ([]mergedKey, error) {
-	byKey := map[string]*mergedKey{}
-	add := func(key []byte, in keyInput) {
-		mk := byKey[string(key)]
-		if mk == nil {
-			mk = &mergedKey{key: key}
-			byKey[string(key)] = mk
+	// Each source (a part, the memtable) yields its keys in order; the
+	// runs are merged at the end.
+	var runs [][]mergedKey
+	addTo := func(run []mergedKey, key []byte, in keyInput) []mergedKey {
+		if k := len(run); k > 0 && bytes.Equal(run[k-1].key, key) {
+			run[k-1].in = append(run[k-1].in, in)
+			return run
 		}
-		mk.in = append(mk.in, in)
+		return append(run, mergedKey{key: key, in: []keyInput{in}})
 	}
 	lays := map[string]*layout{}
 	for _, pf := range sd.parts {
@@ -67,6 +68,7 @@ func (rd *reader) mergedKeys(sd *shardData, rs []KeyRange, n uint64) ([]mergedKe
 		for i, c := range meta.Columns {
 			ids[i] = c.ID
 		}
+		var run []mergedKey
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
 			if !blockWanted(b.MinCommit, n, b.Overlaps, rs) {
@@ -94,10 +96,12 @@ func (rd *reader) mergedKeys(sd *shardData, rs []KeyRange, n uint64) ([]mergedKe
 					}
 					in.mv = mv
 				}
-				add(key, in)
+				run = addTo(run, key, in)
 			}
 		}
+		runs = append(runs, run)
 	}
+	var run []mergedKey
 	m := sd.keyed
 	m.mu.RLock()
 	for _, r := range rs {
@@ -110,25 +114,57 @@ func (rd *reader) mergedKeys(sd *shardData, rs []KeyRange, n uint64) ([]mergedKe
 				g := &e.groups[gi]
 				for i := range g.vers {
 					if v := g.vers[i]; v.v.Commit <= n {
-						add(e.key, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
+						run = addTo(run, e.key, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
 					}
 				}
 			}
 			for _, p := range e.dels {
 				if p.Commit <= n {
-					add(e.key, keyInput{pos: p, tomb: true})
+					run = addTo(run, e.key, keyInput{pos: p, tomb: true})
 				}
 			}
 		}
 	}
 	m.mu.RUnlock()
-	out := make([]mergedKey, 0, len(byKey))
-	for _, mk := range byKey {
-		sort.Slice(mk.in, func(i, j int) bool { return mk.in[i].pos.Compare(mk.in[j].pos) < 0 })
-		out = append(out, *mk)
+	runs = append(runs, run)
+	return mergeRuns(runs), nil
+}
+
+// mergeRuns merges key-sorted runs into one, joining the inputs of equal
+// keys and sorting each key's inputs by position. Sources cover disjoint
+// commit ranges (parts oldest first, then the memtable), so joining in
+// run order already sorts them; the sort is a safety net for merges.
+func mergeRuns(runs [][]mergedKey) []mergedKey {
+	var total int
+	for _, r := range runs {
+		total += len(r)
 	}
-	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
-	return out, nil
+	out := make([]mergedKey, 0, total)
+	idx := make([]int, len(runs))
+	for {
+		best := -1
+		for i, r := range runs {
+			if idx[i] < len(r) && (best < 0 || bytes.Compare(r[idx[i]].key, runs[best][idx[best]].key) < 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		mk := runs[best][idx[best]]
+		idx[best]++
+		for i, r := range runs {
+			if i != best && idx[i] < len(r) && bytes.Equal(r[idx[i]].key, mk.key) {
+				mk.in = append(mk.in, r[idx[i]].in...)
+				idx[i]++
+			}
+		}
+		if !sort.SliceIsSorted(mk.in, func(i, j int) bool { return mk.in[i].pos.Compare(mk.in[j].pos) < 0 }) {
+			sort.Slice(mk.in, func(i, j int) bool { return mk.in[i].pos.Compare(mk.in[j].pos) < 0 })
+		}
+		out = append(out, mk)
+	}
+	return out
 }
 
 // partVersion rebuilds the memtable form of part row i: its ordering
@@ -145,7 +181,7 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 		if n <= 0 || l > uint64(len(ob)-n) {
 			return memVersion{}, fmt.Errorf("storage: table %s: %w: ordering values of part %d", rd.t.Name, types.ErrCorrupt, meta.Part)
 		}
-		v.Order = append(v.Order, ob[n:n+int(l)])
+		v.Order = append(v.Order, ob[n:n+int(l):n+int(l)])
 		ob = ob[n+int(l):]
 	}
 	var idbuf []byte
@@ -167,19 +203,22 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 		}
 		lays[string(idbuf)] = lay
 	}
-	var vals []byte
+	vals := rd.scratch[:0]
 	for _, j := range cols {
 		vals = types.AppendBinary(vals, peek(d.Cols[j], i))
 	}
-	v.Values = vals
+	rd.scratch = vals
+	v.Values = rd.arena.copy(vals)
 	return memVersion{v: v, lay: lay}, nil
 }
 
 // resolveKey runs a key's merged inputs through the rules into a fresh
 // entry, which reads exactly like a memtable entry.
 func (rd *reader) resolveKey(mk *mergedKey, versioned bool) (*keyEntry, error) {
-	scratch := &keyedMem{versioned: versioned}
-	e := &keyEntry{key: mk.key}
+	scratch := &rd.scratchMem
+	scratch.versioned = versioned
+	e := &rd.scratchEntry
+	e.key, e.groups, e.dels = mk.key, e.groups[:0], e.dels[:0]
 	for _, in := range mk.in {
 		if in.tomb {
 			if err := scratch.deleteKey(e, version.Delete{Key: e.key, Commit: in.pos.Commit, Seq: in.pos.Seq}); err != nil {

@@ -41,6 +41,12 @@ type reader struct {
 	winners  []winRef
 	ords     map[catalog.GroupID]version.Ordering
 	stats    ScanStats
+	// For reads of shards with parts: an arena for rebuilt payloads, and
+	// a scratch entry each key is resolved into (reader.resolveKey).
+	arena        arena
+	scratch      []byte
+	scratchMem   keyedMem
+	scratchEntry keyEntry
 }
 
 type winRef struct {
