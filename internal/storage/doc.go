@@ -49,6 +49,30 @@
 // shard's read lock for one batch at a time, so a scan never holds a
 // commit up for more than that.
 //
+// # Flush
+//
+// When a shard's memtable passes Options.MemtableBytes (or on Flush), every
+// non-empty memtable is written to a part (package part, a delta part of
+// version rows and delete markers, or an append part), each fsynced before
+// anything names it; then ONE manifest edit adds the parts, moves every
+// shard's flushed commit and the WAL checkpoint to the published commit and
+// records the commits; then the state is published with fresh memtables,
+// and the WAL drops the segments behind the checkpoint. A crash before the
+// edit leaves part files no manifest names, which Open deletes.
+//
+// A part row stores a version's columns as table columns; its payload (the
+// group's columns that existed at its commit, in column id order, which is
+// also the order the memtable encodes them in) is rebuilt from them, so a
+// repeat of a flushed version is still recognised (R3.4). A read of a shard
+// with parts gathers, per key, the inputs of every part and of the
+// memtable with commit ≤ n, and resolves them afresh through the same
+// Register / Decide code (version rule 7: runs of contiguous commits merge
+// by resolving their retained versions with every delete); the memtable's
+// own records, made without sight of the parts, are not used there. That
+// keeps writes blind and every read exact, at the price of resolving every
+// key of a flushed shard on each read until merges write current and
+// history runs with their resolutions stored.
+//
 // # Recovery
 //
 // Open loads the manifest (catalog, commits, shards, flushed marks) and
@@ -90,6 +114,12 @@
 //     memtable, so a reader can resume a walk from any entry it holds.
 //  6. Every DDL commit records its catalog, and every commit up to it, in
 //     the manifest before it is acknowledged.
+//  7. A part is named by the manifest only after its file and directory
+//     entry are durable; a shard's flushed commit, and the WAL checkpoint,
+//     move only in the edit that adds the parts holding those commits, and
+//     WAL segments are removed only after that edit.
+//  8. A flush never changes a result: reads at every commit, versions and
+//     lookups are the same before and after (TestFlushNeverChangesResults).
 //
 // # Choices
 //
@@ -99,4 +129,10 @@
 //   - Scan returns keyed rows shard after shard, in sort order within each
 //     shard (and so in global sort order for a one-shard table).
 //   - Append rows without SHARD BY go to the shards round-robin per write.
+//   - A flush runs in the commit that crossed MemtableBytes, under the apply
+//     lock, and flushes every shard at once (one manifest edit, one WAL
+//     checkpoint). Commits keep being logged meanwhile; their publication
+//     waits for the flush.
+//   - The type of a key, ORDER BY or ordering column cannot change: its
+//     stored memcmp encoding is width-dependent (checkEncodedTypes).
 package storage
