@@ -43,8 +43,11 @@ func TestErrorsArePositioned(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != "42601" || e.Line != 1 || e.Column != 1 {
 		t.Errorf("syntax error %+v", err)
 	}
-	if _, err := s.Run(ctx, "SELECT 1; SELECT 2"); !errors.As(err, &e) {
-		t.Errorf("Run of two statements: %v", err)
+	if _, err := s.Run(ctx, "SHOW TABLES; SHOW TABLES"); !errors.As(err, &e) || e.Code != "42601" {
+		t.Errorf("Run of two statements: %v, want a syntax error", err)
+	}
+	if _, err := s.Run(ctx, "SHOW TABLES;"); err != nil {
+		t.Errorf("Run with a trailing semicolon: %v", err)
 	}
 }
 
