@@ -107,3 +107,40 @@ func TestClosed(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+func TestReopenKeepsCommitsAndSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := strata.Open(dir, strata.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := db.NewSession()
+	if _, err := s.Exec(ctx, `CREATE TABLE kv (k STRING NOT NULL, v INT64, PRIMARY KEY (k)); INSERT INTO kv VALUES ('a', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	// a failed statement takes no number, before or after the restart
+	if _, err := s.Run(ctx, `INSERT INTO kv VALUES (NULL, 1)`); err == nil {
+		t.Fatal("a NULL key was accepted")
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	db, err = strata.Open(dir, strata.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s = db.NewSession()
+	res, err := s.Run(ctx, `INSERT INTO kv VALUES ('b', 2)`)
+	if err != nil || res.Commit != 3 {
+		t.Fatalf("after reopen: %+v %v, want commit 3", res, err)
+	}
+	res, err = s.Run(ctx, `DESCRIBE kv`)
+	if err != nil || len(res.Rows) != 2 || res.Rows[1][0].String() != "v" {
+		t.Fatalf("DESCRIBE after reopen: %+v %v", res, err)
+	}
+}
