@@ -2,6 +2,10 @@ package storage
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -165,4 +169,26 @@ func TestFlushOnMemtableBytes(t *testing.T) {
 		t.Fatalf("%d rows after reopen, want 2000", rows)
 	}
 	t.Logf("%d parts, %d WAL segments left", parts, segs)
+}
+
+// TestFlushedScriptsMatch: each testdata/engine_X_flushed is engine_X with
+// a flush before every read; with the flush blocks removed, the two files
+// (both checked by TestDataDriven) must be identical, so every expected
+// result holds with and without parts.
+func TestFlushedScriptsMatch(t *testing.T) {
+	flushBlock := regexp.MustCompile(`(?m)^flush\n----\n(?:.+\n)*(?:\n|$)`)
+	paths, _ := filepath.Glob("testdata/*_flushed")
+	if len(paths) == 0 {
+		t.Fatal("no flushed scripts")
+	}
+	for _, p := range paths {
+		flushed, err1 := os.ReadFile(p)
+		plain, err2 := os.ReadFile(strings.TrimSuffix(p, "_flushed"))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if got := flushBlock.ReplaceAllString(string(flushed), ""); strings.TrimSpace(got) != strings.TrimSpace(string(plain)) {
+			t.Errorf("%s differs from its unflushed script:\n%s", p, got)
+		}
+	}
 }
