@@ -123,18 +123,7 @@ func TestMergeNeverChangesVersioned(t *testing.T) {
 		for _, run := range s.runs {
 			for _, p := range run {
 				prs := f.read(p)
-				for _, r := range prs {
-					if p.Kind == manifest.KindDelta || r.tomb {
-						continue
-					}
-					w := want[keyOf(&r)]
-					if p.Kind == manifest.KindHistory && (r.state != w.State || r.wonAt != w.WonAt || r.endedAt != w.EndedAt || r.superBy != w.SupersededBy) {
-						t.Fatalf("history row %+v stores a resolution other than %+v", r, w)
-					}
-					if p.Kind == manifest.KindCurrent && (r.state != version.Current || r.wonAt != w.WonAt || w.EndedAt <= p.MaxCommit) {
-						t.Fatalf("current row %+v (part max commit %d) disagrees with %+v", r, p.MaxCommit, w)
-					}
-				}
+				checkStored(t, p, prs, want)
 				got = append(got, prs...)
 			}
 		}
@@ -171,6 +160,24 @@ func TestMergeNeverChangesVersioned(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkStored checks the resolution stored in a current or history part
+// against the resolution of all writes: history states are final, a
+// current row won when it says and still wins at the part's newest commit.
+func checkStored(t *rapid.T, p manifest.Part, rows []trow, want map[posKey]resolved) {
+	for _, r := range rows {
+		if p.Kind == manifest.KindDelta || r.tomb {
+			continue
+		}
+		w := want[keyOf(&r)]
+		if p.Kind == manifest.KindHistory && (r.state != w.State || r.wonAt != w.WonAt || r.endedAt != w.EndedAt || r.superBy != w.SupersededBy) {
+			t.Fatalf("history row %+v stores a resolution other than %+v", r, w)
+		}
+		if p.Kind == manifest.KindCurrent && (r.state != version.Current || r.wonAt != w.WonAt || w.EndedAt <= p.MaxCommit) {
+			t.Fatalf("current row %+v (part max commit %d) disagrees with %+v", r, p.MaxCommit, w)
+		}
+	}
 }
 
 // resolved is version.Resolved without the input index By.
@@ -260,6 +267,64 @@ func TestMergeNeverChangesUpsert(t *testing.T) {
 		have := foldUpsert(t, got)
 		if fmt.Sprint(want) != fmt.Sprint(have) {
 			t.Fatalf("winners before %v, after merging %v", want, have)
+		}
+	})
+}
+
+// TestPolicyMergesNeverChangeResult drives merges the way the engine
+// will: Choose on the shard's live parts (regrouped into runs by Runs each
+// time, with outputs cut into tiny parts), merged with the Plan's Oldest,
+// until Choose is done. Winners at every commit and the versions() rows
+// must be those of the writes.
+func TestPolicyMergesNeverChangeResult(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := newFixture(t, testTable(catalog.ModeVersioned))
+		rows, last := genHistory(t)
+		want := resolveRows(t, rows)
+		s := flushRuns(t, f, rows, last, part.KindDelta)
+		var live []manifest.Part
+		for _, r := range s.runs {
+			live = append(live, r...)
+		}
+		set := Settings{TargetPartBytes: int64(rapid.IntRange(1, 64).Draw(t, "targetKiB")) << 10,
+			MaxPartsPerShard: rapid.IntRange(1, 3).Draw(t, "max")}
+		for range 50 {
+			p, ok := Choose(live, set)
+			if !ok {
+				break
+			}
+			out, _ := f.merge(p.Inputs, p.Oldest, rapid.IntRange(1, 6).Draw(t, "partRows"))
+			live = slices.DeleteFunc(live, func(q manifest.Part) bool {
+				return slices.ContainsFunc(p.Inputs, func(x manifest.Part) bool { return x.ID == q.ID })
+			})
+			live = append(live, out...)
+		}
+		var got []trow
+		for _, p := range live {
+			prs := f.read(p)
+			checkStored(t, p, prs, want)
+			got = append(got, prs...)
+		}
+		have := resolveRows(t, got)
+		for _, r := range got {
+			k := keyOf(&r)
+			if w, h := want[k], have[k]; w != h {
+				t.Fatalf("%+v: after merging %+v, before %+v", k, h, w)
+			}
+		}
+		for k, w := range want {
+			if _, ok := have[k]; !ok && (k.tomb || w.State != version.Dropped) {
+				t.Fatalf("%+v (%v) was lost", k, w.State)
+			}
+		}
+		for key := range int64(3) {
+			for g := range uint16(2) {
+				for n := uint64(1); n <= last; n++ {
+					if a, b := winnerAt(want, key, g, n), winnerAt(have, key, g, n); a != b {
+						t.Fatalf("key %d group %d at commit %d: winner %v before, %v after", key, g, n, a, b)
+					}
+				}
+			}
 		}
 	})
 }
