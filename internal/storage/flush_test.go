@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
 	"pgregory.net/rapid"
 )
 
@@ -190,5 +191,56 @@ func TestFlushedScriptsMatch(t *testing.T) {
 		if got := flushBlock.ReplaceAllString(string(flushed), ""); strings.TrimSpace(got) != strings.TrimSpace(string(plain)) {
 			t.Errorf("%s differs from its unflushed script:\n%s", p, got)
 		}
+	}
+}
+
+// TestFlushFailureChangesNothing: a part that cannot be made durable fails
+// the flush and leaves the engine as it was; the next flush succeeds.
+func TestFlushFailureChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	fault := vfs.NewFault(vfs.NewMem())
+	e, err := Open(dir, Options{FS: fault})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := t.Context()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), n)
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("t")
+	if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{benchWrite(tbl, 0, 100, 1)}}); err != nil {
+		t.Fatal(err)
+	}
+	fault.Inject(vfs.Rule{Op: vfs.OpSync, Nth: 1, Match: "parts"})
+	if err := e.Flush(ctx); err == nil {
+		t.Fatal("flush over a failed part fsync succeeded")
+	}
+	snap := e.Snapshot()
+	if n := len(snap.Parts(tbl.ID)); n != 0 {
+		t.Fatalf("%d parts after a failed flush", n)
+	}
+	snap.Release()
+	if names, _ := fault.List(filepath.Join(dir, "parts")); len(names) != 0 {
+		t.Fatalf("failed flush left files %v", names)
+	}
+	fault.Clear()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{benchWrite(tbl, 100, 100, 1)}}); err != nil {
+		t.Fatalf("commit after a failed flush: %v", err)
+	}
+	if err := e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap = e.Snapshot()
+	defer snap.Release()
+	rows := 0
+	if _, err := snap.Scan(ctx, ScanSpec{Table: tbl.ID, Cols: tbl.Key}, func(b *types.Batch) error { rows += b.Rows; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 200 || len(snap.Parts(tbl.ID)) != 1 {
+		t.Fatalf("%d rows in %d parts after the retried flush", rows, len(snap.Parts(tbl.ID)))
 	}
 }
