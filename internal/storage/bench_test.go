@@ -127,3 +127,25 @@ func BenchmarkScanFlushed(b *testing.B) {
 		return 0
 	})
 }
+
+// BenchmarkCommitParallel commits one-row transactions from many
+// goroutines: group commit shares each fsync among the waiting commits.
+func BenchmarkCommitParallel(b *testing.B) {
+	e, t := benchEngine(b, catalog.ModeUpsert)
+	ctx := context.Background()
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{benchWrite(t, i, 1, 1)}}); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+	st := e.wal.Stats()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
+	b.ReportMetric(float64(st.Records)/float64(max(st.Batches, 1)), "commits/fsync")
+}
