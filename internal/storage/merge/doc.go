@@ -82,8 +82,9 @@
 //  3. Delete markers sort in group 0, so when any other group of a key is
 //     decided, every delete of that key has been seen.
 //  4. Memory is bounded by one block per input, the versions of the largest
-//     (key, group), and PartRows rows per output run, never by part size;
-//     the row loop allocates only while reused buffers grow.
+//     (key, group), and two parts of PartRows rows per output run (one
+//     filling, one being written by the single background writer), never
+//     by part size; the row loop allocates only while reused buffers grow.
 //  5. Outputs are written with part.Write, durable before Merge returns; on
 //     error every output already written is removed.
 package merge

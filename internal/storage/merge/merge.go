@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/manifest"
@@ -76,8 +77,10 @@ var ErrInput = errors.New("merge: bad input")
 // (doc.go, "Merging by mode") and returns them in output order: for a
 // versioned merge with Oldest, the current run's parts, then the history
 // run's. It reads each input one block at a time and writes parts of at most
-// about PartRows rows, so its memory does not grow with the inputs' size. On
-// error every part it wrote is removed. The inputs stay open; the caller
+// about PartRows rows, so its memory does not grow with the inputs' size.
+// One part at a time is written on a second goroutine while merging goes
+// on; Merge returns only after every write has finished. On error every
+// part it wrote is removed. The inputs stay open; the caller
 // closes them and swaps inputs for outputs in one manifest edit.
 func Merge(inputs []*part.Reader, opts Options) ([]Output, Stats, error) {
 	if opts.Table == nil || opts.FS == nil || opts.Create == nil {
@@ -99,14 +102,21 @@ func Merge(inputs []*part.Reader, opts Options) ([]Output, Stats, error) {
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	m := &merger{opts: opts, lay: lay}
-	outs, err := m.run(inputs)
+	m := &merger{opts: opts, lay: lay, busy: make(chan struct{}, 1)}
+	err = m.run(inputs)
+	if werr := m.wait(); err == nil {
+		err = werr
+	}
+	outs := m.written()
 	if err != nil {
 		for _, o := range outs {
 			_ = opts.FS.Remove(o.Part.File)
 		}
 		return nil, Stats{}, err
 	}
+	// Parts were written as each run filled up; list each run's parts
+	// together, in key order, the current run first.
+	slices.SortStableFunc(outs, func(a, b Output) int { return cmp.Compare(a.Part.Kind, b.Part.Kind) })
 	return outs, m.stats, nil
 }
 
@@ -115,9 +125,33 @@ type merger struct {
 	opts  Options
 	lay   *layout
 	stats Stats
-	// outs are the output runs; done the parts already written.
+	// outs are the output runs.
 	outs []*output
+	// One part is written in the background while the merge goes on
+	// (doc.go invariant 4 counts it): busy holds a token while a write is in
+	// flight, and mu guards what the writer reports back — done, the parts
+	// written in the order they were started, and werr, the first error.
+	busy chan struct{}
+	mu   sync.Mutex
 	done []Output
+	werr error
+}
+
+// wait blocks until no part write is in flight and returns the first
+// write error.
+func (m *merger) wait() error {
+	m.busy <- struct{}{}
+	<-m.busy
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.werr
+}
+
+// written returns the parts written so far; only after wait.
+func (m *merger) written() []Output {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.done
 }
 
 // sink receives the merged input rows in (sort, group, commit, seq) order.
@@ -127,7 +161,7 @@ type sink interface {
 }
 
 // run streams the inputs through the mode's sink.
-func (m *merger) run(inputs []*part.Reader) ([]Output, error) {
+func (m *merger) run(inputs []*part.Reader) error {
 	var s sink
 	switch {
 	case m.opts.Table.Mode == catalog.ModeAppend:
@@ -136,38 +170,35 @@ func (m *merger) run(inputs []*part.Reader) ([]Output, error) {
 	case m.opts.Table.Keyed():
 		k, err := newKeyedSink(m)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s = k
 	default:
-		return nil, fmt.Errorf("merge: table %s has no mode", m.opts.Table.Name)
+		return fmt.Errorf("merge: table %s has no mode", m.opts.Table.Name)
 	}
 	h, err := newHeap(inputs, m.lay.ids)
 	if err != nil {
-		return m.done, err
+		return err
 	}
 	for h.len() > 0 {
 		c := h.c[0]
 		m.stats.In++
 		if err := s.row(&c.d, c.in, c.row); err != nil {
-			return m.done, err
+			return err
 		}
 		if err := h.advance(); err != nil {
-			return m.done, err
+			return err
 		}
 	}
 	if err := s.finish(); err != nil {
-		return m.done, err
+		return err
 	}
 	for _, o := range m.outs {
 		if err := o.flush(); err != nil {
-			return m.done, err
+			return err
 		}
 	}
-	// Parts were written as each run filled up; list each run's parts
-	// together, in key order, the current run first.
-	slices.SortStableFunc(m.done, func(a, b Output) int { return cmp.Compare(a.Part.Kind, b.Part.Kind) })
-	return m.done, nil
+	return nil
 }
 
 // appendSink concatenates: append rows are already in (sort, commit, seq)
@@ -193,7 +224,10 @@ func (a *appendSink) finish() error { return nil }
 type output struct {
 	m    *merger
 	kind part.Kind
-	d    *part.Data
+	// d collects the rows of the next part; spare is the Data of the part
+	// last written, handed back by the writer (guarded by m.mu).
+	d     *part.Data
+	spare *part.Data
 }
 
 // newOutput adds an output run of kind k.
@@ -238,24 +272,46 @@ func (o *output) cut() error {
 	return o.flush()
 }
 
-// flush writes the run's pending rows as one part.
+// flush hands the run's pending rows to the background writer as one part
+// and continues with the buffers of the part written before, so a run holds
+// at most two parts' rows. It waits only while the previous write is still
+// in flight.
 func (o *output) flush() error {
 	d := o.d
 	if d.Rows == 0 {
 		return nil
 	}
-	path, id, err := o.m.opts.Create(o.kind)
+	m := o.m
+	path, id, err := m.opts.Create(o.kind)
 	if err != nil {
 		return fmt.Errorf("merge: name output part: %w", err)
 	}
-	meta := part.Meta{Table: o.m.opts.Table.ID, Shard: o.m.opts.Shard, Part: id, Kind: o.kind,
-		Level: o.m.opts.Level, Columns: o.m.lay.metas}
-	info, err := part.Write(o.m.opts.FS, path, d, meta, o.m.opts.Write)
-	if err != nil {
-		return fmt.Errorf("merge: %w", err)
+	m.busy <- struct{}{}
+	m.mu.Lock()
+	werr := m.werr
+	o.d, o.spare = o.spare, nil
+	m.mu.Unlock()
+	if werr != nil {
+		<-m.busy
+		return werr
 	}
+	if o.d == nil {
+		o.d = m.lay.newData(0)
+	}
+	go o.write(d, path, id)
+	return nil
+}
+
+// write writes d as part id at path, reports the result, and hands d back
+// for reuse. It runs while holding m.busy.
+func (o *output) write(d *part.Data, path string, id uint64) {
+	m := o.m
+	defer func() { <-m.busy }()
+	meta := part.Meta{Table: m.opts.Table.ID, Shard: m.opts.Shard, Part: id, Kind: o.kind,
+		Level: m.opts.Level, Columns: m.lay.metas}
+	info, err := part.Write(m.opts.FS, path, d, meta, m.opts.Write)
 	mp := manifest.Part{
-		Table: uint64(o.m.opts.Table.ID), Shard: o.m.opts.Shard, ID: id, Level: o.m.opts.Level,
+		Table: uint64(m.opts.Table.ID), Shard: m.opts.Shard, ID: id, Level: m.opts.Level,
 		Kind: manifest.Kind(o.kind), Rows: uint64(d.Rows), Bytes: uint64(info.Bytes),
 		MinCommit: d.Commit[0], MaxCommit: d.Commit[0],
 		MinKey: bytes.Clone(d.Sort.BytesAt(0)), MaxKey: bytes.Clone(d.Sort.BytesAt(d.Rows - 1)),
@@ -264,9 +320,17 @@ func (o *output) flush() error {
 	for _, c := range d.Commit {
 		mp.MinCommit, mp.MaxCommit = min(mp.MinCommit, c), max(mp.MaxCommit, c)
 	}
-	o.m.done = append(o.m.done, Output{Part: mp, Info: info})
 	d.Reset()
-	return nil
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o.spare = d
+	if err != nil {
+		if m.werr == nil {
+			m.werr = fmt.Errorf("merge: %w", err)
+		}
+		return
+	}
+	m.done = append(m.done, Output{Part: mp, Info: info})
 }
 
 // cursor reads one input block by block.

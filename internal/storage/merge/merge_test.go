@@ -209,3 +209,37 @@ func TestMemoryBound(t *testing.T) {
 		t.Errorf("%.2f allocations per row", perRow)
 	}
 }
+
+// TestFailureRemovesOutputs: when naming (or writing) an output fails
+// midway, Merge fails and no part it wrote is left behind (invariant 5).
+func TestFailureRemovesOutputs(t *testing.T) {
+	f := newFixture(t, testTable(catalog.ModeVersioned))
+	var rows []trow
+	for i := range 40 {
+		rows = append(rows, trow{key: int64(i), group: 1, commit: 1, o: 1, b: int64(i)})
+	}
+	p := f.write(rows, part.KindDelta, part.WriteOptions{})
+	before, err := f.fs.List(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	create := func(k part.Kind) (string, uint64, error) {
+		if calls++; calls == 4 {
+			return "", 0, errors.New("no more ids")
+		}
+		return f.create(k)
+	}
+	rs := f.open([]manifest.Part{p})
+	defer rs[0].Close()
+	if _, _, err := Merge(rs, Options{Table: f.table, FS: f.fs, Create: create, Oldest: true, PartRows: 5}); err == nil {
+		t.Fatal("merge succeeded")
+	}
+	after, err := f.fs.List(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(before, after) || calls != 4 {
+		t.Fatalf("files before %v, after %v (%d names asked)", before, after, calls)
+	}
+}
