@@ -102,14 +102,21 @@ func writeBalances(b *testing.B, fs vfs.FS, t *catalog.Table, path string, id ui
 	}
 }
 
-// BenchmarkMergeVersioned merges two 1 M-row parts of the balances table
-// (500k keys, holding and activity each, the second part superseding the
-// first) into a current and a history run: what a full merge of a busy
-// shard costs. It reports rows/s of input.
-func BenchmarkMergeVersioned(b *testing.B) {
+// BenchmarkMerge merges two 1 M-row parts of the balances table (500k
+// keys, holding and activity each, the second part superseding the first):
+// for a versioned table into a current and a history run, for an upsert
+// table into one current run. It reports rows/s of input.
+func BenchmarkMerge(b *testing.B) {
+	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
+		b.Run(mode.String(), func(b *testing.B) { benchMerge(b, mode) })
+	}
+}
+
+func benchMerge(b *testing.B, mode catalog.Mode) {
 	const keys = 500_000
 	fs := vfs.NewMem()
 	t := balancesTable()
+	t.Mode = mode
 	writeBalances(b, fs, t, "a.parquet", 1, keys, 1)
 	writeBalances(b, fs, t, "b.parquet", 2, keys, 2)
 	var rs []*part.Reader

@@ -56,8 +56,13 @@
 //     order, a delete emptying it: the winner as of the inputs' newest
 //     commit survives. The key's last delete marker is kept while older
 //     parts may hold versions it ends; with Oldest it is dropped together
-//     with everything it ended. Oldest gives a KindCurrent run, else a
-//     KindDelta run.
+//     with everything it ended. Oldest gives a KindCurrent run of winners.
+//     Without it the output is a KindDelta run that keeps, besides the
+//     winner, the versions that won since the winner's ordering values were
+//     reached: an older part's winner with those same values must meet each
+//     of them, since Decide drops a write only when it repeats the winner
+//     of its moment (version rule 4), and keeping the winner alone would
+//     give a different current row's commit (R7.2).
 //   - Versioned with Oldest: each (key, group) and its key's deletes are fed
 //     to one reused version.Register in commit order. The winner goes to a
 //     KindCurrent run with State Current and its interval; every other
