@@ -1,9 +1,10 @@
 // Package merge decides when the parts of a shard are merged (the policy)
 // and merges them (the algorithms, one per table mode). The engine calls
 // Choose from its background goroutine, opens the chosen parts, calls Merge,
-// and swaps inputs for outputs in one manifest edit. Nothing here takes a
-// lock, keeps state between calls, or touches a file other than through
-// part.Write and the readers it is given.
+// and swaps inputs for outputs in one manifest edit. Nothing here keeps
+// state between calls or touches a file other than through part.Write and
+// the readers it is given; Merge writes its output parts on one goroutine
+// of its own and returns only after that goroutine is done.
 //
 // # The policy
 //
