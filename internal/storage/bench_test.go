@@ -101,10 +101,20 @@ func BenchmarkScanAsOf(b *testing.B) {
 }
 
 // BenchmarkLookup reads one key of 100 000 by its full key.
-func BenchmarkLookup(b *testing.B) {
+func BenchmarkLookup(b *testing.B) { benchLookup(b, false) }
+
+// BenchmarkLookupFlushed reads one key of 100 000 held in parts.
+func BenchmarkLookupFlushed(b *testing.B) { benchLookup(b, true) }
+
+func benchLookup(b *testing.B, flush bool) {
 	e, t := benchEngine(b, catalog.ModeVersioned)
 	fill(b, e, t, 100000, 2)
 	ctx := context.Background()
+	if flush {
+		if err := e.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
 	spec := ScanSpec{Cols: allCols(t)}
 	snap := e.Snapshot()
 	defer snap.Release()

@@ -17,6 +17,9 @@ import (
 	"github.com/strata-db/strata/internal/version"
 )
 
+// flushBlockRows is the block size of flushed parts.
+const flushBlockRows = 8192
+
 // partFile is one live part of a shard, open for reading.
 type partFile struct {
 	man manifest.Part
@@ -153,7 +156,9 @@ func (e *Engine) writePart(t *catalog.Table, sd *shardData) (*partFile, error) {
 	}
 	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, sd.num, pid)))
 	path := filepath.Join(e.dir, filepath.FromSlash(file))
-	info, err := part.Write(e.fs, path, d, meta, part.WriteOptions{})
+	// Blocks of 8192 rows: a point lookup decodes one block per part, and
+	// at 64 Ki rows (part.DefaultBlockRows) that is most of its cost.
+	info, err := part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows})
 	if err != nil {
 		return nil, fmt.Errorf("storage: flush: %w", err)
 	}

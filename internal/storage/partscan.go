@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -20,11 +21,6 @@ type keyInput struct {
 	mv    memVersion
 }
 
-type mergedKey struct {
-	key []byte
-	in  []keyInput
-}
-
 // blockWanted reports whether a block (or part) bounded by minCommit and
 // sort keys [lo, hi] can hold a row a read at n over ranges needs.
 func blockWanted(minCommit, n uint64, overlaps func(lo, hi []byte) bool, rs []KeyRange) bool {
@@ -39,23 +35,137 @@ func blockWanted(minCommit, n uint64, overlaps func(lo, hi []byte) bool, rs []Ke
 	return false
 }
 
-// mergedKeys gathers, for a shard with parts, every input of every key in
-// ranges with commit ≤ n from its parts and its memtable, sorted by key
-// and each key's inputs by position. Re-resolving them from scratch (rule
-// 7 of package version: runs covering contiguous commits merge by
-// resolving their retained versions with every delete) gives what the
-// memtable alone would hold had it never been flushed.
-func (rd *reader) mergedKeys(sd *shardData, rs []KeyRange, n uint64) ([]mergedKey, error) {
-	// Each source (a part, the memtable) yields its keys in order; the
-	// runs are merged at the end.
-	var runs [][]mergedKey
-	addTo := func(run []mergedKey, key []byte, in keyInput) []mergedKey {
-		if k := len(run); k > 0 && bytes.Equal(run[k-1].key, key) {
-			run[k-1].in = append(run[k-1].in, in)
-			return run
+// A read of a shard with parts walks its sources — each part, block by
+// block, and the memtable, key by key — in key order at once, and gathers
+// each key's inputs with commit ≤ n from all of them. Re-resolving them
+// from scratch (rule 7 of package version: runs covering contiguous
+// commits merge by resolving their retained versions with every delete)
+// gives what the memtable alone would hold had it never been flushed.
+// What a key's inputs keep is copied into the reader's arena, so a part
+// cursor reuses one Data for all its blocks, and memory is bounded by one
+// block per part plus one output batch.
+
+// source is one sorted input of a merged read.
+type source interface {
+	// key returns the next key with an input the read wants, nil at the end.
+	key() ([]byte, error)
+	// take appends the inputs of key, if it is the next key, and moves on.
+	take(key []byte, ins []keyInput) ([]keyInput, error)
+}
+
+// partCursor walks the wanted rows of one part.
+type partCursor struct {
+	rd     *reader
+	r      *part.Reader
+	meta   *part.Meta
+	ids    []catalog.ColumnID
+	blocks []int
+	d      part.Data
+	loaded bool
+	row    int
+	rs     []KeyRange
+	n      uint64
+	lays   map[string]*layout
+}
+
+func (c *partCursor) key() ([]byte, error) {
+	for {
+		if !c.loaded || c.row >= c.d.Rows {
+			if len(c.blocks) == 0 {
+				return nil, nil
+			}
+			if err := c.r.ReadBlock(c.blocks[0], c.ids, &c.d); err != nil {
+				return nil, err
+			}
+			c.blocks, c.loaded, c.row = c.blocks[1:], true, 0
+			c.rd.stats.Blocks++
+			continue
 		}
-		return append(run, mergedKey{key: key, in: []keyInput{in}})
+		if k := c.d.Sort.BytesAt(c.row); c.d.Commit[c.row] <= c.n && inRanges(k, c.rs) {
+			return k, nil
+		}
+		c.row++
 	}
+}
+
+func (c *partCursor) take(key []byte, ins []keyInput) ([]keyInput, error) {
+	for {
+		k, err := c.key()
+		if err != nil || k == nil || !bytes.Equal(k, key) {
+			return ins, err
+		}
+		i := c.row
+		in := keyInput{pos: version.Pos{Commit: c.d.Commit[i], Seq: c.d.Seq[i]}, tomb: c.d.Tomb[i], group: catalog.GroupID(c.d.Group[i])}
+		if !in.tomb {
+			if in.mv, err = c.rd.partVersion(&c.d, c.meta, i, key, c.lays); err != nil {
+				return ins, err
+			}
+		}
+		ins = append(ins, in)
+		c.row++
+	}
+}
+
+// memCursor walks the entries of a memtable in the read's ranges, taking
+// the read lock per key.
+type memCursor struct {
+	m       *keyedMem
+	rs      []KeyRange
+	ri      int
+	e       *keyEntry
+	started bool
+	n       uint64
+}
+
+func (c *memCursor) key() ([]byte, error) {
+	c.m.mu.RLock()
+	defer c.m.mu.RUnlock()
+	for c.ri < len(c.rs) {
+		r := c.rs[c.ri]
+		if !c.started {
+			c.e, c.started = c.m.list.first(), true
+			if r.Lo != nil {
+				c.e = c.m.list.seek(r.Lo, nil)
+			}
+		}
+		if c.e != nil && (r.Hi == nil || bytes.Compare(c.e.key, r.Hi) < 0) {
+			return c.e.key, nil
+		}
+		c.ri, c.started = c.ri+1, false
+	}
+	return nil, nil
+}
+
+func (c *memCursor) take(key []byte, ins []keyInput) ([]keyInput, error) {
+	k, err := c.key()
+	if err != nil || k == nil || !bytes.Equal(k, key) {
+		return ins, err
+	}
+	c.m.mu.RLock()
+	e := c.e
+	for gi := range e.groups {
+		g := &e.groups[gi]
+		for i := range g.vers {
+			if v := g.vers[i]; v.v.Commit <= c.n {
+				ins = append(ins, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
+			}
+		}
+	}
+	for _, p := range e.dels {
+		if p.Commit <= c.n {
+			ins = append(ins, keyInput{pos: p, tomb: true})
+		}
+	}
+	c.e = e.next[0]
+	c.m.mu.RUnlock()
+	return ins, nil
+}
+
+// mergeShard calls fn with every key of a shard with parts that has an
+// input at or before n in ranges, in key order, with its inputs in
+// position order. key and inputs are valid during the call only.
+func (rd *reader) mergeShard(ctx context.Context, sd *shardData, rs []KeyRange, n uint64, fn func(key []byte, ins []keyInput) error) error {
+	var srcs []source
 	lays := map[string]*layout{}
 	for _, pf := range sd.parts {
 		meta := pf.r.Meta()
@@ -64,107 +174,61 @@ func (rd *reader) mergedKeys(sd *shardData, rs []KeyRange, n uint64) ([]mergedKe
 			continue
 		}
 		rd.stats.Parts++
-		ids := make([]catalog.ColumnID, len(meta.Columns))
-		for i, c := range meta.Columns {
-			ids[i] = c.ID
+		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: rs, n: n, lays: lays}
+		for _, col := range meta.Columns {
+			c.ids = append(c.ids, col.ID)
 		}
-		var run []mergedKey
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
-			if !blockWanted(b.MinCommit, n, b.Overlaps, rs) {
+			if blockWanted(b.MinCommit, n, b.Overlaps, rs) {
+				c.blocks = append(c.blocks, bi)
+			} else {
 				rd.stats.BlocksSkipped++
-				continue
-			}
-			rd.stats.Blocks++
-			d := &part.Data{}
-			if err := pf.r.ReadBlock(bi, ids, d); err != nil {
-				return nil, err
-			}
-			for i := 0; i < d.Rows; i++ {
-				if d.Commit[i] > n {
-					continue
-				}
-				key := d.Sort.BytesAt(i)
-				if !inRanges(key, rs) {
-					continue
-				}
-				in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
-				if !in.tomb {
-					mv, err := rd.partVersion(d, meta, i, key, lays)
-					if err != nil {
-						return nil, err
-					}
-					in.mv = mv
-				}
-				run = addTo(run, key, in)
 			}
 		}
-		runs = append(runs, run)
+		srcs = append(srcs, c)
 	}
-	var run []mergedKey
-	m := sd.keyed
-	m.mu.RLock()
-	for _, r := range rs {
-		e := m.list.first()
-		if r.Lo != nil {
-			e = m.list.seek(r.Lo, nil)
+	// The memtable comes last: its commits follow every part's.
+	srcs = append(srcs, &memCursor{m: sd.keyed, rs: rs, n: n})
+	var ins []keyInput
+	var keyBuf []byte
+	for count := 0; ; count++ {
+		if count%defaultBatchRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
-		for ; e != nil && (r.Hi == nil || bytes.Compare(e.key, r.Hi) < 0); e = e.next[0] {
-			for gi := range e.groups {
-				g := &e.groups[gi]
-				for i := range g.vers {
-					if v := g.vers[i]; v.v.Commit <= n {
-						run = addTo(run, e.key, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
-					}
-				}
+		var min []byte
+		for _, src := range srcs {
+			k, err := src.key()
+			if err != nil {
+				return err
 			}
-			for _, p := range e.dels {
-				if p.Commit <= n {
-					run = addTo(run, e.key, keyInput{pos: p, tomb: true})
-				}
+			if k != nil && (min == nil || bytes.Compare(k, min) < 0) {
+				min = k
 			}
+		}
+		if min == nil {
+			return nil
+		}
+		keyBuf = append(keyBuf[:0], min...)
+		key := keyBuf
+		ins = ins[:0]
+		for _, src := range srcs {
+			var err error
+			if ins, err = src.take(key, ins); err != nil {
+				return err
+			}
+		}
+		// Sources cover disjoint, increasing commit ranges, so the inputs
+		// are in position order already unless a merge interleaved them.
+		if !sort.SliceIsSorted(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 }) {
+			sort.Slice(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
+		}
+		if err := fn(key, ins); err != nil {
+			return err
 		}
 	}
-	m.mu.RUnlock()
-	runs = append(runs, run)
-	return mergeRuns(runs), nil
-}
-
-// mergeRuns merges key-sorted runs into one, joining the inputs of equal
-// keys and sorting each key's inputs by position. Sources cover disjoint
-// commit ranges (parts oldest first, then the memtable), so joining in
-// run order already sorts them; the sort is a safety net for merges.
-func mergeRuns(runs [][]mergedKey) []mergedKey {
-	var total int
-	for _, r := range runs {
-		total += len(r)
-	}
-	out := make([]mergedKey, 0, total)
-	idx := make([]int, len(runs))
-	for {
-		best := -1
-		for i, r := range runs {
-			if idx[i] < len(r) && (best < 0 || bytes.Compare(r[idx[i]].key, runs[best][idx[best]].key) < 0) {
-				best = i
-			}
-		}
-		if best < 0 {
-			break
-		}
-		mk := runs[best][idx[best]]
-		idx[best]++
-		for i, r := range runs {
-			if i != best && idx[i] < len(r) && bytes.Equal(r[idx[i]].key, mk.key) {
-				mk.in = append(mk.in, r[idx[i]].in...)
-				idx[i]++
-			}
-		}
-		if !sort.SliceIsSorted(mk.in, func(i, j int) bool { return mk.in[i].pos.Compare(mk.in[j].pos) < 0 }) {
-			sort.Slice(mk.in, func(i, j int) bool { return mk.in[i].pos.Compare(mk.in[j].pos) < 0 })
-		}
-		out = append(out, mk)
-	}
-	return out
 }
 
 // partVersion rebuilds the memtable form of part row i: its ordering
@@ -181,7 +245,7 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 		if n <= 0 || l > uint64(len(ob)-n) {
 			return memVersion{}, fmt.Errorf("storage: table %s: %w: ordering values of part %d", rd.t.Name, types.ErrCorrupt, meta.Part)
 		}
-		v.Order = append(v.Order, ob[n:n+int(l):n+int(l)])
+		v.Order = append(v.Order, rd.arena.copy(ob[n:n+int(l)]))
 		ob = ob[n+int(l):]
 	}
 	var idbuf []byte
@@ -214,12 +278,12 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 
 // resolveKey runs a key's merged inputs through the rules into a fresh
 // entry, which reads exactly like a memtable entry.
-func (rd *reader) resolveKey(mk *mergedKey, versioned bool) (*keyEntry, error) {
+func (rd *reader) resolveKey(key []byte, ins []keyInput, versioned bool) (*keyEntry, error) {
 	scratch := &rd.scratchMem
 	scratch.versioned = versioned
 	e := &rd.scratchEntry
-	e.key, e.groups, e.dels = mk.key, e.groups[:0], e.dels[:0]
-	for _, in := range mk.in {
+	e.key, e.groups, e.dels = key, e.groups[:0], e.dels[:0]
+	for _, in := range ins {
 		if in.tomb {
 			if err := scratch.deleteKey(e, version.Delete{Key: e.key, Commit: in.pos.Commit, Seq: in.pos.Seq}); err != nil {
 				return nil, err
@@ -242,15 +306,13 @@ func (rd *reader) resolveKey(mk *mergedKey, versioned bool) (*keyEntry, error) {
 	return e, nil
 }
 
-// scanMerged reads a shard that has parts.
-func (rd *reader) scanMerged(sd *shardData, rs []KeyRange, n uint64, fn func(*types.Batch) error, emit func(*keyEntry, uint64) error) error {
-	keys, err := rd.mergedKeys(sd, rs, n)
-	if err != nil {
-		return err
-	}
+// scanMerged reads a shard that has parts. The payload arena is dropped
+// with each batch handed on: nothing of it outlives the key it was built
+// for.
+func (rd *reader) scanMerged(ctx context.Context, sd *shardData, rs []KeyRange, n uint64, fn func(*types.Batch) error, emit func(*keyEntry, uint64) error) error {
 	versioned := rd.t.Mode == catalog.ModeVersioned
-	for i := range keys {
-		e, err := rd.resolveKey(&keys[i], versioned)
+	return rd.mergeShard(ctx, sd, rs, n, func(key []byte, ins []keyInput) error {
+		e, err := rd.resolveKey(key, ins, versioned)
 		if err != nil {
 			return err
 		}
@@ -258,12 +320,11 @@ func (rd *reader) scanMerged(sd *shardData, rs []KeyRange, n uint64, fn func(*ty
 			return err
 		}
 		if rd.full() {
-			if err := rd.flush(fn); err != nil {
-				return err
-			}
+			rd.arena = arena{}
+			return rd.flush(fn)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // scanAppendParts reads the rows of an append shard's parts committed in

@@ -470,7 +470,7 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := rd.scanMerged(sd, rs, n, fn, emit); err != nil {
+			if err := rd.scanMerged(ctx, sd, rs, n, fn, emit); err != nil {
 				return err
 			}
 			continue
@@ -683,18 +683,16 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	}
 	found := false
 	if len(sd.parts) > 0 {
-		keys, err := rd.mergedKeys(sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n)
+		versioned := t.Mode == catalog.ModeVersioned
+		err := rd.mergeShard(ctx, sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n, func(key []byte, ins []keyInput) error {
+			e, err := rd.resolveKey(key, ins, versioned)
+			if err == nil {
+				found, err = rd.emitCurrent(e, n)
+			}
+			return err
+		})
 		if err != nil {
 			return nil, false, err
-		}
-		if len(keys) == 1 {
-			e, err := rd.resolveKey(&keys[0], t.Mode == catalog.ModeVersioned)
-			if err != nil {
-				return nil, false, err
-			}
-			if found, err = rd.emitCurrent(e, n); err != nil {
-				return nil, false, err
-			}
 		}
 	} else {
 		m := sd.keyed
