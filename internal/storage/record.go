@@ -222,6 +222,7 @@ func decodeRecord(commit uint64, payload []byte) (*commitRecord, error) {
 	nw := d.uvarint()
 	if nw > uint64(len(d.b)) {
 		d.fail("write count")
+		nw = 0
 	}
 	rec.writes = make([]Write, 0, nw)
 	for i := uint64(0); i < nw && d.err == nil; i++ {
