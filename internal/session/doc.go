@@ -37,6 +37,28 @@
 // transaction aborts it: later statements fail until ROLLBACK, and COMMIT of
 // an aborted transaction rolls back.
 //
+// # Choices the SPEC leaves open
+//
+//   - A write's touched groups get complete versions: columns of a touched
+//     group that the write does not list take their DEFAULT (else NULL), as
+//     R4.3 says for ATTRIBUTE GROUP writes. A key-only write is a version of
+//     group default, so that group's columns take their DEFAULTs too, as an
+//     INSERT of only the key does in PostgreSQL; the other groups stay empty.
+//   - A positional INSERT with fewer values than columns lists the first
+//     ones, as in PostgreSQL; more values than columns is an error.
+//   - An UPDATE or DELETE that matches no row still takes its commit (R5.1:
+//     every successful write statement gets one), with 0 rows.
+//   - DELETE is refused on a table with a group a transformation maintains:
+//     it would end that group's versions too (R12.3).
+//   - IF [NOT] EXISTS that finds nothing to do takes no commit.
+//   - CREATE TRANSFORMATION and SYNC TRANSFORMATIONS fail with 0A000: this
+//     build stores no definition it cannot run.
+//   - Session settings are those PostgreSQL clients send (client_encoding,
+//     DateStyle, TimeZone, search_path, application_name,
+//     extra_float_digits, statement_timeout, …) plus any dotted custom name;
+//     only statement_timeout changes behaviour. Values print in their
+//     column's own zone whatever TimeZone says (R2.4).
+//
 // # Invariants
 //
 //  1. A statement that returns an error has taken no commit number and
