@@ -6,6 +6,7 @@ require github.com/spf13/cobra v1.10.2
 
 require (
 	github.com/andybalholm/brotli v1.1.1 // indirect
+	github.com/chzyer/readline v1.5.1 // indirect
 	github.com/cockroachdb/datadriven v1.0.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/holiman/uint256 v1.3.2 // indirect
