@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -15,6 +16,10 @@ var version = "0.1.0-dev"
 
 func main() {
 	if err := rootCmd().Execute(); err != nil {
+		// Failed statements have printed their own errors.
+		if !errors.Is(err, errFailed) {
+			fmt.Fprintln(os.Stderr, "Error:", err)
+		}
 		os.Exit(1)
 	}
 }
@@ -24,9 +29,9 @@ func rootCmd() *cobra.Command {
 		Use:           "strata",
 		Short:         "Strata: a versioned SQL database",
 		SilenceUsage:  true,
-		SilenceErrors: false,
+		SilenceErrors: true,
 	}
-	root.AddCommand(versionCmd())
+	root.AddCommand(versionCmd(), sqlCmd())
 	return root
 }
 
