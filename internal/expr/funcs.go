@@ -261,6 +261,11 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			}
 			return types.NewString(string(rs[start:end])), nil
 		}
+	case "||":
+		sig.Params, sig.Result = []types.Type{str, str}, str
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			return types.NewString(a[0].Str() + a[1].Str()), nil
+		}
 	case "concat":
 		sig.Params = make([]types.Type, n)
 		for i := range sig.Params {

@@ -1,0 +1,758 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// binder turns syntax into plan nodes. Column ids are unique across the
+// whole statement, subqueries included, so rewrite rules can move
+// expressions between nodes without renumbering.
+type binder struct {
+	env    *Env
+	ctx    context.Context
+	nextID int
+	lits   map[expr.Expr]bool // constants written as literals (they adapt to a column's type)
+	agg    *aggCtx            // set while binding expressions above an Aggregate
+	// corrStack holds the correlation lists of the subqueries being bound.
+	corrStack []*corrList
+	// inheritedAsOf is the AS OF in force in the block being bound.
+	inheritedAsOf *asOf
+}
+
+func newBinder(env *Env) *binder {
+	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}}
+}
+
+func (b *binder) newCol(name string, t types.Type) ColRef {
+	b.nextID++
+	return ColRef{ID: b.nextID, Name: name, T: t}
+}
+
+// relCol is a column visible in a scope.
+type relCol struct {
+	name   string
+	ref    ColRef
+	hidden bool // not part of SELECT *
+}
+
+// rel is a relation of a FROM clause.
+type rel struct {
+	name string
+	cols []relCol
+	scan *Scan // for _commit on demand
+	b    *binder
+}
+
+// scope is the set of relations a query block's expressions see.
+type scope struct {
+	rels   []*rel
+	parent *scope // the enclosing query, for correlated references
+	corr   *corrList
+	ctes   *cteEnv
+}
+
+// corrList collects the outer expressions a subquery reads.
+type corrList struct {
+	exprs []expr.Expr
+	keys  []int
+}
+
+// cteEnv is the chain of WITH definitions visible to a query.
+type cteEnv struct {
+	defs   map[string]*ast.CTE
+	asOf   *asOf
+	parent *cteEnv
+}
+
+func (c *cteEnv) lookup(name string) (*ast.CTE, *cteEnv) {
+	for e := c; e != nil; e = e.parent {
+		if d, ok := e.defs[name]; ok {
+			return d, e
+		}
+	}
+	return nil, nil
+}
+
+// asOf is a resolved AS OF clause.
+type asOf struct {
+	commit uint64
+	pos    int
+}
+
+func notSupported(n ast.Node, format string, args ...any) error {
+	return sqlerr.NotSupported(n.Pos(), format, args...)
+}
+
+// query binds a whole SelectStmt. parent is the enclosing scope when the
+// query is a subquery (nil otherwise); inh is the AS OF it inherits.
+func (b *binder) query(q *ast.SelectStmt, parent *scope, ctes *cteEnv) (Node, []string, error) {
+	return b.queryAsOf(q, parent, ctes, nil)
+}
+
+func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
+	if q.AsOf != nil {
+		a, err := b.resolveAsOf(q.AsOf)
+		if err != nil {
+			return nil, nil, err
+		}
+		inh = a
+	}
+	if q.With != nil {
+		if q.With.Recursive {
+			return nil, nil, notSupported(q.With, "WITH RECURSIVE is not supported")
+		}
+		env := &cteEnv{defs: map[string]*ast.CTE{}, asOf: inh, parent: ctes}
+		for _, c := range q.With.CTEs {
+			env.defs[c.Name.Name] = c
+		}
+		ctes = env
+	}
+	var node Node
+	var names []string
+	var err error
+	if blk, ok := q.Body.(*ast.SelectBlock); ok {
+		node, names, err = b.block(blk, q.OrderBy, parent, ctes, inh)
+	} else {
+		node, names, err = b.body(q.Body, parent, ctes, inh)
+		if err == nil && len(q.OrderBy) > 0 {
+			node, err = b.orderOutputs(node, names, q.OrderBy)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if q.Limit != nil || q.Offset != nil {
+		lim := &Limit{In: node, Count: -1}
+		if q.Limit != nil {
+			if lim.Count, err = b.count(q.Limit, "LIMIT"); err != nil {
+				return nil, nil, err
+			}
+		}
+		if q.Offset != nil {
+			if lim.Offset, err = b.count(q.Offset, "OFFSET"); err != nil {
+				return nil, nil, err
+			}
+		}
+		node = lim
+	}
+	return node, names, nil
+}
+
+// count evaluates a LIMIT or OFFSET operand.
+func (b *binder) count(e ast.Expr, what string) (int64, error) {
+	if _, ok := e.(*ast.NullLit); ok {
+		return -1, nil
+	}
+	v, err := b.evalConst(e)
+	if err != nil {
+		return 0, err
+	}
+	if v.IsNull() {
+		return -1, nil
+	}
+	iv, err := types.Cast(v, types.Of(types.Int64))
+	if err != nil || !v.Kind().IsInteger() && v.Kind() != types.Decimal {
+		return 0, sqlerr.New(sqlerr.CodeDatatypeMismatch, "argument of %s must be an integer, got %s", what, v).WithPos(e.Pos())
+	}
+	if iv.Int64() < 0 {
+		return 0, sqlerr.New("2201W", "%s must not be negative", what).WithPos(e.Pos())
+	}
+	return iv.Int64(), nil
+}
+
+// body binds a query body that is not a plain block.
+func (b *binder) body(body ast.QueryBody, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
+	switch x := body.(type) {
+	case *ast.SelectBlock:
+		return b.block(x, nil, parent, ctes, inh)
+	case *ast.ParenSelect:
+		return b.queryAsOf(x.Select, parent, ctes, inh)
+	case *ast.Values:
+		return b.values(x, parent)
+	case *ast.SetOp:
+		return b.setOp(x, parent, ctes, inh)
+	}
+	return nil, nil, notSupported(body, "unsupported query body")
+}
+
+func (b *binder) values(v *ast.Values, parent *scope) (Node, []string, error) {
+	if len(v.Rows) == 0 {
+		return nil, nil, sqlerr.Syntax(v.Pos(), "", "VALUES needs at least one row")
+	}
+	width := len(v.Rows[0].Items)
+	sc := &scope{parent: parent}
+	rows := make([][]expr.Expr, len(v.Rows))
+	colTypes := make([]types.Type, width)
+	for i, r := range v.Rows {
+		if len(r.Items) != width {
+			return nil, nil, sqlerr.New(sqlerr.CodeSyntax, "VALUES lists must all be the same length").WithPos(r.Pos())
+		}
+		for j, it := range r.Items {
+			e, err := b.expr(sc, it)
+			if err != nil {
+				return nil, nil, err
+			}
+			rows[i] = append(rows[i], e)
+			if i == 0 {
+				colTypes[j] = e.Type()
+				continue
+			}
+			t, ok := types.Common(colTypes[j], e.Type())
+			if !ok {
+				return nil, nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "VALUES types %s and %s cannot be matched", colTypes[j], e.Type()).WithPos(it.Pos())
+			}
+			colTypes[j] = t
+		}
+	}
+	n := &Values{Rows: rows}
+	names := make([]string, width)
+	for j := range width {
+		t := colTypes[j]
+		if t.Kind == types.Unknown {
+			t = types.Of(types.String)
+		}
+		names[j] = fmt.Sprintf("column%d", j+1)
+		n.Cols = append(n.Cols, b.newCol(names[j], t))
+		for i := range rows {
+			c, err := b.coerce(rows[i][j], t, v.Rows[i].Items[j].Pos())
+			if err != nil {
+				return nil, nil, err
+			}
+			rows[i][j] = c
+		}
+	}
+	return n, names, nil
+}
+
+func (b *binder) setOp(s *ast.SetOp, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
+	l, names, err := b.body(s.Left, parent, ctes, inh)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, _, err := b.body(s.Right, parent, ctes, inh)
+	if err != nil {
+		return nil, nil, err
+	}
+	lo, ro := l.Output(), r.Output()
+	opName := [...]string{"UNION", "INTERSECT", "EXCEPT"}[s.Op]
+	if len(lo) != len(ro) {
+		return nil, nil, sqlerr.New(sqlerr.CodeSyntax, "each %s query must have the same number of columns", opName).WithPos(s.Pos())
+	}
+	ts := make([]types.Type, len(lo))
+	for i := range lo {
+		t, ok := types.Common(lo[i].T, ro[i].T)
+		if !ok {
+			return nil, nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "%s types %s and %s cannot be matched", opName, lo[i].T, ro[i].T).WithPos(s.Pos())
+		}
+		if t.Kind == types.Unknown {
+			t = types.Of(types.String)
+		}
+		ts[i] = t
+	}
+	l, r = b.castOutputs(l, ts), b.castOutputs(r, ts)
+	n := &SetOp{Kind: SetOpKind(s.Op), All: s.All, L: l, R: r}
+	for i, t := range ts {
+		n.Cols = append(n.Cols, b.newCol(names[i], t))
+	}
+	return n, names, nil
+}
+
+// castOutputs wraps n in a projection casting its columns to ts when any
+// differs.
+func (b *binder) castOutputs(n Node, ts []types.Type) Node {
+	out := n.Output()
+	same := true
+	for i, c := range out {
+		if c.T != ts[i] {
+			same = false
+		}
+	}
+	if same {
+		return n
+	}
+	p := &Project{In: n}
+	for i, c := range out {
+		var e expr.Expr = &expr.Col{ID: c.ID, Name: c.Name, T: c.T}
+		if c.T != ts[i] {
+			e = &expr.Cast{X: e, T: ts[i], Pos: -1}
+		}
+		p.Exprs = append(p.Exprs, e)
+		p.Cols = append(p.Cols, b.newCol(c.Name, ts[i]))
+	}
+	return p
+}
+
+// orderOutputs sorts a set operation or VALUES by its output columns.
+func (b *binder) orderOutputs(n Node, names []string, items []*ast.OrderItem) (Node, error) {
+	out := n.Output()
+	s := &Sort{In: n}
+	for _, it := range items {
+		idx := -1
+		switch x := it.Expr.(type) {
+		case *ast.NumberLit:
+			k, err := ordinal(x, len(out))
+			if err != nil {
+				return nil, err
+			}
+			idx = k
+		case *ast.ColumnRef:
+			for i, nm := range names {
+				if x.Table == "" && nm == x.Name {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				return nil, sqlerr.UndefinedColumn(x.Pos(), x.Name)
+			}
+		default:
+			return nil, notSupported(it, "ORDER BY of a set operation must name an output column")
+		}
+		c := out[idx]
+		s.Keys = append(s.Keys, sortKey(&expr.Col{ID: c.ID, Name: c.Name, T: c.T}, it))
+	}
+	return s, nil
+}
+
+func ordinal(x *ast.NumberLit, n int) (int, error) {
+	var k int
+	if _, err := fmt.Sscanf(x.Text, "%d", &k); err != nil || k < 1 || k > n || fmt.Sprint(k) != x.Text {
+		return 0, sqlerr.New(sqlerr.CodeInvalidParameter, "ORDER BY position %s is not in select list", x.Text).WithPos(x.Pos()).WithToken(x.Text)
+	}
+	return k - 1, nil
+}
+
+func sortKey(e expr.Expr, it *ast.OrderItem) SortKey {
+	k := SortKey{E: e, Desc: it.Desc, NullsFirst: it.Desc}
+	switch it.Nulls {
+	case ast.NullsFirst:
+		k.NullsFirst = true
+	case ast.NullsLast:
+		k.NullsFirst = false
+	}
+	return k
+}
+
+// from binds a FROM clause into one node and its scope.
+func (b *binder) from(items []ast.TableExpr, sc *scope, inh *asOf) (Node, error) {
+	var node Node
+	for _, it := range items {
+		n, err := b.tableExpr(it, sc, inh)
+		if err != nil {
+			return nil, err
+		}
+		if node == nil {
+			node = n
+		} else {
+			node = &Join{Kind: JoinInner, L: node, R: n}
+		}
+	}
+	return node, nil
+}
+
+func (b *binder) addRel(sc *scope, r *rel, pos int) error {
+	for _, o := range sc.rels {
+		if o.name == r.name && r.name != "" {
+			return sqlerr.New(sqlerr.CodeDuplicateObject, "table name %q specified more than once", r.name).WithPos(pos)
+		}
+	}
+	sc.rels = append(sc.rels, r)
+	return nil
+}
+
+func aliasOf(a *ast.Alias, def string) (string, []*ast.Ident) {
+	if a == nil || a.Name == nil {
+		return def, nil
+	}
+	return a.Name.Name, a.Columns
+}
+
+func renameCols(r *rel, cols []*ast.Ident, pos int) error {
+	vis := 0
+	for i := range r.cols {
+		if r.cols[i].hidden {
+			continue
+		}
+		if vis < len(cols) {
+			r.cols[i].name = cols[vis].Name
+		}
+		vis++
+	}
+	if len(cols) > vis {
+		return sqlerr.New(sqlerr.CodeSyntax, "table %q has %d columns available but %d columns specified", r.name, vis, len(cols)).WithPos(pos)
+	}
+	return nil
+}
+
+func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) {
+	switch x := t.(type) {
+	case *ast.TableRef:
+		return b.tableRef(x, sc, inh)
+	case *ast.TableFunc:
+		return b.tableFunc(x, sc, inh)
+	case *ast.DerivedTable:
+		inner := &scope{ctes: sc.ctes}
+		n, names, err := b.queryAsOf(x.Query, nil, sc.ctes, inh)
+		_ = inner
+		if err != nil {
+			return nil, err
+		}
+		name, cols := aliasOf(x.Alias, "")
+		r := &rel{name: name, b: b}
+		for i, c := range n.Output() {
+			r.cols = append(r.cols, relCol{name: names[i], ref: c})
+		}
+		if err := renameCols(r, cols, x.Pos()); err != nil {
+			return nil, err
+		}
+		return n, b.addRel(sc, r, x.Pos())
+	case *ast.ParenTable:
+		inner := &scope{parent: sc.parent, ctes: sc.ctes}
+		n, err := b.tableExpr(x.Inner, inner, inh)
+		if err != nil {
+			return nil, err
+		}
+		if x.Alias != nil && x.Alias.Name != nil {
+			r := &rel{name: x.Alias.Name.Name, b: b}
+			for _, ir := range inner.rels {
+				r.cols = append(r.cols, ir.cols...)
+			}
+			if err := renameCols(r, x.Alias.Columns, x.Pos()); err != nil {
+				return nil, err
+			}
+			return n, b.addRel(sc, r, x.Pos())
+		}
+		for _, r := range inner.rels {
+			if err := b.addRel(sc, r, x.Pos()); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	case *ast.JoinExpr:
+		return b.join(x, sc, inh)
+	}
+	return nil, notSupported(t, "unsupported FROM item")
+}
+
+func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
+	l, err := b.tableExpr(j.Left, sc, inh)
+	if err != nil {
+		return nil, err
+	}
+	nl := len(sc.rels)
+	r, err := b.tableExpr(j.Right, sc, inh)
+	if err != nil {
+		return nil, err
+	}
+	kind := map[ast.JoinKind]JoinKind{ast.JoinInner: JoinInner, ast.JoinCross: JoinInner, ast.JoinLeft: JoinLeft, ast.JoinRight: JoinRight, ast.JoinFull: JoinFull}[j.Kind]
+	n := &Join{Kind: kind, L: l, R: r}
+	var conds []expr.Expr
+	using := j.Using
+	if j.Natural {
+		for _, lr := range sc.rels[:nl] {
+			for _, lc := range lr.cols {
+				for _, rr := range sc.rels[nl:] {
+					for _, rc := range rr.cols {
+						if !lc.hidden && !rc.hidden && lc.name == rc.name {
+							using = append(using, &ast.Ident{Span: j.Span, Name: lc.name})
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, u := range using {
+		lc, err := findIn(sc.rels[:nl], u.Name, u.Pos())
+		if err != nil {
+			return nil, err
+		}
+		rc, err := findIn(sc.rels[nl:], u.Name, u.Pos())
+		if err != nil {
+			return nil, err
+		}
+		c, err := b.compare(expr.EQ, colExpr(lc), colExpr(rc), u.Pos())
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+	}
+	if j.On != nil {
+		c, err := b.predicate(sc, j.On, "JOIN/ON")
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+	}
+	n.Cond = and(conds)
+	return n, nil
+}
+
+func findIn(rels []*rel, name string, pos int) (ColRef, error) {
+	var found *relCol
+	for _, r := range rels {
+		for i := range r.cols {
+			if r.cols[i].name == name && !r.cols[i].hidden {
+				if found != nil {
+					return ColRef{}, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPos(pos)
+				}
+				found = &r.cols[i]
+			}
+		}
+	}
+	if found == nil {
+		return ColRef{}, sqlerr.UndefinedColumn(pos, name)
+	}
+	return found.ref, nil
+}
+
+func colExpr(c ColRef) *expr.Col { return &expr.Col{ID: c.ID, Name: c.Name, T: c.T} }
+
+func and(cs []expr.Expr) expr.Expr {
+	switch len(cs) {
+	case 0:
+		return nil
+	case 1:
+		return cs[0]
+	}
+	var args []expr.Expr
+	for _, c := range cs {
+		if l, ok := c.(*expr.Logic); ok && !l.Or {
+			args = append(args, l.Args...)
+		} else {
+			args = append(args, c)
+		}
+	}
+	return &expr.Logic{Args: args}
+}
+
+// tableRef binds a named relation: a CTE, a virtual relation or a table.
+func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
+	name := t.Name.Name
+	alias, cols := aliasOf(t.Alias, name)
+	own := inh
+	if t.AsOf != nil {
+		a, err := b.resolveAsOf(t.AsOf)
+		if err != nil {
+			return nil, err
+		}
+		own = a
+	}
+	if t.Name.Schema == "" && sc.ctes != nil {
+		if def, env := sc.ctes.lookup(name); def != nil {
+			// Each reference binds the definition afresh: its own column
+			// ids, and the AS OF in force where it is referenced.
+			cteAsOf := own
+			if cteAsOf == nil {
+				cteAsOf = env.asOf
+			}
+			n, names, err := b.queryAsOf(def.Query, nil, env.parentOf(def), cteAsOf)
+			if err != nil {
+				return nil, err
+			}
+			r := &rel{name: alias, b: b}
+			for i, c := range n.Output() {
+				r.cols = append(r.cols, relCol{name: names[i], ref: c})
+			}
+			if err := renameCols(r, identsOf(def.Columns), def.Pos()); err != nil {
+				return nil, err
+			}
+			if err := renameCols(r, cols, t.Pos()); err != nil {
+				return nil, err
+			}
+			return n, b.addRel(sc, r, t.Pos())
+		}
+	}
+	if t.Name.Schema != "" && t.Name.Schema != "public" {
+		if b.env.Virtual != nil {
+			if v, ok := b.env.Virtual(t.Name.Schema, name); ok {
+				n := &VirtualScan{Schema: t.Name.Schema, Name: name, V: v}
+				r := &rel{name: alias, b: b}
+				for _, c := range v.Columns() {
+					ref := b.newCol(c.Name, c.Type)
+					n.Cols = append(n.Cols, ref)
+					r.cols = append(r.cols, relCol{name: c.Name, ref: ref})
+				}
+				if err := renameCols(r, cols, t.Pos()); err != nil {
+					return nil, err
+				}
+				return n, b.addRel(sc, r, t.Pos())
+			}
+		}
+		return nil, sqlerr.UndefinedTable(t.Name.Pos(), t.Name.Schema+"."+name)
+	}
+	tbl, ok := b.env.Source.Catalog().Table(name)
+	if !ok {
+		return nil, sqlerr.UndefinedTable(t.Name.Pos(), name)
+	}
+	commit, err := b.checkAsOf(tbl, own, t.AsOf != nil)
+	if err != nil {
+		return nil, err
+	}
+	n := &Scan{Table: tbl, Alias: alias, AsOf: commit}
+	r := &rel{name: alias, scan: n, b: b}
+	for _, c := range tbl.Columns {
+		ref := b.newCol(c.Name, c.Type)
+		n.Cols = append(n.Cols, ref)
+		n.ColIDs = append(n.ColIDs, c.ID)
+		r.cols = append(r.cols, relCol{name: c.Name, ref: ref})
+	}
+	if err := renameCols(r, cols, t.Pos()); err != nil {
+		return nil, err
+	}
+	return n, b.addRel(sc, r, t.Pos())
+}
+
+func (e *cteEnv) parentOf(*ast.CTE) *cteEnv { return e.parent }
+
+func identsOf(ids []*ast.Ident) []*ast.Ident { return ids }
+
+// checkAsOf applies R6.3/R6.4 to a table read at a: an upsert table keeps
+// no history. It returns the commit to read at (0: the snapshot's).
+func (b *binder) checkAsOf(t *catalog.Table, a *asOf, own bool) (uint64, error) {
+	if a == nil {
+		return 0, nil
+	}
+	if t.Mode == catalog.ModeUpsert {
+		return 0, sqlerr.New(sqlerr.CodeFeatureNotSupported, "table %s is an upsert table and keeps no history; AS OF needs MODE VERSIONED", t.Name).WithPos(a.pos).WithHint("create the table WITH MODE VERSIONED to read it at an earlier commit")
+	}
+	return a.commit, nil
+}
+
+// tableFunc binds versions(t) (R7.1).
+func (b *binder) tableFunc(f *ast.TableFunc, sc *scope, inh *asOf) (Node, error) {
+	if f.Name.Schema != "" || f.Name.Name != "versions" {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "table function %s does not exist", f.Name.Name).WithPos(f.Name.Pos()).WithToken(f.Name.Name)
+	}
+	if len(f.Args) != 1 {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "versions() takes one table name").WithPos(f.Pos())
+	}
+	ref, ok := f.Args[0].(*ast.ColumnRef)
+	if !ok || ref.Table != "" {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "versions() takes a table name").WithPos(f.Args[0].Pos())
+	}
+	tbl, found := b.env.Source.Catalog().Table(ref.Name)
+	if !found {
+		return nil, sqlerr.UndefinedTable(ref.Pos(), ref.Name)
+	}
+	if tbl.Mode != catalog.ModeVersioned {
+		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "table %s is an %s table and keeps no history: versions() needs MODE VERSIONED", tbl.Name, tbl.Mode).WithPos(ref.Pos()).WithToken(ref.Name)
+	}
+	a := inh
+	if f.AsOf != nil {
+		var err error
+		if a, err = b.resolveAsOf(f.AsOf); err != nil {
+			return nil, err
+		}
+	}
+	alias, cols := aliasOf(f.Alias, "versions")
+	n := &Versions{Table: tbl, Alias: alias}
+	if a != nil {
+		n.AsOf = a.commit
+	}
+	r := &rel{name: alias, b: b}
+	colOf := map[catalog.ColumnID]ColRef{}
+	for _, c := range tbl.Columns {
+		ref := b.newCol(c.Name, c.Type)
+		n.Cols = append(n.Cols, ref)
+		n.ColIDs = append(n.ColIDs, c.ID)
+		colOf[c.ID] = ref
+	}
+	extraTypes := []types.Type{types.Of(types.String), types.Of(types.Uint64), types.Of(types.String), types.Of(types.Uint64), types.Of(types.String)}
+	for i, name := range storage.VersionsCols {
+		n.Extra = append(n.Extra, b.newCol(name, extraTypes[i]))
+	}
+	// SELECT * order: key, _group, _commit, other columns, _state,
+	// _superseded_by, _reason.
+	for _, id := range tbl.Key {
+		c := colOf[id]
+		r.cols = append(r.cols, relCol{name: c.Name, ref: c})
+	}
+	r.cols = append(r.cols, relCol{name: "_group", ref: n.Extra[0]}, relCol{name: "_commit", ref: n.Extra[1]})
+	for _, c := range tbl.Columns {
+		if !tbl.IsKey(c.ID) {
+			r.cols = append(r.cols, relCol{name: c.Name, ref: colOf[c.ID]})
+		}
+	}
+	r.cols = append(r.cols, relCol{name: "_state", ref: n.Extra[2]}, relCol{name: "_superseded_by", ref: n.Extra[3]}, relCol{name: "_reason", ref: n.Extra[4]})
+	if err := renameCols(r, cols, f.Pos()); err != nil {
+		return nil, err
+	}
+	return n, b.addRel(sc, r, f.Pos())
+}
+
+// resolveAsOf evaluates an AS OF operand once, at plan time (R6.3, R6.7).
+func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
+	pos := a.Expr.Pos()
+	v, err := b.evalConst(a.Expr)
+	if err != nil {
+		return nil, err
+	}
+	newest := b.env.Source.Commit()
+	if a.Kind == ast.AsOfTimestamp {
+		if v.IsNull() {
+			return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "AS OF TIMESTAMP must be a timestamp, got NULL").WithPos(pos)
+		}
+		if v.Kind() == types.String {
+			if v, err = types.ParseText(types.Type{Kind: types.DateTime64, Precision: 6}, v.Str()); err != nil {
+				return nil, sqlerr.New(sqlerr.CodeInvalidDatetime, "AS OF TIMESTAMP: %v", err).WithPos(pos)
+			}
+		}
+		if v.Kind() != types.DateTime64 && v.Kind() != types.Date {
+			return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "AS OF TIMESTAMP must be a timestamp, got %s", v.Type()).WithPos(pos)
+		}
+		c, ok := b.env.Source.CommitAt(v.Time())
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "AS OF TIMESTAMP %s is before the first commit", v).WithPos(pos)
+		}
+		return &asOf{commit: c, pos: pos}, nil
+	}
+	if v.IsNull() || !v.Kind().IsInteger() {
+		what := "NULL"
+		if !v.IsNull() {
+			what = fmt.Sprintf("%s %s", strings.ToLower(v.Type().String()), v)
+			if v.Kind() == types.String {
+				what = fmt.Sprintf("the string '%s'", v.Str())
+			}
+		}
+		return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "AS OF COMMIT must be a positive integer, got %s", what).WithPos(pos)
+	}
+	if types.Compare(v, types.NewInt64(0)) <= 0 {
+		return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "AS OF COMMIT must be a positive integer, got %s", v).WithPos(pos)
+	}
+	if types.Compare(v, types.NewUint64(newest)) > 0 {
+		return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "commit %s is later than the newest commit %d", v, newest).WithPos(pos)
+	}
+	c, _ := types.Cast(v, types.Of(types.Uint64))
+	return &asOf{commit: c.Uint64(), pos: pos}, nil
+}
+
+// evalConst binds e without columns and computes it.
+func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
+	x, err := b.expr(&scope{}, e)
+	if err != nil {
+		return types.Value{}, err
+	}
+	x = fold(x)
+	if k, ok := x.(*expr.Const); ok {
+		return k.V, nil
+	}
+	if executor == nil {
+		return types.Value{}, sqlerr.NotSupported(e.Pos(), "expression needs the executor")
+	}
+	c := expr.NewCtx(b.ctx, executor(b.ctx, b.env), nil)
+	one := &types.Batch{Rows: 1}
+	v, err := x.Eval(c, one)
+	if err != nil {
+		return types.Value{}, err
+	}
+	return v.Get(0), nil
+}

@@ -1,0 +1,706 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+func errf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// predicate binds a condition that must be BOOL.
+func (b *binder) predicate(sc *scope, e ast.Expr, what string) (expr.Expr, error) {
+	x, err := b.expr(sc, e)
+	if err != nil {
+		return nil, err
+	}
+	return b.boolean(x, e.Pos(), what)
+}
+
+func (b *binder) boolean(x expr.Expr, pos int, what string) (expr.Expr, error) {
+	switch x.Type().Kind {
+	case types.Bool:
+		return x, nil
+	case types.Unknown:
+		return expr.NewConst(types.Null(types.Of(types.Bool))), nil
+	}
+	return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "argument of %s must be type BOOL, not type %s", what, x.Type()).WithPos(pos)
+}
+
+// resolve finds a column reference in sc or, through correlation, in an
+// enclosing query.
+func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
+	var found *relCol
+	var foundRel *rel
+	for _, r := range sc.rels {
+		if c.Table != "" && r.name != c.Table {
+			continue
+		}
+		for i := range r.cols {
+			if r.cols[i].name == c.Name {
+				if found != nil {
+					return nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", c.Name).WithPos(c.Pos()).WithToken(c.Name)
+				}
+				found, foundRel = &r.cols[i], r
+			}
+		}
+		if found == nil && c.Name == "_commit" && r.scan != nil {
+			if !r.scan.Commit {
+				r.scan.Commit = true
+				r.scan.CommitCol = b.newCol("_commit", types.Of(types.Uint64))
+			}
+			r.cols = append(r.cols, relCol{name: "_commit", ref: r.scan.CommitCol, hidden: true})
+			found, foundRel = &r.cols[len(r.cols)-1], r
+		}
+	}
+	if found != nil {
+		_ = foundRel
+		if b.agg != nil && b.agg.scope == sc {
+			if g, ok := b.agg.groups[ast.Format(c)]; ok {
+				return colExpr(g), nil
+			}
+			if g, ok := b.agg.groups[c.Name]; ok {
+				return colExpr(g), nil
+			}
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.Name).WithPos(c.Pos()).WithToken(c.Name)
+		}
+		return colExpr(found.ref), nil
+	}
+	if sc.parent != nil && sc.corr != nil {
+		saved := b.agg
+		b.agg = nil
+		outer, err := b.resolve(sc.parent, c)
+		b.agg = saved
+		if err == nil {
+			slot := len(sc.corr.exprs)
+			sc.corr.exprs = append(sc.corr.exprs, outer)
+			return &expr.Outer{Slot: slot, Name: c.Name, T: outer.Type()}, nil
+		}
+		var se *sqlerr.Error
+		if errors.As(err, &se) && se.Code != sqlerr.CodeUndefinedColumn && se.Code != sqlerr.CodeUndefinedTable {
+			return nil, err
+		}
+	}
+	name := c.Name
+	if c.Table != "" {
+		known := false
+		for s := sc; s != nil; s = s.parent {
+			for _, r := range s.rels {
+				if r.name == c.Table {
+					known = true
+				}
+			}
+		}
+		if !known {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedTable, "missing FROM-clause entry for table %q", c.Table).WithPos(c.Pos()).WithToken(c.Table)
+		}
+		name = c.Table + "." + c.Name
+	}
+	return nil, sqlerr.UndefinedColumn(c.Pos(), name).WithToken(c.Name)
+}
+
+// coerce casts e to t: constants now, other expressions at run time.
+func (b *binder) coerce(e expr.Expr, t types.Type, pos int) (expr.Expr, error) {
+	if e.Type() == t {
+		return e, nil
+	}
+	if k, ok := e.(*expr.Const); ok {
+		v, err := types.Cast(k.V, t)
+		if err != nil {
+			return nil, expr.CastError(pos, k.V, t, err)
+		}
+		return expr.NewConst(v), nil
+	}
+	return &expr.Cast{X: e, T: t, Pos: pos}, nil
+}
+
+// adapt gives a literal the type of the column it meets when it fits: an
+// integer or string literal against a column becomes a value of that
+// column's type (so UINT256 and DATETIME64 comparisons stay exact).
+func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
+	try := func(lit, other expr.Expr) expr.Expr {
+		k, ok := lit.(*expr.Const)
+		if !ok || !b.lits[lit] || b.lits[other] || k.V.IsNull() {
+			return lit
+		}
+		ot := other.Type()
+		if ot.Kind == types.Unknown {
+			return lit
+		}
+		if k.V.Kind() != types.String && !(k.V.Kind().IsInteger() && ot.Kind.IsNumeric()) {
+			return lit
+		}
+		v, err := types.Cast(k.V, ot)
+		if err != nil {
+			return lit
+		}
+		if k.V.Kind() != types.String && types.Compare(v, k.V) != 0 {
+			return lit
+		}
+		c := expr.NewConst(v)
+		b.lits[c] = true
+		return c
+	}
+	return try(l, r), try(r, l)
+}
+
+// compare binds l op r with both sides in their common type.
+func (b *binder) compare(op expr.CmpOp, l, r expr.Expr, pos int) (expr.Expr, error) {
+	l, r = b.adapt(l, r)
+	t, ok := types.Common(l.Type(), r.Type())
+	if !ok {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(pos)
+	}
+	if t.Kind == types.Unknown {
+		t = types.Of(types.String)
+	}
+	var err error
+	if l, err = b.coerce(l, t, pos); err != nil {
+		return nil, err
+	}
+	if r, err = b.coerce(r, t, pos); err != nil {
+		return nil, err
+	}
+	return &expr.Cmp{Op: op, L: l, R: r}, nil
+}
+
+var cmpOps = map[token.Token]expr.CmpOp{token.EQ: expr.EQ, token.NE: expr.NE, token.LT: expr.LT, token.LE: expr.LE, token.GT: expr.GT, token.GE: expr.GE}
+var arithOps = map[token.Token]types.Op{token.PLUS: types.OpAdd, token.MINUS: types.OpSub, token.MUL: types.OpMul, token.DIV: types.OpDiv, token.MOD: types.OpMod}
+
+// expr binds a scalar expression in scope sc.
+func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
+	if b.agg != nil && b.agg.scope == sc {
+		if g, ok := b.agg.groups[ast.Format(e)]; ok {
+			return colExpr(g), nil
+		}
+		if f, ok := e.(*ast.FuncCall); ok && f.Schema == "" && aggFuncs[f.Name] {
+			return b.aggregate(f)
+		}
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return b.expr(sc, x.X)
+	case *ast.NumberLit:
+		v, err := types.ParseNumber(x.Text)
+		if err != nil {
+			return nil, sqlerr.OutOfRange(x.Pos(), "%v", err).WithToken(x.Text)
+		}
+		c := expr.NewConst(v)
+		b.lits[c] = true
+		return c, nil
+	case *ast.StringLit:
+		c := expr.NewConst(types.NewString(x.Value))
+		b.lits[c] = true
+		return c, nil
+	case *ast.BoolLit:
+		return expr.NewConst(types.NewBool(x.Value)), nil
+	case *ast.NullLit:
+		return expr.NewConst(types.Null(types.Of(types.Unknown))), nil
+	case *ast.TypedLit:
+		t, err := typeOf(x.Type)
+		if err != nil {
+			return nil, err
+		}
+		v, err := types.ParseText(t, x.Value)
+		if err != nil {
+			return nil, expr.CastError(x.Pos(), types.NewString(x.Value), t, err)
+		}
+		return expr.NewConst(v), nil
+	case *ast.Param:
+		if x.Index < 1 || x.Index > len(b.env.Params) {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedObject, "there is no parameter $%d", x.Index).WithPos(x.Pos())
+		}
+		c := expr.NewConst(b.env.Params[x.Index-1])
+		if c.V.Kind() == types.String {
+			b.lits[c] = true
+		}
+		return c, nil
+	case *ast.ColumnRef:
+		return b.resolve(sc, x)
+	case *ast.UnaryExpr:
+		v, err := b.expr(sc, x.X)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case token.NOT:
+			v, err = b.boolean(v, x.X.Pos(), "NOT")
+			if err != nil {
+				return nil, err
+			}
+			return &expr.Not{X: v}, nil
+		case token.PLUS:
+			return v, nil
+		}
+		if k, ok := v.(*expr.Const); ok && b.lits[v] {
+			n, err := types.Neg(k.V)
+			if err != nil {
+				return nil, sqlerr.OutOfRange(x.Pos(), "%v", err)
+			}
+			c := expr.NewConst(types.Narrow(n))
+			b.lits[c] = true
+			return c, nil
+		}
+		t, ok := types.NegType(v.Type())
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: -%s", v.Type()).WithPos(x.Pos())
+		}
+		return &expr.Neg{X: v, T: t, Pos: x.Pos()}, nil
+	case *ast.BinaryExpr:
+		return b.binary(sc, x)
+	case *ast.IsExpr:
+		v, err := b.expr(sc, x.X)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Kind {
+		case ast.IsNull, ast.IsUnknown:
+			return &expr.Is{X: v, Kind: expr.IsNull, Not: x.Not}, nil
+		case ast.IsTrue, ast.IsFalse:
+			if v, err = b.boolean(v, x.X.Pos(), "IS"); err != nil {
+				return nil, err
+			}
+			k := expr.IsTrue
+			if x.Kind == ast.IsFalse {
+				k = expr.IsFalse
+			}
+			return &expr.Is{X: v, Kind: k, Not: x.Not}, nil
+		}
+		r, err := b.expr(sc, x.From)
+		if err != nil {
+			return nil, err
+		}
+		c, err := b.compare(expr.EQ, v, r, x.Pos())
+		if err != nil {
+			return nil, err
+		}
+		cc := c.(*expr.Cmp)
+		return &expr.Distinct{L: cc.L, R: cc.R, Not: x.Not}, nil
+	case *ast.BetweenExpr:
+		v, err := b.expr(sc, x.X)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := b.expr(sc, x.Lo)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.expr(sc, x.Hi)
+		if err != nil {
+			return nil, err
+		}
+		c1, err := b.compare(expr.GE, v, lo, x.Pos())
+		if err != nil {
+			return nil, err
+		}
+		c2, err := b.compare(expr.LE, v, hi, x.Pos())
+		if err != nil {
+			return nil, err
+		}
+		var res expr.Expr = &expr.Logic{Args: []expr.Expr{c1, c2}}
+		if x.Not {
+			res = &expr.Not{X: res}
+		}
+		return res, nil
+	case *ast.InExpr:
+		return b.in(sc, x)
+	case *ast.LikeExpr:
+		v, err := b.expr(sc, x.X)
+		if err != nil {
+			return nil, err
+		}
+		p, err := b.expr(sc, x.Pattern)
+		if err != nil {
+			return nil, err
+		}
+		str := types.Of(types.String)
+		if v, err = b.coerce(v, str, x.X.Pos()); err != nil {
+			return nil, err
+		}
+		if p, err = b.coerce(p, str, x.Pattern.Pos()); err != nil {
+			return nil, err
+		}
+		esc := '\\'
+		if x.Escape != nil {
+			ev, err := b.evalConst(x.Escape)
+			if err != nil {
+				return nil, err
+			}
+			rs := []rune(ev.Str())
+			switch len(rs) {
+			case 0:
+				esc = 0
+			case 1:
+				esc = rs[0]
+			default:
+				return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "invalid escape string").WithPos(x.Escape.Pos()).WithHint("escape string must be empty or one character")
+			}
+		}
+		return expr.NewLike(v, p, esc, x.ILike, x.Not, x.Pos())
+	case *ast.CaseExpr:
+		return b.caseExpr(sc, x)
+	case *ast.CastExpr:
+		v, err := b.expr(sc, x.X)
+		if err != nil {
+			return nil, err
+		}
+		t, err := typeOf(x.Type)
+		if err != nil {
+			return nil, err
+		}
+		if v.Type().Kind == types.Unknown {
+			return expr.NewConst(types.Null(t)), nil
+		}
+		return &expr.Cast{X: v, T: t, Pos: x.Pos()}, nil
+	case *ast.FuncCall:
+		return b.funcCall(sc, x)
+	case *ast.SubqueryExpr:
+		return b.subquery(sc, x.Query, expr.SubScalar, nil, false, x.Pos())
+	case *ast.ExistsExpr:
+		return b.subquery(sc, x.Query, expr.SubExists, nil, false, x.Pos())
+	}
+	return nil, notSupported(e, "expression %s is not supported", ast.Format(e))
+}
+
+func typeOf(tn *ast.TypeName) (types.Type, error) {
+	ps := make([]types.Param, len(tn.Params))
+	for i, p := range tn.Params {
+		ps[i] = types.Param{Int: p.Int, Str: p.Str, IsStr: p.IsStr}
+	}
+	t, err := types.FromName(tn.Name, ps)
+	if err != nil {
+		return t, sqlerr.New(sqlerr.CodeUndefinedObject, "%v", err).WithPos(tn.Pos())
+	}
+	return t, nil
+}
+
+func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
+	l, err := b.expr(sc, x.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.expr(sc, x.R)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Op {
+	case token.AND, token.OR:
+		if l, err = b.boolean(l, x.L.Pos(), x.Op.String()); err != nil {
+			return nil, err
+		}
+		if r, err = b.boolean(r, x.R.Pos(), x.Op.String()); err != nil {
+			return nil, err
+		}
+		or := x.Op == token.OR
+		var args []expr.Expr
+		for _, a := range []expr.Expr{l, r} {
+			if lg, ok := a.(*expr.Logic); ok && lg.Or == or {
+				args = append(args, lg.Args...)
+			} else {
+				args = append(args, a)
+			}
+		}
+		return &expr.Logic{Or: or, Args: args}, nil
+	case token.CONCAT:
+		str := types.Of(types.String)
+		f, _, err := expr.NewFunc("||", []types.Type{str, str}, x.Pos())
+		if err != nil {
+			return nil, err
+		}
+		if l, err = b.coerce(l, str, x.L.Pos()); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, str, x.R.Pos()); err != nil {
+			return nil, err
+		}
+		f.Args = []expr.Expr{l, r}
+		return f, nil
+	}
+	if op, ok := cmpOps[x.Op]; ok {
+		return b.compare(op, l, r, x.Pos())
+	}
+	op, ok := arithOps[x.Op]
+	if !ok {
+		return nil, notSupported(x, "operator %s is not supported", x.Op)
+	}
+	l, r = b.adapt(l, r)
+	lt, rt := l.Type(), r.Type()
+	if lt.Kind == types.Unknown {
+		lt = rt
+	}
+	if rt.Kind == types.Unknown {
+		rt = lt
+	}
+	t, ok := types.ResultType(op, lt, rt)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(x.Pos())
+	}
+	if l.Type().Kind == types.Unknown {
+		l = expr.NewConst(types.Null(lt))
+	}
+	if r.Type().Kind == types.Unknown {
+		r = expr.NewConst(types.Null(rt))
+	}
+	if t.Kind != types.Decimal {
+		if l, err = b.coerce(l, t, x.L.Pos()); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, t, x.R.Pos()); err != nil {
+			return nil, err
+		}
+	}
+	return &expr.Arith{Op: op, L: l, R: r, T: t, Pos: x.Pos()}, nil
+}
+
+func (b *binder) in(sc *scope, x *ast.InExpr) (expr.Expr, error) {
+	v, err := b.expr(sc, x.X)
+	if err != nil {
+		return nil, err
+	}
+	if x.Query != nil {
+		return b.subquery(sc, x.Query, expr.SubIn, v, x.Not, x.Pos())
+	}
+	items := make([]expr.Expr, len(x.List))
+	allConst := true
+	t := v.Type()
+	for i, it := range x.List {
+		e, err := b.expr(sc, it)
+		if err != nil {
+			return nil, err
+		}
+		_, e = b.adapt(v, e)
+		items[i] = e
+		if _, ok := e.(*expr.Const); !ok {
+			allConst = false
+		}
+		c, ok := types.Common(t, e.Type())
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s = %s", v.Type(), e.Type()).WithPos(it.Pos())
+		}
+		t = c
+	}
+	if t.Kind == types.Unknown {
+		t = types.Of(types.String)
+	}
+	if allConst {
+		if v, err = b.coerce(v, t, x.X.Pos()); err != nil {
+			return nil, err
+		}
+		vals := make([]types.Value, len(items))
+		for i, it := range items {
+			c, err := b.coerce(it, t, x.List[i].Pos())
+			if err != nil {
+				return nil, err
+			}
+			vals[i] = c.(*expr.Const).V
+		}
+		return expr.NewInList(v, vals, x.Not), nil
+	}
+	var ors []expr.Expr
+	for i, it := range items {
+		c, err := b.compare(expr.EQ, v, it, x.List[i].Pos())
+		if err != nil {
+			return nil, err
+		}
+		ors = append(ors, c)
+	}
+	var res expr.Expr = &expr.Logic{Or: true, Args: ors}
+	if x.Not {
+		res = &expr.Not{X: res}
+	}
+	return res, nil
+}
+
+func (b *binder) caseExpr(sc *scope, x *ast.CaseExpr) (expr.Expr, error) {
+	var operand expr.Expr
+	if x.Operand != nil {
+		v, err := b.expr(sc, x.Operand)
+		if err != nil {
+			return nil, err
+		}
+		operand = v
+	}
+	c := &expr.Case{}
+	var thens []expr.Expr
+	t := types.Of(types.Unknown)
+	for _, w := range x.Whens {
+		cond, err := b.expr(sc, w.Cond)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			if cond, err = b.compare(expr.EQ, operand, cond, w.Cond.Pos()); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.boolean(cond, w.Cond.Pos(), "CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		th, err := b.expr(sc, w.Result)
+		if err != nil {
+			return nil, err
+		}
+		nt, ok := types.Common(t, th.Type())
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "CASE types %s and %s cannot be matched", t, th.Type()).WithPos(w.Result.Pos())
+		}
+		t = nt
+		c.Whens = append(c.Whens, expr.When{Cond: cond})
+		thens = append(thens, th)
+	}
+	if x.Else != nil {
+		el, err := b.expr(sc, x.Else)
+		if err != nil {
+			return nil, err
+		}
+		nt, ok := types.Common(t, el.Type())
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "CASE types %s and %s cannot be matched", t, el.Type()).WithPos(x.Else.Pos())
+		}
+		t = nt
+		c.Else = el
+	}
+	if t.Kind == types.Unknown {
+		t = types.Of(types.String)
+	}
+	c.T = t
+	for i, th := range thens {
+		e, err := b.lazyCoerce(th, t)
+		if err != nil {
+			return nil, err
+		}
+		c.Whens[i].Then = e
+	}
+	if c.Else != nil {
+		e, err := b.lazyCoerce(c.Else, t)
+		if err != nil {
+			return nil, err
+		}
+		c.Else = e
+	}
+	return c, nil
+}
+
+// lazyCoerce casts a CASE arm at run time only, so an arm that never runs
+// raises no cast error.
+func (b *binder) lazyCoerce(e expr.Expr, t types.Type) (expr.Expr, error) {
+	if e.Type() == t {
+		return e, nil
+	}
+	if k, ok := e.(*expr.Const); ok && k.V.IsNull() {
+		return expr.NewConst(types.Null(t)), nil
+	}
+	return &expr.Cast{X: e, T: t, Pos: -1}, nil
+}
+
+func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
+	if f.Schema == "" && aggFuncs[f.Name] {
+		if b.agg == nil {
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function %s is not allowed here", f.Name).WithPos(f.Pos())
+		}
+		return b.aggregate(f)
+	}
+	switch f.Name {
+	case "now", "current_timestamp":
+		v, err := types.FromTime(types.Type{Kind: types.DateTime64, Precision: 6}, b.env.Now)
+		if err != nil {
+			return nil, err
+		}
+		return expr.NewConst(v), nil
+	case "current_commit":
+		if b.env.Source == nil {
+			return expr.NewConst(types.Null(types.Of(types.Uint64))), nil
+		}
+		return expr.NewConst(types.NewUint64(b.env.Source.Commit())), nil
+	case "last_commit":
+		if b.env.LastCommit == 0 {
+			return expr.NewConst(types.Null(types.Of(types.Uint64))), nil
+		}
+		return expr.NewConst(types.NewUint64(b.env.LastCommit)), nil
+	}
+	args := make([]expr.Expr, len(f.Args))
+	ts := make([]types.Type, len(f.Args))
+	for i, a := range f.Args {
+		e, err := b.expr(sc, a)
+		if err != nil {
+			return nil, err
+		}
+		args[i], ts[i] = e, e.Type()
+	}
+	fn, sig, err := expr.NewFunc(f.Name, ts, f.Pos())
+	if err != nil {
+		return nil, err
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], sig.Params[i], f.Args[i].Pos()); err != nil {
+			return nil, err
+		}
+	}
+	fn.Args = args
+	return fn, nil
+}
+
+// subquery binds a subquery used as an expression. Its plan is optimized on
+// its own; references to the enclosing query become Outer slots.
+func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x expr.Expr, not bool, pos int) (expr.Expr, error) {
+	saved := b.agg
+	b.agg = nil
+	inner := &scope{parent: sc, ctes: sc.ctes}
+	// The block binder creates its own scope with sc as parent; the
+	// correlation list lives on that scope, so bind through a wrapper.
+	node, names, corr, err := b.subqueryBody(q, inner)
+	b.agg = saved
+	if err != nil {
+		return nil, err
+	}
+	_ = names
+	out := node.Output()
+	s := &expr.Subquery{Kind: kind, Not: not, Pos: pos, Label: "subquery"}
+	switch kind {
+	case expr.SubScalar:
+		if len(out) != 1 {
+			return nil, sqlerr.New(sqlerr.CodeSyntax, "subquery must return only one column").WithPos(pos)
+		}
+		s.T = out[0].T
+		if s.T.Kind == types.Unknown {
+			s.T = types.Of(types.String)
+		}
+	case expr.SubExists:
+		s.T = types.Of(types.Bool)
+	case expr.SubIn:
+		if len(out) != 1 {
+			return nil, sqlerr.New(sqlerr.CodeSyntax, "subquery has too many columns").WithPos(pos)
+		}
+		t, ok := types.Common(x.Type(), out[0].T)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s = %s", x.Type(), out[0].T).WithPos(pos)
+		}
+		if t.Kind == types.Unknown {
+			t = types.Of(types.String)
+		}
+		if x, err = b.coerce(x, t, pos); err != nil {
+			return nil, err
+		}
+		node = b.castOutputs(node, []types.Type{t})
+		s.X = x
+		s.T = types.Of(types.Bool)
+	}
+	node = optimize(node, b.env)
+	s.Plan = &Plan{Root: node, Outer: len(corr)}
+	s.Corr = corr
+	return s, nil
+}
+
+// subqueryBody binds q with sc as the enclosing scope and returns the
+// outer expressions it reads.
+func (b *binder) subqueryBody(q *ast.SelectStmt, sc *scope) (Node, []string, []expr.Expr, error) {
+	cl := &corrList{}
+	b.corrStack = append(b.corrStack, cl)
+	n, names, err := b.queryAsOf(q, sc.parent, sc.ctes, b.inheritedAsOf)
+	b.corrStack = b.corrStack[:len(b.corrStack)-1]
+	return n, names, cl.exprs, err
+}

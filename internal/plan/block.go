@@ -1,0 +1,354 @@
+package plan
+
+import (
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// aggCtx maps expressions of an aggregated block onto the Aggregate's
+// outputs: group keys by their SQL text, aggregate calls likewise.
+type aggCtx struct {
+	node   *Aggregate
+	groups map[string]ColRef
+	aggs   map[string]ColRef
+	scope  *scope
+}
+
+var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"any_value": true, "max_by": true, "min_by": true, "bool_and": true, "bool_or": true, "every": true}
+
+func hasAgg(e ast.Node) bool {
+	found := false
+	if e == nil {
+		return false
+	}
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.FuncCall:
+			if x.Schema == "" && aggFuncs[x.Name] {
+				found = true
+			}
+		case *ast.SubqueryExpr, *ast.ExistsExpr:
+			return false
+		case *ast.InExpr:
+			if x.Query != nil {
+				if hasAgg(x.X) {
+					found = true
+				}
+				return false
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// block binds one SELECT … FROM … WHERE … GROUP BY … HAVING block with the
+// ORDER BY of its statement.
+func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
+	sc := &scope{parent: parent, ctes: ctes}
+	if parent != nil && len(b.corrStack) > 0 {
+		sc.corr = b.corrStack[len(b.corrStack)-1]
+	}
+	savedAsOf := b.inheritedAsOf
+	b.inheritedAsOf = inh
+	defer func() { b.inheritedAsOf = savedAsOf }()
+	var node Node
+	if len(blk.From) > 0 {
+		n, err := b.from(blk.From, sc, inh)
+		if err != nil {
+			return nil, nil, err
+		}
+		node = n
+	} else {
+		node = &Values{Rows: [][]expr.Expr{{}}}
+	}
+	if blk.Where != nil {
+		if hasAgg(blk.Where) {
+			return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in WHERE").WithPos(blk.Where.Pos())
+		}
+		c, err := b.predicate(sc, blk.Where, "WHERE")
+		if err != nil {
+			return nil, nil, err
+		}
+		node = &Filter{In: node, Cond: c}
+	}
+	aggregated := len(blk.GroupBy) > 0 || hasAgg(blk.Having)
+	for _, it := range blk.Items {
+		if hasAgg(it.Expr) {
+			aggregated = true
+		}
+	}
+	for _, it := range order {
+		if hasAgg(it.Expr) {
+			aggregated = true
+		}
+	}
+	saved := b.agg
+	defer func() { b.agg = saved }()
+	b.agg = nil
+	if aggregated {
+		ag := &Aggregate{In: node}
+		ac := &aggCtx{node: ag, groups: map[string]ColRef{}, aggs: map[string]ColRef{}, scope: sc}
+		for _, g := range blk.GroupBy {
+			ge := g
+			if n, ok := g.(*ast.NumberLit); ok {
+				k, err := ordinal(n, len(blk.Items))
+				if err != nil {
+					return nil, nil, err
+				}
+				ge = blk.Items[k].Expr
+			} else if cr, ok := g.(*ast.ColumnRef); ok && cr.Table == "" {
+				if _, err := b.resolve(sc, cr); err != nil {
+					for _, it := range blk.Items {
+						if it.Alias != nil && it.Alias.Name == cr.Name {
+							ge = it.Expr
+						}
+					}
+				}
+			}
+			key := ast.Format(ge)
+			if _, dup := ac.groups[key]; dup {
+				continue
+			}
+			e, err := b.expr(sc, ge)
+			if err != nil {
+				return nil, nil, err
+			}
+			c := b.newCol(key, e.Type())
+			ag.Groups = append(ag.Groups, e)
+			ag.GroupCols = append(ag.GroupCols, c)
+			ac.groups[key] = c
+		}
+		b.agg = ac
+		node = ag
+		if blk.Having != nil {
+			c, err := b.predicate(sc, blk.Having, "HAVING")
+			if err != nil {
+				return nil, nil, err
+			}
+			node = &Filter{In: node, Cond: c}
+		}
+	}
+	// The select list.
+	p := &Project{In: node}
+	var names []string
+	texts := map[string]int{}
+	for _, it := range blk.Items {
+		if st, ok := it.Expr.(*ast.StarExpr); ok {
+			n := 0
+			for _, r := range sc.rels {
+				if st.Table != "" && r.name != st.Table {
+					continue
+				}
+				for _, c := range r.cols {
+					if c.hidden {
+						continue
+					}
+					var e expr.Expr = colExpr(c.ref)
+					if b.agg != nil {
+						key := c.name
+						g, ok := b.agg.groups[key]
+						if !ok {
+							return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.name).WithPos(st.Pos())
+						}
+						e = colExpr(g)
+					}
+					p.Exprs = append(p.Exprs, e)
+					p.Cols = append(p.Cols, b.newCol(c.name, e.Type()))
+					names = append(names, c.name)
+					n++
+				}
+			}
+			if n == 0 && st.Table != "" {
+				return nil, nil, sqlerr.UndefinedTable(st.Pos(), st.Table)
+			}
+			if n == 0 && len(blk.From) == 0 {
+				return nil, nil, sqlerr.New(sqlerr.CodeSyntax, "SELECT * with no tables specified is not valid").WithPos(st.Pos())
+			}
+			continue
+		}
+		e, err := b.expr(sc, it.Expr)
+		if err != nil {
+			return nil, nil, err
+		}
+		name := itemName(it)
+		texts[ast.Format(it.Expr)] = len(p.Exprs)
+		p.Exprs = append(p.Exprs, e)
+		p.Cols = append(p.Cols, b.newCol(name, e.Type()))
+		names = append(names, name)
+	}
+	visible := len(p.Exprs)
+	var keys []SortKey
+	for _, it := range order {
+		idx := -1
+		switch x := it.Expr.(type) {
+		case *ast.NumberLit:
+			k, err := ordinal(x, visible)
+			if err != nil {
+				return nil, nil, err
+			}
+			idx = k
+		case *ast.ColumnRef:
+			if x.Table == "" {
+				for i, nm := range names {
+					if nm == x.Name {
+						if idx >= 0 {
+							return nil, nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", x.Name).WithPos(x.Pos())
+						}
+						idx = i
+					}
+				}
+			}
+		}
+		if idx < 0 {
+			if i, ok := texts[ast.Format(it.Expr)]; ok {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			if blk.Distinct {
+				return nil, nil, sqlerr.New(sqlerr.CodeInvalidParameter, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPos(it.Pos())
+			}
+			e, err := b.expr(sc, it.Expr)
+			if err != nil {
+				return nil, nil, err
+			}
+			idx = len(p.Exprs)
+			p.Exprs = append(p.Exprs, e)
+			p.Cols = append(p.Cols, b.newCol(ast.Format(it.Expr), e.Type()))
+		}
+		keys = append(keys, sortKey(colExpr(p.Cols[idx]), it))
+	}
+	node = p
+	if blk.Distinct {
+		node = &Distinct{In: node}
+	}
+	if len(keys) > 0 {
+		node = &Sort{In: node, Keys: keys}
+	}
+	if len(p.Exprs) > visible {
+		fp := &Project{In: node}
+		for _, c := range p.Cols[:visible] {
+			fp.Exprs = append(fp.Exprs, colExpr(c))
+			fp.Cols = append(fp.Cols, b.newCol(c.Name, c.T))
+		}
+		node = fp
+	}
+	return node, names, nil
+}
+
+func itemName(it *ast.SelectItem) string {
+	if it.Alias != nil {
+		return it.Alias.Name
+	}
+	switch x := it.Expr.(type) {
+	case *ast.ColumnRef:
+		return x.Name
+	case *ast.FuncCall:
+		return x.Name
+	case *ast.CastExpr:
+		if c, ok := x.X.(*ast.ColumnRef); ok {
+			return c.Name
+		}
+	}
+	return "?column?"
+}
+
+// aggregate binds an aggregate call above the Aggregate node.
+func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
+	ac := b.agg
+	key := ast.Format(f)
+	if c, ok := ac.aggs[key]; ok {
+		return colExpr(c), nil
+	}
+	b.agg = nil
+	defer func() { b.agg = ac }()
+	call := AggCall{Fn: f.Name, Star: f.Star, Distinct: f.Distinct}
+	if call.Fn == "every" {
+		call.Fn = "bool_and"
+	}
+	for _, a := range f.Args {
+		if hasAgg(a) {
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
+		}
+		e, err := b.expr(ac.scope, a)
+		if err != nil {
+			return nil, err
+		}
+		call.Args = append(call.Args, e)
+	}
+	want := 1
+	switch call.Fn {
+	case "max_by", "min_by":
+		want = 2
+	case "count":
+		if f.Star {
+			want = 0
+		}
+	}
+	if len(call.Args) != want {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes %d arguments", f.Name, want).WithPos(f.Pos())
+	}
+	t, err := aggType(call)
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "%v", err).WithPos(f.Pos())
+	}
+	call.T = t
+	c := b.newCol(key, t)
+	ac.node.Aggs = append(ac.node.Aggs, call)
+	ac.node.AggCols = append(ac.node.AggCols, c)
+	ac.aggs[key] = c
+	return colExpr(c), nil
+}
+
+// aggType is the result type of an aggregate: count is INT64; sum of
+// integers up to 64 bits widens to 128 bits, of 128-bit ones to 256 bits,
+// UINT256 and INT256 stay; sum of DECIMAL(p,s) is DECIMAL(76,s); avg of
+// integers and decimals is DECIMAL(76, max(s,6)); floats stay FLOAT64.
+func aggType(a AggCall) (types.Type, error) {
+	if a.Fn == "count" {
+		return types.Of(types.Int64), nil
+	}
+	t := a.Args[0].Type()
+	switch a.Fn {
+	case "sum", "avg":
+		k := t.Kind
+		switch {
+		case k.IsFloat():
+			return types.Of(types.Float64), nil
+		case k == types.Unknown:
+			return types.Of(types.Int64), nil
+		case !k.IsNumeric():
+			return types.Type{}, errf("function %s(%s) does not exist", a.Fn, t)
+		}
+		if a.Fn == "avg" {
+			s := t.Scale
+			if s < 6 {
+				s = 6
+			}
+			return types.Type{Kind: types.Decimal, Precision: 76, Scale: s}, nil
+		}
+		switch {
+		case k == types.Decimal:
+			return types.Type{Kind: types.Decimal, Precision: 76, Scale: t.Scale}, nil
+		case k.IsSigned() && k.Bits() <= 64:
+			return types.Of(types.Int128), nil
+		case k.IsUnsigned() && k.Bits() <= 64:
+			return types.Of(types.Uint128), nil
+		case k == types.Int128:
+			return types.Of(types.Int256), nil
+		case k == types.Uint128:
+			return types.Of(types.Uint256), nil
+		}
+		return t, nil
+	case "bool_and", "bool_or":
+		if t.Kind != types.Bool && t.Kind != types.Unknown {
+			return types.Type{}, errf("function %s(%s) does not exist", a.Fn, t)
+		}
+		return types.Of(types.Bool), nil
+	}
+	return t, nil
+}

@@ -1,0 +1,452 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// ColRef is an output column of a node: a plan-wide id (what expr.Col
+// refers to), its name for EXPLAIN, and its type.
+type ColRef struct {
+	ID   int
+	Name string
+	T    types.Type
+}
+
+// Node is a plan operator. Nodes are plain data; exec builds operators from
+// them.
+type Node interface {
+	// Output is the node's columns, in batch order.
+	Output() []ColRef
+	// Inputs are the child nodes.
+	Inputs() []Node
+}
+
+// Scan reads a stored table (R6.1: at AsOf when non-zero).
+type Scan struct {
+	Table  *catalog.Table
+	Alias  string
+	AsOf   uint64
+	Cols   []ColRef
+	ColIDs []catalog.ColumnID // the table column each of Cols reads
+	// Commit adds the hidden _commit column (R7.2) as CommitCol.
+	Commit    bool
+	CommitCol ColRef
+	// Filter is re-checked on every row the scan returns (R10.2).
+	Filter expr.Expr
+	// Ranges are the key-prefix ranges pushed into storage, RangeText their
+	// EXPLAIN form.
+	Ranges    []storage.KeyRange
+	RangeText []string
+}
+
+// Output implements Node.
+func (n *Scan) Output() []ColRef {
+	if n.Commit {
+		return append(append([]ColRef(nil), n.Cols...), n.CommitCol)
+	}
+	return n.Cols
+}
+
+// Inputs implements Node.
+func (n *Scan) Inputs() []Node { return nil }
+
+// Versions reads every retained version of a versioned table (R7.1):
+// Cols, then the storage.VersionsCols in Extra.
+type Versions struct {
+	Table  *catalog.Table
+	Alias  string
+	AsOf   uint64
+	Cols   []ColRef
+	ColIDs []catalog.ColumnID
+	Extra  []ColRef
+	Filter expr.Expr
+}
+
+// Output implements Node.
+func (n *Versions) Output() []ColRef { return append(append([]ColRef(nil), n.Cols...), n.Extra...) }
+
+// Inputs implements Node.
+func (n *Versions) Inputs() []Node { return nil }
+
+// VirtualScan reads a virtual relation such as system.commits.
+type VirtualScan struct {
+	Schema, Name string
+	V            Virtual
+	Cols         []ColRef
+	Filter       expr.Expr
+}
+
+// Output implements Node.
+func (n *VirtualScan) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *VirtualScan) Inputs() []Node { return nil }
+
+// Values is a literal relation.
+type Values struct {
+	Rows [][]expr.Expr
+	Cols []ColRef
+}
+
+// Output implements Node.
+func (n *Values) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *Values) Inputs() []Node { return nil }
+
+// Filter keeps the rows where Cond is TRUE.
+type Filter struct {
+	In   Node
+	Cond expr.Expr
+}
+
+// Output implements Node.
+func (n *Filter) Output() []ColRef { return n.In.Output() }
+
+// Inputs implements Node.
+func (n *Filter) Inputs() []Node { return []Node{n.In} }
+
+// Project computes Exprs into Cols.
+type Project struct {
+	In    Node
+	Exprs []expr.Expr
+	Cols  []ColRef
+}
+
+// Output implements Node.
+func (n *Project) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *Project) Inputs() []Node { return []Node{n.In} }
+
+// AggCall is one aggregate of an Aggregate node.
+type AggCall struct {
+	Fn       string // count, sum, avg, min, max, any_value, max_by, min_by, bool_and, bool_or
+	Args     []expr.Expr
+	Star     bool // count(*)
+	Distinct bool
+	T        types.Type
+}
+
+// Aggregate groups its input by Groups and computes Aggs per group. With no
+// groups it yields exactly one row.
+type Aggregate struct {
+	In        Node
+	Groups    []expr.Expr
+	GroupCols []ColRef
+	Aggs      []AggCall
+	AggCols   []ColRef
+}
+
+// Output implements Node.
+func (n *Aggregate) Output() []ColRef {
+	return append(append([]ColRef(nil), n.GroupCols...), n.AggCols...)
+}
+
+// Inputs implements Node.
+func (n *Aggregate) Inputs() []Node { return []Node{n.In} }
+
+// JoinKind is the kind of a Join.
+type JoinKind uint8
+
+// The join kinds. Semi and Anti output only the left side.
+const (
+	JoinInner JoinKind = iota
+	JoinLeft
+	JoinRight
+	JoinFull
+	JoinSemi
+	JoinAnti
+)
+
+var joinNames = [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti"}
+
+func (k JoinKind) String() string { return joinNames[k] }
+
+// Join combines L and R. With equality keys exec runs a hash join (R is
+// the build side), without a nested-loop join; Cond is the residual
+// condition checked on each candidate pair.
+type Join struct {
+	Kind      JoinKind
+	L, R      Node
+	LeftKeys  []expr.Expr
+	RightKeys []expr.Expr
+	Cond      expr.Expr
+}
+
+// Output implements Node.
+func (n *Join) Output() []ColRef {
+	if n.Kind == JoinSemi || n.Kind == JoinAnti {
+		return n.L.Output()
+	}
+	return append(append([]ColRef(nil), n.L.Output()...), n.R.Output()...)
+}
+
+// Inputs implements Node.
+func (n *Join) Inputs() []Node { return []Node{n.L, n.R} }
+
+// SortKey is one ORDER BY term.
+type SortKey struct {
+	E          expr.Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input.
+type Sort struct {
+	In   Node
+	Keys []SortKey
+}
+
+// Output implements Node.
+func (n *Sort) Output() []ColRef { return n.In.Output() }
+
+// Inputs implements Node.
+func (n *Sort) Inputs() []Node { return []Node{n.In} }
+
+// Limit passes Count rows after skipping Offset; Count < 0 means no limit.
+type Limit struct {
+	In            Node
+	Count, Offset int64
+}
+
+// Output implements Node.
+func (n *Limit) Output() []ColRef { return n.In.Output() }
+
+// Inputs implements Node.
+func (n *Limit) Inputs() []Node { return []Node{n.In} }
+
+// Distinct removes duplicate rows (NULLs equal).
+type Distinct struct {
+	In Node
+}
+
+// Output implements Node.
+func (n *Distinct) Output() []ColRef { return n.In.Output() }
+
+// Inputs implements Node.
+func (n *Distinct) Inputs() []Node { return []Node{n.In} }
+
+// SetOpKind is UNION, INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+// The set operations.
+const (
+	Union SetOpKind = iota
+	Intersect
+	Except
+)
+
+// SetOp combines two inputs of equal column types positionally into Cols.
+type SetOp struct {
+	Kind SetOpKind
+	All  bool
+	L, R Node
+	Cols []ColRef
+}
+
+// Output implements Node.
+func (n *SetOp) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *SetOp) Inputs() []Node { return []Node{n.L, n.R} }
+
+// Describe returns the one-line EXPLAIN text of a node (without children).
+// src, when not nil, adds the shards and parts a scan will touch.
+func Describe(n Node, src Source) string {
+	switch n := n.(type) {
+	case *Scan:
+		var sb strings.Builder
+		sb.WriteString("Scan " + n.Table.Name)
+		if n.Alias != "" && n.Alias != n.Table.Name {
+			sb.WriteString(" AS " + n.Alias)
+		}
+		if n.AsOf != 0 {
+			fmt.Fprintf(&sb, " AS OF COMMIT %d", n.AsOf)
+		}
+		names := colNames(n.Cols)
+		if n.Commit {
+			names = append(names, "_commit")
+		}
+		sb.WriteString(" columns=[" + strings.Join(names, ", ") + "]")
+		if len(n.RangeText) > 0 {
+			sb.WriteString(" ranges=[" + strings.Join(n.RangeText, ", ") + "]")
+		}
+		if n.Filter != nil {
+			sb.WriteString(" filter=" + n.Filter.String())
+		}
+		if src != nil {
+			shards, parts := src.Shards(n.Table.ID), src.Parts(n.Table.ID)
+			fmt.Fprintf(&sb, " shards=%d parts=%d", len(shards), countParts(parts, n.AsOf))
+		}
+		return sb.String()
+	case *Versions:
+		s := "Versions " + n.Table.Name
+		if n.AsOf != 0 {
+			s += fmt.Sprintf(" AS OF COMMIT %d", n.AsOf)
+		}
+		s += " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
+		if n.Filter != nil {
+			s += " filter=" + n.Filter.String()
+		}
+		if src != nil {
+			s += fmt.Sprintf(" shards=%d parts=%d", len(src.Shards(n.Table.ID)), countParts(src.Parts(n.Table.ID), n.AsOf))
+		}
+		return s
+	case *VirtualScan:
+		s := "VirtualScan " + n.Schema + "." + n.Name + " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
+		if n.Filter != nil {
+			s += " filter=" + n.Filter.String()
+		}
+		return s
+	case *Values:
+		return fmt.Sprintf("Values rows=%d columns=[%s]", len(n.Rows), strings.Join(colNames(n.Cols), ", "))
+	case *Filter:
+		return "Filter " + n.Cond.String()
+	case *Project:
+		parts := make([]string, len(n.Exprs))
+		for i, e := range n.Exprs {
+			s := e.String()
+			if s != n.Cols[i].Name {
+				s += " AS " + n.Cols[i].Name
+			}
+			parts[i] = s
+		}
+		return "Project " + strings.Join(parts, ", ")
+	case *Aggregate:
+		var parts []string
+		for _, g := range n.Groups {
+			parts = append(parts, g.String())
+		}
+		s := "Aggregate"
+		if len(parts) > 0 {
+			s += " group=[" + strings.Join(parts, ", ") + "]"
+		}
+		var aggs []string
+		for _, a := range n.Aggs {
+			aggs = append(aggs, aggString(a))
+		}
+		return s + " aggs=[" + strings.Join(aggs, ", ") + "]"
+	case *Join:
+		s := "HashJoin"
+		if len(n.LeftKeys) == 0 {
+			s = "NestedLoopJoin"
+		}
+		s += " " + n.Kind.String()
+		for i := range n.LeftKeys {
+			if i == 0 {
+				s += " on "
+			} else {
+				s += " AND "
+			}
+			s += n.LeftKeys[i].String() + " = " + n.RightKeys[i].String()
+		}
+		if n.Cond != nil {
+			s += " filter=" + n.Cond.String()
+		}
+		return s
+	case *Sort:
+		var keys []string
+		for _, k := range n.Keys {
+			s := k.E.String()
+			if k.Desc {
+				s += " DESC"
+			}
+			if k.NullsFirst != k.Desc {
+				if k.NullsFirst {
+					s += " NULLS FIRST"
+				} else {
+					s += " NULLS LAST"
+				}
+			}
+			keys = append(keys, s)
+		}
+		return "Sort " + strings.Join(keys, ", ")
+	case *Limit:
+		s := "Limit"
+		if n.Count >= 0 {
+			s += fmt.Sprintf(" %d", n.Count)
+		}
+		if n.Offset > 0 {
+			s += fmt.Sprintf(" offset %d", n.Offset)
+		}
+		return s
+	case *Distinct:
+		return "Distinct"
+	case *SetOp:
+		s := [...]string{"Union", "Intersect", "Except"}[n.Kind]
+		if n.All {
+			s += " All"
+		}
+		return s
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+func aggString(a AggCall) string {
+	if a.Star {
+		return a.Fn + "(*)"
+	}
+	var args []string
+	for _, x := range a.Args {
+		args = append(args, x.String())
+	}
+	d := ""
+	if a.Distinct {
+		d = "DISTINCT "
+	}
+	return a.Fn + "(" + d + strings.Join(args, ", ") + ")"
+}
+
+// countParts counts the parts a read at asOf may touch: those whose min
+// commit is not above it.
+func countParts(parts []storage.PartInfo, asOf uint64) int {
+	n := 0
+	for _, p := range parts {
+		if asOf == 0 || p.MinCommit <= asOf {
+			n++
+		}
+	}
+	return n
+}
+
+func colNames(cs []ColRef) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Explain renders the tree rooted at n, one line per node, children
+// indented under their parent. annotate, when not nil, adds text to a
+// node's line (EXPLAIN ANALYZE's counters).
+func Explain(n Node, src Source, annotate func(Node) string) []string {
+	var lines []string
+	var walk func(n Node, prefix, childPrefix string)
+	walk = func(n Node, prefix, childPrefix string) {
+		line := prefix + Describe(n, src)
+		if annotate != nil {
+			if a := annotate(n); a != "" {
+				line += " (" + a + ")"
+			}
+		}
+		lines = append(lines, line)
+		ins := n.Inputs()
+		for i, c := range ins {
+			if i == len(ins)-1 {
+				walk(c, childPrefix+"└─ ", childPrefix+"   ")
+			} else {
+				walk(c, childPrefix+"├─ ", childPrefix+"│  ")
+			}
+		}
+	}
+	walk(n, "", "")
+	return lines
+}

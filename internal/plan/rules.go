@@ -1,0 +1,215 @@
+package plan
+
+import (
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// rule is one rewrite of the optimizer; rules run once each, in order.
+type rule struct {
+	name string
+	fn   func(n Node, env *Env) Node
+}
+
+// rules is THE ordered list of rewrites (chaisql's habit): each assumes the
+// ones before it have run.
+var rules = []rule{
+	{"fold constants", foldNode},
+	{"push filters into scans", pushFilters},
+}
+
+func optimize(n Node, env *Env) Node {
+	for _, r := range rules {
+		n = r.fn(n, env)
+	}
+	return n
+}
+
+// fold evaluates every subexpression whose operands are all constants.
+// A folding error is not raised: the expression is left to run, so an
+// error surfaces only if a row reaches it (CASE arms that cannot run stay
+// silent, PostgreSQL-style).
+func fold(e expr.Expr) expr.Expr {
+	if e == nil {
+		return nil
+	}
+	if _, ok := e.(*expr.Case); ok {
+		for _, k := range expr.Children(e) {
+			*k = fold(*k)
+		}
+		return e
+	}
+	all := true
+	for _, k := range expr.Children(e) {
+		*k = fold(*k)
+		if _, ok := (*k).(*expr.Const); !ok {
+			all = false
+		}
+	}
+	switch e.(type) {
+	case *expr.Const, *expr.Col, *expr.Outer, *expr.Subquery:
+		return e
+	}
+	if !all {
+		return e
+	}
+	c := expr.NewCtx(nil, nil, nil)
+	v, err := e.Eval(c, &types.Batch{Rows: 1})
+	if err != nil || v.Len() != 1 {
+		return e
+	}
+	return expr.NewConst(v.Get(0))
+}
+
+func foldNode(n Node, env *Env) Node {
+	switch x := n.(type) {
+	case *Scan:
+		x.Filter = fold(x.Filter)
+	case *Filter:
+		x.Cond = fold(x.Cond)
+	case *Project:
+		for i := range x.Exprs {
+			x.Exprs[i] = fold(x.Exprs[i])
+		}
+	case *Join:
+		x.Cond = fold(x.Cond)
+	case *Values:
+		for _, r := range x.Rows {
+			for i := range r {
+				r[i] = fold(r[i])
+			}
+		}
+	}
+	for _, in := range n.Inputs() {
+		foldNode(in, env)
+	}
+	return n
+}
+
+// conjuncts splits an AND into its operands.
+func conjuncts(e expr.Expr) []expr.Expr {
+	if l, ok := e.(*expr.Logic); ok && !l.Or {
+		var out []expr.Expr
+		for _, a := range l.Args {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []expr.Expr{e}
+}
+
+func idsOf(n Node) map[int]bool {
+	m := map[int]bool{}
+	for _, c := range n.Output() {
+		m[c.ID] = true
+	}
+	return m
+}
+
+func covered(e expr.Expr, ids map[int]bool) bool {
+	ok := true
+	expr.ColumnIDs(e, func(id int) {
+		if !ids[id] {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// pushFilters moves each conjunct of a Filter as far down as it can go:
+// into a Scan (re-checked on every row, R10.2), or below an inner join to
+// the side whose columns it reads.
+func pushFilters(n Node, env *Env) Node {
+	switch x := n.(type) {
+	case *Filter:
+		x.In = pushFilters(x.In, env)
+		var keep []expr.Expr
+		for _, c := range conjuncts(x.Cond) {
+			if !pushInto(x.In, c) {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) == 0 {
+			return x.In
+		}
+		x.Cond = and(keep)
+		return x
+	case *Project:
+		x.In = pushFilters(x.In, env)
+	case *Aggregate:
+		x.In = pushFilters(x.In, env)
+	case *Sort:
+		x.In = pushFilters(x.In, env)
+	case *Limit:
+		x.In = pushFilters(x.In, env)
+	case *Distinct:
+		x.In = pushFilters(x.In, env)
+	case *SetOp:
+		x.L, x.R = pushFilters(x.L, env), pushFilters(x.R, env)
+	case *Join:
+		x.L, x.R = pushFilters(x.L, env), pushFilters(x.R, env)
+	}
+	return n
+}
+
+// pushInto tries to place conjunct c inside n; false if it must stay above.
+func pushInto(n Node, c expr.Expr) bool {
+	hasSub := false
+	expr.Walk(c, func(e expr.Expr) bool {
+		if _, ok := e.(*expr.Subquery); ok {
+			hasSub = true
+		}
+		return true
+	})
+	switch x := n.(type) {
+	case *Scan:
+		if !covered(c, idsOf(x)) {
+			return false
+		}
+		x.Filter = and(append(conjuncts(x.Filter), c)[boolToInt(x.Filter == nil):])
+		return true
+	case *Versions:
+		if !covered(c, idsOf(x)) {
+			return false
+		}
+		x.Filter = and(append(conjuncts(x.Filter), c)[boolToInt(x.Filter == nil):])
+		return true
+	case *Join:
+		if hasSub {
+			return false
+		}
+		if x.Kind == JoinInner || x.Kind == JoinLeft || x.Kind == JoinSemi || x.Kind == JoinAnti {
+			if covered(c, idsOf(x.L)) {
+				if !pushInto(x.L, c) {
+					x.L = &Filter{In: x.L, Cond: c}
+				}
+				return true
+			}
+		}
+		if x.Kind == JoinInner {
+			if covered(c, idsOf(x.R)) {
+				if !pushInto(x.R, c) {
+					x.R = &Filter{In: x.R, Cond: c}
+				}
+				return true
+			}
+			if covered(c, idsOf(x)) {
+				x.Cond = and(append(conjuncts(x.Cond), c)[boolToInt(x.Cond == nil):])
+				return true
+			}
+		}
+	case *Filter:
+		if covered(c, idsOf(x)) {
+			x.Cond = and(append(conjuncts(x.Cond), c))
+			return true
+		}
+	}
+	return false
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
