@@ -76,10 +76,42 @@ func newShell(eng engine, out, errOut io.Writer, f format) *shell {
 // script runs every statement of src, going on after an error, and prints
 // each result as soon as its statement finishes (flushed, so a reader of the
 // stream sees every acknowledged statement even if the process dies next).
+// A line starting with a backslash between statements is a meta-command, as
+// in psql's -c and -f; \q ends the script.
 func (sh *shell) script(ctx context.Context, src string) error {
+	start, startLine := 0, 1 // the SQL chunk not yet run, and its first line
+	line := 1
+	for off := 0; off < len(src); line++ {
+		end := strings.IndexByte(src[off:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = off + end + 1
+		} else {
+			end = len(src) - off
+		}
+		text := strings.TrimSpace(src[off : off+end])
+		if chunk := src[start:off]; strings.HasPrefix(text, `\`) && (strings.TrimSpace(chunk) == "" || complete(chunk)) {
+			if err := sh.chunk(ctx, chunk, startLine); err != nil {
+				return err
+			}
+			if err := sh.meta(ctx, text); errors.Is(err, errQuit) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			start, startLine = next, line+1
+		}
+		off = next
+	}
+	return sh.chunk(ctx, src[start:], startLine)
+}
+
+// chunk runs the statements of src, whose first line is line firstLine of
+// the input.
+func (sh *shell) chunk(ctx context.Context, src string, firstLine int) error {
 	for _, st := range strata.SplitStatements(src) {
 		line, col := lineCol(src, st.Offset)
-		if err := sh.exec(ctx, st.SQL, line, col); err != nil {
+		if err := sh.exec(ctx, st.SQL, firstLine+line-1, col); err != nil {
 			return err
 		}
 	}

@@ -127,6 +127,27 @@ func TestTableErrors(t *testing.T) {
 	}
 }
 
+// TestScriptMetaCommands checks backslash lines between the statements of a
+// script: they run in order, \q ends the script, and a backslash inside a
+// statement is left to the SQL.
+func TestScriptMetaCommands(t *testing.T) {
+	eng := newFake()
+	var out bytes.Buffer
+	sh := newShell(eng, &out, io.Discard, formatJSONL)
+	src := "SELECT 1;\n\\dt\n  \\d t\nSELECT 'a\n\\dt';\n\n\nSELECT nope;\n\\q\nSELECT 1;"
+	if err := sh.script(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"SELECT 1", "SHOW TABLES", "DESCRIBE t", "SELECT 'a\n\\dt'", "SELECT nope"}
+	if strings.Join(eng.ran, "|") != strings.Join(want, "|") {
+		t.Errorf("ran %q, want %q", eng.ran, want)
+	}
+	// Line numbers still count from the start of the input.
+	if !strings.Contains(out.String(), `"line":8,"column":8}`) {
+		t.Errorf("output %s", out.String())
+	}
+}
+
 func TestMetaCommands(t *testing.T) {
 	eng := newFake()
 	var out, errOut bytes.Buffer
