@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -30,6 +31,9 @@ func (sh *shell) interactive(ctx context.Context, cfg *readline.Config) error {
 		return err
 	}
 	defer rl.Close()
+	if _, err := fmt.Fprintf(cfg.Stdout, "strata %s\nType \\? for help, \\q to quit.\n\n", version); err != nil {
+		return err
+	}
 	var buf strings.Builder
 	for {
 		line, err := rl.Readline()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -258,5 +259,13 @@ func TestInteractive(t *testing.T) {
 	}
 	if sh.failed != 1 {
 		t.Errorf("failed = %d", sh.failed)
+	}
+	// One history line per statement or meta-command.
+	h, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "INSERT INTO t VALUES (1, 'a;b') ;\n\\dt\nSELECT nope;\n\\q\n"; string(h) != want {
+		t.Errorf("history %q, want %q", h, want)
 	}
 }
