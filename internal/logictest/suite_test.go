@@ -27,28 +27,11 @@ var (
 // with the reason. TestConformance fails when one of them passes, so the
 // list only shrinks: delete a line as soon as its file passes.
 var pendingConformance = map[string]string{
-	"asof.slt":      "the engine does not run SQL yet",
-	"groups.slt":    "the engine does not run SQL yet",
-	"modes.slt":     "the engine does not run SQL yet",
-	"ordering.slt":  "the engine does not run SQL yet",
-	"policies.slt":  "the engine does not run SQL yet",
-	"schema.slt":    "the engine does not run SQL yet",
-	"seed.slt":      "the engine does not run SQL yet",
-	"transform.slt": "the engine does not run SQL yet",
-	"types.slt":     "the engine does not run SQL yet",
+	"transform.slt": "transformations are not run yet: CREATE TRANSFORMATION and SYNC TRANSFORMATIONS fail with 0A000",
 }
 
 // pendingSQL is the same list for test/sql.
-var pendingSQL = map[string]string{
-	"basics.slt":        "the engine does not run SQL yet",
-	"writes.slt":        "the engine does not run SQL yet",
-	"ddl.slt":           "the engine does not run SQL yet",
-	"groups_writes.slt": "the engine does not run SQL yet",
-	"restart.slt":       "the engine does not run SQL yet",
-	"system.slt":        "the engine does not run SQL yet",
-	"transactions.slt":  "the engine does not run SQL yet",
-	"update_delete.slt": "the engine does not run SQL yet",
-}
+var pendingSQL = map[string]string{}
 
 const noEngine = "no engine registered: logictest.DefaultOpener is nil until the engine sets it " +
 	"from a test file in internal/logictest (see db.go)"
