@@ -1,0 +1,59 @@
+package driver_test
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+)
+
+func TestQueryScansTypes(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE v (k INT64 NOT NULL, u UINT256, big UINT64, f FLOAT64, b BOOL, s STRING, ts DATETIME64(3, 'UTC'), PRIMARY KEY (k))`); err != nil {
+		t.Fatal(err)
+	}
+	max, _ := new(big.Int).SetString("115792089237316195423570985008687907853269984665640564039457584007913129639935", 10)
+	if _, err := db.ExecContext(ctx, `INSERT INTO v VALUES ($1, $2, $3, $4, $5, $6, $7)`, 1, max, uint64(1<<63), 2.5, true, "x", "2026-10-01 12:05:00.123"); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		k          int64
+		u, bigs, s string
+		f          float64
+		b          bool
+		ts         time.Time
+	)
+	err := db.QueryRowContext(ctx, `SELECT k, u, big, f, b, s, ts FROM v WHERE k = $1`, 1).Scan(&k, &u, &bigs, &f, &b, &s, &ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k != 1 || u != max.String() || bigs != "9223372036854775808" || f != 2.5 || !b || s != "x" ||
+		!ts.Equal(time.Date(2026, 10, 1, 12, 5, 0, 123e6, time.UTC)) {
+		t.Errorf("scanned %v %v %v %v %v %v %v", k, u, bigs, f, b, s, ts)
+	}
+	// a transaction is one commit; a rolled back one writes nothing
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 2; i <= 4; i++ {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO v (k) VALUES ($1)`, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	tx, _ = db.BeginTx(ctx, nil)
+	tx.ExecContext(ctx, `DELETE FROM v`)
+	tx.Rollback()
+	var n, commits int64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM v`).Scan(&n); err != nil || n != 4 {
+		t.Errorf("count %d %v, want 4", n, err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM system.commits WHERE kind = 'write'`).Scan(&commits); err != nil || commits != 2 {
+		t.Errorf("write commits %d %v, want 2", commits, err)
+	}
+}
