@@ -16,6 +16,54 @@ type rule struct {
 var rules = []rule{
 	{"fold constants", foldNode},
 	{"push filters into scans", pushFilters},
+	{"extract hash join keys", joinKeys},
+}
+
+// joinKeys splits each join condition into equalities between one column
+// expression of each side (hash join keys) and a residual condition.
+func joinKeys(n Node, env *Env) Node {
+	for _, in := range n.Inputs() {
+		joinKeys(in, env)
+	}
+	j, ok := n.(*Join)
+	if !ok || j.Cond == nil {
+		return n
+	}
+	lids, rids := idsOf(j.L), idsOf(j.R)
+	var rest []expr.Expr
+	for _, c := range conjuncts(j.Cond) {
+		cmp, ok := c.(*expr.Cmp)
+		if ok && cmp.Op == expr.EQ && cmp.L.Type() == cmp.R.Type() && !hasSubquery(c) {
+			switch {
+			case covered(cmp.L, lids) && covered(cmp.R, rids) && usesCols(cmp.L) && usesCols(cmp.R):
+				j.LeftKeys, j.RightKeys = append(j.LeftKeys, cmp.L), append(j.RightKeys, cmp.R)
+				continue
+			case covered(cmp.R, lids) && covered(cmp.L, rids) && usesCols(cmp.L) && usesCols(cmp.R):
+				j.LeftKeys, j.RightKeys = append(j.LeftKeys, cmp.R), append(j.RightKeys, cmp.L)
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	j.Cond = and(rest)
+	return n
+}
+
+func usesCols(e expr.Expr) bool {
+	n := 0
+	expr.ColumnIDs(e, func(int) { n++ })
+	return n > 0
+}
+
+func hasSubquery(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if _, ok := x.(*expr.Subquery); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func optimize(n Node, env *Env) Node {
