@@ -16,23 +16,23 @@ import (
 // engine runs one statement; *strata.Session satisfies it through
 // sessionEngine, and tests drive the shell with a fake.
 type engine interface {
-	run(ctx context.Context, sql string) (*result, *stmtError, error)
+	run(ctx context.Context, sql string) (*result, *stmtError)
 }
 
 // sessionEngine adapts a strata session to engine.
 type sessionEngine struct{ s *strata.Session }
 
-// run executes sql, returning a result, or a statement error (anything a user
-// caused, or any other failure shown as one); the third value is unused by
-// the session but lets a fake report broken plumbing.
-func (e sessionEngine) run(ctx context.Context, sql string) (*result, *stmtError, error) {
+// run executes sql, returning its result or its error: what a user caused
+// with its position, any other failure (a cancelled statement, I/O) as a
+// message alone.
+func (e sessionEngine) run(ctx context.Context, sql string) (*result, *stmtError) {
 	res, err := e.s.Run(ctx, sql)
 	if err != nil {
 		var se *strata.Error
 		if errors.As(err, &se) {
-			return nil, &stmtError{message: se.Message, detail: se.Detail, hint: se.Hint, line: se.Line, column: se.Column}, nil
+			return nil, &stmtError{message: se.Message, detail: se.Detail, hint: se.Hint, line: se.Line, column: se.Column}
 		}
-		return nil, &stmtError{message: err.Error()}, nil
+		return nil, &stmtError{message: err.Error()}
 	}
 	r := &result{tag: res.Tag}
 	if len(res.Columns) > 0 {
@@ -54,7 +54,7 @@ func (e sessionEngine) run(ctx context.Context, sql string) (*result, *stmtError
 			r.rows[i] = out
 		}
 	}
-	return r, nil, nil
+	return r, nil
 }
 
 // shell is the state of one `strata sql` run: where output goes, the format,
@@ -123,11 +123,8 @@ func (sh *shell) chunk(ctx context.Context, src string, firstLine int) error {
 // place in the whole script.
 func (sh *shell) exec(ctx context.Context, sql string, line, col int) error {
 	start := time.Now()
-	res, serr, err := sh.eng.run(ctx, sql)
+	res, serr := sh.eng.run(ctx, sql)
 	elapsed := time.Since(start)
-	if err != nil {
-		return err
-	}
 	if serr != nil {
 		sh.failed++
 		if sh.format == formatJSONL {

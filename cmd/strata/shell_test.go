@@ -22,18 +22,18 @@ type fakeEngine struct {
 	ran     []string
 }
 
-func (f *fakeEngine) run(_ context.Context, sql string) (*result, *stmtError, error) {
+func (f *fakeEngine) run(_ context.Context, sql string) (*result, *stmtError) {
 	f.ran = append(f.ran, sql)
 	if r, ok := f.answers[sql]; ok {
-		return r, nil, nil
+		return r, nil
 	}
 	if i := strings.Index(sql, "nope"); i >= 0 {
 		head := sql[:i]
 		line := strings.Count(head, "\n") + 1
 		col := len([]rune(head[strings.LastIndexByte(head, '\n')+1:])) + 1
-		return nil, &stmtError{message: `column "nope" does not exist`, line: line, column: col}, nil
+		return nil, &stmtError{message: `column "nope" does not exist`, line: line, column: col}
 	}
-	return &result{tag: "OK"}, nil, nil
+	return &result{tag: "OK"}, nil
 }
 
 func newFake() *fakeEngine {
