@@ -13,14 +13,6 @@ import (
 	"github.com/strata-db/strata/internal/types"
 )
 
-func mustType(t *testing.T, name string, ps ...types.Param) types.Type {
-	ty, err := types.FromName(name, ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ty
-}
-
 // newFake builds emp(id, name, dept, salary, bonus) and dept(code, title)
 // as basics.slt has them, plus a versioned t(k, v) with history.
 func newFake(t *testing.T) *fakeSource {

@@ -18,10 +18,9 @@ type fakeRow struct {
 // fakeSource is an in-memory Source: each table holds rows tagged by
 // commit; a read AS OF n sees the rows committed at or before n.
 type fakeSource struct {
-	cat      *catalog.Catalog
-	commit   uint64
-	rows     map[catalog.TableID][]fakeRow
-	versions map[catalog.TableID]*types.Batch
+	cat    *catalog.Catalog
+	commit uint64
+	rows   map[catalog.TableID][]fakeRow
 }
 
 func (f *fakeSource) Commit() uint64                    { return f.commit }

@@ -362,7 +362,7 @@ func roundValue(mode string, v types.Value, digits int64) (types.Value, error) {
 		}
 	}
 	switch {
-	case (mode == "floor" || (mode == "trunc" && v.IsNull() == false && types.Compare(v, types.NewInt64(0)) >= 0)) && c > 0:
+	case (mode == "floor" || (mode == "trunc" && !v.IsNull() && types.Compare(v, types.NewInt64(0)) >= 0)) && c > 0:
 		r, err = types.Sub(r, step)
 	case (mode == "ceil" || mode == "ceiling" || (mode == "trunc" && types.Compare(v, types.NewInt64(0)) < 0)) && c < 0:
 		r, err = types.Add(r, step)

@@ -63,7 +63,6 @@ type scope struct {
 // corrList collects the outer expressions a subquery reads.
 type corrList struct {
 	exprs []expr.Expr
-	keys  []int
 }
 
 // cteEnv is the chain of WITH definitions visible to a query.

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"context"
+
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -101,7 +103,7 @@ func fold(e expr.Expr) expr.Expr {
 	if !all {
 		return e
 	}
-	c := expr.NewCtx(nil, nil, nil)
+	c := expr.NewCtx(context.Background(), nil, nil)
 	v, err := e.Eval(c, &types.Batch{Rows: 1})
 	if err != nil || v.Len() != 1 {
 		return e
