@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata"
 )
@@ -142,5 +143,49 @@ func TestReopenKeepsCommitsAndSchema(t *testing.T) {
 	res, err = s.Run(ctx, `DESCRIBE kv`)
 	if err != nil || len(res.Rows) != 2 || res.Rows[1][0].String() != "v" {
 		t.Fatalf("DESCRIBE after reopen: %+v %v", res, err)
+	}
+}
+
+func TestValueAny(t *testing.T) {
+	ctx := context.Background()
+	_, s := openDB(t)
+	if _, err := s.Exec(ctx, `CREATE TABLE v (k INT32 NOT NULL, u UINT64, w INT128, d DECIMAL(10,2), f FLOAT32, b BOOL, s STRING,
+		y BYTES, dt DATE, ts DATETIME64(3, 'UTC'), id UUID, PRIMARY KEY (k));
+		INSERT INTO v VALUES (-1, 18446744073709551615, -170141183460469231731687303715884105728, 12.5, 0.5, false, 'é',
+		'\x01', '2026-10-01', '2026-10-01 12:05:00.123', '0b6e3f6c-6b1c-4c4d-9a4e-2f1e0b6e3f6c');
+		INSERT INTO v (k) VALUES (2)`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(ctx, `SELECT k, u, w, d, f, b, s, dt, ts, id FROM v ORDER BY k`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tag != "SELECT 2" || len(res.Columns) != 10 || res.Columns[9].Type != "UUID" {
+		t.Fatalf("result %q %+v", res.Tag, res.Columns)
+	}
+	r := res.Rows[0]
+	w, _ := new(big.Int).SetString("-170141183460469231731687303715884105728", 10)
+	if r[0].Any() != int64(-1) || r[1].Any() != uint64(18446744073709551615) || r[2].Any().(*big.Int).Cmp(w) != 0 ||
+		r[3].Any() != "12.50" || r[4].Any() != 0.5 || r[5].Any() != false || r[6].Any() != "é" {
+		t.Errorf("values %v %v %v %v %v %v %v", r[0].Any(), r[1].Any(), r[2].Any(), r[3].Any(), r[4].Any(), r[5].Any(), r[6].Any())
+	}
+	if dt, ok := r[7].Any().(time.Time); !ok || !dt.Equal(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("DATE %v", r[7].Any())
+	}
+	if ts, ok := r[8].Time(); !ok || !ts.Equal(time.Date(2026, 10, 1, 12, 5, 0, 123e6, time.UTC)) || r[8].String() != "2026-10-01 12:05:00.123" {
+		t.Errorf("DATETIME64 %v %q", ts, r[8].String())
+	}
+	if id, ok := r[9].Any().([16]byte); !ok || id[0] != 0x0b || r[9].String() != "0b6e3f6c-6b1c-4c4d-9a4e-2f1e0b6e3f6c" {
+		t.Errorf("UUID %v %q", r[9].Any(), r[9].String())
+	}
+	for i, v := range res.Rows[1][1:] {
+		if !v.IsNull() || v.Any() != nil || v.String() != "NULL" {
+			t.Errorf("column %d of a NULL row: %v", i+1, v.Any())
+		}
+	}
+	// a value taken from a result binds as an argument with its type
+	res, err = s.Run(ctx, `SELECT k FROM v WHERE u = $1`, r[1])
+	if err != nil || len(res.Rows) != 1 {
+		t.Errorf("a Value as argument: %v %v", res, err)
 	}
 }
