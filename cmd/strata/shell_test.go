@@ -223,7 +223,8 @@ func TestInteractive(t *testing.T) {
 	eng := newFake()
 	var out, errOut bytes.Buffer
 	sh := newShell(eng, &out, &errOut, formatTable)
-	input := "INSERT INTO t\n  VALUES (1, 'a;b')\n  ;\n\\dt\nSELECT nope;\n\\q\nSELECT 1;\n"
+	// Ctrl-C (\x03) drops the statement being typed.
+	input := "INSERT INTO t\n  VALUES (1, 'a;b')\n  ;\n\\dt\nDROP\nTABLE\x03SELECT nope;\n\\q\nSELECT 1;\n"
 	hist := filepath.Join(t.TempDir(), "history")
 	cfg := &readline.Config{
 		HistoryFile:         hist,
@@ -251,7 +252,7 @@ func TestInteractive(t *testing.T) {
 	if strings.Join(eng.ran, "|") != strings.Join(want, "|") {
 		t.Errorf("ran %q, want %q", eng.ran, want)
 	}
-	if !strings.Contains(out.String(), promptMore) || !strings.Contains(out.String(), "\nOK\n") {
+	if !strings.HasPrefix(out.String(), "strata "+version+"\n") || !strings.Contains(out.String(), promptMore) || !strings.Contains(out.String(), "\nOK\n") {
 		t.Errorf("output lacks the continuation prompt or the tag: %q", out.String())
 	}
 	if !strings.Contains(errOut.String(), "ERROR: column \"nope\" does not exist\nLINE 1: SELECT nope\n               ^\n") {
