@@ -208,3 +208,31 @@ func TestTransactions(t *testing.T) {
 		t.Errorf("rollback took a commit: %d", c)
 	}
 }
+
+// Through the real planner: EXPLAIN, last_commit(), INSERT … SELECT with a
+// computed column, and a query inside a transaction seeing the snapshot.
+func TestQueries(t *testing.T) {
+	h := newHarness(t)
+	h.ok(`CREATE TABLE kv (k STRING NOT NULL, v INT64, PRIMARY KEY (k))`)
+	h.ok(`INSERT INTO kv VALUES ('a', 1), ('b', 2)`)
+	r := h.ok(`EXPLAIN SELECT v FROM kv WHERE k = 'a'`)
+	if r.Tag != "EXPLAIN" || len(r.Columns) != 1 || r.Columns[0].Name != "QUERY PLAN" || len(r.Rows) == 0 {
+		t.Errorf("EXPLAIN: %q %+v %d rows", r.Tag, r.Columns, len(r.Rows))
+	}
+	r = h.ok(`SELECT last_commit(), current_commit()`)
+	if got := string(types.AppendText(nil, r.Rows[0][0])) + " " + string(types.AppendText(nil, r.Rows[0][1])); got != "2 2" {
+		t.Errorf("last_commit(), current_commit() = %s", got)
+	}
+	h.ok(`INSERT INTO kv (k, v) SELECT k || 'x', v * 10 FROM kv`)
+	h.ok(`INSERT INTO kv VALUES ('c', 1 + 2), ('d', abs(-4))`)
+	h.wantRows("kv", "a 1", "ax 10", "b 2", "bx 20", "c 3", "d 4")
+	h.ok(`BEGIN`)
+	h.ok(`DELETE FROM kv WHERE v > 5`)
+	if r := h.ok(`SELECT count(*) FROM kv`); string(types.AppendText(nil, r.Rows[0][0])) != "6" {
+		t.Errorf("a read inside the transaction saw its pending delete")
+	}
+	h.ok(`COMMIT`)
+	h.wantRows("kv", "a 1", "b 2", "c 3", "d 4")
+	h.fails(`SELECT nosuch FROM kv`, "42703", "nosuch")
+	h.fails(`INSERT INTO kv VALUES ('e', 1 / 0)`, "22012")
+}
