@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 
+	"github.com/strata-db/strata/internal/catalog"
+
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -19,6 +21,97 @@ var rules = []rule{
 	{"fold constants", foldNode},
 	{"push filters into scans", pushFilters},
 	{"extract hash join keys", joinKeys},
+	{"prune scan columns", pruneColumns},
+}
+
+// pruneColumns makes every scan read only the columns some expression, set
+// operation or the plan's output needs (ids are plan-wide, so one pass over
+// the tree finds them all).
+func pruneColumns(root Node, env *Env) Node {
+	need := map[int]bool{}
+	for _, c := range root.Output() {
+		need[c.ID] = true
+	}
+	use := func(e expr.Expr) {
+		if e != nil {
+			expr.ColumnIDs(e, func(id int) { need[id] = true })
+		}
+	}
+	var walk func(n Node)
+	walk = func(n Node) {
+		switch x := n.(type) {
+		case *Scan:
+			use(x.Filter)
+		case *Versions:
+			use(x.Filter)
+		case *VirtualScan:
+			use(x.Filter)
+		case *Filter:
+			use(x.Cond)
+		case *Project:
+			for _, e := range x.Exprs {
+				use(e)
+			}
+		case *Aggregate:
+			for _, e := range x.Groups {
+				use(e)
+			}
+			for _, a := range x.Aggs {
+				for _, e := range a.Args {
+					use(e)
+				}
+			}
+		case *Join:
+			use(x.Cond)
+			for _, e := range x.LeftKeys {
+				use(e)
+			}
+			for _, e := range x.RightKeys {
+				use(e)
+			}
+		case *Sort:
+			for _, k := range x.Keys {
+				use(k.E)
+			}
+		case *Distinct:
+			for _, c := range x.In.Output() {
+				need[c.ID] = true
+			}
+		case *SetOp:
+			for _, c := range x.L.Output() {
+				need[c.ID] = true
+			}
+			for _, c := range x.R.Output() {
+				need[c.ID] = true
+			}
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	var prune func(n Node)
+	prune = func(n Node) {
+		if s, ok := n.(*Scan); ok {
+			var cols []ColRef
+			var ids []catalog.ColumnID
+			for i, c := range s.Cols {
+				if need[c.ID] {
+					cols = append(cols, c)
+					ids = append(ids, s.ColIDs[i])
+				}
+			}
+			if len(cols) == 0 && len(s.Cols) > 0 && !s.Commit {
+				cols, ids = s.Cols[:1], s.ColIDs[:1]
+			}
+			s.Cols, s.ColIDs = cols, ids
+		}
+		for _, in := range n.Inputs() {
+			prune(in)
+		}
+	}
+	prune(root)
+	return root
 }
 
 // joinKeys splits each join condition into equalities between one column
