@@ -70,6 +70,10 @@ func bench(b *testing.B, sql string) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 }
 
-func BenchmarkFilter(b *testing.B)   { bench(b, "SELECT x FROM big WHERE x % 7 = 3 AND g < 50") }
-func BenchmarkGroupBy(b *testing.B)  { bench(b, "SELECT g, count(*), sum(x), max(x) FROM big GROUP BY g") }
-func BenchmarkHashJoin(b *testing.B) { bench(b, "SELECT count(*) FROM big a JOIN (SELECT g FROM big WHERE x < 100) s ON a.g = s.g") }
+func BenchmarkFilter(b *testing.B) { bench(b, "SELECT x FROM big WHERE x % 7 = 3 AND g < 50") }
+func BenchmarkGroupBy(b *testing.B) {
+	bench(b, "SELECT g, count(*), sum(x), max(x) FROM big GROUP BY g")
+}
+func BenchmarkHashJoin(b *testing.B) {
+	bench(b, "SELECT count(*) FROM big a JOIN (SELECT g FROM big WHERE x < 100) s ON a.g = s.g")
+}

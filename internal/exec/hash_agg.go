@@ -1,6 +1,10 @@
 package exec
 
 import (
+	"math"
+	"math/bits"
+
+	"github.com/holiman/uint256"
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sqlerr"
@@ -14,6 +18,12 @@ type aggState struct {
 	by    types.Value // max_by/min_by's ordering value
 	set   bool
 	seen  map[string]struct{} // DISTINCT
+	// The typed fast path of sum/min/max over INT64: a 128-bit sum as
+	// (hi, lo) two's complement, or the running min/max.
+	fast bool
+	lo   uint64
+	hi   int64
+	i64  int64
 }
 
 // aggSink groups rows by the group keys (encoded bytes) and folds each
@@ -29,6 +39,66 @@ type aggSink struct {
 	keys   [][]byte
 	gv     []*types.Vector
 	av     [][]*types.Vector
+	gids   []int
+	slow   []int
+}
+
+// fastStep folds aggregate j over the batch with a typed loop when it is
+// count(*), or count/sum/min/max of a non-DISTINCT INT64; false sends it
+// to the per-value path.
+func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
+	if a.Star {
+		for _, g := range s.gids {
+			s.states[g][j].count++
+		}
+		return true
+	}
+	if a.Distinct || len(s.av[j]) != 1 {
+		return false
+	}
+	v := s.av[j][0]
+	if v.Type().Kind != types.Int64 {
+		return false
+	}
+	xs := v.Int64s()
+	nulls := v.HasNulls()
+	switch a.Fn {
+	case "count":
+		for i, g := range s.gids {
+			if !nulls || !v.IsNull(i) {
+				s.states[g][j].count++
+			}
+		}
+	case "sum":
+		for i, g := range s.gids {
+			if nulls && v.IsNull(i) {
+				continue
+			}
+			st := &s.states[g][j]
+			x := xs[i]
+			var c uint64
+			st.lo, c = bits.Add64(st.lo, uint64(x), 0)
+			st.hi += x>>63 + int64(c)
+			st.fast, st.set = true, true
+			st.count++
+		}
+	case "min", "max":
+		isMax := a.Fn == "max"
+		for i, g := range s.gids {
+			if nulls && v.IsNull(i) {
+				continue
+			}
+			st := &s.states[g][j]
+			x := xs[i]
+			if !st.set || (isMax && x > st.i64) || (!isMax && x < st.i64) {
+				st.i64 = x
+			}
+			st.fast, st.set = true, true
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 func (r *runner) buildAgg(x *plan.Aggregate, out sink) (func() error, error) {
@@ -66,6 +136,32 @@ func (s *aggSink) push(b *types.Batch) error {
 		s.av = append(s.av, vs)
 	}
 	s.keys = rowKeys(s.keys, s.gv, b.Rows)
+	s.gids = s.gids[:0]
+	for i, k := range s.keys {
+		g, ok := s.index[string(k)]
+		if !ok {
+			g = len(s.states)
+			s.index[string(k)] = g
+			for _, v := range s.gv {
+				s.groups = append(s.groups, v.Get(i))
+			}
+			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+			if err := s.r.mem.grow(int64(len(k)) + 64*int64(len(s.n.Aggs)+len(s.gv)) + 64); err != nil {
+				return err
+			}
+		}
+		s.gids = append(s.gids, g)
+	}
+	slow := s.slow[:0]
+	for j, a := range s.n.Aggs {
+		if !s.fastStep(j, a) {
+			slow = append(slow, j)
+		}
+	}
+	s.slow = slow
+	if len(slow) == 0 {
+		return nil
+	}
 	var dk []byte
 	for i, k := range s.keys {
 		g, ok := s.index[string(k)]
@@ -81,7 +177,8 @@ func (s *aggSink) push(b *types.Batch) error {
 			}
 		}
 		st := s.states[g]
-		for j, a := range s.n.Aggs {
+		for _, j := range slow {
+			a := s.n.Aggs[j]
 			vs := s.av[j]
 			if a.Star {
 				st[j].count++
@@ -235,6 +332,19 @@ func (s *aggSink) finish() error {
 }
 
 func result(st *aggState, a plan.AggCall) (types.Value, error) {
+	if st.fast {
+		switch a.Fn {
+		case "sum":
+			var w uint256.Int
+			w[0], w[1] = st.lo, uint64(st.hi)
+			if st.hi < 0 {
+				w[2], w[3] = math.MaxUint64, math.MaxUint64
+			}
+			return types.NewWide(a.T, w)
+		case "min", "max":
+			return types.NewInt64(st.i64), nil
+		}
+	}
 	switch a.Fn {
 	case "count":
 		return types.NewInt64(st.count), nil
