@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chzyer/readline"
 )
@@ -77,6 +77,16 @@ func writeResult(w io.Writer, f format, r *result) error {
 // width is the number of terminal cells s takes: wide (East Asian) runes
 // count two, combining marks none.
 func width(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] < ' ' {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return len(s) // the common case, without the Unicode tables
+	}
 	n := 0
 	for _, r := range s {
 		n += readline.Runes{}.Width(r)
@@ -246,10 +256,52 @@ func writeTSV(w io.Writer, r *result) error {
 	return err
 }
 
-// writeJSONString appends s as a JSON string.
+// writeJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced by U+FFFD, everything
+// else (HTML characters, non-ASCII text) as it is.
 func writeJSONString(b *strings.Builder, s string) {
-	enc, _ := json.Marshal(s) // a string always marshals
-	b.Write(enc)
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= ' ' && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			b.WriteString(s[start:i])
+			b.WriteString(`\ufffd`)
+			i++
+			start = i
+			continue
+		}
+		b.WriteString(s[start:i])
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
 }
 
 // writeJSONCell appends a value: a JSON string of its canonical text, or null.

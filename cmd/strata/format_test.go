@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -95,6 +96,26 @@ func TestJSONLParses(t *testing.T) {
 	wantBad := map[string]any{"ok": false, "error": "column \"nope\" does not exist \"\\", "line": 2.0, "column": 8.0}
 	if !reflect.DeepEqual(bad, wantBad) {
 		t.Errorf("error line = %v, want %v", bad, wantBad)
+	}
+}
+
+// TestJSONString checks the hand-written string escaper against
+// encoding/json on awkward strings.
+func TestJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"b\s`, "a\nb\rc\td", "\x00\x1f\x7f", "<&>", "日本 é", "bad\xffutf8\xc3", "\u2028"} {
+		var b strings.Builder
+		writeJSONString(&b, s)
+		var back string
+		if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
+			t.Errorf("%q: %s does not parse: %v", s, b.String(), err)
+			continue
+		}
+		if want := strings.ToValidUTF8(s, "\ufffd"); back != want && !strings.Contains(s, "\xff") {
+			t.Errorf("%q came back as %q", s, back)
+		}
+		if strings.Contains(s, "\xff") && back != "bad\ufffdutf8\ufffd" {
+			t.Errorf("%q came back as %q", s, back)
+		}
 	}
 }
 
