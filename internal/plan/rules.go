@@ -21,6 +21,7 @@ var rules = []rule{
 	{"fold constants", foldNode},
 	{"push filters into scans", pushFilters},
 	{"extract hash join keys", joinKeys},
+	{"key-prefix ranges", keyRanges},
 	{"prune scan columns", pruneColumns},
 }
 

@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// keyRanges derives a storage.KeyRange from a scan's filter: equalities on
+// a prefix of the table's ORDER BY columns, then at most one range on the
+// next column. The filter stays on the scan and is re-checked (R10.2); the
+// range only lets storage skip parts and blocks that cannot match (R11.2).
+func keyRanges(n Node, env *Env) Node {
+	for _, in := range n.Inputs() {
+		keyRanges(in, env)
+	}
+	s, ok := n.(*Scan)
+	if !ok || s.Filter == nil || len(s.Table.OrderBy) == 0 {
+		return n
+	}
+	colOf := map[int]catalog.ColumnID{}
+	for i, c := range s.Cols {
+		colOf[c.ID] = s.ColIDs[i]
+	}
+	type bound struct {
+		op expr.CmpOp
+		v  types.Value
+	}
+	bounds := map[catalog.ColumnID][]bound{}
+	for _, c := range conjuncts(s.Filter) {
+		cmp, ok := c.(*expr.Cmp)
+		if !ok || cmp.Op == expr.NE {
+			continue
+		}
+		col, lok := cmp.L.(*expr.Col)
+		k, rok := cmp.R.(*expr.Const)
+		op := cmp.Op
+		if !lok || !rok {
+			col, lok = cmp.R.(*expr.Col)
+			k, rok = cmp.L.(*expr.Const)
+			op = op.Flip()
+		}
+		if !lok || !rok || k.V.IsNull() || col.T != k.V.Type() {
+			continue
+		}
+		id, ok := colOf[col.ID]
+		if !ok {
+			continue
+		}
+		bounds[id] = append(bounds[id], bound{op, k.V})
+	}
+	var prefix []byte
+	var text []string
+	names := map[catalog.ColumnID]string{}
+	for _, c := range s.Table.Columns {
+		names[c.ID] = c.Name
+	}
+	var r storage.KeyRange
+	for _, id := range s.Table.OrderBy {
+		bs := bounds[id]
+		eq := -1
+		for i, b := range bs {
+			if b.op == expr.EQ {
+				eq = i
+			}
+		}
+		if eq >= 0 {
+			prefix = types.AppendKey(prefix, bs[eq].v)
+			text = append(text, names[id]+" = "+bs[eq].v.String())
+			continue
+		}
+		for _, b := range bs {
+			enc := types.AppendKey(append([]byte(nil), prefix...), b.v)
+			switch b.op {
+			case expr.GT:
+				r.Lo = prefixEnd(enc)
+				text = append(text, names[id]+" > "+b.v.String())
+			case expr.GE:
+				r.Lo = enc
+				text = append(text, names[id]+" >= "+b.v.String())
+			case expr.LT:
+				r.Hi = enc
+				text = append(text, names[id]+" < "+b.v.String())
+			case expr.LE:
+				r.Hi = prefixEnd(enc)
+				text = append(text, names[id]+" <= "+b.v.String())
+			}
+		}
+		break
+	}
+	if len(text) == 0 {
+		return n
+	}
+	if len(prefix) > 0 {
+		if r.Lo == nil {
+			r.Lo = prefix
+		}
+		if r.Hi == nil {
+			r.Hi = prefixEnd(prefix)
+		}
+	}
+	s.Ranges = []storage.KeyRange{r}
+	s.RangeText = text
+	return n
+}
+
+// prefixEnd is the smallest key greater than every key starting with p, or
+// nil when there is none.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
