@@ -120,10 +120,13 @@ func writeTable(w io.Writer, r *result) error {
 		widths[j] = width(c.name)
 		right[j] = numeric(c.typ)
 	}
+	// A value holding newlines takes one table line per line of text, with
+	// psql's "+" in the border after each line that continues.
+	cellLines := make([][]string, len(r.columns))
 	for _, row := range r.rows {
 		for j := range widths {
-			if n := width(display(row[j])); n > widths[j] {
-				widths[j] = n
+			for l := range strings.SplitSeq(display(row[j]), "\n") {
+				widths[j] = max(widths[j], width(l))
 			}
 		}
 	}
@@ -149,28 +152,47 @@ func writeTable(w io.Writer, r *result) error {
 	b.WriteByte('\n')
 	last := len(r.columns) - 1
 	for _, row := range r.rows {
+		height := 1
 		for j := range r.columns {
-			if j > 0 {
-				b.WriteByte('|')
-			}
 			s := display(row[j])
-			pad := strings.Repeat(" ", widths[j]-width(s))
-			b.WriteByte(' ')
-			switch {
-			case right[j]:
-				b.WriteString(pad)
-				b.WriteString(s)
-			case j < last:
-				b.WriteString(s)
-				b.WriteString(pad)
-			default:
-				b.WriteString(s)
+			if strings.IndexByte(s, '\n') < 0 {
+				cellLines[j] = append(cellLines[j][:0], s)
+			} else {
+				cellLines[j] = strings.Split(s, "\n")
 			}
-			if j < last {
-				b.WriteByte(' ')
-			}
+			height = max(height, len(cellLines[j]))
 		}
-		b.WriteByte('\n')
+		for k := range height {
+			for j := range r.columns {
+				if j > 0 {
+					b.WriteByte('|')
+				}
+				s := ""
+				if k < len(cellLines[j]) {
+					s = cellLines[j][k]
+				}
+				more := k < len(cellLines[j])-1
+				pad := strings.Repeat(" ", widths[j]-width(s))
+				b.WriteByte(' ')
+				switch {
+				case right[j]:
+					b.WriteString(pad)
+					b.WriteString(s)
+				case j < last || more:
+					b.WriteString(s)
+					b.WriteString(pad)
+				default:
+					b.WriteString(s)
+				}
+				switch {
+				case more:
+					b.WriteByte('+')
+				case j < last:
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteByte('\n')
+		}
 	}
 	if len(r.rows) == 1 {
 		b.WriteString("(1 row)\n\n")
@@ -181,16 +203,20 @@ func writeTable(w io.Writer, r *result) error {
 	return err
 }
 
-// display is a cell's text in a table: NULL for NULL, and control
-// characters that would break the layout escaped.
+// displayEscaper escapes the control characters that would break a table's
+// columns; newlines are kept and split into lines by writeTable.
+var displayEscaper = strings.NewReplacer("\r", `\r`, "\t", `\t`)
+
+// display is a cell's text in a table: NULL for NULL, tabs and carriage
+// returns escaped.
 func display(c cell) string {
 	if c.null {
 		return "NULL"
 	}
-	if !strings.ContainsAny(c.text, "\n\r\t") {
+	if !strings.ContainsAny(c.text, "\r\t") {
 		return c.text
 	}
-	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(c.text)
+	return displayEscaper.Replace(c.text)
 }
 
 // writeCSV prints a header and one record per row (RFC 4180); NULL is an

@@ -39,6 +39,19 @@ func TestFormats(t *testing.T) {
 				"-----------+------\n" +
 				` tab\there | true` + "\n" +
 				"(1 row)\n\n"},
+		// Multi-line values: one line per line of text, "+" where a value
+		// continues, as psql prints them.
+		{formatTable, &result{tag: "SELECT 2", columns: []column{{"a", "STRING"}, {"b", "STRING"}}, rows: [][]cell{
+			{{text: "one\ntwo"}, {text: "x"}},
+			{{text: "y"}, {text: "long\nz"}},
+		}},
+			"  a  |  b   \n" +
+				"-----+------\n" +
+				" one+| x\n" +
+				" two | \n" +
+				" y   | long+\n" +
+				"     | z\n" +
+				"(2 rows)\n\n"},
 		{formatTable, &result{tag: "SELECT 0", columns: []column{{"amount", "UINT256"}}}, " amount \n--------\n(0 rows)\n\n"},
 		{formatTable, &result{tag: "INSERT 0 2"}, "INSERT 0 2\n"},
 		{formatCSV, sample(), "k,name\n1,x\n20,\n300,日本\n"},
