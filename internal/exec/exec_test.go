@@ -112,6 +112,17 @@ func TestQueries(t *testing.T) {
 		{"WITH old AS (SELECT k FROM t) SELECT count(*) FROM old AS OF COMMIT 5", "1\n"},
 		{"SELECT k FROM t WHERE k IN (SELECT k FROM t) AS OF COMMIT 5", "1\n"},
 		{"SELECT k, _commit FROM t ORDER BY k", "1 5\n2 6\n"},
+		{"SELECT 'a_c' LIKE 'a!_c' ESCAPE '!', 'abc' LIKE 'a!_c' ESCAPE '!', 'ABC' ILIKE 'a%'", "true false true\n"},
+		{"SELECT substring('hello', 2, 3), greatest(1, 5, 3), least(2, NULL, 1), length('naïve')", "ell 5 1 5\n"},
+		{"SELECT CAST('115792089237316195423570985008687907853269984665640564039457584007913129639935' AS UINT256) - 1", "115792089237316195423570985008687907853269984665640564039457584007913129639934\n"},
+		{"SELECT 7.0 / 2, round(2.5), abs(-5)", "3.500000 3.0 5\n"},
+		{"SELECT date_trunc('hour', TIMESTAMP '2026-10-01 12:34:56'), extract(minute FROM TIMESTAMP '2026-10-01 12:34:56')", "2026-10-01 12:00:00.000000 34\n"},
+		{"SELECT dept FROM emp INTERSECT ALL SELECT dept FROM emp WHERE id < 4 ORDER BY 1", "eng\neng\nops\n"},
+		{"SELECT id FROM emp WHERE dept IS DISTINCT FROM 'eng' ORDER BY id DESC NULLS FIRST LIMIT 2", "6\n5\n"},
+		{"SELECT e.name, d.code FROM emp e FULL JOIN dept d ON e.dept = d.code WHERE d.code = 'hr' OR e.id = 5 ORDER BY 1", "eve NULL\nNULL hr\n"},
+		{"SELECT a.name, b.name FROM emp a JOIN emp b ON a.dept = b.dept AND a.id < b.id ORDER BY a.name", "ann bob\ncid dee\n"},
+		{"SELECT max_by(name, salary), bool_or(salary > 95), any_value(dept) FROM emp WHERE dept = 'eng'", "ann true eng\n"},
+		{"VALUES (1, 'a'), (2, NULL) ORDER BY 1 DESC", "2 NULL\n1 a\n"},
 		{"SELECT CASE WHEN id > 100 THEN 1 / 0 ELSE id END FROM emp WHERE id = 1", "1\n"},
 	}
 	for _, c := range cases {
@@ -141,6 +152,9 @@ func TestErrors(t *testing.T) {
 		{"SELECT * FROM emp AS OF COMMIT 2", "table emp is an upsert table and keeps no history; AS OF needs MODE VERSIONED"},
 		{"SELECT * FROM versions(emp)", "versions() needs MODE VERSIONED"},
 		{"SELECT name, count(*) FROM emp", "GROUP BY"},
+		{"SELECT 9223372036854775807 + id FROM emp", "INT64 overflow"},
+		{"SELECT CAST('abc' AS INT64)", "INT64"},
+		{"SELECT sum(x) FROM (VALUES (CAST('115792089237316195423570985008687907853269984665640564039457584007913129639935' AS UINT256)), (CAST(1 AS UINT256))) AS v (x)", "overflow"},
 	}
 	for _, c := range cases {
 		_, err := query(t, f, c.sql)
