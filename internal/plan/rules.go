@@ -19,6 +19,7 @@ type rule struct {
 // ones before it have run.
 var rules = []rule{
 	{"fold constants", foldNode},
+	{"order joins by WHERE equalities", orderJoins},
 	{"push filters into scans", pushFilters},
 	{"extract hash join keys", joinKeys},
 	{"key-prefix ranges", keyRanges},
