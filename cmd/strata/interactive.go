@@ -65,13 +65,17 @@ func (sh *shell) interactive(ctx context.Context, cfg *readline.Config) error {
 			buf.Reset()
 			continue
 		}
-		if !complete(buf.String()) {
+		text, rest := takeTerminated(buf.String())
+		buf.Reset()
+		if blank(rest) {
+			rl.SetPrompt(promptFirst)
+		} else {
+			buf.WriteString(rest)
 			rl.SetPrompt(promptMore)
+		}
+		if text == "" {
 			continue
 		}
-		text := buf.String()
-		buf.Reset()
-		rl.SetPrompt(promptFirst)
 		// One history entry per statement: the history file holds one
 		// line per entry.
 		_ = rl.SaveHistory(strings.Join(strings.Fields(text), " "))

@@ -195,6 +195,36 @@ func complete(buf string) bool {
 	return len(st) > 0 && st[len(st)-1].SQL == probe
 }
 
+// takeTerminated splits an interactive buffer into the statements a
+// semicolon has already ended, which the shell runs at once, and the rest,
+// which waits for more lines.
+func takeTerminated(buf string) (done, rest string) {
+	if complete(buf) {
+		return buf, ""
+	}
+	cut := 0
+	for _, st := range strata.SplitStatements(buf) {
+		end := st.Offset + len(st.SQL)
+		after := strings.TrimLeft(buf[end:], " \t\r\n")
+		if !strings.HasPrefix(after, ";") {
+			break
+		}
+		cut = len(buf) - len(after) + 1
+	}
+	return buf[:cut], buf[cut:]
+}
+
+// blank reports whether rest holds nothing that text typed after it could
+// continue: only spaces and finished comments, no open string or comment.
+func blank(rest string) bool {
+	if strings.TrimSpace(rest) == "" {
+		return true
+	}
+	const probe = `"strata: probe for a terminated statement"`
+	st := strata.SplitStatements(rest + "\n" + probe)
+	return len(st) == 1 && st[0].SQL == probe
+}
+
 // help is what \? prints.
 const help = `General
   \q              quit

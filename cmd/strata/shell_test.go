@@ -216,6 +216,27 @@ func TestComplete(t *testing.T) {
 	}
 }
 
+func TestTakeTerminated(t *testing.T) {
+	for _, c := range []struct{ buf, done, rest string }{
+		{"SELECT 1;", "SELECT 1;", ""},
+		{"SELECT 1", "", "SELECT 1"},
+		{"SELECT 1; SELECT", "SELECT 1;", " SELECT"},
+		{"SELECT 1 ; SELECT 2; SELECT 'a;", "SELECT 1 ; SELECT 2;", " SELECT 'a;"},
+		{"SELECT 1; -- done", "SELECT 1;", " -- done"},
+		{"SELECT 1; /* open", "SELECT 1;", " /* open"},
+	} {
+		done, rest := takeTerminated(c.buf)
+		if done != c.done || rest != c.rest {
+			t.Errorf("takeTerminated(%q) = %q, %q; want %q, %q", c.buf, done, rest, c.done, c.rest)
+		}
+	}
+	for s, want := range map[string]bool{"": true, "  \n": true, " -- done": true, "/* c */": true, " /* open": false, "SELECT": false, "'a": false} {
+		if got := blank(s); got != want {
+			t.Errorf("blank(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 // TestInteractive drives the readline loop with in-memory input: a
 // statement over three lines, a meta-command, a statement with an error,
 // and \q, which ends the loop before the last line.
@@ -224,7 +245,7 @@ func TestInteractive(t *testing.T) {
 	var out, errOut bytes.Buffer
 	sh := newShell(eng, &out, &errOut, formatTable)
 	// Ctrl-C (\x03) drops the statement being typed.
-	input := "INSERT INTO t\n  VALUES (1, 'a;b')\n  ;\n\\dt\nDROP\nTABLE\x03SELECT nope;\n\\q\nSELECT 1;\n"
+	input := "INSERT INTO t\n  VALUES (1, 'a;b')\n  ;\n\\dt\nDROP\nTABLE\x03SELECT nope; -- a comment\n\\q\nSELECT 1;\n"
 	hist := filepath.Join(t.TempDir(), "history")
 	cfg := &readline.Config{
 		HistoryFile:         hist,
