@@ -1,0 +1,125 @@
+package strata_test
+
+// End-to-end benchmarks of issue 4's measures through the public API, on the
+// seed's balances schema: the grouped aggregate current and AS OF a middle
+// commit, a point SELECT by the full key, and one 10 000-row UPSERT.
+// Scale with -balances.keys and -balances.versions.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/strata-db/strata"
+)
+
+var (
+	benchKeys     = flag.Int("balances.keys", 100_000, "keys of the balances benchmarks")
+	benchVersions = flag.Int("balances.versions", 4, "versions per key of the balances benchmarks")
+)
+
+const balancesDDL = `CREATE TABLE balances (
+  chain_id UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL,
+  amount UINT256 NULL, balance_index UINT128 NULL, balance_version UINT64 NULL,
+  transfer_count UINT64 NULL, activity_index UINT128 NULL,
+  PRIMARY KEY (chain_id, address, token),
+  ATTRIBUTE GROUP holding (amount, balance_index, balance_version)
+    VALID BY (balance_index) REVISION BY (balance_version),
+  ATTRIBUTE GROUP activity (transfer_count, activity_index) VALID BY (activity_index))
+MODE VERSIONED`
+
+// upsertSQL builds one UPSERT of n holding versions starting at key from;
+// every third row is late (an index below one written earlier).
+func upsertSQL(from, n, round int) string {
+	var b strings.Builder
+	b.WriteString("UPSERT INTO balances (chain_id, address, token, amount, balance_index, balance_version) VALUES ")
+	for i := 0; i < n; i++ {
+		k := from + i
+		idx := round*10 + 5
+		if (k+round)%3 == 0 && round > 0 {
+			idx = round*10 - 7 // late: below the previous round's index
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "(%d, '0x%08x', 'T%02d', %d, %d, 1)", k%4, k/20, k%20, 1000+k+round, idx)
+	}
+	b.WriteString(" ATTRIBUTE GROUP holding")
+	return b.String()
+}
+
+func loadBalances(b *testing.B) (*strata.Session, uint64) {
+	b.Helper()
+	db, err := strata.Open(b.TempDir(), strata.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s := db.NewSession()
+	ctx := context.Background()
+	if _, err := s.Run(ctx, balancesDDL); err != nil {
+		b.Fatal(err)
+	}
+	var middle uint64
+	for round := 0; round < *benchVersions; round++ {
+		for from := 0; from < *benchKeys; from += 10_000 {
+			n := min(10_000, *benchKeys-from)
+			if _, err := s.Run(ctx, upsertSQL(from, n, round)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if round == *benchVersions/2-1 || *benchVersions == 1 {
+			middle = s.LastCommit()
+		}
+	}
+	return s, middle
+}
+
+func benchQuery(b *testing.B, s *strata.Session, sql string, rows int) {
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Run(ctx, sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkBalances(b *testing.B) {
+	s, middle := loadBalances(b)
+	agg := "SELECT token, count(*), sum(amount) FROM balances GROUP BY token"
+	b.Run("aggregate/current", func(b *testing.B) { benchQuery(b, s, agg, *benchKeys) })
+	b.Run("aggregate/asof-middle", func(b *testing.B) {
+		benchQuery(b, s, agg+fmt.Sprintf(" AS OF COMMIT %d", middle), *benchKeys)
+	})
+	b.Run("point", func(b *testing.B) {
+		benchQuery(b, s, "SELECT amount FROM balances WHERE chain_id = 1 AND address = '0x00000010' AND token = 'T01'", 1)
+	})
+}
+
+func BenchmarkUpsert10k(b *testing.B) {
+	db, err := strata.Open(b.TempDir(), strata.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := db.NewSession()
+	ctx := context.Background()
+	if _, err := s.Run(ctx, balancesDDL); err != nil {
+		b.Fatal(err)
+	}
+	sqls := make([]string, 8)
+	for i := range sqls {
+		sqls[i] = upsertSQL(0, 10_000, i+1)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.Run(ctx, sqls[i%len(sqls)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(10_000*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
