@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/wal"
@@ -83,7 +84,10 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.pipe.Unlock()
 		return 0, err
 	}
-	at := e.opts.Clock().UTC()
+	// Commit times are kept to the microsecond, the precision system.commits
+	// shows (DATETIME64(6)), so AS OF TIMESTAMP of a committed_at read back
+	// from it finds that very commit (R6.7).
+	at := e.opts.Clock().UTC().Truncate(time.Microsecond)
 	if at.Before(e.pipe.lastAt) {
 		at = e.pipe.lastAt // never back (R6.7, manifest invariant 5)
 	}
