@@ -113,7 +113,7 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 
 	if err := pending.Wait(context.Background()); err != nil {
 		e.fail(err)
-		return 0, fmt.Errorf("%w: commit %d is not durable: %v", ErrFailed, seq, err)
+		return 0, fmt.Errorf("%w: commit %d is not durable: %w", ErrFailed, seq, err)
 	}
 	rec := &commitRecord{commit: seq, at: at, kind: txn.Kind, tables: txn.Tables, rows: txn.Rows, catalog: catBytes, writes: txn.Writes}
 	if err := e.applyInOrder(&readyCommit{rec: rec, cat: newCat, done: make(chan error, 1)}); err != nil {
