@@ -92,6 +92,16 @@
 // Open, whose replay is the truth: a commit reported failed may reappear
 // whole there if its bytes did reach the disk (it is never half there).
 //
+// A full disk is such a failure: the commit's error wraps both ErrFailed
+// and vfs.ErrNoSpace (ENOSPC), so the session can say the disk is full.
+// Writes resume after space returns and the engine is reopened; a short
+// WAL write leaves a torn tail that only replay may judge. A flush on a
+// full disk is different: it fails with ENOSPC and changes nothing (the
+// part is never named by the manifest), so the memtable keeps its rows
+// and the next flush may succeed without a reopen. Part bytes that fail
+// their checksums are reported, by Check and by the read that meets them,
+// as part.ErrCorrupt naming the file, never returned as rows.
+//
 // # Invariants
 //
 //  1. One lock (Engine.pipe) orders commits: sequence assignment, the DDL
