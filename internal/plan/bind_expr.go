@@ -64,6 +64,9 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			if g, ok := b.agg.groups[ast.Format(c)]; ok {
 				return colExpr(g), nil
 			}
+			if g, ok := b.agg.byID[found.ref.ID]; ok {
+				return colExpr(g), nil
+			}
 			if g, ok := b.agg.groups[c.Name]; ok {
 				return colExpr(g), nil
 			}

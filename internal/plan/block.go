@@ -12,8 +12,12 @@ import (
 type aggCtx struct {
 	node   *Aggregate
 	groups map[string]ColRef
-	aggs   map[string]ColRef
-	scope  *scope
+	// byID maps the plan-wide id of a column grouped on directly to its
+	// group output, so `col0`, `t.col0` and `cor0.col0` all name the same
+	// group however the GROUP BY spelled it.
+	byID  map[int]ColRef
+	aggs  map[string]ColRef
+	scope *scope
 }
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
@@ -91,7 +95,7 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 	b.agg = nil
 	if aggregated {
 		ag := &Aggregate{In: node}
-		ac := &aggCtx{node: ag, groups: map[string]ColRef{}, aggs: map[string]ColRef{}, scope: sc}
+		ac := &aggCtx{node: ag, groups: map[string]ColRef{}, byID: map[int]ColRef{}, aggs: map[string]ColRef{}, scope: sc}
 		for _, g := range blk.GroupBy {
 			ge := g
 			if n, ok := g.(*ast.NumberLit); ok {
@@ -121,6 +125,11 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 			ag.Groups = append(ag.Groups, e)
 			ag.GroupCols = append(ag.GroupCols, c)
 			ac.groups[key] = c
+			if col, ok := e.(*expr.Col); ok {
+				if _, seen := ac.byID[col.ID]; !seen {
+					ac.byID[col.ID] = c
+				}
+			}
 		}
 		b.agg = ac
 		node = ag
@@ -151,6 +160,9 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 					if b.agg != nil {
 						key := c.name
 						g, ok := b.agg.groups[key]
+						if !ok {
+							g, ok = b.agg.byID[c.ref.ID]
+						}
 						if !ok {
 							return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.name).WithPos(st.Pos())
 						}
