@@ -2,25 +2,27 @@ module github.com/strata-db/strata
 
 go 1.26.8
 
-require github.com/spf13/cobra v1.10.2
+require (
+	github.com/chzyer/readline v1.5.1
+	github.com/cockroachdb/datadriven v1.0.3
+	github.com/holiman/uint256 v1.3.2
+	github.com/klauspost/compress v1.20.4
+	github.com/parquet-go/parquet-go v0.32.0
+	github.com/spf13/cobra v1.10.2
+	go.etcd.io/bbolt v1.5.0
+	pgregory.net/rapid v1.3.0
+)
 
 require (
 	github.com/andybalholm/brotli v1.1.1 // indirect
-	github.com/chzyer/readline v1.5.1 // indirect
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/holiman/uint256 v1.3.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/parquet-go/bitpack v1.0.0 // indirect
 	github.com/parquet-go/jsonlite v1.0.0 // indirect
-	github.com/parquet-go/parquet-go v0.32.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/sys v0.45.0 // indirect
 	google.golang.org/protobuf v1.34.2 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )
