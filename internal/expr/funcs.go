@@ -32,6 +32,9 @@ func (e *Func) kids() []*Expr    { return ptrs(e.Args) }
 
 // Eval implements Expr.
 func (e *Func) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
+	if e.Name == "coalesce" {
+		return e.evalCoalesce(c, b)
+	}
 	vs := make([]*types.Vector, len(e.Args))
 	for i, a := range e.Args {
 		v, err := a.Eval(c, b)
@@ -59,6 +62,57 @@ rows:
 			return nil, err
 		}
 		if !z.IsNull() && z.Type() != e.T {
+			if z, err = types.Cast(z, e.T); err != nil {
+				return nil, CastError(e.Pos, z, e.T, err)
+			}
+		}
+		out.Append(z)
+	}
+	return out, nil
+}
+
+// evalCoalesce evaluates each argument only over the rows for which every
+// earlier argument was NULL, as PostgreSQL does: coalesce(-14, 1/0) is -14,
+// not a division-by-zero error (the same rule as CASE, invariant 4).
+func (e *Func) evalCoalesce(c *Ctx, b *types.Batch) (*types.Vector, error) {
+	res := make([]types.Value, b.Rows)
+	set := make([]bool, b.Rows)
+	remaining := make([]int, b.Rows) // row of b for each row of sub
+	for i := range remaining {
+		remaining[i] = i
+	}
+	sub := b
+	for _, a := range e.Args {
+		if len(remaining) == 0 {
+			break
+		}
+		v, err := a.Eval(c, sub)
+		if err != nil {
+			return nil, err
+		}
+		keep := make([]int, 0, len(remaining))
+		next := make([]int, 0, len(remaining))
+		for j := range sub.Rows {
+			if v.IsNull(j) {
+				keep = append(keep, j)
+				next = append(next, remaining[j])
+				continue
+			}
+			res[remaining[j]], set[remaining[j]] = v.Get(j), true
+		}
+		if len(keep) < sub.Rows && len(keep) > 0 {
+			sub = Gather(nil, sub, keep)
+		}
+		remaining = next
+	}
+	out := c.vec(e.T, b.Rows)
+	for i, z := range res {
+		if !set[i] {
+			out.AppendNull()
+			continue
+		}
+		if z.Type() != e.T {
+			var err error
 			if z, err = types.Cast(z, e.T); err != nil {
 				return nil, CastError(e.Pos, z, e.T, err)
 			}
