@@ -35,7 +35,7 @@ func newBatchSource(b *testing.B, n int) *batchSource {
 		{Name: "g", Type: i64}, {Name: "x", Type: i64}}}, 1); err != nil {
 		b.Fatal(err)
 	}
-	s := &batchSource{fakeSource: &fakeSource{cat: cat, commit: 1}}
+	s := &batchSource{fakeSource: &fakeSource{Cat: cat, Newest: 1}}
 	for i := 0; i < n; i += 1024 {
 		bt := types.NewBatch([]types.Type{i64, i64}, 1024)
 		for j := i; j < min(i+1024, n); j++ {

@@ -32,16 +32,16 @@ func newFake(t *testing.T) *fakeSource {
 		{Name: "code", Type: str, NotNull: true, PrimaryKey: true}, {Name: "title", Type: str}}}, 2)
 	tt := mk(catalog.TableSpec{Name: "t", Mode: catalog.ModeVersioned, Columns: []catalog.ColumnSpec{
 		{Name: "k", Type: i64, NotNull: true, PrimaryKey: true}, {Name: "v", Type: i64}}}, 3)
-	f := &fakeSource{cat: cat, commit: 6, rows: map[catalog.TableID][]fakeRow{}}
+	f := &fakeSource{Cat: cat, Newest: 6, Rows: map[catalog.TableID][]fakeRow{}}
 	null := types.Null(i64)
 	s := func(x string) types.Value { return types.NewString(x) }
 	n := types.NewInt64
 	add := func(tb *catalog.Table, commit uint64, vals ...types.Value) {
-		r := fakeRow{commit: commit, vals: map[catalog.ColumnID]types.Value{}}
+		r := fakeRow{Commit: commit, Vals: map[catalog.ColumnID]types.Value{}}
 		for i, c := range tb.Columns {
-			r.vals[c.ID] = vals[i]
+			r.Vals[c.ID] = vals[i]
 		}
-		f.rows[tb.ID] = append(f.rows[tb.ID], r)
+		f.Rows[tb.ID] = append(f.Rows[tb.ID], r)
 	}
 	add(emp, 4, n(1), s("ann"), s("eng"), n(100), n(10))
 	add(emp, 4, n(2), s("bob"), s("eng"), n(80), null)

@@ -28,7 +28,7 @@ func testSource(t *testing.T) *fakeSource {
 			t.Fatal(err)
 		}
 	}
-	return &fakeSource{cat: cat, commit: 13, rows: map[catalog.TableID][]fakeRow{}}
+	return &fakeSource{Cat: cat, Newest: 13, Rows: map[catalog.TableID][]fakeRow{}}
 }
 
 // TestBuild runs testdata/build: each `build` prints the optimized plan in

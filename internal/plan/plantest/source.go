@@ -1,0 +1,89 @@
+// Package plantest holds an in-memory plan.Source for the tests of plan and
+// exec, so both test the same fake.
+package plantest
+
+import (
+	"context"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// Row is a stored row tagged with the commit that wrote it.
+type Row struct {
+	Commit uint64
+	Vals   map[catalog.ColumnID]types.Value
+}
+
+// Source is an in-memory plan.Source: each table holds rows tagged by
+// commit; a read AS OF n sees the rows committed at or before n. Versions
+// returns no rows.
+type Source struct {
+	Cat    *catalog.Catalog
+	Newest uint64
+	Rows   map[catalog.TableID][]Row
+}
+
+// Commit implements plan.Source.
+func (f *Source) Commit() uint64 { return f.Newest }
+
+// Catalog implements plan.Source.
+func (f *Source) Catalog() *catalog.Catalog { return f.Cat }
+
+// CommitAt implements plan.Source: every time is commit 1.
+func (f *Source) CommitAt(time.Time) (uint64, bool) { return 1, true }
+
+// Shards implements plan.Source: one shard.
+func (f *Source) Shards(catalog.TableID) []storage.ShardInfo {
+	return []storage.ShardInfo{{Shard: 0}}
+}
+
+// Parts implements plan.Source: no parts.
+func (f *Source) Parts(catalog.TableID) []storage.PartInfo { return nil }
+
+// Scan implements plan.Source.
+func (f *Source) Scan(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error) {
+	t, _ := f.Cat.TableByID(spec.Table)
+	ts := make([]types.Type, 0, len(spec.Cols)+1)
+	for _, id := range spec.Cols {
+		c, _ := t.AnyColumn(id)
+		ts = append(ts, c.Type)
+	}
+	if spec.Commit {
+		ts = append(ts, types.Of(types.Uint64))
+	}
+	b := types.NewBatch(ts, 16)
+	at := spec.AsOf
+	if at == 0 {
+		at = f.Newest
+	}
+	var st storage.ScanStats
+	for _, r := range f.Rows[spec.Table] {
+		if r.Commit > at {
+			continue
+		}
+		for i, id := range spec.Cols {
+			v, ok := r.Vals[id]
+			if !ok {
+				v = types.Null(ts[i])
+			}
+			b.Cols[i].Append(v)
+		}
+		if spec.Commit {
+			b.Cols[len(spec.Cols)].AppendUint64(r.Commit)
+		}
+		b.Rows++
+		st.RowsReturned++
+	}
+	if b.Rows == 0 {
+		return st, nil
+	}
+	return st, fn(b)
+}
+
+// Versions implements plan.Source.
+func (f *Source) Versions(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error) {
+	return storage.ScanStats{}, nil
+}
