@@ -195,6 +195,9 @@ func fold(e expr.Expr) expr.Expr {
 	case *expr.Const, *expr.Col, *expr.Outer, *expr.Subquery:
 		return e
 	}
+	if strictOnNull(e) {
+		return expr.NewConst(types.Null(e.Type()))
+	}
 	if !all {
 		return e
 	}
@@ -204,6 +207,27 @@ func fold(e expr.Expr) expr.Expr {
 		return e
 	}
 	return expr.NewConst(v.Get(0))
+}
+
+// strictOnNull reports whether e is a strict operator with the NULL
+// constant as an operand: its value is NULL whatever the other operand is,
+// and PostgreSQL folds it so at plan time without evaluating that operand,
+// so `col / 0 = NULL` raises no division by zero (docs/conformance.md).
+// NULLIF(NULL, x) is NULL for every x too.
+func strictOnNull(e expr.Expr) bool {
+	isNull := func(x expr.Expr) bool {
+		c, ok := x.(*expr.Const)
+		return ok && c.V.IsNull()
+	}
+	switch x := e.(type) {
+	case *expr.Arith:
+		return isNull(x.L) || isNull(x.R)
+	case *expr.Cmp:
+		return isNull(x.L) || isNull(x.R)
+	case *expr.Func:
+		return x.Name == "nullif" && len(x.Args) == 2 && isNull(x.Args[0])
+	}
+	return false
 }
 
 func foldNode(n Node, env *Env) Node {
