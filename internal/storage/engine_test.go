@@ -27,6 +27,20 @@ func kvSpec(name string, mode catalog.Mode) catalog.TableSpec {
 	}
 }
 
+// createKV commits CREATE TABLE t with the kvSpec schema, versioned, and
+// returns the table.
+func createKV(t testing.TB, e *Engine) *catalog.Table {
+	t.Helper()
+	if _, err := e.Commit(context.Background(), &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, commit uint64) error {
+		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), commit)
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("t")
+	return tbl
+}
+
 func kvWrite(t testing.TB, tbl *catalog.Table, rows ...string) Write {
 	t.Helper()
 	w, err := versionWrite(tbl, "g", rows)
@@ -176,13 +190,7 @@ func TestFsyncFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, commit uint64) error {
-		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), commit)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
+	tbl := createKV(t, e)
 	if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=1 v=a idx=1")}}); err != nil {
 		t.Fatal(err)
 	}

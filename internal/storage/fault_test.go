@@ -28,13 +28,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, commit uint64) error {
-		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), commit)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
+	tbl := createKV(t, e)
 	if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=1 v=a idx=1")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -128,13 +122,7 @@ func TestDiskFullFlush(t *testing.T) {
 	}
 	defer e.Close()
 	ctx := context.Background()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, commit uint64) error {
-		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), commit)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
+	tbl := createKV(t, e)
 	for i := range 20 {
 		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, fmt.Sprintf("k=%d v=v%d idx=1", i, i))}}); err != nil {
 			t.Fatal(err)

@@ -129,13 +129,7 @@ func TestFlushOnMemtableBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), n)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
+	tbl := createKV(t, e)
 	for i := 0; i < 200; i++ {
 		w := benchWrite(tbl, i*10, 10, int64(i))
 		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
@@ -205,13 +199,7 @@ func TestFlushFailureChangesNothing(t *testing.T) {
 	}
 	defer e.Close()
 	ctx := t.Context()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(kvSpec("t", catalog.ModeVersioned), n)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
+	tbl := createKV(t, e)
 	if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{benchWrite(tbl, 0, 100, 1)}}); err != nil {
 		t.Fatal(err)
 	}
