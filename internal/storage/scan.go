@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -426,6 +427,9 @@ func (s *Snapshot) readAt(asOf uint64) (uint64, error) {
 // every row committed in (After, AsOf]. Batches hold at most BatchRows rows
 // and fn may keep them. An error from fn stops the scan and is returned.
 func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch) error) (ScanStats, error) {
+	// The snapshot holds the parts read; it must stay reachable until the
+	// read ends (lifetime.go).
+	defer runtime.KeepAlive(s)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
 		return ScanStats{}, err
@@ -602,6 +606,9 @@ func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, sp
 // (other groups' columns NULL) then the VersionsCols. Repeats are never
 // retained (R3.4).
 func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.Batch) error) (ScanStats, error) {
+	// The snapshot holds the parts read; it must stay reachable until the
+	// read ends (lifetime.go).
+	defer runtime.KeepAlive(s)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
 		return ScanStats{}, err
@@ -628,6 +635,9 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 // primary key order, at spec.AsOf; spec.Cols (and _commit) as in Scan.
 // It reports false when the key does not exist at that commit.
 func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec) ([]types.Value, bool, error) {
+	// The snapshot holds the parts read; it must stay reachable until the
+	// read ends (lifetime.go).
+	defer runtime.KeepAlive(s)
 	t, td, err := s.table(table)
 	if err != nil {
 		return nil, false, err
