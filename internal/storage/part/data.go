@@ -80,6 +80,11 @@ type Meta struct {
 	MinCommit, MaxCommit uint64
 	// MinSort and MaxSort are the first and last sort keys.
 	MinSort, MaxSort []byte
+	// KeyBlocks says every block ends at a sort-key boundary: all rows of
+	// a key are in one block. Write sets it unless one key held more than
+	// two blocks' worth of rows; parts written before it existed read as
+	// false. The fast read paths of storage need it.
+	KeyBlocks bool
 }
 
 // Overlaps reports whether a key range [lo, hi) (storage.KeyRange: nil

@@ -45,6 +45,7 @@ type fileMeta struct {
 	MaxCommit uint64       `json:"max_commit"`
 	MinSort   []byte       `json:"min_sort"`
 	MaxSort   []byte       `json:"max_sort"`
+	KeyBlocks bool         `json:"key_blocks,omitempty"`
 	Columns   []columnJSON `json:"columns"`
 	Blocks    []blockJSON  `json:"blocks"`
 	// Stripe is the stripe size; Stripes the big-endian CRC-32C of each
@@ -80,7 +81,7 @@ func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
 	fm := fileMeta{
 		Format: FormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
 		Level: m.Level, Rows: m.Rows, MinCommit: m.MinCommit, MaxCommit: m.MaxCommit,
-		MinSort: m.MinSort, MaxSort: m.MaxSort, Stripe: stripeSize,
+		MinSort: m.MinSort, MaxSort: m.MaxSort, KeyBlocks: m.KeyBlocks, Stripe: stripeSize,
 		Columns: make([]columnJSON, len(m.Columns)),
 		Blocks:  make([]blockJSON, len(blocks)),
 		Stripes: make([]byte, 0, 4*len(stripes)),
@@ -130,7 +131,7 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 	m := &Meta{
 		Table: catalog.TableID(fm.Table), Shard: fm.Shard, Part: fm.Part, Kind: kind, Level: fm.Level,
 		Rows: fm.Rows, MinCommit: fm.MinCommit, MaxCommit: fm.MaxCommit, MinSort: fm.MinSort, MaxSort: fm.MaxSort,
-		Columns: make([]ColumnMeta, len(fm.Columns)),
+		KeyBlocks: fm.KeyBlocks, Columns: make([]ColumnMeta, len(fm.Columns)),
 	}
 	for i, c := range fm.Columns {
 		k, ok := kindByName[c.Kind]

@@ -1,6 +1,7 @@
 package part
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -252,6 +253,34 @@ func (r *Reader) Close() error { return r.f.Close() }
 // Data allocates nothing per row. Columns not asked for are not read from
 // the file.
 func (r *Reader) ReadBlock(i int, cols []catalog.ColumnID, dst *Data) error {
+	return r.ReadBlockFixed(i, FixAll, cols, dst)
+}
+
+// Fixed names a set of the fixed columns, for ReadBlockFixed.
+type Fixed uint16
+
+// The fixed columns, one bit each.
+const (
+	FixSort Fixed = 1 << iota
+	FixGroup
+	FixCommit
+	FixSeq
+	FixTomb
+	FixWonAt
+	FixEndedAt
+	FixSupersededBy
+	FixState
+	FixOrder
+	// FixAll is every fixed column, what ReadBlock reads.
+	FixAll = FixSort | FixGroup | FixCommit | FixSeq | FixTomb | FixWonAt | FixEndedAt | FixSupersededBy | FixState | FixOrder
+)
+
+// ReadBlockFixed is ReadBlock reading only the fixed columns in fixed: the
+// slices (and vectors) of the others are left empty. A current read needs
+// neither ordering values nor resolution columns, and decoding them is
+// most of the cost of a block (the sort key and ordering values are byte
+// arrays); this keeps it to what the read uses.
+func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
 	}
@@ -266,7 +295,9 @@ func (r *Reader) ReadBlock(i int, cols []catalog.ColumnID, dst *Data) error {
 	rg := &r.file.Metadata().RowGroups[i]
 	tasks := make([]chunkTask, 0, numFixed+len(cols))
 	for f := range numFixed {
-		tasks = append(tasks, chunkTask{col: r.fixed[f], fixed: f})
+		if fixed&(1<<f) != 0 {
+			tasks = append(tasks, chunkTask{col: r.fixed[f], fixed: f})
+		}
 	}
 	dst.IDs = append(dst.IDs[:0], cols...)
 	for len(dst.Cols) < len(cols) {
@@ -447,12 +478,16 @@ func Check(fsys vfs.FS, path string) error {
 		seq    uint32
 	}
 	lo, hi := ^uint64(0), uint64(0)
+	m := r.meta
 	for i, b := range r.blocks {
 		if err := r.ReadBlock(i, ids, &d); err != nil {
 			return err
 		}
 		if err := checkBlock(&d, &b); err != nil {
 			return r.corrupt("block %d: %v", i, err)
+		}
+		if i > 0 && m.KeyBlocks && bytes.Equal(d.Sort.BytesAt(0), last.sort) {
+			return r.corrupt("block %d continues the last key of block %d, but the part says its blocks end at keys", i, i-1)
 		}
 		if i > 0 && posLess(d.Sort.BytesAt(0), d.Group[0], d.Commit[0], d.Seq[0], last.sort, last.group, last.commit, last.seq) {
 			return r.corrupt("block %d starts before the end of block %d", i, i-1)
@@ -462,7 +497,6 @@ func Check(fsys vfs.FS, path string) error {
 		last.group, last.commit, last.seq = d.Group[n], d.Commit[n], d.Seq[n]
 		lo, hi = min(lo, b.MinCommit), max(hi, b.MaxCommit)
 	}
-	m := r.meta
 	if lo != m.MinCommit || hi != m.MaxCommit ||
 		string(m.MinSort) != string(r.blocks[0].MinSort) || string(m.MaxSort) != string(r.blocks[len(r.blocks)-1].MaxSort) {
 		return r.corrupt("part bounds do not match its blocks")

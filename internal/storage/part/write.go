@@ -146,8 +146,21 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	var blocks []BlockInfo
 	w.meta.Rows = uint64(n)
 	w.meta.MinCommit, w.meta.MaxCommit = math.MaxUint64, 0
-	for lo := 0; lo < n; lo += w.opts.BlockRows {
-		hi := min(lo+w.opts.BlockRows, n)
+	// Blocks end at sort-key boundaries, so that every row of a key is in
+	// one block and a reader can resolve or stream a key from the one
+	// block it has decoded. A key with more rows than a second BlockRows
+	// is cut anyway (memory stays bounded) and the part then says its
+	// blocks are not key-aligned (Meta.KeyBlocks), so readers take the
+	// general path.
+	w.meta.KeyBlocks = true
+	for lo, hi := 0, 0; lo < n; lo = hi {
+		hi = min(lo+w.opts.BlockRows, n)
+		for hi < n && hi-lo < 2*w.opts.BlockRows && bytes.Equal(w.d.Sort.BytesAt(hi), w.d.Sort.BytesAt(hi-1)) {
+			hi++
+		}
+		if hi < n && bytes.Equal(w.d.Sort.BytesAt(hi), w.d.Sort.BytesAt(hi-1)) {
+			w.meta.KeyBlocks = false
+		}
 		cw := pw.ColumnWriters()
 		if err := w.writeBlock(cw, lo, hi); err != nil {
 			return Info{}, err
