@@ -104,9 +104,18 @@ func isCompare(t token.Token) bool {
 func (p *parser) cmpExpr() ast.Expr {
 	start := p.pos
 	x := p.predExpr()
-	for isCompare(p.tok) {
+	for isCompare(p.tok) || isRegex(p.tok) || p.atOperatorSyntax() {
 		op := p.tok
-		p.next()
+		if p.atOperatorSyntax() {
+			op = p.operatorSyntax()
+		} else {
+			p.next()
+		}
+		if !isCompare(op) {
+			y := p.predExpr()
+			x = binaryOp(p.span(start), op, x, y)
+			continue
+		}
 		if (p.tok == token.ANY || p.tok == token.SOME || p.tok == token.ALL) && p.peek(1) == token.LPAREN {
 			all := p.tok == token.ALL
 			p.next()
@@ -204,10 +213,13 @@ func (p *parser) unaryExpr() ast.Expr {
 	}
 	start := p.pos
 	x := p.primary()
-	for p.tok == token.TYPECAST {
+	for p.tok == token.TYPECAST || p.atCollate() {
+		if p.tok != token.TYPECAST {
+			x = p.collate(x)
+			continue
+		}
 		p.next()
-		t := p.typeName()
-		x = &ast.CastExpr{Span: p.span(start), X: x, Type: t, Colons: true}
+		x = p.castTarget(start, x, true)
 	}
 	return x
 }
@@ -265,9 +277,15 @@ func (p *parser) primary() ast.Expr {
 		p.expect(token.LPAREN)
 		x := p.expr()
 		p.expect(token.AS)
-		t := p.typeName()
+		c := p.castTarget(start, x, false)
 		p.expect(token.RPAREN)
-		return &ast.CastExpr{Span: p.span(start), X: x, Type: t}
+		switch c := c.(type) {
+		case *ast.CastExpr:
+			c.Span = p.span(start)
+		case *ast.FuncCall:
+			c.Span = p.span(start)
+		}
+		return c
 	case token.EXISTS:
 		p.next()
 		p.expect(token.LPAREN)
@@ -292,6 +310,9 @@ func (p *parser) primary() ast.Expr {
 			p.next()
 			return p.funcCall(start, "", name)
 		}
+	}
+	if p.atValueFunction() {
+		return p.valueFunction()
 	}
 	if p.isIdent() {
 		return p.nameExpr()

@@ -130,8 +130,19 @@ func (s *Scanner) Scan() (tok token.Token, pos, end int, lit string) {
 			tok = two(token.GE)
 		}
 	case '!':
-		if next == '=' {
+		switch {
+		case next == '=':
 			tok = two(token.NE)
+		case next == '~' && s.off+1 < len(s.src) && s.src[s.off+1] == '*':
+			s.off += 2
+			tok = token.NIREGEX
+		case next == '~':
+			tok = two(token.NREGEX)
+		}
+	case '~':
+		tok = token.REGEX
+		if next == '*' {
+			tok = two(token.IREGEX)
 		}
 	case '|':
 		if next == '|' {

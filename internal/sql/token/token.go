@@ -49,6 +49,12 @@ const (
 	GE        // >=
 	CONCAT    // ||
 	TYPECAST  // ::
+	// The POSIX regular-expression match operators of PostgreSQL, which
+	// psql's \d and the drivers' catalog queries use.
+	REGEX   // ~
+	NREGEX  // !~
+	IREGEX  // ~*
+	NIREGEX // !~*
 	operatorEnd
 
 	keywordBeg
@@ -184,7 +190,7 @@ var operators = [...]string{
 	LPAREN: "(", RPAREN: ")", LBRACK: "[", RBRACK: "]", COMMA: ",", SEMICOLON: ";",
 	DOT: ".", COLON: ":", PLUS: "+", MINUS: "-", MUL: "*", DIV: "/", MOD: "%",
 	CARET: "^", EQ: "=", NE: "<>", LT: "<", LE: "<=", GT: ">", GE: ">=",
-	CONCAT: "||", TYPECAST: "::",
+	CONCAT: "||", TYPECAST: "::", REGEX: "~", NREGEX: "!~", IREGEX: "~*", NIREGEX: "!~*",
 }
 
 // keywordNames holds the upper-case spelling of each keyword, in the order
