@@ -634,7 +634,7 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 		args[i], ts[i] = e, e.Type()
 	}
-	fn, sig, err := expr.NewFunc(f.Name, ts, f.Pos())
+	fn, sig, err := expr.NewFuncEnv(f.Name, ts, f.Pos(), b.env.PG)
 	if err != nil {
 		return nil, err
 	}

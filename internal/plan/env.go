@@ -55,6 +55,9 @@ type Env struct {
 	LastCommit uint64
 	// MemLimit caps the bytes buffering operators hold; 0 means 1 GiB.
 	MemLimit int64
+	// PG is what the PostgreSQL compatibility functions (current_user,
+	// pg_get_indexdef, regclass, …) read; nil makes them fail cleanly.
+	PG expr.PGEnv
 }
 
 // Limit returns the memory limit in bytes.
