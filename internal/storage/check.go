@@ -30,7 +30,13 @@ func (e *Engine) Check() error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, checkParts(e.fs, e.dir, e.man.Snapshot())...)
+	// The published parts and the manifest's change together under the
+	// apply lock (flush, merge), so they are compared under it.
+	e.ap.Lock()
 	st := e.cur.Load()
+	ms := e.man.Snapshot()
+	e.ap.Unlock()
+	errs = append(errs, checkPublishedParts(st, ms)...)
 	errs = append(errs, checkCommits(st.commits)...)
 	for id, td := range st.tables {
 		t, ok := st.cat.TableByID(id)
@@ -94,6 +100,46 @@ func checkParts(fsys vfs.FS, dir string, ms *manifest.Snapshot) []error {
 	for _, f := range files {
 		if err := part.Check(fsys, filepath.Join(dir, filepath.FromSlash(f))); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// checkPublishedParts verifies the part lifetime (lifetime.go): every
+// published part is the manifest's, named once, alive (its live reference
+// held), and no reference was released twice; and every manifest part of
+// a table the engine serves is published.
+func checkPublishedParts(st *state, ms *manifest.Snapshot) []error {
+	var errs []error
+	if n := leakedReleases.Load(); n > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d part references released twice", ErrCheck, n))
+	}
+	files := map[string]uint64{}
+	for id, td := range st.tables {
+		for _, sd := range td.shards {
+			want := ms.Parts(uint64(id), sd.num)
+			if len(want) != len(sd.parts) {
+				errs = append(errs, fmt.Errorf("%w: table %d shard %d publishes %d parts, the manifest names %d",
+					ErrCheck, id, sd.num, len(sd.parts), len(want)))
+			}
+			live := map[uint64]bool{}
+			for _, p := range want {
+				live[p.ID] = true
+			}
+			for _, pf := range sd.parts {
+				p := pf.man
+				if !live[p.ID] {
+					errs = append(errs, fmt.Errorf("%w: table %d shard %d publishes part %d, which the manifest does not name (a merge input not removed?)",
+						ErrCheck, id, sd.num, p.ID))
+				}
+				if other, dup := files[p.File]; dup {
+					errs = append(errs, fmt.Errorf("%w: parts %d and %d both name file %s", ErrCheck, other, p.ID, p.File))
+				}
+				files[p.File] = p.ID
+				if n := pf.refs.held(); n < 1 {
+					errs = append(errs, fmt.Errorf("%w: published part %d has %d references (its file may be gone)", ErrCheck, p.ID, n))
+				}
+			}
 		}
 	}
 	return errs

@@ -57,6 +57,13 @@ type Options struct {
 	Clock func() time.Time
 	// WALSegmentSize is the WAL's segment size; wal.DefaultSegmentSize if 0.
 	WALSegmentSize int64
+	// NoBackgroundMerges turns the background merger off; MergeNow still
+	// merges. Tests that count parts or inject faults at exact points use
+	// it; a database run this way only grows its part count.
+	NoBackgroundMerges bool
+	// MergePartRows bounds the rows of one part a merge writes
+	// (merge.DefaultPartRows if 0); a part is cut at a key boundary.
+	MergePartRows int
 }
 
 // Engine is one open data directory: the commit pipeline, the memtables,
@@ -93,6 +100,14 @@ type Engine struct {
 
 	// cur is the published state: the newest applied commit.
 	cur atomic.Pointer[state]
+
+	// mergeMu serialises merges (MergeNow and the background merger), so
+	// the parts a merge chose stay live until it retires them.
+	mergeMu sync.Mutex
+	// bg is the background merger (background.go); nil when disabled.
+	bg *background
+	// merges counts the merges published since Open (tests, logs).
+	merges atomic.Int64
 
 	// replayFlushed, during recovery only, says up to which commit each
 	// shard's writes are already in parts.
@@ -174,6 +189,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 		e.closeFiles()
 		return nil, err
 	}
+	e.startBackground()
 	return e, nil
 }
 
@@ -199,11 +215,12 @@ func (e *Engine) open() error {
 		st.tables[t.ID] = td
 		for _, sd := range td.shards {
 			for _, p := range ms.Parts(uint64(t.ID), sd.num) {
-				r, err := part.Open(e.fs, filepath.Join(e.dir, filepath.FromSlash(p.File)))
+				path := filepath.Join(e.dir, filepath.FromSlash(p.File))
+				r, err := part.Open(e.fs, path)
 				if err != nil {
 					return fmt.Errorf("storage: open part of table %s: %w", t.Name, err)
 				}
-				sd.parts = append(sd.parts, &partFile{man: p, r: r})
+				sd.parts = append(sd.parts, newPartFile(e.fs, path, p, r))
 			}
 		}
 	}
@@ -435,6 +452,7 @@ func (e *Engine) Close() error {
 	failed := e.pipe.failed
 	e.pipe.Unlock()
 	e.inflight.Wait()
+	e.stopBackground()
 	var errs []error
 	if failed == nil {
 		e.ap.Lock()

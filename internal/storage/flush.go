@@ -15,15 +15,26 @@ import (
 	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
+	"github.com/strata-db/strata/internal/vfs"
 )
 
 // flushBlockRows is the block size of flushed parts.
 const flushBlockRows = 8192
 
-// partFile is one live part of a shard, open for reading.
+// partFile is one live part of a shard, open for reading. refs counts the
+// published state and the snapshots that hold it (lifetime.go).
 type partFile struct {
-	man manifest.Part
-	r   *part.Reader
+	man  manifest.Part
+	r    *part.Reader
+	refs *partRefs
+}
+
+// newPartFile wraps an open part the published state is about to name;
+// path is the file on fs, deleted when the part is retired and released.
+func newPartFile(fs vfs.FS, path string, man manifest.Part, r *part.Reader) *partFile {
+	pf := &partFile{man: man, r: r}
+	pf.refs = newPartRefs(fs, path, pf)
+	return pf
 }
 
 // Flush writes every non-empty memtable to a part (doc.go, "Flush") and
@@ -131,6 +142,9 @@ func (e *Engine) flushLocked() error {
 		return err
 	}
 	e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	if len(ed.AddParts) > 0 {
+		e.kickMerges()
+	}
 	if _, err := e.wal.RemoveBefore(st.commit); err != nil {
 		e.log.Warn("storage: flush: wal truncation failed; it is retried at the next flush", "err", err)
 	}
@@ -172,9 +186,9 @@ func (e *Engine) writePart(t *catalog.Table, sd *shardData) (*partFile, error) {
 	if meta.Kind == part.KindAppend {
 		kind = manifest.KindAppend
 	}
-	return &partFile{r: r, man: manifest.Part{Table: uint64(t.ID), Shard: sd.num, ID: pid, Kind: kind, Rows: info.Rows, Bytes: uint64(info.Bytes),
+	return newPartFile(e.fs, path, manifest.Part{Table: uint64(t.ID), Shard: sd.num, ID: pid, Kind: kind, Rows: info.Rows, Bytes: uint64(info.Bytes),
 		MinCommit: m.MinCommit, MaxCommit: m.MaxCommit, MinKey: m.MinSort, MaxKey: m.MaxSort, File: file,
-		Location: manifest.LocationLocal, CreatedAt: time.Now().UTC()}}, nil
+		Location: manifest.LocationLocal, CreatedAt: time.Now().UTC()}, r), nil
 }
 
 // partColumns describes the columns ids for a part, in id order, with

@@ -22,6 +22,10 @@ type harness struct {
 	e       *Engine
 	pending Txn
 	clock   time.Time
+	// bgMerges runs the background merger; mergePartRows is
+	// Options.MergePartRows (both read at each open).
+	bgMerges      bool
+	mergePartRows int
 }
 
 func newHarness(t testing.TB) *harness {
@@ -37,7 +41,10 @@ func newHarness(t testing.TB) *harness {
 
 func (h *harness) open() {
 	h.t.Helper()
-	e, err := Open(h.dir, Options{FS: h.mem, Clock: func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }})
+	// Background merges would make part layouts (the engine_*_flushed
+	// scripts) depend on timing; merge tests turn them on (h.bgMerges).
+	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows,
+		Clock: func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }})
 	if err != nil {
 		h.t.Fatalf("open: %v", err)
 	}
@@ -59,6 +66,9 @@ func (h *harness) crash() {
 	clone := h.mem.CrashClone()
 	old := h.e
 	h.e = nil
+	// What the old engine's merger does after the clone is lost with it;
+	// it must not run on the closed manifest.
+	old.stopBackground()
 	_ = old.man.Close()
 	old.man = nil
 	_ = old.closeFiles()

@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -22,12 +23,28 @@ type Snapshot struct {
 	e        *Engine
 	st       *state
 	released atomic.Bool
+	// refs hold the parts st names (lifetime.go); cleanup releases them
+	// if the Snapshot becomes unreachable without Release.
+	refs       *snapRefs
+	cleanup    runtime.Cleanup
+	hasCleanup bool
 }
 
 // Snapshot returns a view at the newest published commit, which holds
-// every commit up to it (invariant 3).
+// every commit up to it (invariant 3). It holds every part it may read, so
+// a merge that retires one meanwhile deletes the file only after Release
+// (or after the Snapshot becomes unreachable).
 func (e *Engine) Snapshot() *Snapshot {
-	return &Snapshot{e: e, st: e.cur.Load()}
+	for {
+		st := e.cur.Load()
+		if h, ok := acquireState(st); ok {
+			s := &Snapshot{e: e, st: st}
+			s.hold(h)
+			return s
+		}
+		// A merge retired one of st's parts between the load and the
+		// acquire; the state it published meanwhile names its outputs.
+	}
 }
 
 // Commit returns the snapshot's commit (current_commit(), R5.5).
@@ -37,9 +54,21 @@ func (s *Snapshot) Commit() uint64 { return s.st.commit }
 // modify it.
 func (s *Snapshot) Catalog() *catalog.Catalog { return s.st.cat }
 
-// Release ends the snapshot; later reads on it fail with ErrReleased.
-// Releasing twice is harmless.
-func (s *Snapshot) Release() { s.released.Store(true) }
+// Release ends the snapshot; later reads on it fail with ErrReleased, and
+// parts merged away since it was taken may be deleted. Releasing twice is
+// harmless. A read still running on another goroutine must finish before
+// Release: the parts it reads may be closed.
+func (s *Snapshot) Release() {
+	if !s.released.CompareAndSwap(false, true) {
+		return
+	}
+	if s.hasCleanup {
+		s.cleanup.Stop()
+	}
+	if s.refs != nil {
+		releaseAll(s.refs)
+	}
+}
 
 // Commits returns every commit up to the snapshot's, oldest first
 // (system.commits, R5.5). The slice is shared: do not modify it.

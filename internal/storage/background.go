@@ -1,0 +1,81 @@
+package storage
+
+import (
+	"context"
+	"errors"
+)
+
+// background is the engine's merger goroutine. A flush kicks it; it then
+// runs the policy over every shard and merges until nothing is due. It
+// never holds a lock that commits or reads wait on while it merges: the
+// apply lock only for the manifest edit and the publication of each merge
+// (mergejob.go). Kicks that arrive while it merges coalesce into one more
+// pass, so a burst of flushes costs one look at the policy afterwards.
+type background struct {
+	kick   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startBackground starts the merger unless Options disable it; it runs
+// after recovery, so replay never races a merge.
+func (e *Engine) startBackground() {
+	if e.opts.NoBackgroundMerges {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &background{kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
+	e.bg = b
+	go e.runBackground(ctx, b)
+	// Parts left by an earlier run may already be due.
+	b.poke()
+}
+
+// poke asks for one more pass without waiting.
+func (b *background) poke() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// kickMerges tells the background merger that parts changed. Safe to call
+// with the merger disabled.
+func (e *Engine) kickMerges() {
+	if e.bg != nil {
+		e.bg.poke()
+	}
+}
+
+func (e *Engine) runBackground(ctx context.Context, b *background) {
+	defer close(b.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.kick:
+		}
+		e.mergeMu.Lock()
+		err := e.mergeLoop(ctx, false)
+		e.mergeMu.Unlock()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			// The inputs stay live and the next flush retries; an engine
+			// failure (manifest) is already reported by fail.
+			e.log.Warn("storage: background merge failed", "err", err)
+			if errors.Is(err, ErrFailed) {
+				return
+			}
+		}
+	}
+}
+
+// stopBackground stops the merger and waits for the merge in progress,
+// which finishes first (merges are not interruptible, and bounded).
+func (e *Engine) stopBackground() {
+	if e.bg == nil {
+		return
+	}
+	// e.bg stays set: a late kick only fills the buffered channel.
+	e.bg.cancel()
+	<-e.bg.done
+}

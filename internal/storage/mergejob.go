@@ -1,0 +1,342 @@
+package storage
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/manifest"
+	"github.com/strata-db/strata/internal/storage/merge"
+	"github.com/strata-db/strata/internal/storage/part"
+)
+
+// MergeOption changes what MergeNow does.
+type MergeOption uint8
+
+// The options of MergeNow.
+const (
+	// MergeFull merges every shard down to its final runs instead of
+	// stopping where the policy would: a versioned shard to one current and
+	// one history run, an upsert shard to one current run, an append shard
+	// to one run. Benchmarks and tests use it to read merged data.
+	MergeFull MergeOption = iota + 1
+)
+
+// MergeNow flushes every memtable and then merges synchronously until
+// nothing is left to do: by default what the compaction policy
+// (merge.Choose, with the table's bound compaction settings) asks for, with
+// MergeFull every shard down to its final runs. It returns ctx's error if
+// ctx ends between two merges; a merge already started is finished. Reads
+// and commits go on meanwhile, and no result changes: a merge takes no
+// commit number (R5.1) and only swaps parts for parts holding the same
+// versions (docs/storage-merges.md). Merges are serialised with the
+// background merger's.
+func (e *Engine) MergeNow(ctx context.Context, opts ...MergeOption) error {
+	full := slices.Contains(opts, MergeFull)
+	if err := e.Flush(ctx); err != nil {
+		return err
+	}
+	e.mergeMu.Lock()
+	defer e.mergeMu.Unlock()
+	return e.mergeLoop(ctx, full)
+}
+
+// mergeLoop runs merges until none is due. It runs under mergeMu, so the
+// parts a job chose stay live until the job retires them: nothing else
+// removes parts of a table that still exists.
+func (e *Engine) mergeLoop(ctx context.Context, full bool) error {
+	done := map[shardKey]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.failed(); err != nil {
+			return err
+		}
+		job, ok := e.nextMerge(full, done)
+		if !ok {
+			return nil
+		}
+		if err := e.runMerge(job); err != nil {
+			return err
+		}
+		if full {
+			// One full merge leaves a shard final; commits that arrive
+			// meanwhile are for the next MergeNow.
+			done[shardKey{job.table, job.shard}] = true
+		}
+	}
+}
+
+// shardKey names one shard of one table.
+type shardKey struct {
+	table catalog.TableID
+	shard uint32
+}
+
+// mergeJob is one merge chosen for one shard.
+type mergeJob struct {
+	table  catalog.TableID
+	shard  uint32
+	plan   merge.Plan
+	inputs []*partFile // in plan.Inputs order
+}
+
+// failed returns the error that put the engine in the failed state, or
+// ErrClosed once Close began.
+func (e *Engine) failed() error {
+	e.pipe.Lock()
+	defer e.pipe.Unlock()
+	if e.pipe.failed != nil {
+		return fmt.Errorf("%w: %v", ErrFailed, e.pipe.failed)
+	}
+	return nil
+}
+
+// nextMerge looks at every shard of the published state, tables and
+// shards in id order, and returns the first merge due.
+func (e *Engine) nextMerge(full bool, done map[shardKey]bool) (mergeJob, bool) {
+	st := e.cur.Load()
+	ids := make([]catalog.TableID, 0, len(st.tables))
+	for id := range st.tables {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		t, ok := st.cat.TableByID(id)
+		if !ok {
+			continue
+		}
+		set := merge.SettingsOf(st.cat.Bound(t, catalog.RoleCompaction))
+		for _, sd := range st.tables[id].shards {
+			if len(sd.parts) == 0 || done[shardKey{id, sd.num}] {
+				continue
+			}
+			mps := make([]manifest.Part, len(sd.parts))
+			byID := make(map[uint64]*partFile, len(sd.parts))
+			for i, pf := range sd.parts {
+				mps[i] = pf.man
+				byID[pf.man.ID] = pf
+			}
+			var plan merge.Plan
+			if full {
+				if finalRuns(t, mps) {
+					continue
+				}
+				plan = fullPlan(mps)
+			} else if plan, ok = merge.Choose(mps, set); !ok {
+				continue
+			}
+			job := mergeJob{table: id, shard: sd.num, plan: plan}
+			for _, p := range plan.Inputs {
+				job.inputs = append(job.inputs, byID[p.ID])
+			}
+			return job, true
+		}
+	}
+	return mergeJob{}, false
+}
+
+// finalRuns reports whether a shard's parts are already what a full merge
+// would write: one run, and for a keyed table no delta part in it.
+func finalRuns(t *catalog.Table, parts []manifest.Part) bool {
+	if len(merge.Runs(parts)) != 1 {
+		return false
+	}
+	if !t.Keyed() {
+		return true
+	}
+	for _, p := range parts {
+		if p.Kind == manifest.KindDelta {
+			return false
+		}
+	}
+	return true
+}
+
+// fullPlan merges every part of a shard, which therefore holds its oldest
+// data.
+func fullPlan(parts []manifest.Part) merge.Plan {
+	runs := merge.Runs(parts)
+	p := merge.Plan{Oldest: true, Why: merge.Budget}
+	var level uint8
+	for _, r := range runs {
+		p.Inputs = append(p.Inputs, r.Parts...)
+		level = max(level, r.Level)
+	}
+	if level < 255 {
+		level++
+	}
+	p.Level = level
+	return p
+}
+
+// runMerge merges one job's inputs into new parts, makes them durable,
+// swaps them for the inputs in ONE manifest edit, publishes the state and
+// retires the inputs (docs/storage-merges.md, "A merge, step by step").
+// A failure before the edit leaves the inputs live and removes every
+// output; the engine goes on. A failed manifest commit fails the engine,
+// as it does for a flush.
+func (e *Engine) runMerge(job mergeJob) error {
+	st := e.cur.Load()
+	t, ok := st.cat.TableByID(job.table)
+	if !ok {
+		return nil // dropped since the job was chosen
+	}
+	readers := make([]*part.Reader, len(job.inputs))
+	lo, hi := job.inputs[0].man.MinCommit, job.inputs[0].man.MaxCommit
+	for i, pf := range job.inputs {
+		readers[i] = pf.r
+		lo, hi = min(lo, pf.man.MinCommit), max(hi, pf.man.MaxCommit)
+	}
+	start := time.Now()
+	outs, stats, err := merge.Merge(readers, merge.Options{
+		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest,
+		PartRows: e.opts.MergePartRows,
+		Write:    part.WriteOptions{BlockRows: flushBlockRows},
+		Create: func(part.Kind) (string, uint64, error) {
+			id, err := e.man.NextPartID()
+			if err != nil {
+				return "", 0, err
+			}
+			return filepath.Join(e.dir, "parts", fmt.Sprintf("%d-%d-%d.part", t.ID, job.shard, id)), id, nil
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
+	}
+	files := make([]*partFile, 0, len(outs))
+	drop := func() {
+		for _, pf := range files {
+			_ = pf.r.Close()
+		}
+		for _, o := range outs {
+			_ = e.fs.Remove(o.Part.File)
+		}
+	}
+	now := time.Now().UTC()
+	for _, o := range outs {
+		path := o.Part.File
+		r, err := part.Open(e.fs, path)
+		if err != nil {
+			drop()
+			return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
+		}
+		mp := o.Part
+		rel, err := filepath.Rel(e.dir, path)
+		if err != nil {
+			_ = r.Close()
+			drop()
+			return fmt.Errorf("storage: merge: %w", err)
+		}
+		mp.File = filepath.ToSlash(rel)
+		mp.Location = manifest.LocationLocal
+		mp.CreatedAt = now
+		// Every output claims the whole commit range of the merge, so that
+		// merge.Runs groups the outputs into one run again (a current part
+		// and a history part, or two key ranges of one run, may hold
+		// disjoint commits). A wider range only makes AS OF skip less.
+		mp.MinCommit, mp.MaxCommit = lo, hi
+		files = append(files, newPartFile(e.fs, path, mp, r))
+	}
+	var ed manifest.Edit
+	for _, pf := range job.inputs {
+		ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
+	}
+	for _, pf := range files {
+		ed.AddParts = append(ed.AddParts, pf.man)
+	}
+	if err := e.publishMerge(job, ed, files); err != nil {
+		drop()
+		if errors.Is(err, errMergeStale) {
+			return nil
+		}
+		return err
+	}
+	for _, pf := range job.inputs {
+		pf.refs.release() // the live reference: the file goes with the last reader
+	}
+	e.log.Debug("storage: merged", "table", t.Name, "shard", job.shard, "why", job.plan.Why.String(),
+		"inputs", len(job.inputs), "outputs", len(files), "rows_in", stats.In, "rows_out", stats.Out,
+		"took", time.Since(start))
+	return nil
+}
+
+// errMergeStale says a merge's shard changed under it (the table was
+// dropped or its inputs are gone); its outputs are dropped, nothing failed.
+var errMergeStale = errors.New("storage: merge inputs are no longer live")
+
+// publishMerge applies the merge's edit and publishes the state with the
+// outputs in place of the inputs. Both happen under the apply lock, so a
+// flush, which builds its state from the published one under the same
+// lock, never loses the swap, and the manifest and the published state
+// change together.
+func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) error {
+	e.ap.Lock()
+	defer e.ap.Unlock()
+	st := e.cur.Load()
+	td := st.tables[job.table]
+	if td == nil {
+		return errMergeStale
+	}
+	si := slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == job.shard })
+	if si < 0 {
+		return errMergeStale
+	}
+	sd := td.shards[si]
+	inputs := make(map[*partFile]bool, len(job.inputs))
+	for _, pf := range job.inputs {
+		inputs[pf] = true
+	}
+	var parts []*partFile
+	for _, pf := range sd.parts {
+		if !inputs[pf] {
+			parts = append(parts, pf)
+		}
+	}
+	if len(parts)+len(job.inputs) != len(sd.parts) {
+		return errMergeStale
+	}
+	if err := e.man.Apply(ed); err != nil {
+		err = fmt.Errorf("storage: merge: manifest: %w", err)
+		if errors.Is(err, manifest.ErrFailed) {
+			e.fail(err)
+		}
+		return err
+	}
+	parts = append(parts, outs...)
+	sortParts(parts)
+	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: parts}
+	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
+	ntd.rr.Store(td.rr.Load())
+	ntd.shards[si] = nsd
+	tables := make(map[catalog.TableID]*tableData, len(st.tables))
+	for id, x := range st.tables {
+		tables[id] = x
+	}
+	tables[job.table] = ntd
+	e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	e.merges.Add(1)
+	return nil
+}
+
+// sortParts orders a shard's parts oldest first: by commit range, then id,
+// as merge.Runs does.
+func sortParts(ps []*partFile) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := &ps[i].man, &ps[j].man
+		if c := cmp.Compare(a.MinCommit, b.MinCommit); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(a.MaxCommit, b.MaxCommit); c != 0 {
+			return c < 0
+		}
+		return a.ID < b.ID
+	})
+}

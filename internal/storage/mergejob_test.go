@@ -1,0 +1,339 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
+	"pgregory.net/rapid"
+)
+
+// twoGroupSpec is a keyed table with two attribute groups: g ordered by
+// idx (so writes arrive late when idx goes down) and h by commit alone.
+func twoGroupSpec(name string, mode catalog.Mode) catalog.TableSpec {
+	return catalog.TableSpec{
+		Name: name, Mode: mode,
+		Columns: []catalog.ColumnSpec{
+			{Name: "k", Type: types.Of(types.Int64), NotNull: true},
+			{Name: "v", Type: types.Of(types.String)},
+			{Name: "idx", Type: types.Of(types.Int64)},
+			{Name: "w", Type: types.Of(types.String)},
+		},
+		PrimaryKey: []string{"k"},
+		Groups: []catalog.GroupSpec{
+			{Name: "g", Columns: []string{"v", "idx"}, ValidBy: []string{"idx"}},
+			{Name: "h", Columns: []string{"w"}},
+		},
+	}
+}
+
+// readAll renders every read the tests compare: scans at every commit (the
+// upsert table only current, it keeps no history), versions() at every
+// commit, and lookups of every key.
+func readAll(rt *rapid.T, h *harness, last uint64, keys int) []string {
+	var out []string
+	for _, name := range []string{"v", "u", "a"} {
+		for at := uint64(0); at <= last; at++ {
+			if name == "u" && at != 0 {
+				continue
+			}
+			rows, err := h.scan(name, at)
+			if err != nil {
+				rt.Fatalf("scan %s at %d: %v", name, at, err)
+			}
+			if name == "a" {
+				sortStrings(rows)
+			}
+			out = append(out, fmt.Sprintf("scan %s@%d %v", name, at, rows))
+			if name == "v" {
+				vs, err := h.versions(name, at)
+				if err != nil {
+					rt.Fatalf("versions at %d: %v", at, err)
+				}
+				out = append(out, fmt.Sprintf("versions@%d %v", at, vs))
+			}
+		}
+	}
+	for _, name := range []string{"v", "u"} {
+		for k := 1; k <= keys; k++ {
+			row, err := runLookup(h, name, k)
+			if err != nil {
+				rt.Fatalf("lookup %s %d: %v", name, k, err)
+			}
+			out = append(out, fmt.Sprintf("lookup %s %d %s", name, k, row))
+		}
+	}
+	return out
+}
+
+func diffReads(rt *rapid.T, what string, want, got []string) {
+	if len(want) != len(got) {
+		rt.Fatalf("%s: %d reads, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			rt.Fatalf("%s:\nwant %s\ngot  %s", what, want[i], got[i])
+		}
+	}
+}
+
+// TestMergesNeverChangeResults feeds the same commits to two engines: one
+// never flushes nor merges, the other flushes, merges by the policy, merges
+// fully, reopens and crashes at random points, with the background merger
+// on and output parts cut every few rows. Every read at every commit must
+// be the same on both after each step (a merge never changes a result, and
+// takes no commit: R5.1), and a snapshot taken before a merge must read
+// the same after it, from the parts it holds (part lifetime).
+func TestMergesNeverChangeResults(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		plain := newHarness(t)
+		merged := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), clock: plain.clock,
+			bgMerges: rapid.Bool().Draw(rt, "background"), mergePartRows: rapid.IntRange(1, 6).Draw(rt, "partRows")}
+		merged.open()
+		t.Cleanup(func() {
+			if merged.e != nil {
+				_ = merged.e.Close()
+			}
+		})
+		for _, h := range []*harness{plain, merged} {
+			h.create(twoGroupSpec("v", catalog.ModeVersioned))
+			h.create(twoGroupSpec("u", catalog.ModeUpsert))
+			h.create(catalog.TableSpec{Name: "a", Mode: catalog.ModeAppend, Columns: kvSpec("", 0).Columns})
+		}
+		const keys = 5
+		var held *Snapshot
+		var heldWant []string
+		steps := rapid.IntRange(1, 24).Draw(rt, "steps")
+		for s := 0; s < steps; s++ {
+			switch rapid.IntRange(0, 9).Draw(rt, "op") {
+			case 0:
+				if err := merged.e.Flush(t.Context()); err != nil {
+					rt.Fatal(err)
+				}
+				continue
+			case 1:
+				if err := merged.e.MergeNow(t.Context()); err != nil {
+					rt.Fatal(err)
+				}
+			case 2:
+				if err := merged.e.MergeNow(t.Context(), MergeFull); err != nil {
+					rt.Fatal(err)
+				}
+			case 3:
+				if held != nil {
+					held.Release()
+					held = nil
+				}
+				switch rapid.IntRange(0, 2).Draw(rt, "restart") {
+				case 0:
+					merged.crash()
+				case 1:
+					merged.reopen()
+				default:
+					// Hold a snapshot across the merges that follow.
+					held = merged.e.Snapshot()
+					var err error
+					if heldWant, err = plain.scan("v", held.Commit()); err != nil {
+						rt.Fatal(err)
+					}
+				}
+				continue
+			default:
+				commitRandom(rt, plain, merged, keys)
+				continue
+			}
+			if held != nil {
+				// The held snapshot reads its commit from the parts it
+				// held, though the merge retired them.
+				diffReads(rt, "held snapshot", heldWant, readSnapshot(rt, merged, held))
+			}
+		}
+		if held != nil {
+			held.Release()
+		}
+		last := plain.e.LastCommit()
+		if got := merged.e.LastCommit(); got != last {
+			rt.Fatalf("merged engine at commit %d, plain at %d", got, last)
+		}
+		diffReads(rt, "after merges", readAll(rt, plain, last, keys), readAll(rt, merged, last, keys))
+		if err := merged.e.MergeNow(t.Context(), MergeFull); err != nil {
+			rt.Fatal(err)
+		}
+		diffReads(rt, "after a full merge", readAll(rt, plain, last, keys), readAll(rt, merged, last, keys))
+		if err := merged.e.Check(); err != nil {
+			rt.Fatal(err)
+		}
+	})
+}
+
+// readSnapshot reads the versioned table through an old snapshot, as
+// harness.scan renders it.
+func readSnapshot(rt *rapid.T, h *harness, snap *Snapshot) []string {
+	t := h.table("v")
+	spec := ScanSpec{Table: t.ID, Cols: allCols(t), Commit: true, BatchRows: 3}
+	var bs []*types.Batch
+	if _, err := snap.Scan(rt.Context(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil }); err != nil {
+		rt.Fatalf("held snapshot scan: %v", err)
+	}
+	return render(append(t.Names(spec.Cols), "_commit"), bs)
+}
+
+// commitRandom commits the same random statement to both harnesses: upserts
+// of either group (late when idx goes down, repeats when values recur) or
+// deletes to both keyed tables, and rows to the append table.
+func commitRandom(rt *rapid.T, plain, merged *harness, keys int) {
+	var lines, klines, wlines []string
+	for r, n := 0, rapid.IntRange(1, 4).Draw(rt, "rows"); r < n; r++ {
+		k := rapid.IntRange(1, keys).Draw(rt, "k")
+		klines = append(klines, fmt.Sprintf("k=%d", k))
+		lines = append(lines, fmt.Sprintf("k=%d v=%s idx=%d", k,
+			rapid.SampledFrom([]string{"a", "b"}).Draw(rt, "v"), rapid.IntRange(1, 3).Draw(rt, "idx")))
+		wlines = append(wlines, fmt.Sprintf("k=%d w=%s", k, rapid.SampledFrom([]string{"x", "y"}).Draw(rt, "w")))
+	}
+	op := rapid.IntRange(0, 4).Draw(rt, "write")
+	for _, h := range []*harness{plain, merged} {
+		for _, name := range []string{"v", "u"} {
+			var w Write
+			var err error
+			switch op {
+			case 0:
+				w, err = deleteWrite(h.table(name), klines)
+			case 1:
+				w, err = versionWrite(h.table(name), "h", wlines)
+			default:
+				w, err = versionWrite(h.table(name), "g", lines)
+			}
+			if err != nil {
+				rt.Fatal(err)
+			}
+			h.stage(w, name)
+		}
+		aw, err := appendWrite(h.table("a"), lines)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		h.stage(aw, "a")
+		if _, err := h.commitPending(); err != nil {
+			rt.Fatal(err)
+		}
+	}
+}
+
+// partKinds lists the kinds of a table's parts per shard, oldest first.
+func partKinds(h *harness, table string) []string {
+	st := h.e.cur.Load()
+	var out []string
+	for _, sd := range st.tables[h.table(table).ID].shards {
+		s := ""
+		for _, pf := range sd.parts {
+			s += pf.man.Kind.String() + " "
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestMergeNowFull: a full merge leaves a versioned shard with current and
+// history parts only, an upsert shard with current parts, an append shard
+// with one run; it takes no commit number (R5.1), and a retired input's
+// file lives while a snapshot holds it and goes with its Release.
+func TestMergeNowFull(t *testing.T) {
+	h := newHarness(t)
+	h.create(twoGroupSpec("v", catalog.ModeVersioned))
+	h.create(twoGroupSpec("u", catalog.ModeUpsert))
+	h.create(catalog.TableSpec{Name: "a", Mode: catalog.ModeAppend, Columns: kvSpec("", 0).Columns})
+	for i := 0; i < 3; i++ {
+		for _, name := range []string{"v", "u"} {
+			w, err := versionWrite(h.table(name), "g", []string{fmt.Sprintf("k=1 v=a idx=%d", 3-i), "k=2 v=b idx=1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.stage(w, name)
+		}
+		aw, err := appendWrite(h.table("a"), []string{"k=1 v=a idx=1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.stage(aw, "a")
+		if _, err := h.commitPending(); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.e.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := h.e.LastCommit()
+	before := map[string][]string{}
+	for _, name := range []string{"v", "u", "a"} {
+		rows, err := h.scan(name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[name] = rows
+	}
+	old := h.e.Snapshot()
+	var oldFiles []string
+	for _, pf := range h.e.cur.Load().tables[h.table("v").ID].shards[0].parts {
+		oldFiles = append(oldFiles, pf.refs.path)
+	}
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.e.LastCommit(); n != last {
+		t.Fatalf("merge took commit numbers: last commit %d, was %d", n, last)
+	}
+	if got := h.e.merges.Load(); got != 3 {
+		t.Fatalf("%d merges, want one per table", got)
+	}
+	for name, want := range map[string]string{"v": "current history ", "u": "current ", "a": "append "} {
+		if got := partKinds(h, name); len(got) != 1 || got[0] != want {
+			t.Errorf("table %s: parts %q after a full merge, want %q", name, got, want)
+		}
+	}
+	for _, f := range oldFiles {
+		if _, err := h.mem.Open(f); err != nil {
+			t.Fatalf("input %s deleted while a snapshot holds it: %v", f, err)
+		}
+	}
+	rows, err := readSnapshotTable(h, old, "v")
+	if err != nil || fmt.Sprint(rows) != fmt.Sprint(before["v"]) {
+		t.Fatalf("old snapshot after merge: %v %v, want %v", rows, err, before["v"])
+	}
+	old.Release()
+	for _, f := range oldFiles {
+		if _, err := h.mem.Open(f); err == nil {
+			t.Fatalf("input %s kept after the last snapshot released it", f)
+		}
+	}
+	for _, name := range []string{"v", "u", "a"} {
+		rows, err := h.scan(name, 0)
+		if err != nil || fmt.Sprint(rows) != fmt.Sprint(before[name]) {
+			t.Fatalf("%s after merge: %v %v, want %v", name, rows, err, before[name])
+		}
+	}
+	// Already final: a second full merge does nothing.
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil || h.e.merges.Load() != 3 {
+		t.Fatalf("second full merge: %v, %d merges", err, h.e.merges.Load())
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	h.reopen()
+	for _, name := range []string{"v", "u", "a"} {
+		rows, err := h.scan(name, 0)
+		if err != nil || fmt.Sprint(rows) != fmt.Sprint(before[name]) {
+			t.Fatalf("%s after reopen: %v %v, want %v", name, rows, err, before[name])
+		}
+	}
+}
+
+func readSnapshotTable(h *harness, snap *Snapshot, table string) ([]string, error) {
+	t := h.table(table)
+	spec := ScanSpec{Table: t.ID, Cols: allCols(t), Commit: true, BatchRows: 3}
+	var bs []*types.Batch
+	_, err := snap.Scan(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil })
+	return render(append(t.Names(spec.Cols), "_commit"), bs), err
+}
