@@ -23,8 +23,13 @@ var ErrCheck = errors.New("storage: check failed")
 // commit list (gapless, times never decreasing), and every memtable's
 // recorded resolutions against version.Resolve (invariant 4 of doc.go).
 // The WAL is held open by the engine; CheckDir replays it on a closed
-// database. Check takes each shard's read lock in turn, so commits go on.
+// database. Check takes each shard's read lock in turn, so commits go on;
+// merges wait until it is done.
 func (e *Engine) Check() error {
+	// No merge may retire (and delete) a part between reading the
+	// manifest and checking its files; merges wait for the check.
+	e.mergeMu.Lock()
+	defer e.mergeMu.Unlock()
 	var errs []error
 	if err := e.man.Check(); err != nil {
 		errs = append(errs, err)

@@ -40,7 +40,10 @@ func TestCrashChild(t *testing.T) {
 	}
 	// A small memtable makes the child flush (parts, manifest edits, WAL
 	// truncation) while it is being killed.
-	e, err := Open(dir, Options{MemtableBytes: 256 << 10, WALSegmentSize: 128 << 10})
+	// Merges run all the time too: the background merger after every
+	// flush, and a goroutine asking for policy and full merges, with output
+	// parts cut small so a merge writes several before its edit.
+	e, err := Open(dir, Options{MemtableBytes: 256 << 10, WALSegmentSize: 128 << 10, MergePartRows: 2000})
 	if err != nil {
 		fmt.Println("open error:", err)
 		os.Exit(2)
@@ -60,6 +63,22 @@ func TestCrashChild(t *testing.T) {
 	run, _ := strconv.Atoi(os.Getenv(crashEnv + "_RUN"))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	go func() {
+		for i := 0; ; i++ {
+			time.Sleep(20 * time.Millisecond)
+			var opts []MergeOption
+			if i%3 == 2 {
+				opts = append(opts, MergeFull)
+			}
+			if err := e.MergeNow(ctx, opts...); err != nil {
+				fmt.Println("merge error:", err)
+				os.Exit(2)
+			}
+			mu.Lock()
+			fmt.Printf("merges %d\n", e.merges.Load())
+			mu.Unlock()
+		}
+	}()
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
 		go func(w int) {
@@ -99,7 +118,7 @@ func TestSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	acked := map[int64]uint64{} // id → commit
 	deadline := time.Now().Add(15 * time.Second)
-	runs := 0
+	runs, merges := 0, 0
 	for ; runs < 25 && time.Now().Before(deadline); runs++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir, fmt.Sprintf("%s_RUN=%d", crashEnv, runs+1))
@@ -111,6 +130,7 @@ func TestSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lines []string
+		runMerges := 0
 		done := make(chan struct{})
 		go func() {
 			sc := bufio.NewScanner(out)
@@ -126,6 +146,10 @@ func TestSIGKILL(t *testing.T) {
 		for _, l := range lines {
 			var n uint64
 			var id int64
+			if _, err := fmt.Sscanf(l, "merges %d", &n); err == nil {
+				runMerges = max(runMerges, int(n))
+				continue
+			}
 			if _, err := fmt.Sscanf(l, "ack %d %d", &n, &id); err != nil {
 				if strings.Contains(l, "error") {
 					t.Fatalf("child: %s", l)
@@ -134,6 +158,7 @@ func TestSIGKILL(t *testing.T) {
 			}
 			acked[id] = n
 		}
+		merges += runMerges
 		verifyCrash(t, dir, acked)
 	}
 	e, err := Open(dir, Options{})
@@ -151,9 +176,12 @@ func TestSIGKILL(t *testing.T) {
 	if err := CheckDir(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d kills, %d acknowledged commits, %d parts", runs, len(acked), parts)
+	t.Logf("%d kills, %d acknowledged commits, %d parts, %d merges", runs, len(acked), parts, merges)
 	if parts == 0 {
 		t.Error("the child never flushed")
+	}
+	if merges == 0 {
+		t.Error("the child never merged")
 	}
 	if runs < 20 {
 		t.Errorf("only %d kills before the deadline", runs)
@@ -167,6 +195,9 @@ func verifyCrash(t *testing.T, dir string, acked map[int64]uint64) {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer e.Close()
+	if err := e.Check(); err != nil {
+		t.Fatalf("check after restart: %v", err)
+	}
 	tbl, ok := e.Catalog().Table("log")
 	if !ok {
 		if len(acked) > 0 {

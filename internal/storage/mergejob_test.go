@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -336,4 +338,101 @@ func readSnapshotTable(h *harness, snap *Snapshot, table string) ([]string, erro
 	var bs []*types.Batch
 	_, err := snap.Scan(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil })
 	return render(append(t.Names(spec.Cols), "_commit"), bs), err
+}
+
+// TestMergeFaults: a merge whose part write, fsync or directory fsync
+// fails reports the error, leaves the inputs live and the outputs gone,
+// changes no read, and leaves the engine taking commits; the same merge
+// succeeds once the fault is gone. Each point a merge syncs is failed in
+// turn (output parts are cut every 2 rows, so a merge writes several).
+func TestMergeFaults(t *testing.T) {
+	ctx := context.Background()
+	for _, op := range []vfs.Op{vfs.OpWrite, vfs.OpSync, vfs.OpSyncDir} {
+		for nth := 1; nth <= 4; nth++ {
+			t.Run(fmt.Sprintf("%s%d", op, nth), func(t *testing.T) {
+				dir := t.TempDir()
+				fault := vfs.NewFault(vfs.NewMem())
+				e, err := Open(dir, Options{FS: fault, NoBackgroundMerges: true, MergePartRows: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer e.Close()
+				tbl := createKV(t, e)
+				for i := 1; i <= 3; i++ {
+					w := kvWrite(t, tbl, fmt.Sprintf("k=1 v=a idx=%d", 4-i), fmt.Sprintf("k=%d v=b idx=1", i+1), "k=9 v=c idx=1")
+					if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+						t.Fatal(err)
+					}
+					if err := e.Flush(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				read := func() string {
+					var out []string
+					for at := uint64(0); at <= e.LastCommit(); at++ {
+						snap := e.Snapshot()
+						var bs []*types.Batch
+						spec := ScanSpec{Table: tbl.ID, AsOf: at, Cols: allCols(tbl), Commit: true}
+						if _, err := snap.Versions(ctx, spec, func(b *types.Batch) error { bs = append(bs, b); return nil }); err != nil {
+							t.Fatal(err)
+						}
+						snap.Release()
+						out = append(out, render(append(tbl.Names(spec.Cols), VersionsCols...), bs)...)
+					}
+					return fmt.Sprint(out)
+				}
+				want := read()
+				before := fmt.Sprint(partKindsOf(e, tbl.ID))
+				fault.Inject(vfs.Rule{Op: op, Nth: nth, Match: "parts"})
+				err = e.MergeNow(ctx, MergeFull)
+				fault.Clear()
+				if err == nil {
+					t.Skipf("the merge did not reach %s number %d", op, nth)
+				}
+				if !errors.Is(err, vfs.ErrInjected) {
+					t.Fatalf("merge error %v does not wrap the injected fault", err)
+				}
+				if got := fmt.Sprint(partKindsOf(e, tbl.ID)); got != before {
+					t.Fatalf("parts after a failed merge: %s, want %s", got, before)
+				}
+				if got := read(); got != want {
+					t.Fatalf("reads after a failed merge:\n%s\nwant\n%s", got, want)
+				}
+				if err := e.Check(); err != nil {
+					t.Fatal(err)
+				}
+				names, err := fault.List(filepath.Join(dir, "parts"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if live := e.man.LiveFiles(); len(names) != len(live) {
+					t.Fatalf("%d files in parts/, the manifest names %d: outputs of the failed merge left behind", len(names), len(live))
+				}
+				if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=5 v=z idx=9")}}); err != nil {
+					t.Fatalf("commit after a failed merge: %v", err)
+				}
+				want = read()
+				if err := e.MergeNow(ctx, MergeFull); err != nil {
+					t.Fatal(err)
+				}
+				if got := read(); got != want {
+					t.Fatalf("reads after the retried merge:\n%s\nwant\n%s", got, want)
+				}
+				if err := e.Check(); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// partKindsOf lists a table's parts (id and kind), oldest first.
+func partKindsOf(e *Engine, id catalog.TableID) []string {
+	var out []string
+	for _, sd := range e.cur.Load().tables[id].shards {
+		for _, pf := range sd.parts {
+			out = append(out, fmt.Sprintf("%d:%s", pf.man.ID, pf.man.Kind))
+		}
+	}
+	return out
 }
