@@ -370,8 +370,9 @@ type AlterColumnTypeSpec struct {
 
 // AlterColumnType widens a column's type where types.CanWiden allows it
 // (R8.1): every stored value is a value of the new type, so nothing is
-// rewritten. Columns that place rows in shards keep their type, because a
-// row's shard is a hash of its value's stored form.
+// rewritten. Key, SHARD BY and ordering columns widen only where their
+// stored encoding stays the same (types.KeyStable): a row's shard is a hash
+// of it and storage sorts and compares by it.
 func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Table, error) {
 	return c.alterTable(spec.Table, commit, func(t *Table) error {
 		col, ok := t.Column(spec.Column)
@@ -389,9 +390,9 @@ func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Tab
 			}
 			return errorf(CodeDatatypeMismatch, "cannot change column %s of table %s from %s to %s: %s", col.Name, t.Name, from, to, why)
 		}
-		if from != to && slices.Contains(t.ShardColumns(), col.ID) {
+		if !types.KeyStable(from, to) && t.storesEncoded(col.ID) {
 			return errorf(CodeFeatureNotSupported,
-				"cannot change the type of column %s of table %s: it places rows in shards (SHARD BY or the key), and a row's shard is a hash of the stored value", col.Name, t.Name)
+				"cannot change column %s of table %s from %s to %s: it is a key, SHARD BY or ordering column, whose stored values are sorted and hashed in an encoding that this change would alter", col.Name, t.Name, from, to)
 		}
 		col.Type = to
 		if !col.CodecNamed {
@@ -401,6 +402,21 @@ func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Tab
 		}
 		return nil
 	})
+}
+
+// storesEncoded reports whether storage keeps column id's values as
+// order-preserving encodings: ORDER BY (key) and SHARD BY columns, and
+// every group's VALID BY / REVISION BY columns.
+func (t *Table) storesEncoded(id ColumnID) bool {
+	if slices.Contains(t.OrderBy, id) || slices.Contains(t.ShardColumns(), id) {
+		return true
+	}
+	for _, g := range t.Groups {
+		if slices.Contains(g.ValidBy, id) || slices.Contains(g.RevisionBy, id) {
+			return true
+		}
+	}
+	return false
 }
 
 // narrows reports whether to is a smaller type of the same family as from.

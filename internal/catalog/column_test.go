@@ -230,6 +230,7 @@ func TestAlterColumnType(t *testing.T) {
 		{"d", types.Of(types.Int64), "DELTA"},
 		{"i", types.Of(types.Int256), "DELTA, ZSTD(1)"}, // an ordering column stays orderable
 		{"b", types.Of(types.Int16), "DELTA, LZ4"},      // the same type: allowed, a no-op
+		{"k", types.Of(types.Int64), "DELTA, ZSTD(1)"},  // a key column: its encoding does not depend on width
 	}
 	for _, w := range widen {
 		tab := noErrT(t)(c.AlterColumnType(AlterColumnTypeSpec{Table: "t", Column: w.column, Type: w.to}, 2))
@@ -248,7 +249,7 @@ func TestAlterColumnType(t *testing.T) {
 		{"i", types.Of(types.String), CodeDatatypeMismatch, `from INT256 to STRING: that is not a widening`},
 		{"s", types.Type{Kind: types.String, Len: 10}, CodeDatatypeMismatch, `from STRING to VARCHAR\(10\): it would narrow`},
 		{"f", types.Of(types.Float32), CodeDatatypeMismatch, `from FLOAT64 to FLOAT32: it would narrow`},
-		{"k", types.Of(types.Int64), CodeFeatureNotSupported, `cannot change the type of column k of table t: it places rows in shards`},
+		{"k", types.Of(types.Float64), CodeDatatypeMismatch, `from INT64 to FLOAT64: that is not a widening`},
 		{"nosuch", types.Of(types.Int64), CodeUndefinedColumn, `column nosuch of table t does not exist`},
 		{"u", types.Type{}, CodeInvalidColumnDef, `not a valid type`},
 	}
@@ -256,6 +257,13 @@ func TestAlterColumnType(t *testing.T) {
 		_, err := c.AlterColumnType(AlterColumnTypeSpec{Table: "t", Column: b.column, Type: b.to}, 3)
 		wantErr(t, err, b.code, b.pattern)
 	}
+	// A DECIMAL key widens its precision (the unscaled integer, and so the
+	// stored encoding, stays); a new scale would change the encoding.
+	dec := func(p, s uint8) types.Type { return types.Type{Kind: types.Decimal, Precision: p, Scale: s} }
+	mustCreate(t, c, TableSpec{Name: "dk", Columns: []ColumnSpec{typed("d", dec(10, 2), notNull), col("v", types.Int64)}, PrimaryKey: []string{"d"}}, 4)
+	noErrT(t)(c.AlterColumnType(AlterColumnTypeSpec{Table: "dk", Column: "d", Type: dec(12, 2)}, 5))
+	_, err := c.AlterColumnType(AlterColumnTypeSpec{Table: "dk", Column: "d", Type: dec(14, 4)}, 6)
+	wantErr(t, err, CodeFeatureNotSupported, `cannot change column d of table dk from DECIMAL\(12, ?2\) to DECIMAL\(14, ?4\): it is a key, SHARD BY or ordering column`)
 }
 
 func TestParseCodec(t *testing.T) {

@@ -442,12 +442,12 @@ func validateWrites(cat *catalog.Catalog, ws []Write) error {
 }
 
 // checkEncodedTypes refuses a DDL that changes the type of a column whose
-// values storage keeps as memcmp encodings: ORDER BY (key) columns and
-// VALID BY / REVISION BY columns. types.AppendKey is width-dependent (an
-// INT32 is 4 bytes, an INT64 8), so stored keys and ordering values of the
-// old width would neither match nor order against new ones: the same key
-// would exist twice and versions would compare wrongly (R3.1). Widening
-// such a column would need a rewrite of the data, which R8.2 rules out.
+// values storage keeps as memcmp encodings (ORDER BY/key, SHARD BY, VALID BY
+// and REVISION BY columns) in a way that changes the encoding. Integer and
+// float encodings do not depend on the width (types.AppendKey), so widening
+// those keeps stored keys equal, ordered and in their shard; a DECIMAL scale
+// change would not, and would need a rewrite of the data, which R8.2 rules
+// out. The catalog refuses the same; this is the storage-side guard.
 func checkEncodedTypes(old, cat *catalog.Catalog) error {
 	for _, t := range cat.Tables() {
 		ot, ok := old.TableByID(t.ID)
@@ -461,7 +461,7 @@ func checkEncodedTypes(old, cat *catalog.Catalog) error {
 		for _, id := range encoded {
 			c, ok1 := t.AnyColumn(id)
 			oc, ok2 := ot.AnyColumn(id)
-			if ok1 && ok2 && c.Type != oc.Type {
+			if ok1 && ok2 && !types.KeyStable(oc.Type, c.Type) {
 				return &catalog.Error{Code: catalog.CodeFeatureNotSupported, Msg: fmt.Sprintf(
 					"cannot change the type of column %s of table %s: it is an ORDER BY, key or ordering column, whose stored values are sorted by their encoding at the old width",
 					c.Name, t.Name)}

@@ -143,6 +143,8 @@
 //     lock, and flushes every shard at once (one manifest edit, one WAL
 //     checkpoint). Commits keep being logged meanwhile; their publication
 //     waits for the flush.
-//   - The type of a key, ORDER BY or ordering column cannot change: its
-//     stored memcmp encoding is width-dependent (checkEncodedTypes).
+//   - A key, SHARD BY or ordering column widens only where its stored memcmp
+//     encoding stays the same (types.KeyStable: integers of any width,
+//     FLOAT32 → FLOAT64, strings; not a DECIMAL scale), checkEncodedTypes.
+//     A part records its columns' types; reads cast old widths up.
 package storage

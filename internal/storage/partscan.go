@@ -248,7 +248,9 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 		v.Order = append(v.Order, rd.arena.copy(ob[n:n+int(l)]))
 		ob = ob[n+int(l):]
 	}
-	var idbuf []byte
+	// The layout cache is shared by the shard's parts, and two parts may
+	// hold one column at different widths (R8.1): the part is in the key.
+	idbuf := binary.AppendUvarint(nil, meta.Part)
 	var cols []int
 	for j, id := range d.IDs {
 		c, ok := rd.t.AnyColumn(id)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/holiman/uint256"
 )
@@ -17,14 +18,22 @@ import (
 //
 //	NULL        0x02                      (after every value, as in Compare)
 //	non-NULL    0x01 then the body:
-//	  INTn      n/8 bytes big-endian, sign bit flipped
-//	  UINTn     n/8 bytes big-endian
+//	  INTn, UINTn  one length byte, then the value's significant bytes
+//	            big-endian: x ≥ 0 is 0x80+n then the n bytes of x without
+//	            leading zeros (0 is 0x80 alone); x < 0 is 0x7f-n then the
+//	            low n bytes of x's two's complement, n the fewest that
+//	            hold ^x (−1 is 0x7f alone). The encoding depends on the
+//	            value only, not on the width of the type, so widening a
+//	            key, SHARD BY or ordering column (R8.1, INT32 → INT64,
+//	            UINT64 → UINT128, UINT32 → INT64) leaves every stored key
+//	            valid, ordered and placed in the same shard.
 //	  DECIMAL   32 bytes, the unscaled two's complement, sign bit flipped
 //	  DATE      8 bytes, days as INT64
 //	  DATETIME64 8 bytes, ticks as INT64
-//	  FLOAT32/64 4/8 bytes of IEEE bits; negatives inverted, others with
-//	            the sign bit set; -0 is written as 0 and every NaN as one
-//	            NaN, above +Infinity
+//	  FLOAT32/64 8 bytes of the value's IEEE FLOAT64 bits (a FLOAT32 is
+//	            widened exactly, for the same reason as integers);
+//	            negatives inverted, others with the sign bit set; -0 is
+//	            written as 0 and every NaN as one NaN, above +Infinity
 //	  BOOL      0x00 or 0x01
 //	  STRING, BYTES  the bytes with 0x00 written 0x00 0xff, then 0x00 0x01
 //	  UUID      the 16 bytes
@@ -42,34 +51,24 @@ func AppendKey(dst []byte, v Value) []byte {
 	k := v.t.Kind
 	switch k.Class() {
 	case ClassInt64:
-		b := 8
-		if k.IsInteger() {
-			b = k.Bits() / 8
+		if !k.IsInteger() {
+			return appendBE(dst, v.n^1<<63, 8)
 		}
-		x := v.n ^ 1<<(8*b-1)
-		return appendBE(dst, x<<(64-8*b), b)
+		return appendIntKey(dst, int64(v.n))
 	case ClassUint64:
-		b := k.Bits() / 8
-		return appendBE(dst, v.n<<(64-8*b), b)
+		return appendUintKey(dst, v.n)
 	case ClassWide:
-		w := v.w
-		words := 4
-		if k.Bits() == 128 {
-			words = 2
+		if k == Decimal {
+			w := v.w
+			w[3] ^= 1 << 63
+			for i := 3; i >= 0; i-- {
+				dst = binary.BigEndian.AppendUint64(dst, w[i])
+			}
+			return dst
 		}
-		if k.IsSigned() || k == Decimal {
-			w[words-1] ^= 1 << 63
-		}
-		for i := words - 1; i >= 0; i-- {
-			dst = binary.BigEndian.AppendUint64(dst, w[i])
-		}
-		return dst
+		return appendWideKey(dst, &v.w, k.IsSigned())
 	case ClassFloat64:
-		f := v.Float64()
-		if k == Float32 {
-			return binary.BigEndian.AppendUint32(dst, floatKey32(float32(f)))
-		}
-		return binary.BigEndian.AppendUint64(dst, floatKey64(f))
+		return binary.BigEndian.AppendUint64(dst, floatKey64(v.Float64()))
 	case ClassBool:
 		return append(dst, byte(v.n))
 	case ClassVarlen:
@@ -81,6 +80,94 @@ func AppendKey(dst []byte, v Value) []byte {
 		return append(dst, v.u[:]...)
 	}
 	return dst
+}
+
+// Length bytes of the integer encoding: keyIntZero+n for a non-negative
+// value of n significant bytes, keyIntMinus1-n for a negative one.
+const (
+	keyIntZero   byte = 0x80
+	keyIntMinus1 byte = 0x7f
+	maxIntBytes       = 32
+)
+
+// appendIntKey appends the integer encoding of x.
+func appendIntKey(dst []byte, x int64) []byte {
+	if x >= 0 {
+		return appendUintKey(dst, uint64(x))
+	}
+	n := (bits.Len64(^uint64(x)) + 7) / 8
+	dst = append(dst, keyIntMinus1-byte(n))
+	return appendBE(dst, uint64(x)<<(64-8*n), n)
+}
+
+// appendUintKey appends the integer encoding of a non-negative x.
+func appendUintKey(dst []byte, x uint64) []byte {
+	n := (bits.Len64(x) + 7) / 8
+	dst = append(dst, keyIntZero+byte(n))
+	return appendBE(dst, x<<(64-8*n), n)
+}
+
+// appendWideKey appends the integer encoding of a 128- or 256-bit value
+// (two's complement, sign-extended to 256 bits, when signed).
+func appendWideKey(dst []byte, w *uint256.Int, signed bool) []byte {
+	neg := signed && wideNeg(w)
+	m := *w
+	if neg {
+		m.Not(w)
+	}
+	n := (m.BitLen() + 7) / 8
+	if neg {
+		dst = append(dst, keyIntMinus1-byte(n))
+	} else {
+		dst = append(dst, keyIntZero+byte(n))
+	}
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, byte(w[i/8]>>(8*(i%8))))
+	}
+	return dst
+}
+
+// decodeIntKey reads the integer encoding from the front of b as a num
+// and checks that it is canonical (the fewest bytes), so that two
+// encodings are equal exactly when the values are.
+func decodeIntKey(b []byte) (n num, rest []byte, ok bool) {
+	if len(b) == 0 {
+		return num{}, nil, false
+	}
+	h := b[0]
+	b = b[1:]
+	var neg bool
+	var cnt int
+	switch {
+	case h >= keyIntZero && h <= keyIntZero+maxIntBytes:
+		cnt = int(h - keyIntZero)
+	case h <= keyIntMinus1 && h >= keyIntMinus1-maxIntBytes:
+		neg, cnt = true, int(keyIntMinus1-h)
+	default:
+		return num{}, nil, false
+	}
+	if len(b) < cnt {
+		return num{}, nil, false
+	}
+	if cnt > 0 && ((!neg && b[0] == 0) || (neg && b[0] == 0xff)) {
+		return num{}, nil, false
+	}
+	var w uint256.Int
+	for i := 0; i < cnt; i++ {
+		j := cnt - 1 - i
+		w[j/8] |= uint64(b[i]) << (8 * (j % 8))
+	}
+	if !neg {
+		return num{mag: w}, b[cnt:], true
+	}
+	// x = -(m+1) where m is the complement of the n bytes: |x| = m+1.
+	var m uint256.Int
+	for i := 0; i < cnt; i++ {
+		j := cnt - 1 - i
+		m[j/8] |= uint64(^b[i]) << (8 * (j % 8))
+	}
+	m.AddUint64(&m, 1)
+	return num{neg: true, mag: m}, b[cnt:], true
 }
 
 // appendBE appends the top n bytes of x, most significant first.
@@ -152,62 +239,49 @@ func DecodeKey(t Type, b []byte) (Value, []byte, error) {
 	k := t.Kind
 	need := func(n int) bool { return len(b) >= n }
 	switch k.Class() {
-	case ClassInt64:
-		n := 8
-		if k.IsInteger() {
-			n = k.Bits() / 8
+	case ClassInt64, ClassUint64:
+		if k.Class() == ClassInt64 && !k.IsInteger() {
+			if !need(8) {
+				return Value{}, nil, corrupt("short", t)
+			}
+			return mkInt(t, int64(readBE(b, 8)^1<<63)), b[8:], nil
 		}
-		if !need(n) {
-			return Value{}, nil, corrupt("short", t)
+		n, rest, ok := decodeIntKey(b)
+		if !ok {
+			return Value{}, nil, corrupt("bad integer in", t)
 		}
-		x := readBE(b, n) ^ 1<<(8*n-1)
-		// Sign-extend from 8n bits.
-		sh := 64 - 8*n
-		return mkInt(t, int64(x<<sh)>>sh), b[n:], nil
-	case ClassUint64:
-		n := k.Bits() / 8
-		if !need(n) {
-			return Value{}, nil, corrupt("short", t)
+		if !fitsInt(k, &n) {
+			return Value{}, nil, corrupt("out-of-range", t)
 		}
-		return mkUint(t, readBE(b, n)), b[n:], nil
+		if n.neg {
+			return mkInt(t, -int64(n.mag[0]-1)-1), rest, nil
+		}
+		return Value{t: t, n: n.mag[0]}, rest, nil
 	case ClassWide:
-		words := 4
-		if k.Bits() == 128 {
-			words = 2
+		if k != Decimal {
+			n, rest, ok := decodeIntKey(b)
+			if !ok {
+				return Value{}, nil, corrupt("bad integer in", t)
+			}
+			if !fitsInt(k, &n) {
+				return Value{}, nil, corrupt("out-of-range", t)
+			}
+			return mkWide(t, n.twos()), rest, nil
 		}
-		if !need(8 * words) {
+		if !need(32) {
 			return Value{}, nil, corrupt("short", t)
 		}
 		var w uint256.Int
-		for i := 0; i < words; i++ {
-			w[words-1-i] = binary.BigEndian.Uint64(b[8*i:])
+		for i := 0; i < 4; i++ {
+			w[3-i] = binary.BigEndian.Uint64(b[8*i:])
 		}
-		if k.IsSigned() || k == Decimal {
-			w[words-1] ^= 1 << 63
-			if words == 2 && wideNeg128(&w) {
-				w[2], w[3] = ^uint64(0), ^uint64(0)
-			}
+		w[3] ^= 1 << 63
+		dn := signedNum(&w)
+		if !fitsDecimal(t.Precision, &dn.mag) {
+			return Value{}, nil, corrupt("out-of-range", t)
 		}
-		if k == Decimal {
-			n := signedNum(&w)
-			if !fitsDecimal(t.Precision, &n.mag) {
-				return Value{}, nil, corrupt("out-of-range", t)
-			}
-		}
-		return mkWide(t, w), b[8*words:], nil
+		return mkWide(t, w), b[32:], nil
 	case ClassFloat64:
-		if k == Float32 {
-			if !need(4) {
-				return Value{}, nil, corrupt("short", t)
-			}
-			x := binary.BigEndian.Uint32(b)
-			if x>>31 != 0 {
-				x &^= 1 << 31
-			} else {
-				x = ^x
-			}
-			return mkFloat(t, float64(math.Float32frombits(x))), b[4:], nil
-		}
 		if !need(8) {
 			return Value{}, nil, corrupt("short", t)
 		}
@@ -217,7 +291,11 @@ func DecodeKey(t Type, b []byte) (Value, []byte, error) {
 		} else {
 			x = ^x
 		}
-		return mkFloat(t, math.Float64frombits(x)), b[8:], nil
+		f := math.Float64frombits(x)
+		if k == Float32 && f == f && float64(float32(f)) != f {
+			return Value{}, nil, corrupt("out-of-range", t)
+		}
+		return mkFloat(t, f), b[8:], nil
 	case ClassBool:
 		if !need(1) || b[0] > 1 {
 			return Value{}, nil, corrupt("bad", t)
@@ -242,8 +320,6 @@ func DecodeKey(t Type, b []byte) (Value, []byte, error) {
 	}
 	return Value{}, nil, corrupt("unsupported", t)
 }
-
-func wideNeg128(w *uint256.Int) bool { return w[1]>>63 != 0 }
 
 // readBE reads n big-endian bytes.
 func readBE(b []byte, n int) uint64 {

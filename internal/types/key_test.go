@@ -178,15 +178,72 @@ func TestKeyLayout(t *testing.T) {
 		want []byte
 	}{
 		{Null(Of(Int64)), []byte{2}},
-		{NewInt64(-1), []byte{1, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
-		{pt(t, Of(Int8), "-128"), []byte{1, 0}},
-		{pt(t, Of(Uint16), "258"), []byte{1, 1, 2}},
+		{NewInt64(-1), []byte{1, 0x7f}},
+		{NewInt64(0), []byte{1, 0x80}},
+		{NewInt64(-256), []byte{1, 0x7e, 0x00}},
+		{pt(t, Of(Int8), "-128"), []byte{1, 0x7e, 0x80}},
+		{pt(t, Of(Uint16), "258"), []byte{1, 0x82, 1, 2}},
+		{pt(t, Of(Int128), "-129"), []byte{1, 0x7e, 0x7f}},
+		{pt(t, Of(Float32), "1.5"), []byte{1, 0xbf, 0xf8, 0, 0, 0, 0, 0, 0}},
 		{NewString("a\x00"), []byte{1, 'a', 0, 0xff, 0, 1}},
 		{NewBool(true), []byte{1, 1}},
 	}
 	for _, tc := range tests {
 		if got := AppendKey(nil, tc.v); !bytes.Equal(got, tc.want) {
 			t.Errorf("AppendKey(%s %s) = %x, want %x", tc.v.Type(), tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestKeyWidthIndependent: an integer's (and a float's) encoding does not
+// depend on the width of its type, so widening a key or ordering column
+// (R8.1) keeps stored keys equal, ordered and in the same shard.
+func TestKeyWidthIndependent(t *testing.T) {
+	ints := []Kind{Int8, Int16, Int32, Int64, Int128, Int256, Uint8, Uint16, Uint32, Uint64, Uint128, Uint256}
+	texts := []string{"0", "1", "-1", "127", "-128", "255", "256", "-32768", "65535", "2147483647", "-2147483648",
+		"4294967295", "9223372036854775807", "-9223372036854775808", "18446744073709551615", "18446744073709551616",
+		"-170141183460469231731687303715884105728", "340282366920938463463374607431768211455",
+		"115792089237316195423570985008687907853269984665640564039457584007913129639935",
+		"-57896044618658097711785492504343953926634992332820282019728792003956564819968"}
+	for _, text := range texts {
+		var enc []byte
+		var from Kind
+		for _, k := range ints {
+			v, err := ParseText(Of(k), text)
+			if err != nil {
+				continue // not a value of k
+			}
+			got := AppendKey(nil, v)
+			if enc == nil {
+				enc, from = got, k
+			} else if !bytes.Equal(got, enc) {
+				t.Errorf("%s: %s encodes %x, %s encodes %x", text, k, got, from, enc)
+			}
+			// Every kind that holds the value decodes it; the others refuse.
+			for _, k2 := range ints {
+				want, werr := ParseText(Of(k2), text)
+				d, rest, err := DecodeKey(Of(k2), got)
+				switch {
+				case werr != nil && err == nil:
+					t.Errorf("%s as %s decodes to %s, want out of range", text, k2, d)
+				case werr == nil && (err != nil || len(rest) != 0 || Compare(d, want) != 0):
+					t.Errorf("%s as %s: %s %x %v", text, k2, d, rest, err)
+				}
+			}
+		}
+	}
+	f32, _ := ParseText(Of(Float32), "-2.25")
+	f64, _ := ParseText(Of(Float64), "-2.25")
+	if !bytes.Equal(AppendKey(nil, f32), AppendKey(nil, f64)) {
+		t.Errorf("FLOAT32 and FLOAT64 -2.25 encode differently")
+	}
+	if _, _, err := DecodeKey(Of(Float32), AppendKey(nil, NewFloat64(0.1))); err == nil {
+		t.Errorf("FLOAT64 0.1 decodes as a FLOAT32")
+	}
+	// Non-canonical encodings (a leading zero or 0xff byte) are corrupt.
+	for _, b := range [][]byte{{1, 0x81, 0}, {1, 0x7e, 0xff}, {1, 0xa1}, {1, 0x5e}, {1, 0x82, 1}} {
+		if v, _, err := DecodeKey(Of(Int256), b); err == nil {
+			t.Errorf("DecodeKey(%x) = %s, want corrupt", b, v)
 		}
 	}
 }

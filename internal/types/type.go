@@ -305,6 +305,29 @@ func CanWiden(from, to Type) bool {
 	return false
 }
 
+// KeyStable reports whether every value of from has the same AppendKey
+// encoding as the same value of to. Storage keeps key, SHARD BY and
+// ordering columns as those encodings (sorted, compared and hashed), so
+// only a KeyStable widening of such a column is possible without a
+// rewrite: integers of any widths, FLOAT32 → FLOAT64 and string lengths
+// are; a DECIMAL whose scale changes is not (its unscaled integer would).
+func KeyStable(from, to Type) bool {
+	f, t := from.Kind, to.Kind
+	switch {
+	case from == to:
+		return true
+	case f.IsInteger() && t.IsInteger():
+		return true
+	case f.IsFloat() && t.IsFloat():
+		return true
+	case f == Decimal && t == Decimal:
+		return from.Scale == to.Scale
+	case f == String && t == String, f == Bytes && t == Bytes:
+		return true
+	}
+	return false
+}
+
 // Orderable reports whether a column of type t may be a VALID BY or
 // REVISION BY column (R3.2): an integer of any width, DATE or DATETIME64.
 func (t Type) Orderable() bool {
