@@ -570,7 +570,16 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			return n, b.addRel(sc, r, t.Pos())
 		}
 	}
-	if t.Name.Schema != "" && t.Name.Schema != "public" {
+	// An unqualified name that no table has may name a virtual relation of
+	// a schema on the search path (pg_catalog's, as in PostgreSQL):
+	// Virtual("", name) decides.
+	unqualifiedVirtual := false
+	if t.Name.Schema == "" && b.env.Virtual != nil {
+		if _, isTable := b.env.Source.Catalog().Table(name); !isTable {
+			_, unqualifiedVirtual = b.env.Virtual("", name)
+		}
+	}
+	if t.Name.Schema != "" && t.Name.Schema != "public" || unqualifiedVirtual {
 		if b.env.Virtual != nil {
 			if v, ok := b.env.Virtual(t.Name.Schema, name); ok {
 				n := &VirtualScan{Schema: t.Name.Schema, Name: name, V: v}

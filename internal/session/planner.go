@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"strings"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/exec"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -17,8 +19,15 @@ func init() { defaultQuerier = planQuerier{} }
 type planQuerier struct{}
 
 func planEnv(q *QueryEnv) *plan.Env {
-	return &plan.Env{Source: q.Snapshot, Virtual: virtual, Params: q.Params, Now: q.Now,
-		LastCommit: q.LastCommit, MemLimit: q.MemLimit}
+	var cat *catalog.Catalog
+	if q.Snapshot != nil {
+		cat = q.Snapshot.Catalog()
+	}
+	setting := func(name string) (string, bool) { v, ok := q.Settings[name]; return v, ok }
+	return &plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
+		return virtual(schema, name, q.Settings)
+	}, Params: q.Params, Now: q.Now, LastCommit: q.LastCommit, MemLimit: q.MemLimit,
+		PG: system.NewPGEnv(cat, setting)}
 }
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {
@@ -42,20 +51,31 @@ func (planQuerier) EvalConst(ctx context.Context, e ast.Expr, q *QueryEnv) (type
 	return plan.EvalConst(ctx, e, planEnv(q))
 }
 
-// virtual resolves system.<name> for the planner.
-func virtual(schema, name string) (plan.Virtual, bool) {
-	if schema != "system" {
-		return nil, false
+// virtual resolves system.<name>, pg_catalog.<name> and
+// information_schema.<name> for the planner, and an unqualified pg_<name> as
+// pg_catalog's: PostgreSQL searches pg_catalog before the search_path.
+func virtual(schema, name string, settings map[string]string) (plan.Virtual, bool) {
+	if schema == "" && strings.HasPrefix(name, "pg_") {
+		schema = "pg_catalog"
 	}
-	t, ok := system.Lookup(name)
+	var t *system.Table
+	ok := false
+	if schema == "system" {
+		t, ok = system.Lookup(name)
+	} else {
+		t, ok = system.LookupSchema(schema, name)
+	}
 	if !ok {
 		return nil, false
 	}
-	return virtualTable{t}, true
+	return virtualTable{t, settings}, true
 }
 
 // virtualTable adapts a system table to plan.Virtual.
-type virtualTable struct{ t *system.Table }
+type virtualTable struct {
+	t        *system.Table
+	settings map[string]string
+}
 
 func (v virtualTable) Columns() []plan.Column {
 	out := make([]plan.Column, len(v.t.Columns))
@@ -66,5 +86,5 @@ func (v virtualTable) Columns() []plan.Column {
 }
 
 func (v virtualTable) Rows(ctx context.Context, src plan.Source) (*types.Batch, error) {
-	return v.t.Rows(ctx, src)
+	return v.t.RowsWith(ctx, src, v.settings)
 }

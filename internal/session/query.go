@@ -36,6 +36,9 @@ type QueryEnv struct {
 	LastCommit uint64
 	// MemLimit bounds buffering operators; 0 is the planner's default.
 	MemLimit int64
+	// Settings are the session's settings (read only), for pg_settings and
+	// current_setting().
+	Settings map[string]string
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -43,7 +46,8 @@ type QueryEnv struct {
 var defaultQuerier Querier
 
 func (st *statement) env() *QueryEnv {
-	return &QueryEnv{Snapshot: st.snapshot(), Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit}
+	return &QueryEnv{Snapshot: st.snapshot(), Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
+		Settings: st.s.settings.values}
 }
 
 func (st *statement) querier(pos int) (Querier, error) {

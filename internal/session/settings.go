@@ -31,6 +31,8 @@ var defaultSettings = map[string]string{
 	"search_path":                         "public",
 	"server_encoding":                     "UTF8",
 	"server_version":                      "15.0",
+	"server_version_num":                  "150000",
+	"session_authorization":               "strata",
 	"standard_conforming_strings":         "on",
 	"statement_timeout":                   "0",
 	"timezone":                            "UTC",
@@ -41,6 +43,7 @@ var defaultSettings = map[string]string{
 // readOnly settings can be shown but not set.
 var readOnly = map[string]bool{
 	"integer_datetimes": true, "is_superuser": true, "server_encoding": true, "server_version": true,
+	"server_version_num": true, "session_authorization": true,
 }
 
 type settings struct {

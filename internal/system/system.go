@@ -49,11 +49,20 @@ type Table struct {
 	Name    string
 	Columns []Column
 	fill    func(src Source, add func(...types.Value))
+	// fillS is the fill of a relation that also reads the session's
+	// settings (pg_settings); nil for the others.
+	fillS func(src Source, settings map[string]string, add func(...types.Value))
 }
 
 // Rows computes the table at src. ctx is checked once: the tables are as
 // small as the catalog.
 func (t *Table) Rows(ctx context.Context, src Source) (*types.Batch, error) {
+	return t.RowsWith(ctx, src, nil)
+}
+
+// RowsWith is Rows for a session whose settings are settings (read, not
+// kept).
+func (t *Table) RowsWith(ctx context.Context, src Source, settings map[string]string) (*types.Batch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -62,7 +71,12 @@ func (t *Table) Rows(ctx context.Context, src Source) (*types.Batch, error) {
 		typs[i] = c.Type
 	}
 	b := types.NewBatch(typs, 16)
-	t.fill(src, func(vals ...types.Value) { b.AppendRow(vals) })
+	add := func(vals ...types.Value) { b.AppendRow(vals) }
+	if t.fillS != nil {
+		t.fillS(src, settings, add)
+	} else {
+		t.fill(src, add)
+	}
 	return b, nil
 }
 

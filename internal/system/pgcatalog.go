@@ -1,0 +1,581 @@
+package system
+
+import (
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// The pg_catalog and information_schema relations: PostgreSQL's view of
+// Strata's catalog, as much of it as psql's \d commands, the drivers'
+// introspection and BI tools read (docs/pg-catalog.md). Every user table is
+// in schema public; the object identifiers are derived from the catalog's
+// stable ids, so an oid names the same object across restarts.
+
+// The oid of every object is one of these ranges plus a catalog id.
+const (
+	oidTableBase      = 16384      // a table: 16384 + table id
+	oidPrimaryKeyBase = 0x20000000 // its primary-key index: + table id
+	oidConstraintBase = 0x30000000 // its primary-key constraint: + table id
+	oidIndexBase      = 0x40000000 // a secondary index: + index id
+	oidRoleBase       = 0x50000000 // a user: + a hash of the name
+	oidAttrDefBase    = 0x60000000 // a column default: + table id << 12 + position
+
+	oidBootstrapRole = 10   // the owner of every object, as PostgreSQL's bootstrap superuser
+	oidPgCatalog     = 11   // pg_catalog's oid in PostgreSQL
+	oidPublic        = 2200 // public's oid in PostgreSQL
+	oidInfoSchema    = 13000
+	oidDatabase      = 5
+	oidHeapAM        = 2   // pg_am heap
+	oidBtreeAM       = 403 // pg_am btree
+	oidDefaultColl   = 100 // pg_collation default
+
+	// BootstrapRole is the name of the role that owns every object.
+	BootstrapRole = "strata"
+)
+
+// TableOID is the oid of table id in pg_class.
+func TableOID(id catalog.TableID) uint32 { return oidTableBase + uint32(id) }
+
+// primaryKeyName is the name PostgreSQL gives a table's primary-key index.
+func primaryKeyName(t *catalog.Table) string { return t.Name + "_pkey" }
+
+func roleOID(name string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return oidRoleBase + h.Sum32()&0x0fffffff
+}
+
+var (
+	tOid   = types.Of(types.Uint32)
+	tInt2  = types.Of(types.Int16)
+	tInt4  = types.Of(types.Int32)
+	tFloat = types.Of(types.Float32)
+)
+
+func oid(x uint32) types.Value {
+	v, _ := types.NewUint(tOid, uint64(x))
+	return v
+}
+
+func i16(x int) types.Value {
+	v, _ := types.NewInt(tInt2, int64(x))
+	return v
+}
+
+func i32(x int) types.Value {
+	v, _ := types.NewInt(tInt4, int64(x))
+	return v
+}
+
+func boolean(b bool) types.Value { return types.NewBool(b) }
+
+func null(t types.Type) types.Value { return types.Null(t) }
+
+// pgTable is a pg_catalog or information_schema relation. fill gets the
+// session's settings as well as the snapshot.
+func pgTable(name string, columns []Column, fill func(src Source, settings map[string]string, add func(...types.Value))) *Table {
+	return &Table{Name: name, Columns: columns, fillS: fill}
+}
+
+// noRows is the fill of a relation that is empty in Strata: the objects it
+// lists (comments, policies, publications, …) do not exist.
+func noRows(Source, map[string]string, func(...types.Value)) {}
+
+// LookupSchema returns the relation schema.name of pg_catalog or
+// information_schema.
+func LookupSchema(schema, name string) (*Table, bool) {
+	var list []*Table
+	switch schema {
+	case "pg_catalog":
+		list = pgCatalogTables
+	case "information_schema":
+		list = infoSchemaTables
+	default:
+		return nil, false
+	}
+	for _, t := range list {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// namespaces are the schemas pg_namespace lists, in oid order.
+var namespaces = []struct {
+	oid  uint32
+	name string
+}{{oidPgCatalog, "pg_catalog"}, {oidPublic, "public"}, {oidInfoSchema, "information_schema"}}
+
+var pgCatalogTables = []*Table{
+	pgTable("pg_namespace", cols("oid", tOid, "nspname", tString, "nspowner", tOid, "nspacl", tString),
+		func(_ Source, _ map[string]string, add func(...types.Value)) {
+			for _, n := range namespaces {
+				add(oid(n.oid), str(n.name), oid(oidBootstrapRole), null(tString))
+			}
+		}),
+	pgTable("pg_class", cols("oid", tOid, "relname", tString, "relnamespace", tOid, "reltype", tOid,
+		"reloftype", tOid, "relowner", tOid, "relam", tOid, "relfilenode", tOid, "reltablespace", tOid,
+		"relpages", tInt4, "reltuples", tFloat, "relallvisible", tInt4, "reltoastrelid", tOid,
+		"relhasindex", tBool, "relisshared", tBool, "relpersistence", tString, "relkind", tString,
+		"relnatts", tInt2, "relchecks", tInt2, "relhasrules", tBool, "relhastriggers", tBool,
+		"relhassubclass", tBool, "relrowsecurity", tBool, "relforcerowsecurity", tBool,
+		"relispopulated", tBool, "relreplident", tString, "relispartition", tBool, "relrewrite", tOid,
+		"relfrozenxid", tOid, "relminmxid", tOid, "relacl", tString, "reloptions", tString,
+		"relpartbound", tString), fillPgClass),
+	pgTable("pg_attribute", cols("attrelid", tOid, "attname", tString, "atttypid", tOid,
+		"attstattarget", tInt4, "attlen", tInt2, "attnum", tInt2, "attndims", tInt4, "attcacheoff", tInt4,
+		"atttypmod", tInt4, "attbyval", tBool, "attalign", tString, "attstorage", tString,
+		"attcompression", tString, "attnotnull", tBool, "atthasdef", tBool, "atthasmissing", tBool,
+		"attidentity", tString, "attgenerated", tString, "attisdropped", tBool, "attislocal", tBool,
+		"attinhcount", tInt4, "attcollation", tOid, "attacl", tString, "attoptions", tString,
+		"attfdwoptions", tString, "attmissingval", tString), fillPgAttribute),
+	pgTable("pg_attrdef", cols("oid", tOid, "adrelid", tOid, "adnum", tInt2, "adbin", tString), fillPgAttrdef),
+	pgTable("pg_type", cols("oid", tOid, "typname", tString, "typnamespace", tOid, "typowner", tOid,
+		"typlen", tInt2, "typbyval", tBool, "typtype", tString, "typcategory", tString,
+		"typispreferred", tBool, "typisdefined", tBool, "typdelim", tString, "typrelid", tOid,
+		"typsubscript", tString, "typelem", tOid, "typarray", tOid, "typinput", tString, "typoutput", tString,
+		"typreceive", tString, "typsend", tString, "typmodin", tString, "typmodout", tString,
+		"typanalyze", tString, "typalign", tString, "typstorage", tString, "typnotnull", tBool,
+		"typbasetype", tOid, "typtypmod", tInt4, "typndims", tInt4, "typcollation", tOid,
+		"typdefaultbin", tString, "typdefault", tString, "typacl", tString), fillPgType),
+	pgTable("pg_index", cols("indexrelid", tOid, "indrelid", tOid, "indnatts", tInt2, "indnkeyatts", tInt2,
+		"indisunique", tBool, "indnullsnotdistinct", tBool, "indisprimary", tBool, "indisexclusion", tBool,
+		"indimmediate", tBool, "indisclustered", tBool, "indisvalid", tBool, "indcheckxmin", tBool,
+		"indisready", tBool, "indislive", tBool, "indisreplident", tBool, "indkey", tString,
+		"indcollation", tString, "indclass", tString, "indoption", tString, "indexprs", tString,
+		"indpred", tString), fillPgIndex),
+	pgTable("pg_constraint", cols("oid", tOid, "conname", tString, "connamespace", tOid, "contype", tString,
+		"condeferrable", tBool, "condeferred", tBool, "convalidated", tBool, "conrelid", tOid,
+		"contypid", tOid, "conindid", tOid, "conparentid", tOid, "confrelid", tOid,
+		"confupdtype", tString, "confdeltype", tString, "confmatchtype", tString, "conislocal", tBool,
+		"coninhcount", tInt4, "connoinherit", tBool, "conkey", tString, "confkey", tString,
+		"conbin", tString), fillPgConstraint),
+	pgTable("pg_database", cols("oid", tOid, "datname", tString, "datdba", tOid, "encoding", tInt4,
+		"datlocprovider", tString, "datistemplate", tBool, "datallowconn", tBool, "datconnlimit", tInt4,
+		"datfrozenxid", tOid, "datminmxid", tOid, "dattablespace", tOid, "datcollate", tString,
+		"datctype", tString, "daticulocale", tString, "datcollversion", tString, "datacl", tString),
+		func(_ Source, _ map[string]string, add func(...types.Value)) {
+			add(oid(oidDatabase), str(expr.DatabaseName), oid(oidBootstrapRole), i32(6), str("c"), boolean(false),
+				boolean(true), i32(-1), oid(0), oid(1), oid(1663), str("C"), str("C"), null(tString),
+				null(tString), null(tString))
+		}),
+	pgTable("pg_settings", cols("name", tString, "setting", tString, "unit", tString, "category", tString,
+		"short_desc", tString, "extra_desc", tString, "context", tString, "vartype", tString,
+		"source", tString, "min_val", tString, "max_val", tString, "enumvals", tString,
+		"boot_val", tString, "reset_val", tString, "sourcefile", tString, "sourceline", tInt4,
+		"pending_restart", tBool), fillPgSettings),
+	pgTable("pg_roles", cols("rolname", tString, "rolsuper", tBool, "rolinherit", tBool,
+		"rolcreaterole", tBool, "rolcreatedb", tBool, "rolcanlogin", tBool, "rolreplication", tBool,
+		"rolconnlimit", tInt4, "rolpassword", tString, "rolvaliduntil", tTime, "rolbypassrls", tBool,
+		"rolconfig", tString, "oid", tOid), fillPgRoles),
+	pgTable("pg_user", cols("usename", tString, "usesysid", tOid, "usecreatedb", tBool, "usesuper", tBool,
+		"userepl", tBool, "usebypassrls", tBool, "passwd", tString, "valuntil", tTime, "useconfig", tString),
+		func(src Source, _ map[string]string, add func(...types.Value)) {
+			for _, r := range roles(src) {
+				add(str(r.name), oid(r.oid), boolean(true), boolean(true), boolean(false), boolean(true),
+					str("********"), null(tTime), null(tString))
+			}
+		}),
+	pgTable("pg_am", cols("oid", tOid, "amname", tString, "amhandler", tString, "amtype", tString),
+		func(_ Source, _ map[string]string, add func(...types.Value)) {
+			add(oid(oidHeapAM), str("heap"), str("heap_tableam_handler"), str("t"))
+			add(oid(oidBtreeAM), str("btree"), str("bthandler"), str("i"))
+		}),
+	pgTable("pg_collation", cols("oid", tOid, "collname", tString, "collnamespace", tOid, "collowner", tOid,
+		"collprovider", tString, "collisdeterministic", tBool, "collencoding", tInt4, "collcollate", tString,
+		"collctype", tString, "colliculocale", tString, "collversion", tString),
+		func(_ Source, _ map[string]string, add func(...types.Value)) {
+			for _, c := range []struct {
+				oid      uint32
+				name     string
+				provider string
+				locale   types.Value
+			}{{oidDefaultColl, "default", "d", null(tString)}, {950, "C", "c", str("C")}, {951, "POSIX", "c", str("POSIX")}} {
+				add(oid(c.oid), str(c.name), oid(oidPgCatalog), oid(oidBootstrapRole), str(c.provider), boolean(true),
+					i32(-1), c.locale, c.locale, null(tString), null(tString))
+			}
+		}),
+	pgTable("pg_tablespace", cols("oid", tOid, "spcname", tString, "spcowner", tOid, "spcacl", tString,
+		"spcoptions", tString), func(_ Source, _ map[string]string, add func(...types.Value)) {
+		add(oid(1663), str("pg_default"), oid(oidBootstrapRole), null(tString), null(tString))
+	}),
+	pgTable("pg_tables", cols("schemaname", tString, "tablename", tString, "tableowner", tString,
+		"tablespace", tString, "hasindexes", tBool, "hasrules", tBool, "hastriggers", tBool,
+		"rowsecurity", tBool), func(src Source, _ map[string]string, add func(...types.Value)) {
+		cat := src.Catalog()
+		for _, t := range cat.Tables() {
+			add(str("public"), str(t.Name), str(BootstrapRole), null(tString),
+				boolean(len(t.Key) > 0 || len(cat.Indexes(t.Name)) > 0), boolean(false), boolean(false), boolean(false))
+		}
+	}),
+	// pg_proc is empty: Strata has no user-defined functions, and its
+	// built-in ones are not listed (docs/pg-catalog.md).
+	pgTable("pg_proc", cols("oid", tOid, "proname", tString, "pronamespace", tOid, "proowner", tOid,
+		"prolang", tOid, "procost", tFloat, "prorows", tFloat, "provariadic", tOid, "prosupport", tString,
+		"prokind", tString, "prosecdef", tBool, "proleakproof", tBool, "proisstrict", tBool,
+		"proretset", tBool, "provolatile", tString, "proparallel", tString, "pronargs", tInt2,
+		"pronargdefaults", tInt2, "prorettype", tOid, "proargtypes", tString, "proallargtypes", tString,
+		"proargmodes", tString, "proargnames", tString, "proargdefaults", tString, "protrftypes", tString,
+		"prosrc", tString, "probin", tString, "prosqlbody", tString, "proconfig", tString, "proacl", tString), noRows),
+	pgTable("pg_description", cols("objoid", tOid, "classoid", tOid, "objsubid", tInt4, "description", tString), noRows),
+	pgTable("pg_shdescription", cols("objoid", tOid, "classoid", tOid, "description", tString), noRows),
+	pgTable("pg_inherits", cols("inhrelid", tOid, "inhparent", tOid, "inhseqno", tInt4, "inhdetachpending", tBool), noRows),
+	pgTable("pg_policy", cols("oid", tOid, "polname", tString, "polrelid", tOid, "polcmd", tString,
+		"polpermissive", tBool, "polroles", tString, "polqual", tString, "polwithcheck", tString), noRows),
+	pgTable("pg_statistic_ext", cols("oid", tOid, "stxrelid", tOid, "stxname", tString, "stxnamespace", tOid,
+		"stxowner", tOid, "stxstattarget", tInt4, "stxkeys", tString, "stxkind", tString, "stxexprs", tString), noRows),
+	pgTable("pg_publication", cols("oid", tOid, "pubname", tString, "pubowner", tOid, "puballtables", tBool,
+		"pubinsert", tBool, "pubupdate", tBool, "pubdelete", tBool, "pubtruncate", tBool, "pubviaroot", tBool), noRows),
+	pgTable("pg_publication_namespace", cols("oid", tOid, "pnpubid", tOid, "pnnspid", tOid), noRows),
+	pgTable("pg_publication_rel", cols("oid", tOid, "prpubid", tOid, "prrelid", tOid, "prqual", tString,
+		"prattrs", tString), noRows),
+	pgTable("pg_auth_members", cols("roleid", tOid, "member", tOid, "grantor", tOid, "admin_option", tBool), noRows),
+	pgTable("pg_views", cols("schemaname", tString, "viewname", tString, "viewowner", tString,
+		"definition", tString), noRows),
+	pgTable("pg_matviews", cols("schemaname", tString, "matviewname", tString, "matviewowner", tString,
+		"tablespace", tString, "hasindexes", tBool, "ispopulated", tBool, "definition", tString), noRows),
+	pgTable("pg_enum", cols("oid", tOid, "enumtypid", tOid, "enumsortorder", tFloat, "enumlabel", tString), noRows),
+	pgTable("pg_range", cols("rngtypid", tOid, "rngsubtype", tOid, "rngmultitypid", tOid,
+		"rngcollation", tOid, "rngsubopc", tOid, "rngcanonical", tString, "rngsubdiff", tString), noRows),
+	pgTable("pg_extension", cols("oid", tOid, "extname", tString, "extowner", tOid, "extnamespace", tOid,
+		"extrelocatable", tBool, "extversion", tString, "extconfig", tString, "extcondition", tString), noRows),
+	pgTable("pg_trigger", cols("oid", tOid, "tgrelid", tOid, "tgparentid", tOid, "tgname", tString,
+		"tgfoid", tOid, "tgtype", tInt2, "tgenabled", tString, "tgisinternal", tBool), noRows),
+	pgTable("pg_rewrite", cols("oid", tOid, "rulename", tString, "ev_class", tOid, "ev_type", tString,
+		"ev_enabled", tString, "is_instead", tBool), noRows),
+	pgTable("pg_foreign_table", cols("ftrelid", tOid, "ftserver", tOid, "ftoptions", tString), noRows),
+	pgTable("pg_sequence", cols("seqrelid", tOid, "seqtypid", tOid, "seqstart", tInt, "seqincrement", tInt,
+		"seqmax", tInt, "seqmin", tInt, "seqcache", tInt, "seqcycle", tBool), noRows),
+}
+
+type role struct {
+	name string
+	oid  uint32
+}
+
+// roles are the bootstrap role and the catalog's users, by name.
+func roles(src Source) []role {
+	out := []role{{BootstrapRole, oidBootstrapRole}}
+	for _, u := range src.Catalog().Users() {
+		if u.Name != BootstrapRole {
+			out = append(out, role{u.Name, roleOID(u.Name)})
+		}
+	}
+	return out
+}
+
+func fillPgRoles(src Source, _ map[string]string, add func(...types.Value)) {
+	// Strata has no privileges beyond logging in: every role may do
+	// everything, which is what a superuser is.
+	for _, r := range roles(src) {
+		add(str(r.name), boolean(true), boolean(true), boolean(true), boolean(true), boolean(true), boolean(false),
+			i32(-1), str("********"), null(tTime), boolean(true), null(tString), oid(r.oid))
+	}
+}
+
+func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
+	cat := src.Catalog()
+	relation := func(o uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32) {
+		add(oid(o), str(name), oid(oidPublic), oid(0), oid(0), oid(oidBootstrapRole), oid(am), oid(o), oid(0),
+			i32(0), types.NewFloat32(tuples), i32(0), oid(0), boolean(hasIndex), boolean(false), str("p"), str(kind),
+			i16(natts), i16(0), boolean(false), boolean(false), boolean(false), boolean(false), boolean(false),
+			boolean(true), str("d"), boolean(false), oid(0), oid(0), oid(0), null(tString), null(tString), null(tString))
+	}
+	for _, t := range cat.Tables() {
+		var rows uint64
+		for _, s := range src.Shards(t.ID) {
+			rows += s.Rows
+		}
+		ixs := cat.Indexes(t.Name)
+		relation(TableOID(t.ID), t.Name, "r", oidHeapAM, len(t.Columns), len(t.Key) > 0 || len(ixs) > 0, float32(rows))
+		if len(t.Key) > 0 {
+			relation(oidPrimaryKeyBase+uint32(t.ID), primaryKeyName(t), "i", oidBtreeAM, len(t.Key), false, float32(rows))
+		}
+		for _, ix := range ixs {
+			relation(oidIndexBase+uint32(ix.ID), ix.Name, "i", oidBtreeAM, len(ix.Columns), false, float32(rows))
+		}
+	}
+}
+
+func fillPgAttribute(src Source, _ map[string]string, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		for i, c := range t.Columns {
+			typ, mod := expr.PGType(c.Type)
+			length, align, storage, byval, coll := pgTypeLayout(typ)
+			add(oid(TableOID(t.ID)), str(c.Name), oid(typ), i32(-1), i16(length), i16(i+1), i32(0), i32(-1),
+				i32(int(mod)), boolean(byval), str(align), str(storage), str(""), boolean(!c.Nullable),
+				boolean(c.Default != nil), boolean(false), str(""), str(""), boolean(false), boolean(true), i32(0),
+				oid(coll), null(tString), null(tString), null(tString), null(tString))
+		}
+	}
+}
+
+// pgTypeLayout is what pg_attribute repeats of pg_type: length, alignment,
+// storage, whether passed by value, and the collation of a text type.
+func pgTypeLayout(typ uint32) (length int, align, storage string, byval bool, coll uint32) {
+	for _, t := range expr.PGTypes() {
+		if t.OID != typ {
+			continue
+		}
+		length = int(t.Len)
+		switch {
+		case t.Len == -1:
+			align, storage = "i", "x"
+			if t.OID == expr.OIDNumeric {
+				storage = "m"
+			}
+		case t.Len == 8:
+			align, storage, byval = "d", "p", true
+		case t.Len == 16 || t.Len == 64:
+			align, storage = "c", "p"
+			if t.Len == 64 {
+				coll = 950
+			}
+		default:
+			align, storage, byval = map[int16]string{1: "c", 2: "s", 4: "i"}[t.Len], "p", true
+		}
+		if t.Category == "S" && t.Len == -1 {
+			coll = oidDefaultColl
+		}
+		return
+	}
+	return -1, "i", "x", false, 0
+}
+
+func fillPgAttrdef(src Source, _ map[string]string, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		for i, c := range t.Columns {
+			if c.Default != nil {
+				add(oid(oidAttrDefBase+uint32(t.ID)<<12+uint32(i+1)), oid(TableOID(t.ID)), i16(i+1), str(c.Default.SQL))
+			}
+		}
+	}
+}
+
+func fillPgType(_ Source, _ map[string]string, add func(...types.Value)) {
+	for _, t := range expr.PGTypes() {
+		_, align, storage, byval, coll := pgTypeLayout(t.OID)
+		subscript := "-"
+		if t.Elem != 0 {
+			subscript = "array_subscript_handler"
+		}
+		add(oid(t.OID), str(t.Name), oid(oidPgCatalog), oid(oidBootstrapRole), i16(int(t.Len)), boolean(byval), str("b"),
+			str(t.Category), boolean(false), boolean(true), str(","), oid(0), str(subscript), oid(t.Elem), oid(t.Array),
+			str(t.Name+"in"), str(t.Name+"out"), str(t.Name+"recv"), str(t.Name+"send"), str("-"), str("-"), str("-"),
+			str(align), str(storage), boolean(false), oid(0), i32(-1), i32(0), oid(coll), null(tString), null(tString),
+			null(tString))
+	}
+}
+
+// attnums is the int2vector text of the 1-based positions of ids in t.
+func attnums(t *catalog.Table, ids []catalog.ColumnID) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		for j, c := range t.Columns {
+			if c.ID == id {
+				b.WriteString(itoa(j + 1))
+			}
+		}
+	}
+	return b.String()
+}
+
+func itoa(x int) string {
+	if x == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	i := len(buf)
+	for ; x > 0; x /= 10 {
+		i--
+		buf[i] = byte('0' + x%10)
+	}
+	return string(buf[i:])
+}
+
+func zeros(n int) string { return strings.TrimSpace(strings.Repeat("0 ", n)) }
+
+func fillPgIndex(src Source, _ map[string]string, add func(...types.Value)) {
+	cat := src.Catalog()
+	index := func(o uint32, t *catalog.Table, ids []catalog.ColumnID, primary bool) {
+		add(oid(o), oid(TableOID(t.ID)), i16(len(ids)), i16(len(ids)), boolean(primary), boolean(false),
+			boolean(primary), boolean(false), boolean(true), boolean(false), boolean(true), boolean(false),
+			boolean(true), boolean(true), boolean(false), str(attnums(t, ids)), str(zeros(len(ids))),
+			str(zeros(len(ids))), str(zeros(len(ids))), null(tString), null(tString))
+	}
+	for _, t := range cat.Tables() {
+		if len(t.Key) > 0 {
+			index(oidPrimaryKeyBase+uint32(t.ID), t, t.Key, true)
+		}
+		for _, ix := range cat.Indexes(t.Name) {
+			index(oidIndexBase+uint32(ix.ID), t, ix.Columns, false)
+		}
+	}
+}
+
+func fillPgConstraint(src Source, _ map[string]string, add func(...types.Value)) {
+	for _, t := range src.Catalog().Tables() {
+		if len(t.Key) == 0 {
+			continue
+		}
+		add(oid(oidConstraintBase+uint32(t.ID)), str(primaryKeyName(t)), oid(oidPublic), str("p"), boolean(false),
+			boolean(false), boolean(true), oid(TableOID(t.ID)), oid(0), oid(oidPrimaryKeyBase+uint32(t.ID)), oid(0),
+			oid(0), str(" "), str(" "), str(" "), boolean(true), i32(0), boolean(true),
+			str("{"+strings.ReplaceAll(attnums(t, t.Key), " ", ",")+"}"), null(tString), null(tString))
+	}
+}
+
+func fillPgSettings(_ Source, settings map[string]string, add func(...types.Value)) {
+	names := make([]string, 0, len(settings))
+	for n := range settings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		add(str(n), str(settings[n]), null(tString), str("Strata"), str(""), null(tString), str("user"), str("string"),
+			str("session"), null(tString), null(tString), null(tString), null(tString), str(settings[n]), null(tString),
+			null(tInt4), boolean(false))
+	}
+}
+
+// pgEnv implements expr.PGEnv over a catalog and a session's settings.
+type pgEnv struct {
+	cat      *catalog.Catalog
+	settings func(name string) (string, bool)
+}
+
+// NewPGEnv returns what the PostgreSQL functions read: the statement's
+// catalog (nil when it has none) and its session's settings.
+func NewPGEnv(cat *catalog.Catalog, setting func(name string) (string, bool)) expr.PGEnv {
+	return pgEnv{cat: cat, settings: setting}
+}
+
+func (e pgEnv) Setting(name string) (string, bool) {
+	if e.settings == nil {
+		return "", false
+	}
+	return e.settings(name)
+}
+
+func (e pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
+	switch kind {
+	case expr.PGNamespace:
+		for _, n := range namespaces {
+			if n.oid == o {
+				return n.name, true
+			}
+		}
+		return "", false
+	case expr.PGRole:
+		if o == oidBootstrapRole {
+			return BootstrapRole, true
+		}
+	}
+	if e.cat == nil {
+		return "", false
+	}
+	for _, t := range e.cat.Tables() {
+		if s, ok := e.tableObject(kind, t, o); ok {
+			return s, true
+		}
+	}
+	if kind == expr.PGRole {
+		for _, u := range e.cat.Users() {
+			if roleOID(u.Name) == o {
+				return u.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// tableObject names the object of oid o that belongs to table t.
+func (e pgEnv) tableObject(kind expr.PGObject, t *catalog.Table, o uint32) (string, bool) {
+	keyList := func(ids []catalog.ColumnID) string {
+		names := t.Names(ids)
+		for i, n := range names {
+			names[i] = expr.QuoteIdent(n)
+		}
+		return strings.Join(names, ", ")
+	}
+	switch kind {
+	case expr.PGRelation:
+		if o == TableOID(t.ID) {
+			return t.Name, true
+		}
+		if len(t.Key) > 0 && o == oidPrimaryKeyBase+uint32(t.ID) {
+			return primaryKeyName(t), true
+		}
+	case expr.PGIndexDef:
+		if len(t.Key) > 0 && o == oidPrimaryKeyBase+uint32(t.ID) {
+			return "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + " ON public." + expr.QuoteIdent(t.Name) +
+				" USING btree (" + keyList(t.Key) + ")", true
+		}
+	case expr.PGConstraintDef:
+		if len(t.Key) > 0 && o == oidConstraintBase+uint32(t.ID) {
+			return "PRIMARY KEY (" + keyList(t.Key) + ")", true
+		}
+	default:
+		return "", false
+	}
+	for _, ix := range e.cat.Indexes(t.Name) {
+		if o != oidIndexBase+uint32(ix.ID) {
+			continue
+		}
+		if kind == expr.PGRelation {
+			return ix.Name, true
+		}
+		if kind == expr.PGIndexDef {
+			return "CREATE INDEX " + expr.QuoteIdent(ix.Name) + " ON public." + expr.QuoteIdent(t.Name) +
+				" USING btree (" + keyList(ix.Columns) + ")", true
+		}
+	}
+	return "", false
+}
+
+func (e pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
+	switch kind {
+	case expr.PGNamespace:
+		for _, n := range namespaces {
+			if n.name == name {
+				return n.oid, true
+			}
+		}
+	case expr.PGRole:
+		if name == BootstrapRole {
+			return oidBootstrapRole, true
+		}
+		if e.cat != nil {
+			for _, u := range e.cat.Users() {
+				if u.Name == name {
+					return roleOID(u.Name), true
+				}
+			}
+		}
+	case expr.PGRelation:
+		if e.cat == nil {
+			return 0, false
+		}
+		if t, ok := e.cat.Table(name); ok {
+			return TableOID(t.ID), true
+		}
+		if ix, ok := e.cat.Index(name); ok {
+			return oidIndexBase + uint32(ix.ID), true
+		}
+		for _, t := range e.cat.Tables() {
+			if len(t.Key) > 0 && primaryKeyName(t) == name {
+				return oidPrimaryKeyBase + uint32(t.ID), true
+			}
+		}
+	}
+	return 0, false
+}
