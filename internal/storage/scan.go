@@ -48,7 +48,15 @@ type reader struct {
 	scratch      []byte
 	scratchMem   keyedMem
 	scratchEntry keyEntry
+	// fast is the column plan of the fast paths (runscan.go), built on
+	// first use; slow turns them off, for tests that compare the two.
+	fast *fastPlan
+	slow bool
 }
+
+// slowReads, set by tests, makes every read take the general path of
+// partscan.go, the reference the fast paths are compared with.
+var slowReads bool
 
 type winRef struct {
 	g *groupHist
@@ -56,7 +64,7 @@ type winRef struct {
 }
 
 func newReader(t *catalog.Table, spec *ScanSpec, versions bool) (*reader, error) {
-	rd := &reader{t: t, commit: spec.Commit && !versions, versions: versions, batchCap: spec.BatchRows,
+	rd := &reader{t: t, commit: spec.Commit && !versions, versions: versions, batchCap: spec.BatchRows, slow: slowReads,
 		layMap: map[*layout][]int{}, ords: map[catalog.GroupID]version.Ordering{}}
 	if rd.batchCap <= 0 {
 		rd.batchCap = defaultBatchRows
@@ -473,6 +481,12 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 		if len(sd.parts) > 0 {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if ok, err := rd.scanRun(ctx, sd, rs, n, fn); ok {
+				if err != nil {
+					return err
+				}
+				continue
 			}
 			if err := rd.scanMerged(ctx, sd, rs, n, fn, emit); err != nil {
 				return err

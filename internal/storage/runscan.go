@@ -1,0 +1,708 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
+)
+
+// Reads of a merged shard (ARCHITECTURE.md "Reads at a commit").
+//
+// A merge of a keyed shard's oldest data writes a current run (KindCurrent:
+// one winner per key and group as of the run's newest commit, with its
+// interval [WonAt, EndedAt)) and, for a versioned table, a history run
+// (every other retained version and every delete marker, each with its
+// interval). Newer data sits in KindDelta parts and the memtable. Then:
+//
+//   - At a commit n at or after the run's newest commit, a key no newer
+//     source touches (commit ≤ n) reads exactly its current-run rows: the
+//     winners did not change. Those rows are streamed block by block,
+//     column by column, into the output (scanCurrent). A key a newer
+//     source touches is resolved from all its inputs — current, history,
+//     deltas, memtable — as the general path does (rule 7 of package
+//     version), the history found by seeking, not scanning.
+//   - At a commit n before the run's newest commit, nothing newer is
+//     visible, and the winner of each (key, group) is the one row of the
+//     current or history run with WonAt ≤ n < EndedAt (rule 6): a range
+//     check over both runs, merged by key (scanInterval), not a re-merge.
+//
+// Both need every row of a key in one block (part.Meta.KeyBlocks) and the
+// runs' parts to be key-disjoint; a shard that is not laid out so (or a
+// versions() read, or an upsert table read before its run's newest commit)
+// takes the general path (partscan.go), which tests compare these with.
+
+// fastReads and intervalReads count the shard reads the fast paths took,
+// so tests can tell that they ran.
+var fastReads, intervalReads atomic.Int64
+
+// runShard is a shard's parts, classified for the fast paths.
+type runShard struct {
+	cur, hist []*partFile // key-disjoint, in key order
+	newer     []*partFile // KindDelta parts, all newer than the run
+	runMax    uint64      // newest commit of the run
+}
+
+// classifyRun reports whether sd is laid out for the fast paths.
+func classifyRun(sd *shardData) (runShard, bool) {
+	var rs runShard
+	for _, pf := range sd.parts {
+		m := pf.r.Meta()
+		switch m.Kind {
+		case part.KindCurrent:
+			rs.cur = append(rs.cur, pf)
+		case part.KindHistory:
+			rs.hist = append(rs.hist, pf)
+		case part.KindDelta:
+			rs.newer = append(rs.newer, pf)
+			continue
+		default:
+			return rs, false
+		}
+		if !m.KeyBlocks {
+			return rs, false
+		}
+		rs.runMax = max(rs.runMax, m.MaxCommit)
+	}
+	if len(rs.cur)+len(rs.hist) == 0 {
+		return rs, false
+	}
+	for _, pf := range rs.newer {
+		if pf.r.Meta().MinCommit <= rs.runMax {
+			return rs, false
+		}
+	}
+	return rs, disjoint(rs.cur) && disjoint(rs.hist)
+}
+
+// disjoint sorts the parts of one run by key and reports whether their
+// key spans are disjoint.
+func disjoint(ps []*partFile) bool {
+	slices.SortFunc(ps, func(a, b *partFile) int { return bytes.Compare(a.r.Meta().MinSort, b.r.Meta().MinSort) })
+	for i := 1; i < len(ps); i++ {
+		if bytes.Compare(ps[i-1].r.Meta().MaxSort, ps[i].r.Meta().MinSort) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fastPlan is what the fast paths precompute about a read's columns.
+type fastPlan struct {
+	ids    []catalog.ColumnID // non-key columns to read from parts
+	colOf  []int              // output column → index in ids, -1 for key columns
+	slotOf []int              // output column → group slot, -1 for key columns or no group
+	groups []catalog.GroupID  // group of each slot
+	keys   keyDecoder
+	absent []types.Value // per output column: what a row without its group reads
+}
+
+// newFastPlan returns the plan, or false when a column is one the fast
+// paths do not handle (a key column outside ORDER BY).
+func (rd *reader) newFastPlan() (*fastPlan, bool) {
+	fp := &fastPlan{keys: keyDecoder{types: rd.keyTypes, out: make([]*types.Vector, len(rd.keyTypes))}}
+	for _, g := range rd.t.Groups {
+		fp.groups = append(fp.groups, g.ID)
+	}
+	for oi := range rd.plans {
+		p := &rd.plans[oi]
+		fp.colOf = append(fp.colOf, -1)
+		fp.slotOf = append(fp.slotOf, -1)
+		fp.absent = append(fp.absent, types.Null(p.typ))
+		if p.late {
+			fp.absent[oi] = p.intro
+		}
+		if p.keyIdx >= 0 {
+			continue
+		}
+		if rd.t.IsKey(p.id) {
+			return nil, false
+		}
+		fp.colOf[oi] = len(fp.ids)
+		fp.ids = append(fp.ids, p.id)
+		for s, g := range fp.groups {
+			if g == p.group {
+				fp.slotOf[oi] = s
+			}
+		}
+	}
+	return fp, true
+}
+
+// slot returns the slot of group g, -1 when the table has no such group.
+func (fp *fastPlan) slot(g uint16) int {
+	for s, id := range fp.groups {
+		if uint16(id) == g {
+			return s
+		}
+	}
+	return -1
+}
+
+// runScan is one fast read of one shard.
+type runScan struct {
+	rd    *reader
+	fp    *fastPlan
+	rs    runShard
+	spans []KeyRange
+	n     uint64
+	fn    func(*types.Batch) error
+
+	// pending output rows, not yet copied into the batch: per slot the
+	// stored row (gather index) of each, per output row the max commit
+	// and the sort key's source and row.
+	gidx    [][]int32
+	commits []uint64
+	keyRef  []int32
+	srcs    [2]*part.Data
+	colIdx  []int32
+	scratch [2]*types.Vector
+}
+
+func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
+	s := &runScan{rd: rd, fp: fp, rs: rs, spans: spans, n: n, fn: fn, gidx: make([][]int32, len(fp.groups))}
+	for oi := range rd.plans {
+		if k := rd.plans[oi].keyIdx; k >= 0 {
+			fp.keys.out[k] = nil
+		}
+	}
+	return s
+}
+
+// materialize copies the pending rows into the batch, and flushes it
+// when full.
+func (s *runScan) materialize() error {
+	rd := s.rd
+	rows := len(s.keyRef)
+	if rows == 0 {
+		return nil
+	}
+	b := rd.batch
+	for k := range s.fp.keys.out {
+		s.fp.keys.out[k] = nil
+	}
+	for oi := range rd.plans {
+		if k := rd.plans[oi].keyIdx; k >= 0 {
+			s.fp.keys.out[k] = b.Cols[oi]
+		}
+	}
+	if rd.needKey {
+		for _, ref := range s.keyRef {
+			d := s.srcs[0]
+			if ref&srcB != 0 {
+				d = s.srcs[1]
+			}
+			if err := s.fp.keys.decode(d.Sort.BytesAt(int(ref &^ srcB))); err != nil {
+				return err
+			}
+		}
+	}
+	for oi := range rd.plans {
+		p := &rd.plans[oi]
+		if p.keyIdx >= 0 {
+			continue
+		}
+		sl := s.fp.slotOf[oi]
+		if sl < 0 {
+			for range rows {
+				b.Cols[oi].Append(s.fp.absent[oi])
+			}
+			continue
+		}
+		ci := s.fp.colOf[oi]
+		for k, d := range s.srcs {
+			s.scratch[k] = nil
+			if d != nil && ci < len(d.Cols) { // a stream that never loaded a block has none
+				s.scratch[k] = d.Cols[ci]
+			}
+		}
+		idx := s.gidx[sl]
+		if c, _ := rd.t.AnyColumn(p.id); c != nil && (p.late || c.DroppedCommit != 0) {
+			// Rows written before the column existed (or after it was
+			// dropped) do not hold it (reader.partVersion).
+			s.colIdx = append(s.colIdx[:0], idx...)
+			for i, j := range s.colIdx {
+				if j < 0 {
+					continue
+				}
+				d := s.srcs[0]
+				if j&srcB != 0 {
+					d = s.srcs[1]
+				}
+				if cm := d.Commit[j&^srcB]; c.AddedCommit >= cm || c.DroppedCommit != 0 && c.DroppedCommit <= cm {
+					s.colIdx[i] = introRow
+				}
+			}
+			idx = s.colIdx
+		}
+		if err := gather(b.Cols[oi], &s.scratch, idx, s.fp.absent[oi], p.intro); err != nil {
+			return err
+		}
+	}
+	if rd.commit {
+		cv := b.Cols[len(rd.plans)]
+		for _, c := range s.commits {
+			cv.AppendUint64(c)
+		}
+	}
+	b.Rows += rows
+	rd.stats.RowsRead += uint64(rows)
+	s.keyRef = s.keyRef[:0]
+	s.commits = s.commits[:0]
+	for sl := range s.gidx {
+		s.gidx[sl] = s.gidx[sl][:0]
+	}
+	if rd.full() {
+		rd.arena = arena{}
+		return rd.flush(s.fn)
+	}
+	return nil
+}
+
+// room is how many more rows fit before the batch is full.
+func (s *runScan) room() int { return s.rd.batchCap - s.rd.batch.Rows - len(s.keyRef) }
+
+// addRow starts a pending output row whose key is row ref.
+func (s *runScan) addRow(ref int32) {
+	s.keyRef = append(s.keyRef, ref)
+	s.commits = append(s.commits, 0)
+	for sl := range s.gidx {
+		s.gidx[sl] = append(s.gidx[sl], absentRow)
+	}
+}
+
+// setGroup gives the newest pending row the stored row ref of a group.
+func (s *runScan) setGroup(d *part.Data, i int, ref int32) {
+	if sl := s.fp.slot(d.Group[i]); sl >= 0 {
+		s.gidx[sl][len(s.keyRef)-1] = ref
+	}
+	last := len(s.commits) - 1
+	s.commits[last] = max(s.commits[last], d.Commit[i])
+}
+
+// spanOf returns the rows [lo, hi) of a block that fall in span r.
+func spanOf(d *part.Data, r KeyRange) (int, int) {
+	lo, hi := 0, d.Rows
+	if r.Lo != nil {
+		lo = sort.Search(d.Rows, func(i int) bool { return bytes.Compare(d.Sort.BytesAt(i), r.Lo) >= 0 })
+	}
+	if r.Hi != nil {
+		hi = sort.Search(d.Rows, func(i int) bool { return bytes.Compare(d.Sort.BytesAt(i), r.Hi) >= 0 })
+	}
+	return lo, max(lo, hi)
+}
+
+// scanCurrent is the read at n ≥ runMax: the current run streamed, the
+// keys newer sources touch resolved in full.
+func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
+	rd := s.rd
+	versioned := rd.t.Mode == catalog.ModeVersioned
+	allIDs := func(pf *partFile) []catalog.ColumnID {
+		var ids []catalog.ColumnID
+		for _, c := range pf.r.Meta().Columns {
+			ids = append(ids, c.ID)
+		}
+		return ids
+	}
+	lays := map[string]*layout{}
+	// The sources of touched keys, and the seekers that complete them.
+	var newer []source
+	for _, pf := range s.rs.newer {
+		meta := pf.r.Meta()
+		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
+			rd.stats.PartsSkipped++
+			continue
+		}
+		rd.stats.Parts++
+		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: allIDs(pf)}
+		for bi := range pf.r.Blocks() {
+			b := &pf.r.Blocks()[bi]
+			if blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
+				c.blocks = append(c.blocks, bi)
+			} else {
+				rd.stats.BlocksSkipped++
+			}
+		}
+		newer = append(newer, c)
+	}
+	newer = append(newer, &memCursor{m: sd.keyed, rs: s.spans, n: s.n})
+	curSeek := &runSeeker{rd: rd, parts: s.rs.cur, n: s.n, lays: lays}
+	histSeek := &runSeeker{rd: rd, parts: s.rs.hist, n: s.n, lays: lays}
+	var tbuf []byte
+	var ins []keyInput
+	// touched returns the next key a newer source holds, nil when none.
+	touched := func() ([]byte, error) {
+		var min []byte
+		for _, src := range newer {
+			k, err := src.key()
+			if err != nil {
+				return nil, err
+			}
+			if k != nil && (min == nil || bytes.Compare(k, min) < 0) {
+				min = k
+			}
+		}
+		if min == nil {
+			return nil, nil
+		}
+		tbuf = append(tbuf[:0], min...)
+		return tbuf, nil
+	}
+	// resolve emits key from all of its inputs.
+	resolve := func(key []byte) error {
+		if err := s.materialize(); err != nil {
+			return err
+		}
+		var err error
+		ins = ins[:0]
+		if ins, err = curSeek.take(key, ins); err != nil {
+			return err
+		}
+		if ins, err = histSeek.take(key, ins); err != nil {
+			return err
+		}
+		for _, src := range newer {
+			if ins, err = src.take(key, ins); err != nil {
+				return err
+			}
+		}
+		sort.SliceStable(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
+		e, err := rd.resolveKey(key, ins, versioned)
+		if err != nil {
+			return err
+		}
+		if _, err := rd.emitCurrent(e, s.n); err != nil {
+			return err
+		}
+		if rd.full() {
+			rd.arena = arena{}
+			return rd.flush(s.fn)
+		}
+		return nil
+	}
+	single := len(s.fp.groups) == 1
+	d := &part.Data{}
+	s.srcs = [2]*part.Data{d, nil}
+	fixed := part.FixSort | part.FixGroup | part.FixCommit
+	for _, pf := range s.rs.cur {
+		meta := pf.r.Meta()
+		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
+			rd.stats.PartsSkipped++
+			continue
+		}
+		rd.stats.Parts++
+		for bi := range pf.r.Blocks() {
+			b := &pf.r.Blocks()[bi]
+			if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
+				rd.stats.BlocksSkipped++
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := s.materialize(); err != nil {
+				return err
+			}
+			if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, d); err != nil {
+				return err
+			}
+			rd.stats.Blocks++
+			for _, sp := range s.spans {
+				lo, hi := spanOf(d, sp)
+				for i := lo; i < hi; {
+					t, err := touched()
+					if err != nil {
+						return err
+					}
+					if t != nil {
+						if c := bytes.Compare(t, d.Sort.BytesAt(i)); c <= 0 {
+							if err := resolve(t); err != nil {
+								return err
+							}
+							if c == 0 {
+								for i < hi && bytes.Equal(d.Sort.BytesAt(i), t) {
+									i++
+								}
+							}
+							continue
+						}
+					}
+					j := hi
+					if t != nil {
+						j = i + sort.Search(hi-i, func(k int) bool { return bytes.Compare(d.Sort.BytesAt(i+k), t) >= 0 })
+					}
+					// Stream rows [i, j): no newer source touches them.
+					for i < j {
+						room := s.room()
+						if single {
+							end := min(j, i+room)
+							for k := i; k < end; k++ {
+								s.addRow(int32(k))
+								s.setGroup(d, k, int32(k))
+							}
+							i = end
+						} else {
+							for ; i < j && room > 0; room-- {
+								s.addRow(int32(i))
+								k := i
+								for ; k < j && (k == i || bytes.Equal(d.Sort.BytesAt(k), d.Sort.BytesAt(i))); k++ {
+									s.setGroup(d, k, int32(k))
+								}
+								i = k
+							}
+						}
+						if s.room() == 0 {
+							if err := s.materialize(); err != nil {
+								return err
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := s.materialize(); err != nil {
+		return err
+	}
+	for {
+		t, err := touched()
+		if err != nil || t == nil {
+			return err
+		}
+		if err := resolve(t); err != nil {
+			return err
+		}
+	}
+}
+
+// runSeeker finds the rows of keys, asked for in increasing order, in one
+// run, decoding only the blocks that hold them.
+type runSeeker struct {
+	rd     *reader
+	parts  []*partFile
+	n      uint64
+	lays   map[string]*layout
+	pi, bi int
+	loaded bool
+	row    int
+	ids    []catalog.ColumnID
+	d      part.Data
+}
+
+// take appends the inputs of key (commit ≤ n) held by the run.
+func (s *runSeeker) take(key []byte, ins []keyInput) ([]keyInput, error) {
+	for s.pi < len(s.parts) && bytes.Compare(s.parts[s.pi].r.Meta().MaxSort, key) < 0 {
+		s.pi, s.bi, s.loaded = s.pi+1, 0, false
+	}
+	if s.pi == len(s.parts) {
+		return ins, nil
+	}
+	pf := s.parts[s.pi]
+	meta := pf.r.Meta()
+	if bytes.Compare(meta.MinSort, key) > 0 {
+		return ins, nil
+	}
+	blocks := pf.r.Blocks()
+	for s.bi < len(blocks) && bytes.Compare(blocks[s.bi].MaxSort, key) < 0 {
+		s.bi, s.loaded = s.bi+1, false
+	}
+	if s.bi == len(blocks) || bytes.Compare(blocks[s.bi].MinSort, key) > 0 {
+		return ins, nil
+	}
+	if !s.loaded {
+		s.ids = s.ids[:0]
+		for _, c := range meta.Columns {
+			s.ids = append(s.ids, c.ID)
+		}
+		if err := pf.r.ReadBlock(s.bi, s.ids, &s.d); err != nil {
+			return ins, err
+		}
+		s.loaded, s.row = true, 0
+		s.rd.stats.Blocks++
+	}
+	d := &s.d
+	s.row += sort.Search(d.Rows-s.row, func(i int) bool { return bytes.Compare(d.Sort.BytesAt(s.row+i), key) >= 0 })
+	for ; s.row < d.Rows && bytes.Equal(d.Sort.BytesAt(s.row), key); s.row++ {
+		i := s.row
+		if d.Commit[i] > s.n {
+			continue
+		}
+		in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
+		if !in.tomb {
+			var err error
+			if in.mv, err = s.rd.partVersion(d, meta, i, key, s.lays); err != nil {
+				return ins, err
+			}
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
+}
+
+// ivStream walks the rows of one run that win at n (WonAt ≤ n < EndedAt)
+// within the read's spans.
+type ivStream struct {
+	s      *runScan
+	parts  []*partFile
+	pi, bi int
+	d      *part.Data
+	loaded bool
+	row    int
+	all    bool // one unbounded span: no per-row range check
+}
+
+// head returns the key of the next winning row, nil at the end. It may
+// load a block, so it materializes pending rows first.
+func (st *ivStream) head() ([]byte, error) {
+	s, rd := st.s, st.s.rd
+	for {
+		if st.loaded && st.row < st.d.Rows {
+			i := st.row
+			if st.d.WonAt[i] <= s.n && s.n < st.d.EndedAt[i] && (st.all || inRanges(st.d.Sort.BytesAt(i), s.spans)) {
+				return st.d.Sort.BytesAt(i), nil
+			}
+			st.row++
+			continue
+		}
+		if st.pi == len(st.parts) {
+			return nil, nil
+		}
+		pf := st.parts[st.pi]
+		meta := pf.r.Meta()
+		if st.bi == 0 && !st.loaded {
+			if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
+				rd.stats.PartsSkipped++
+				st.pi++
+				continue
+			}
+			rd.stats.Parts++
+		}
+		if st.bi == len(pf.r.Blocks()) {
+			st.pi, st.bi, st.loaded = st.pi+1, 0, false
+			continue
+		}
+		b := &pf.r.Blocks()[st.bi]
+		bi := st.bi
+		st.bi++
+		if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
+			rd.stats.BlocksSkipped++
+			continue
+		}
+		if err := s.materialize(); err != nil {
+			return nil, err
+		}
+		fixed := part.FixSort | part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
+		if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, st.d); err != nil {
+			return nil, err
+		}
+		rd.stats.Blocks++
+		st.loaded, st.row = true, 0
+	}
+}
+
+// scanInterval is the read at n < runMax: per key, the rows of the current
+// and history runs whose interval holds n.
+func (s *runScan) scanInterval(ctx context.Context) error {
+	all := len(s.spans) == 1 && s.spans[0].Lo == nil && s.spans[0].Hi == nil
+	a := &ivStream{s: s, parts: s.rs.cur, d: &part.Data{}, all: all}
+	b := &ivStream{s: s, parts: s.rs.hist, d: &part.Data{}, all: all}
+	s.srcs = [2]*part.Data{a.d, b.d}
+	for count := 0; ; count++ {
+		if count%defaultBatchRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		ka, err := a.head()
+		if err != nil {
+			return err
+		}
+		kb, err := b.head()
+		if err != nil {
+			return err
+		}
+		// head may have loaded a block of the other stream: that
+		// materialized the pending rows, so both keys are valid now.
+		if ka == nil && kb == nil {
+			return s.materialize()
+		}
+		if s.room() == 0 {
+			if err := s.materialize(); err != nil {
+				return err
+			}
+		}
+		c := 0
+		switch {
+		case ka == nil:
+			c = 1
+		case kb == nil:
+			c = -1
+		default:
+			c = bytes.Compare(ka, kb)
+		}
+		if c <= 0 {
+			s.addRow(int32(a.row))
+		} else {
+			s.addRow(int32(b.row) | srcB)
+		}
+		// Every winning row of this key, from both runs: the key's rows
+		// are all in the loaded block of each (KeyBlocks).
+		key := ka
+		if c > 0 {
+			key = kb
+		}
+		if c <= 0 {
+			a.takeKey(key, 0)
+		}
+		if c >= 0 {
+			b.takeKey(key, srcB)
+		}
+	}
+}
+
+// takeKey adds the winning rows of key, which starts at the stream's row,
+// to the newest pending output row.
+func (st *ivStream) takeKey(key []byte, tag int32) {
+	s, d := st.s, st.d
+	for ; st.row < d.Rows && bytes.Equal(d.Sort.BytesAt(st.row), key); st.row++ {
+		if i := st.row; d.WonAt[i] <= s.n && s.n < d.EndedAt[i] {
+			s.setGroup(d, i, int32(i)|tag)
+		}
+	}
+}
+
+// scanRun reads one shard by a fast path, if its layout allows; it
+// reports false (having read nothing) when it does not.
+func (rd *reader) scanRun(ctx context.Context, sd *shardData, spans []KeyRange, n uint64, fn func(*types.Batch) error) (bool, error) {
+	if rd.versions || rd.slow {
+		return false, nil
+	}
+	rs, ok := classifyRun(sd)
+	if !ok {
+		return false, nil
+	}
+	interval := n < rs.runMax
+	if interval && rd.t.Mode != catalog.ModeVersioned {
+		return false, nil
+	}
+	if rd.fast == nil {
+		fp, ok := rd.newFastPlan()
+		if !ok {
+			return false, nil
+		}
+		rd.fast = fp
+	}
+	s := newRunScan(rd, rd.fast, rs, spans, n, fn)
+	fastReads.Add(1)
+	if interval {
+		intervalReads.Add(1)
+		return true, s.scanInterval(ctx)
+	}
+	return true, s.scanCurrent(ctx, sd)
+}

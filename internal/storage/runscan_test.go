@@ -1,0 +1,193 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// balSpec is a balances-like table: a two-column key and two groups,
+// one ordered by (valid, revision), one by valid alone.
+func balSpec(mode catalog.Mode) catalog.TableSpec {
+	return catalog.TableSpec{
+		Name: "b", Mode: mode,
+		Columns: []catalog.ColumnSpec{
+			{Name: "k", Type: types.Of(types.Int64), NotNull: true},
+			{Name: "s", Type: types.Of(types.String), NotNull: true},
+			{Name: "amt", Type: types.Of(types.Int64)},
+			{Name: "idx", Type: types.Of(types.Int64)},
+			{Name: "rev", Type: types.Of(types.Int64)},
+			{Name: "cnt", Type: types.Of(types.String)},
+			{Name: "aidx", Type: types.Of(types.Int64)},
+		},
+		PrimaryKey: []string{"k", "s"},
+		Groups: []catalog.GroupSpec{
+			{Name: "h", Columns: []string{"amt", "idx", "rev"}, ValidBy: []string{"idx"}, RevisionBy: []string{"rev"}},
+			{Name: "a", Columns: []string{"cnt", "aidx"}, ValidBy: []string{"aidx"}},
+		},
+	}
+}
+
+// randomWrites commits rounds of random versions (a third of them late,
+// some exact repeats) and deletes to table b.
+func randomWrites(t *testing.T, h *harness, rng *rand.Rand, rounds, keys int) {
+	t.Helper()
+	for r := 0; r < rounds; r++ {
+		tbl := h.table("b")
+		var ws []Write
+		var hl, al, dl []string
+		for i := 0; i < keys/2+1; i++ {
+			k := rng.IntN(keys)
+			key := fmt.Sprintf("k=%d s='s%d'", k%7, k)
+			switch x := rng.IntN(10); {
+			case x < 5:
+				idx := rng.IntN(8)
+				extra := ""
+				if _, ok := tbl.Column("extra"); ok && rng.IntN(2) == 0 {
+					extra = fmt.Sprintf(" extra=%d", rng.IntN(3))
+				}
+				hl = append(hl, fmt.Sprintf("%s amt=%d idx=%d rev=%d%s", key, rng.IntN(3), idx, rng.IntN(2), extra))
+			case x < 9:
+				al = append(al, fmt.Sprintf("%s cnt='c%d' aidx=%d", key, rng.IntN(3), rng.IntN(6)))
+			default:
+				dl = append(dl, key)
+			}
+		}
+		for _, x := range []struct {
+			g     string
+			lines []string
+		}{{"h", hl}, {"a", al}} {
+			if len(x.lines) > 0 {
+				w, err := versionWrite(tbl, x.g, x.lines)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws = append(ws, w)
+			}
+		}
+		if len(dl) > 0 && tbl.Mode != catalog.ModeAppend {
+			w, err := deleteWrite(tbl, dl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws = append(ws, w)
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: ws})
+	}
+}
+
+// readBoth scans at n with the fast paths and with the general path and
+// fails when they differ.
+func readBoth(t *testing.T, h *harness, spec ScanSpec, what string) int {
+	t.Helper()
+	read := func(slow bool) ([]string, ScanStats) {
+		slowReads = slow
+		defer func() { slowReads = false }()
+		snap := h.e.Snapshot()
+		defer snap.Release()
+		tbl, _ := snap.Catalog().TableByID(spec.Table)
+		var bs []*types.Batch
+		st, err := snap.Scan(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil })
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		names := tbl.Names(spec.Cols)
+		if spec.Commit {
+			names = append(names, "_commit")
+		}
+		return render(names, bs), st
+	}
+	want, _ := read(true)
+	got, _ := read(false)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: fast path differs from the general path:\nfast:\n%s\ngeneral:\n%s", what,
+			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	return len(got)
+}
+
+// shardKinds lists the kinds of the parts of table b's shards.
+func shardKinds(h *harness, id catalog.TableID) []part.Kind {
+	var ks []part.Kind
+	for _, sd := range h.e.cur.Load().tables[id].shards {
+		for _, pf := range sd.parts {
+			ks = append(ks, pf.r.Meta().Kind)
+		}
+	}
+	return ks
+}
+
+// TestFastReadsMatchGeneralPath checks the fast reads of merged shards
+// (current stream, AS OF range check) against the general resolution, at
+// every commit, over key ranges, with deletes, late versions, repeats, a
+// column added midway (R6.5), newer delta parts and the memtable.
+func TestFastReadsMatchGeneralPath(t *testing.T) {
+	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", mode, seed), func(t *testing.T) {
+				h := newHarness(t)
+				h.mergePartRows = 40 // several parts per run
+				h.reopen()
+				rng := rand.New(rand.NewPCG(seed, 7))
+				h.create(balSpec(mode))
+				randomWrites(t, h, rng, 6, 60)
+				if seed%2 == 0 {
+					// Else the versions before the column and after it
+					// share a part, which then holds the column.
+					if err := h.e.Flush(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				h.ddl(func(c *catalog.Catalog, commit uint64) error {
+					_, err := c.AddColumn(catalog.AddColumnSpec{Table: "b", Group: "h",
+						Column: catalog.ColumnSpec{Name: "extra", Type: types.Of(types.Int64), Default: &catalog.Default{SQL: "9", Value: "9"}}}, commit)
+					return err
+				})
+				randomWrites(t, h, rng, 6, 60)
+				if err := h.e.MergeNow(context.Background(), MergeFull); err != nil {
+					t.Fatal(err)
+				}
+				tbl := h.table("b")
+				check := func(stage string) {
+					if ks := shardKinds(h, tbl.ID); !slices.Contains(ks, part.KindCurrent) {
+						t.Fatalf("%s: parts %v hold no current run", stage, ks)
+					}
+					last := h.e.LastCommit()
+					lo := types.AppendKey(nil, types.NewInt64(2))
+					hi := types.AppendKey(nil, types.NewInt64(5))
+					mid := types.AppendKey(types.AppendKey(nil, types.NewInt64(3)), types.NewString("s3"))
+					for n := uint64(2); n <= last; n++ {
+						if mode == catalog.ModeUpsert && n != last {
+							continue
+						}
+						for ri, rs := range [][]KeyRange{nil, {{Lo: lo, Hi: hi}}, {{Hi: lo}, {Lo: mid}}} {
+							spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, AsOf: n, Ranges: rs, BatchRows: 7}
+							readBoth(t, h, spec, fmt.Sprintf("%s AS OF %d ranges %d", stage, n, ri))
+						}
+						spec := ScanSpec{Table: tbl.ID, Cols: []catalog.ColumnID{tbl.Columns[5].ID, tbl.Columns[1].ID}, AsOf: n}
+						readBoth(t, h, spec, fmt.Sprintf("%s AS OF %d two columns", stage, n))
+					}
+				}
+				f0, i0 := fastReads.Load(), intervalReads.Load()
+				check("merged")
+				if fastReads.Load() == f0 || mode == catalog.ModeVersioned && intervalReads.Load() == i0 {
+					t.Fatalf("the fast paths did not run: %d reads, %d AS OF", fastReads.Load()-f0, intervalReads.Load()-i0)
+				}
+				randomWrites(t, h, rng, 3, 60)
+				if err := h.e.Flush(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				check("merged + delta")
+				randomWrites(t, h, rng, 3, 60)
+				check("merged + delta + memtable")
+			})
+		}
+	}
+}
