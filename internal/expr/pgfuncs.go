@@ -49,6 +49,8 @@ type PGEnv interface {
 	Name(kind PGObject, oid uint32) (string, bool)
 	// OID returns the oid of the object of that kind and name.
 	OID(kind PGObject, name string) (uint32, bool)
+	// Size returns the bytes stored for the relation of that oid.
+	Size(oid uint32) (int64, bool)
 }
 
 // PGTypeInfo is one row of pg_type: a PostgreSQL type a Strata column is
@@ -461,7 +463,9 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		if !params(1, tText) {
 			return bad()
 		}
-		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) { return types.NewString(QuoteIdent(a[0].Str())), nil }
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			return types.NewString(QuoteIdent(a[0].Str())), nil
+		}
 	case "array_to_string":
 		// Arrays are shown as their PostgreSQL text form in catalog
 		// relations (docs/pg-catalog.md); this joins the elements of one.
@@ -552,11 +556,165 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			return types.Value{}, sqlerr.New(code, "%s %q does not exist", what, a[0].Str())
 		}
+	case "array":
+		// ARRAY(query), parsed as array of the scalar subquery: one row or
+		// none (docs/pg-catalog.md).
+		if n != 1 {
+			return bad()
+		}
+		sig.Params = []types.Type{argTypes[0]}
+		if argTypes[0].Kind == types.Unknown {
+			sig.Params[0] = tText
+		}
+		f.strict = false
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			if a[0].IsNull() {
+				return types.NewString("{}"), nil
+			}
+			return types.NewString(arrayText([]string{a[0].String()})), nil
+		}
+	case "anyarray_op":
+		// x = ANY(a) and x <> ALL(a) over an array's text form, with
+		// PostgreSQL's three-valued result: NULL when no element decides
+		// and an element or x is NULL.
+		if n < 3 || n > 4 || argTypes[2].Kind != types.String && argTypes[2].Kind != types.Unknown {
+			return bad()
+		}
+		elem := argTypes[1]
+		if elem.Kind == types.Unknown {
+			elem = tText
+		}
+		sig.Params = []types.Type{tText, elem, tText, tBool}[:n]
+		sig.Result = tBool
+		f.strict = false
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			all := len(a) == 4 && a[3].Bool()
+			if a[2].IsNull() {
+				return types.Null(tBool), nil
+			}
+			elems, nulls, err := parseArrayText(a[2].Str())
+			if err != nil {
+				return types.Value{}, err
+			}
+			unknown := a[1].IsNull() && len(elems) > 0
+			for i, e := range elems {
+				if nulls[i] || a[1].IsNull() {
+					unknown = true
+					continue
+				}
+				v, err := types.Cast(types.NewString(e), elem)
+				if err != nil {
+					return types.Value{}, err
+				}
+				eq := types.Equal(v, a[1])
+				if a[0].Str() == "<>" {
+					eq = !eq
+				}
+				if eq != all {
+					return types.NewBool(!all), nil
+				}
+			}
+			if unknown {
+				return types.Null(tBool), nil
+			}
+			return types.NewBool(all), nil
+		}
+	case "array_upper", "array_length":
+		if !params(2, tText, tInt4) {
+			return bad()
+		}
+		sig.Result = tInt4
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			elems, _, err := parseArrayText(a[0].Str())
+			if err != nil {
+				return types.Value{}, err
+			}
+			if a[1].Int64() != 1 || len(elems) == 0 {
+				return types.Null(tInt4), nil
+			}
+			return types.NewInt(tInt4, int64(len(elems)))
+		}
+	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
+		"pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_statisticsobjdef_columns":
+		// pg_proc, pg_views, pg_trigger, pg_rewrite and pg_statistic_ext
+		// are empty, so no oid names one of theirs: NULL, as PostgreSQL
+		// answers for an oid that names nothing.
+		if n < 1 || n > 2 {
+			return bad()
+		}
+		sig.Params = []types.Type{tOid, tBool}[:n]
+		f.fn = func([]types.Value, types.Type) (types.Value, error) { return types.Null(tText), nil }
+	case "pg_relation_is_publishable":
+		if !params(1, tOid) {
+			return bad()
+		}
+		if err := needEnv(); err != nil {
+			return nil, sig, true, err
+		}
+		sig.Result = tBool
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			_, ok := env.Name(PGRelation, uint32(a[0].Uint64()))
+			return types.NewBool(ok), nil
+		}
+	case "pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size":
+		if !params(1, tOid, tText) {
+			return bad()
+		}
+		if err := needEnv(); err != nil {
+			return nil, sig, true, err
+		}
+		sig.Result = tInt8
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			if name == "pg_indexes_size" {
+				return types.NewInt64(0), nil // an index is a sort order of its table's parts, not stored apart
+			}
+			if b, ok := env.Size(uint32(a[0].Uint64())); ok {
+				return types.NewInt64(b), nil
+			}
+			return types.Null(tInt8), nil
+		}
+	case "pg_size_pretty":
+		if !params(1, tInt8) {
+			return bad()
+		}
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			return types.NewString(SizePretty(a[0].Int64())), nil
+		}
 	default:
 		return nil, Signature{}, false, nil
 	}
 	f.T = sig.Result
 	return f, sig, true, nil
+}
+
+// SizePretty is pg_size_pretty: PostgreSQL's rule, bytes below 10 kB,
+// then the largest unit that keeps the value below 20 480 of it, rounded
+// half up.
+func SizePretty(b int64) string {
+	const limit = 10 * 1024
+	abs := func(x int64) int64 {
+		if x < 0 {
+			return -x
+		}
+		return x
+	}
+	if abs(b) < limit {
+		return strconv.FormatInt(b, 10) + " bytes"
+	}
+	half := func(x int64) int64 {
+		if x < 0 {
+			return (x - 1) / 2
+		}
+		return (x + 1) / 2
+	}
+	x := b >> 9 // one extra bit kept for the rounding
+	for _, u := range []string{"kB", "MB", "GB", "TB"} {
+		if abs(x) < 2*limit-1 || u == "TB" {
+			return strconv.FormatInt(half(x), 10) + " " + u
+		}
+		x >>= 10
+	}
+	return ""
 }
 
 // searchPath returns the schemas of the search_path setting, "$user"

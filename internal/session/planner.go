@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/exec"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -19,15 +18,15 @@ func init() { defaultQuerier = planQuerier{} }
 type planQuerier struct{}
 
 func planEnv(q *QueryEnv) *plan.Env {
-	var cat *catalog.Catalog
+	var src system.Source
 	if q.Snapshot != nil {
-		cat = q.Snapshot.Catalog()
+		src = q.Snapshot
 	}
 	setting := func(name string) (string, bool) { v, ok := q.Settings[name]; return v, ok }
 	return &plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
 		return virtual(schema, name, q.Settings)
 	}, Params: q.Params, Now: q.Now, LastCommit: q.LastCommit, MemLimit: q.MemLimit,
-		PG: system.NewPGEnv(cat, setting)}
+		PG: system.NewPGEnv(src, setting)}
 }
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {

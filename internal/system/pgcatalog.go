@@ -447,16 +447,42 @@ func fillPgSettings(_ Source, settings map[string]string, add func(...types.Valu
 	}
 }
 
-// pgEnv implements expr.PGEnv over a catalog and a session's settings.
+// pgEnv implements expr.PGEnv over a snapshot and a session's settings.
 type pgEnv struct {
+	src      Source
 	cat      *catalog.Catalog
 	settings func(name string) (string, bool)
 }
 
 // NewPGEnv returns what the PostgreSQL functions read: the statement's
-// catalog (nil when it has none) and its session's settings.
-func NewPGEnv(cat *catalog.Catalog, setting func(name string) (string, bool)) expr.PGEnv {
-	return pgEnv{cat: cat, settings: setting}
+// snapshot (nil when it has none) and its session's settings.
+func NewPGEnv(src Source, setting func(name string) (string, bool)) expr.PGEnv {
+	e := pgEnv{src: src, settings: setting}
+	if src != nil {
+		e.cat = src.Catalog()
+	}
+	return e
+}
+
+// Size is the bytes of a table's shards; an index is a sort order over its
+// table's parts and has none of its own.
+func (e pgEnv) Size(o uint32) (int64, bool) {
+	if e.cat == nil {
+		return 0, false
+	}
+	for _, t := range e.cat.Tables() {
+		if TableOID(t.ID) == o {
+			var b uint64
+			for _, s := range e.src.Shards(t.ID) {
+				b += s.Bytes
+			}
+			return int64(b), true
+		}
+	}
+	if _, ok := e.Name(expr.PGRelation, o); ok {
+		return 0, true
+	}
+	return 0, false
 }
 
 func (e pgEnv) Setting(name string) (string, bool) {

@@ -121,7 +121,8 @@ func (p *parser) cmpExpr() ast.Expr {
 			p.next()
 			p.next()
 			if !p.startsQuery() {
-				p.errorExpected("a query after ANY ( or ALL (")
+				x = p.anyArray(start, x, op, all)
+				continue
 			}
 			q := p.selectStmt()
 			p.expect(token.RPAREN)
@@ -313,6 +314,9 @@ func (p *parser) primary() ast.Expr {
 	}
 	if p.atValueFunction() {
 		return p.valueFunction()
+	}
+	if p.atArraySubquery() {
+		return p.arraySubquery()
 	}
 	if p.isIdent() {
 		return p.nameExpr()

@@ -17,8 +17,12 @@ import (
 //	x COLLATE "C" / pg_catalog.default  x (only the byte-order collations exist)
 //	x::regclass, ::regtype, …        regclass(x), regtype(x), … (PostgreSQL's own function forms)
 //	x::pg_catalog.text, ::oid, ::name, ::int2, ::int4   the Strata type of that name
-//	current_user, session_user, user, current_catalog, current_schema
+//	current_user, session_user, current_catalog, current_schema
 //	                                  the function call of that name
+//	ARRAY(query)                      array((query)): the text form of a one-column
+//	                                  result of at most one row (docs/pg-catalog.md)
+//	x = ANY(a), x <> ALL(a) for an array a that is not a query
+//	                                  anyarray_op('=', x, a), anyarray_op('<>', x, a, TRUE)
 
 // regexFuncs names the function each regular-expression operator is, as in
 // PostgreSQL's pg_operator (oprcode).
@@ -182,3 +186,40 @@ func (p *parser) valueFunction() ast.Expr {
 
 // codeInvalidSchema is SQLSTATE invalid_schema_name.
 const codeInvalidSchema = "3F000"
+
+// atArraySubquery reports whether the current token starts ARRAY(query).
+func (p *parser) atArraySubquery() bool {
+	if !p.wordIs("array") || p.tok != token.IDENT || p.peek(1) != token.LPAREN {
+		return false
+	}
+	switch p.peek(2) {
+	case token.SELECT, token.WITH, token.VALUES:
+		return true
+	}
+	return false
+}
+
+// arraySubquery parses ARRAY(query).
+func (p *parser) arraySubquery() ast.Expr {
+	start := p.pos
+	p.next()
+	sub := p.parenExpr()
+	return &ast.FuncCall{Span: p.span(start), Name: "array", Args: []ast.Expr{sub}}
+}
+
+// anyArray parses the ( array ) after x op ANY or x op ALL when what follows
+// is not a query: the array is an expression of PostgreSQL's array text
+// form.
+func (p *parser) anyArray(start int, x ast.Expr, op token.Token, all bool) ast.Expr {
+	opPos := p.pos
+	if op != token.EQ && op != token.NE {
+		p.fail(sqlerr.NotSupported(opPos, "only = and <> may be applied to ANY or ALL of an array"))
+	}
+	a := p.expr()
+	p.expect(token.RPAREN)
+	args := []ast.Expr{&ast.StringLit{Span: ast.Span{Start: opPos, Stop: opPos}, Value: op.String()}, x, a}
+	if all {
+		args = append(args, &ast.BoolLit{Span: ast.Span{Start: opPos, Stop: opPos}, Value: true})
+	}
+	return &ast.FuncCall{Span: p.span(start), Name: "anyarray_op", Args: args}
+}
