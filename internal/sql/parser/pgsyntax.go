@@ -17,6 +17,7 @@ import (
 //	x COLLATE "C" / pg_catalog.default  x (only the byte-order collations exist)
 //	x::regclass, ::regtype, …        regclass(x), regtype(x), … (PostgreSQL's own function forms)
 //	x::pg_catalog.text, ::oid, ::name, ::int2, ::int4   the Strata type of that name
+//	x::int2[] (any array type)        x::TEXT: arrays are their text form
 //	current_user, session_user, current_catalog, current_schema
 //	                                  the function call of that name
 //	ARRAY(query)                      array((query)): the text form of a one-column
@@ -147,7 +148,11 @@ func (p *parser) castTarget(start int, x ast.Expr, colons bool) ast.Expr {
 	}
 	t := p.typeName()
 	if p.tok == token.LBRACK {
-		p.fail(sqlerr.New(sqlerr.CodeFeatureNotSupported, "array types are not supported").WithPos(p.pos))
+		// An array is its PostgreSQL text form ({a,b}) here, so a cast to
+		// an array type is a cast to text (docs/pg-catalog.md).
+		p.next()
+		p.expect(token.RBRACK)
+		t = &ast.TypeName{Span: p.span(t.Pos()), Name: "TEXT"}
 	}
 	if regTypes[t.Name] && len(t.Params) == 0 {
 		return &ast.FuncCall{Span: p.span(start), Name: strings.ToLower(t.Name), Args: []ast.Expr{x}}
