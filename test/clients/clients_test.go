@@ -1,0 +1,237 @@
+// Package clients runs the clients people use against `strata serve`
+// (issue 5, item 5): psql with a script that also runs \dt and \d,
+// psycopg2 with parameters and COPY, node-postgres with a prepared
+// statement, and Go's pgx and database/sql through lib/pq. Every client
+// writes UINT256 max and a DATETIME64(3) and reads them back exactly.
+//
+// A missing client fails the test with the command that installs it
+// (test/clients/install.sh, which CI runs); set STRATA_CLIENTS_SKIP to a
+// comma list of psql, psycopg2, node (or "all") to skip them on a machine
+// that lacks them. Set STRATA_CLIENTS_PG=host:port to run the very same
+// programs against a PostgreSQL 15 instead (the one
+// /work/shared/scripts/pg-peer.sh starts): that is how the programs
+// themselves were checked, and psql's output is then compared with
+// psql/expected.pg.out.
+package clients
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/test/clients/goclients"
+)
+
+// target is the server the clients talk to.
+type target struct {
+	host, port, user, db string
+	dialect              goclients.Dialect
+}
+
+func (tg target) env() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		// The caller's PG* settings must not leak into the clients.
+		if !strings.HasPrefix(kv, "PG") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PGHOST="+tg.host, "PGPORT="+tg.port, "PGUSER="+tg.user,
+		"PGDATABASE="+tg.db, "PGSSLMODE=disable", "PGTZ=UTC", "PGCONNECT_TIMEOUT=10")
+	if tg.dialect == goclients.PG {
+		env = append(env, "CLIENT_DIALECT=pg")
+	}
+	return env
+}
+
+func (tg target) url() string {
+	return fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", tg.user, net.JoinHostPort(tg.host, tg.port), tg.db)
+}
+
+func skipped(name string) bool {
+	for _, s := range strings.Split(os.Getenv("STRATA_CLIENTS_SKIP"), ",") {
+		if s = strings.TrimSpace(s); s == name || s == "all" {
+			return true
+		}
+	}
+	return false
+}
+
+// need fails the test when a client is missing, unless it is skipped.
+func need(t *testing.T, name string, present bool, why string) {
+	t.Helper()
+	if present {
+		return
+	}
+	if skipped(name) {
+		t.Skipf("%s is not installed (%s); skipped because STRATA_CLIENTS_SKIP names it", name, why)
+	}
+	t.Fatalf("%s is not installed (%s): run test/clients/install.sh, or set STRATA_CLIENTS_SKIP=%s to skip it on this machine", name, why, name)
+}
+
+func TestClients(t *testing.T) {
+	tg := startTarget(t)
+	run := func(t *testing.T, name string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Env = tg.env()
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s failed: %v\nstdout:\n%s\nstderr:\n%s", name, err, stdout.String(), stderr.String())
+		}
+		return stdout.String()
+	}
+
+	// psql runs first, so its \dt lists only its own table.
+	t.Run("psql", func(t *testing.T) {
+		if tg.dialect == goclients.PG {
+			// A reused PostgreSQL keeps the other clients' tables.
+			run(t, "psql", "psql", "-X", "-q", "-c", "DROP TABLE IF EXISTS node_t, pgx_t, pq_t, py_t")
+		}
+		_, err := exec.LookPath("psql")
+		need(t, "psql", err == nil, "no psql on PATH; Debian package postgresql-client")
+		amount, at, expected := "UINT256", "DATETIME64(3, 'UTC')", "psql/expected.out"
+		if tg.dialect == goclients.PG {
+			amount, at, expected = "numeric", "timestamptz(3)", "psql/expected.pg.out"
+		}
+		got := run(t, "psql", "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
+			"-v", "amount_type="+amount, "-v", "at_type="+at, "-f", "psql/script.sql")
+		compareFile(t, expected, got)
+	})
+	t.Run("pgx", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := goclients.PGX(ctx, tg.url(), tg.dialect); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("lib/pq", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := goclients.PQ(ctx, tg.url(), tg.dialect); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("psycopg2", func(t *testing.T) {
+		// Debian's python3-psycopg2 is seen only by /usr/bin/python3, not
+		// by whichever python3 comes first on PATH.
+		err := exec.Command("/usr/bin/python3", "-c", "import psycopg2").Run()
+		need(t, "psycopg2", err == nil, "/usr/bin/python3 cannot import psycopg2; Debian package python3-psycopg2")
+		if got := run(t, "psycopg2", "/usr/bin/python3", "python/client.py"); got != "psycopg2: ok\n" {
+			t.Fatalf("psycopg2 printed %q", got)
+		}
+	})
+	t.Run("node", func(t *testing.T) {
+		_, err := exec.LookPath("node")
+		need(t, "node", err == nil, "no node on PATH; Debian package nodejs")
+		_, err = os.Stat("node/node_modules/pg/package.json")
+		need(t, "node", err == nil, "node/node_modules has no pg; run npm ci in test/clients/node")
+		if got := run(t, "node", "node", "node/client.js"); got != "node-postgres: ok\n" {
+			t.Fatalf("node printed %q", got)
+		}
+	})
+}
+
+// compareFile compares got with the file; STRATA_CLIENTS_REWRITE=1
+// rewrites the file instead (read the diff before committing it).
+func compareFile(t *testing.T, path, got string) {
+	t.Helper()
+	if os.Getenv("STRATA_CLIENTS_REWRITE") == "1" {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("output differs from %s\n--- got:\n%s\n--- want:\n%s", path, got, want)
+	}
+}
+
+// startTarget builds strata and serves a fresh data directory on a free
+// loopback port, or returns the PostgreSQL named by STRATA_CLIENTS_PG.
+func startTarget(t *testing.T) target {
+	t.Helper()
+	if peer := os.Getenv("STRATA_CLIENTS_PG"); peer != "" {
+		host, port, err := net.SplitHostPort(peer)
+		if err != nil {
+			t.Fatalf("STRATA_CLIENTS_PG=%q: want host:port: %v", peer, err)
+		}
+		return target{host: host, port: port, user: "postgres", db: "postgres", dialect: goclients.PG}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "strata")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/strata")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/strata: %v\n%s", err, out)
+	}
+	addr := freePort(t)
+	var logs bytes.Buffer
+	srv := exec.Command(bin, "serve", "--data", filepath.Join(dir, "data"), "--listen", addr)
+	srv.Stdout, srv.Stderr = &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatalf("start strata serve: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	t.Cleanup(func() {
+		_ = srv.Process.Signal(os.Interrupt)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("strata serve did not exit cleanly on SIGINT: %v\n%s", err, logs.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = srv.Process.Kill()
+			t.Errorf("strata serve did not exit within 30s of SIGINT\n%s", logs.String())
+		}
+		if t.Failed() {
+			t.Logf("strata serve output:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("strata serve exited before listening: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("strata serve is not listening on %s after 30s\n%s", addr, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	return target{host: host, port: port, user: "strata", db: "strata", dialect: goclients.Strata}
+}
+
+// freePort returns a loopback address no one listens on now. Another
+// process could take it before strata does; the start then fails loudly.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
