@@ -1,0 +1,521 @@
+package pgwire
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/strata-db/strata/internal/session"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// maxMessage bounds one protocol message, so a client cannot make the
+// server allocate without limit.
+const maxMessage = 256 << 20
+
+// conn is one client connection: its socket, protocol codec, session and
+// the prepared statements and portals of the extended protocol.
+type conn struct {
+	srv    *Server
+	nc     net.Conn
+	be     *pgproto3.Backend
+	sess   *session.Session
+	pid    uint32
+	secret uint32
+	user   string
+
+	stmts   map[string]*prepared
+	portals map[string]*portal
+	// skipping is set after an error in extended mode: messages are
+	// discarded until Sync.
+	skipping bool
+
+	// mu guards what CancelRequest and Shutdown touch from other
+	// goroutines.
+	mu      sync.Mutex
+	busy    bool
+	cancel  context.CancelFunc // of the running statement
+	closing bool
+	wmu     sync.Mutex // serializes Flush with Shutdown's FATAL
+}
+
+// prepared is a statement made by Parse.
+type prepared struct {
+	sql       string
+	stmt      ast.Stmt // nil for an empty query
+	paramOIDs []uint32 // one per parameter; 0 where the type is inferred
+}
+
+// portal is a statement bound to parameter values by Bind.
+type portal struct {
+	ps      *prepared
+	params  []types.Value
+	formats []int16 // as Bind gave them: none, one for all, or one per column
+	res     *session.Result
+	next    int // next row to send
+	ran     bool
+}
+
+func (s *Server) handle(nc net.Conn) {
+	c := &conn{srv: s, nc: nc, stmts: map[string]*prepared{}, portals: map[string]*portal{}}
+	defer nc.Close()
+	c.be = pgproto3.NewBackend(nc, nc)
+	c.be.SetMaxBodyLen(maxMessage)
+	ok, err := c.startup()
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			s.log.Debug("pgwire: startup", "remote", nc.RemoteAddr().String(), "err", err)
+		}
+		return
+	}
+	if !ok {
+		return
+	}
+	defer s.unregister(c)
+	s.log.Debug("pgwire: connected", "remote", nc.RemoteAddr().String(), "user", c.user, "pid", c.pid)
+	if err := c.loop(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		s.log.Debug("pgwire: connection ended", "pid", c.pid, "err", err)
+	}
+}
+
+// startup runs the startup phase: SSL and GSS negotiation, a cancel
+// request, or the startup message, authentication and the parameters. It
+// reports whether the connection goes on to the query loop.
+func (c *conn) startup() (bool, error) {
+	tlsDone := false
+	for {
+		msg, err := c.be.ReceiveStartupMessage()
+		if err != nil {
+			return false, err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.SSLRequest:
+			if c.srv.cfg.TLS == nil || tlsDone {
+				if _, err := c.nc.Write([]byte{'N'}); err != nil {
+					return false, err
+				}
+				continue
+			}
+			if _, err := c.nc.Write([]byte{'S'}); err != nil {
+				return false, err
+			}
+			tc := tls.Server(c.nc, c.srv.cfg.TLS)
+			if err := tc.Handshake(); err != nil {
+				return false, fmt.Errorf("tls handshake: %w", err)
+			}
+			c.nc = tc
+			c.be = pgproto3.NewBackend(tc, tc)
+			c.be.SetMaxBodyLen(maxMessage)
+			tlsDone = true
+		case *pgproto3.GSSEncRequest:
+			if _, err := c.nc.Write([]byte{'N'}); err != nil {
+				return false, err
+			}
+		case *pgproto3.CancelRequest:
+			c.srv.cancelRequest(m.ProcessID, m.SecretKey)
+			return false, nil
+		case *pgproto3.StartupMessage:
+			return c.begin(m)
+		default:
+			return false, fmt.Errorf("unexpected startup message %T", msg)
+		}
+	}
+}
+
+// fatal sends a FATAL error and flushes.
+func (c *conn) fatal(code, format string, args ...any) error {
+	c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: fmt.Sprintf(format, args...)})
+	return c.flush()
+}
+
+func (c *conn) flush() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.be.Flush()
+}
+
+// begin checks the startup message, authenticates and sends the session's
+// parameters, key data and the first ReadyForQuery.
+func (c *conn) begin(m *pgproto3.StartupMessage) (bool, error) {
+	if m.ProtocolVersion>>16 != 3 {
+		return false, c.fatal("0A000", "unsupported frontend protocol %d.%d: server supports 3.0", m.ProtocolVersion>>16, m.ProtocolVersion&0xffff)
+	}
+	if m.ProtocolVersion != pgproto3.ProtocolVersion30 {
+		var unknown []string
+		for k := range m.Parameters {
+			if strings.HasPrefix(k, "_pq_.") {
+				unknown = append(unknown, k)
+			}
+		}
+		c.be.Send(&pgproto3.NegotiateProtocolVersion{NewestMinorProtocol: 0, UnrecognizedOptions: unknown})
+	}
+	c.user = m.Parameters["user"]
+	if c.user == "" {
+		return false, c.fatal("28000", "no PostgreSQL user name specified in startup packet")
+	}
+	switch db := m.Parameters["database"]; db {
+	case "", "strata", "postgres":
+	default:
+		return false, c.fatal("3D000", "database %q does not exist", db)
+	}
+	if ok, err := c.authenticate(); !ok || err != nil {
+		return false, err
+	}
+	if !c.srv.register(c) {
+		return false, c.fatal("57P03", "the database system is shutting down")
+	}
+	c.sess = session.New(c.srv.eng, session.Options{})
+	app := m.Parameters["application_name"]
+	if app != "" {
+		c.runQuiet("SET application_name = '" + strings.ReplaceAll(app, "'", "''") + "'")
+	}
+	params := [][2]string{
+		{"server_version", "15.0 (Strata " + c.srv.cfg.Version + ")"},
+		{"server_encoding", "UTF8"},
+		{"client_encoding", "UTF8"},
+		{"DateStyle", "ISO, MDY"},
+		{"IntervalStyle", "postgres"},
+		{"TimeZone", "UTC"},
+		{"integer_datetimes", "on"},
+		{"standard_conforming_strings", "on"},
+		{"is_superuser", "on"},
+		{"session_authorization", c.user},
+		{"application_name", app},
+	}
+	for _, p := range params {
+		c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+	}
+	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: []byte{byte(c.secret >> 24), byte(c.secret >> 16), byte(c.secret >> 8), byte(c.secret)}})
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	return true, c.flush()
+}
+
+// runQuiet runs a statement of the server's own (a startup setting),
+// ignoring its result.
+func (c *conn) runQuiet(sql string) {
+	stmt, err := parser.Parse(sql)
+	if err == nil {
+		c.sess.Execute(c.srv.ctx, stmt, sql, nil)
+	}
+}
+
+// loop reads and answers messages until the client terminates.
+func (c *conn) loop() error {
+	for {
+		if c.isClosing() {
+			return c.fatal("57P01", "terminating connection due to administrator command")
+		}
+		msg, err := c.be.Receive()
+		if err != nil {
+			if c.isClosing() {
+				return nil
+			}
+			return err
+		}
+		c.setBusy(true)
+		err = c.dispatch(msg)
+		c.setBusy(false)
+		if err != nil {
+			if errors.Is(err, errTerminate) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+var errTerminate = errors.New("terminate")
+
+func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
+	if c.skipping {
+		switch msg.(type) {
+		case *pgproto3.Sync:
+			c.skipping = false
+		case *pgproto3.Terminate:
+			return errTerminate
+		default:
+			return nil
+		}
+	}
+	switch m := msg.(type) {
+	case *pgproto3.Query:
+		c.simpleQuery(m.String)
+		c.ready()
+		return c.flush()
+	case *pgproto3.Parse:
+		return c.extended(c.parse(m))
+	case *pgproto3.Bind:
+		return c.extended(c.bind(m))
+	case *pgproto3.Describe:
+		return c.extended(c.describe(m))
+	case *pgproto3.Execute:
+		return c.extended(c.execute(m))
+	case *pgproto3.Close:
+		if m.ObjectType == 'S' {
+			delete(c.stmts, m.Name)
+		} else {
+			delete(c.portals, m.Name)
+		}
+		c.be.Send(&pgproto3.CloseComplete{})
+		return nil
+	case *pgproto3.Sync:
+		if !c.sess.InTransaction() {
+			// The implicit transaction ends: so do its portals.
+			clear(c.portals)
+		}
+		c.ready()
+		return c.flush()
+	case *pgproto3.Flush:
+		return c.flush()
+	case *pgproto3.Terminate:
+		return errTerminate
+	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+		// Left over from a COPY that already failed: PostgreSQL ignores them.
+		return nil
+	}
+	c.be.Send(errorResponse(sqlerr.New("08P01", "unexpected message %T", msg)))
+	c.ready()
+	return c.flush()
+}
+
+// extended sends the error of one extended-protocol message, if any, and
+// skips the rest until Sync.
+func (c *conn) extended(sql string, err error) error {
+	if err != nil {
+		c.sendError(err, sql, sql, 0)
+		c.skipping = true
+	}
+	return nil
+}
+
+func (c *conn) ready() {
+	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: c.sess.TxStatus()})
+}
+
+func (c *conn) setBusy(b bool) {
+	c.mu.Lock()
+	c.busy = b
+	c.mu.Unlock()
+}
+
+func (c *conn) isClosing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing
+}
+
+// statementContext returns the context of one statement, cancelled by a
+// CancelRequest or Shutdown.
+func (c *conn) statementContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(c.srv.ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	return ctx, func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		cancel()
+	}
+}
+
+func (c *conn) cancelRunning() {
+	c.mu.Lock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.mu.Unlock()
+}
+
+// terminate is Shutdown's: an idle connection gets FATAL 57P01 and is
+// closed now; a busy one when its statement (already cancelled) ends.
+func (c *conn) terminate() {
+	c.mu.Lock()
+	c.closing = true
+	busy := c.busy
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.mu.Unlock()
+	if !busy {
+		c.wmu.Lock()
+		c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "57P01",
+			Message: "terminating connection due to administrator command"})
+		c.be.Flush()
+		c.wmu.Unlock()
+		c.nc.Close()
+	}
+}
+
+// errorResponse converts a user's error into an ErrorResponse, without
+// Position (sendError adds it).
+func errorResponse(e *sqlerr.Error) *pgproto3.ErrorResponse {
+	return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: e.Code,
+		Message: e.Message, Detail: e.Detail, Hint: e.Hint}
+}
+
+// toSQLErr converts any error of the session into the user's error, with
+// the statement text attached where it has none.
+func toSQLErr(err error, sql string) *sqlerr.Error {
+	e, ok := sqlerr.As(err)
+	if !ok {
+		switch {
+		case errors.Is(err, context.Canceled):
+			e = sqlerr.New("57014", "canceling statement due to user request")
+		default:
+			e = sqlerr.Internal(err)
+		}
+	}
+	if _, has := e.SQL(); !has && sql != "" {
+		e = e.WithSQL(sql)
+	}
+	return e
+}
+
+// position is the ErrorResponse Position of e: 1-based characters into
+// full, where e's statement text starts at byte offset.
+func position(e *sqlerr.Error, sql, full string, offset int) int32 {
+	text, has := e.SQL()
+	if !has || text != sql {
+		return 0
+	}
+	p := e.CharPos()
+	if p == 0 {
+		return 0
+	}
+	return int32(p + utf8.RuneCountInString(full[:offset]))
+}
+
+// sendError sends e for a statement of full starting at offset.
+func (c *conn) sendError(err error, sql, full string, offset int) {
+	e := toSQLErr(err, sql)
+	r := errorResponse(e)
+	r.Position = position(e, sql, full, offset)
+	c.be.Send(r)
+}
+
+// simpleQuery runs every statement of a Query message; the first error
+// stops the rest.
+func (c *conn) simpleQuery(full string) {
+	ranges := parser.Split(full)
+	if len(ranges) == 0 {
+		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		return
+	}
+	for _, r := range ranges {
+		sql := full[r.Start:r.End]
+		stmt, err := parser.Parse(sql)
+		if err != nil {
+			c.sendError(err, sql, full, r.Start)
+			return
+		}
+		res, err := c.run(stmt, sql, nil)
+		if err != nil {
+			c.sendError(err, sql, full, r.Start)
+			return
+		}
+		if res.Columns != nil {
+			c.be.Send(rowDescription(res.Columns, nil))
+		}
+		if err := c.sendRows(res, 0, len(res.Rows), nil); err != nil {
+			c.sendError(err, sql, full, r.Start)
+			return
+		}
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	}
+}
+
+// run executes one statement under a cancellable context, sending the
+// warning PostgreSQL gives for COMMIT or ROLLBACK outside a transaction.
+func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Result, error) {
+	if t, ok := stmt.(*ast.TransactionStmt); ok && t.Kind != ast.TxBegin && !c.sess.InTransaction() {
+		c.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01",
+			Message: "there is no transaction in progress"})
+	}
+	ctx, done := c.statementContext()
+	defer done()
+	return c.sess.Execute(ctx, stmt, sql, params)
+}
+
+// rowDescription describes cols with the formats Bind asked for.
+func rowDescription(cols []session.Column, formats []int16) *pgproto3.RowDescription {
+	fields := make([]pgproto3.FieldDescription, len(cols))
+	for i, col := range cols {
+		ti := wireType(col.Type)
+		fields[i] = pgproto3.FieldDescription{Name: []byte(col.Name), DataTypeOID: ti.oid,
+			DataTypeSize: ti.size, TypeModifier: ti.typmod, Format: formatOf(formats, i)}
+	}
+	return &pgproto3.RowDescription{Fields: fields}
+}
+
+// formatOf is column i's format under Bind's result format codes: none
+// means all text, one applies to every column.
+func formatOf(formats []int16, i int) int16 {
+	switch len(formats) {
+	case 0:
+		return 0
+	case 1:
+		return formats[0]
+	}
+	if i < len(formats) {
+		return formats[i]
+	}
+	return 0
+}
+
+// sendRows sends rows [from, to) of res as DataRows. One buffer holds a
+// row's encoded values; Send copies it into the write buffer, so the buffer
+// is reused for the next row.
+func (c *conn) sendRows(res *session.Result, from, to int, formats []int16) error {
+	if from >= to {
+		return nil
+	}
+	n := len(res.Columns)
+	vals := make([][]byte, n)
+	ends := make([]int, n)
+	buf := make([]byte, 0, 256)
+	binaryAny := false
+	for _, f := range formats {
+		binaryAny = binaryAny || f == 1
+	}
+	for _, row := range res.Rows[from:to] {
+		buf = buf[:0]
+		for j := 0; j < n; j++ {
+			v := row[j]
+			if v.IsNull() {
+				ends[j] = -1
+				continue
+			}
+			if binaryAny && formatOf(formats, j) == 1 {
+				var err error
+				if buf, err = appendBinary(buf, v); err != nil {
+					return err
+				}
+			} else {
+				buf = appendText(buf, v)
+			}
+			ends[j] = len(buf)
+		}
+		start := 0
+		for j := 0; j < n; j++ {
+			if ends[j] < 0 {
+				vals[j] = nil
+				continue
+			}
+			vals[j] = buf[start:ends[j]:ends[j]]
+			start = ends[j]
+		}
+		c.be.Send(&pgproto3.DataRow{Values: vals})
+	}
+	return nil
+}

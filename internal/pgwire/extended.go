@@ -1,0 +1,189 @@
+package pgwire
+
+import (
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/strata-db/strata/internal/session"
+	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// The extended query protocol: Parse makes a prepared statement, Bind a
+// portal of it with parameter values and result formats, Describe tells
+// their parameter and result types, Execute runs a portal (row by row up
+// to a limit). Each handler returns the statement text its error refers
+// to and the error; dispatch then skips to Sync.
+
+func protoErr(format string, args ...any) error {
+	return sqlerr.New("08P01", format, args...)
+}
+
+func (c *conn) parse(m *pgproto3.Parse) (string, error) {
+	ps := &prepared{sql: m.Query}
+	ranges := parser.Split(m.Query)
+	switch len(ranges) {
+	case 0:
+	case 1:
+		stmt, err := parser.Parse(m.Query)
+		if err != nil {
+			return m.Query, err
+		}
+		ps.stmt = stmt
+	default:
+		return m.Query, sqlerr.New(sqlerr.CodeSyntax, "cannot insert multiple commands into a prepared statement").WithPos(ranges[1].Start)
+	}
+	n := 0
+	if ps.stmt != nil {
+		n = session.ParamCount(ps.stmt)
+	}
+	if len(m.ParameterOIDs) > n {
+		n = len(m.ParameterOIDs)
+	}
+	ps.paramOIDs = make([]uint32, n)
+	copy(ps.paramOIDs, m.ParameterOIDs)
+	if m.Name != "" {
+		if _, dup := c.stmts[m.Name]; dup {
+			return "", sqlerr.New("42P05", "prepared statement %q already exists", m.Name)
+		}
+	}
+	c.stmts[m.Name] = ps
+	c.be.Send(&pgproto3.ParseComplete{})
+	return "", nil
+}
+
+func (c *conn) bind(m *pgproto3.Bind) (string, error) {
+	ps, ok := c.stmts[m.PreparedStatement]
+	if !ok {
+		return "", sqlerr.New("26000", "prepared statement %q does not exist", m.PreparedStatement)
+	}
+	if len(m.Parameters) != len(ps.paramOIDs) {
+		return "", protoErr("bind message supplies %d parameters, but prepared statement %q requires %d",
+			len(m.Parameters), m.PreparedStatement, len(ps.paramOIDs))
+	}
+	nf := len(m.ParameterFormatCodes)
+	if nf > 1 && nf != len(m.Parameters) {
+		return "", protoErr("bind message has %d parameter formats but %d parameters", nf, len(m.Parameters))
+	}
+	params := make([]types.Value, len(m.Parameters))
+	for i, b := range m.Parameters {
+		f := formatOf(m.ParameterFormatCodes, i)
+		v, err := decodeParam(ps.paramOIDs[i], f, b)
+		if err != nil {
+			return "", sqlerr.New("22P03", "parameter $%d: %v", i+1, err)
+		}
+		params[i] = v
+	}
+	for _, f := range m.ResultFormatCodes {
+		if f != 0 && f != 1 {
+			return "", protoErr("unsupported format code: %d", f)
+		}
+	}
+	if m.DestinationPortal != "" {
+		if _, dup := c.portals[m.DestinationPortal]; dup {
+			return "", sqlerr.New("42P03", "cursor %q already exists", m.DestinationPortal)
+		}
+	}
+	c.portals[m.DestinationPortal] = &portal{ps: ps, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}
+	c.be.Send(&pgproto3.BindComplete{})
+	return "", nil
+}
+
+func (c *conn) describe(m *pgproto3.Describe) (string, error) {
+	switch m.ObjectType {
+	case 'S':
+		ps, ok := c.stmts[m.Name]
+		if !ok {
+			return "", sqlerr.New("26000", "prepared statement %q does not exist", m.Name)
+		}
+		c.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: ps.paramOIDs})
+		params := make([]types.Value, len(ps.paramOIDs))
+		for i := range params {
+			params[i] = types.Null(types.Of(types.Unknown))
+		}
+		return ps.sql, c.sendDescription(ps, params, nil)
+	case 'P':
+		p, ok := c.portals[m.Name]
+		if !ok {
+			return "", sqlerr.New("34000", "portal %q does not exist", m.Name)
+		}
+		if p.ran {
+			c.sendColumns(p.res.Columns, p.formats)
+			return "", nil
+		}
+		return p.ps.sql, c.sendDescription(p.ps, p.params, p.formats)
+	}
+	return "", protoErr("invalid DESCRIBE message subtype %d", m.ObjectType)
+}
+
+// sendDescription sends the RowDescription (or NoData) of ps.
+func (c *conn) sendDescription(ps *prepared, params []types.Value, formats []int16) error {
+	if ps.stmt == nil {
+		c.be.Send(&pgproto3.NoData{})
+		return nil
+	}
+	ctx, done := c.statementContext()
+	defer done()
+	cols, err := c.sess.Describe(ctx, ps.stmt, ps.sql, params)
+	if err != nil {
+		return err
+	}
+	c.sendColumns(cols, formats)
+	return nil
+}
+
+func (c *conn) sendColumns(cols []session.Column, formats []int16) {
+	if cols == nil {
+		c.be.Send(&pgproto3.NoData{})
+		return
+	}
+	c.be.Send(rowDescription(cols, formats))
+}
+
+func (c *conn) execute(m *pgproto3.Execute) (string, error) {
+	p, ok := c.portals[m.Portal]
+	if !ok {
+		return "", sqlerr.New("34000", "portal %q does not exist", m.Portal)
+	}
+	if p.ps.stmt == nil {
+		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		return "", nil
+	}
+	if !p.ran {
+		res, err := c.run(p.ps.stmt, p.ps.sql, p.params)
+		if err != nil {
+			return p.ps.sql, err
+		}
+		p.res, p.ran = res, true
+	} else if p.res.Columns == nil || p.next >= len(p.res.Rows) {
+		// A finished portal runs no more (PostgreSQL answers with an
+		// empty completion of the same command).
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.res.Tag)})
+		return "", nil
+	}
+	res := p.res
+	if res.Columns == nil {
+		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+		return "", nil
+	}
+	end := len(res.Rows)
+	if m.MaxRows > 0 && uint64(p.next)+uint64(m.MaxRows) < uint64(end) {
+		end = p.next + int(m.MaxRows)
+	}
+	if err := c.sendRows(res, p.next, end, p.formats); err != nil {
+		return p.ps.sql, err
+	}
+	sent := end - p.next
+	p.next = end
+	if end < len(res.Rows) {
+		c.be.Send(&pgproto3.PortalSuspended{})
+		return "", nil
+	}
+	tag := res.Tag
+	if len(tag) > 7 && tag[:7] == "SELECT " {
+		tag = fmt.Sprintf("SELECT %d", sent)
+	}
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	return "", nil
+}
