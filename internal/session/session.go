@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -22,6 +23,12 @@ type Options struct {
 	Clock func() time.Time
 	// Querier plans and runs queries; nil means package plan and exec.
 	Querier Querier
+	// User is the user the session runs as: current_user and
+	// session_authorization; "" means the bootstrap role, strata.
+	User string
+	// BackendPID is the process id a wire client was given
+	// (pg_backend_pid()); 0 when there is none.
+	BackendPID int32
 }
 
 // Column is one output column of a Result.
@@ -77,7 +84,12 @@ func New(eng *storage.Engine, opts Options) *Session {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	return &Session{eng: eng, opts: opts, settings: newSettings()}
+	st := newSettings()
+	if opts.User != "" {
+		st.values["session_authorization"] = opts.User
+	}
+	st.values["strata.backend_pid"] = strconv.Itoa(int(opts.BackendPID))
+	return &Session{eng: eng, opts: opts, settings: st}
 }
 
 // LastCommit returns the commit of the session's last write (last_commit(),

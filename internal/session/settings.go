@@ -43,7 +43,7 @@ var defaultSettings = map[string]string{
 // readOnly settings can be shown but not set.
 var readOnly = map[string]bool{
 	"integer_datetimes": true, "is_superuser": true, "server_encoding": true, "server_version": true,
-	"server_version_num": true, "session_authorization": true,
+	"server_version_num": true, "session_authorization": true, "strata.backend_pid": true,
 }
 
 type settings struct {
