@@ -209,4 +209,3 @@ func hmacSum(key []byte, msg string) []byte {
 	m.Write([]byte(msg))
 	return m.Sum(nil)
 }
-

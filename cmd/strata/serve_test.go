@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestServeSubprocess runs `strata serve` as a real process: it serves
+// queries, holds the directory against a second server (whose error names
+// the holder's pid), refuses a taken port clearly, and exits 0 on SIGTERM.
+func TestServeSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "strata")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+	addr := freeAddr(t)
+	var logs bytes.Buffer
+	srv := exec.Command(bin, "serve", "--data", data, "--listen", addr, "--log-format", "json")
+	srv.Stdout, srv.Stderr = &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		if srv.ProcessState == nil {
+			srv.Process.Kill()
+		}
+	}()
+	waitListening(t, addr, exited, &logs)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, "postgres://someone@"+addr+"/postgres?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT 1 + 1").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("SELECT 1 + 1: %v %v", n, err)
+	}
+
+	// A second server on the same directory: refused, naming the holder.
+	out, err := exec.Command(bin, "serve", "--data", data, "--listen", freeAddr(t)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "held by pid "+strconv.Itoa(srv.Process.Pid)) {
+		t.Fatalf("second serve on the directory: %v\n%s", err, out)
+	}
+	// Another directory on the taken port: a clear error.
+	out, err = exec.Command(bin, "serve", "--data", filepath.Join(dir, "other"), "--listen", addr).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already in use") {
+		t.Fatalf("serve on a taken port: %v\n%s", err, out)
+	}
+	// A non-loopback address with no user: refused with the way out.
+	out, err = exec.Command(bin, "serve", "--data", filepath.Join(dir, "other2"), "--listen", "0.0.0.0:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "CREATE USER") {
+		t.Fatalf("serve 0.0.0.0 without a user: %v\n%s", err, out)
+	}
+
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no exit 20s after SIGTERM\n%s", logs.String())
+	}
+	// The idle connection was told why it ends.
+	if err := c.Ping(ctx); err == nil {
+		t.Fatal("connection still works after shutdown")
+	}
+	if !strings.Contains(logs.String(), `"msg":"strata stopped"`) {
+		t.Fatalf("no stop line in the JSON log:\n%s", logs.String())
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func waitListening(t *testing.T, addr string, exited chan error, logs *bytes.Buffer) {
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("serve exited: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not listening after 20s\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
