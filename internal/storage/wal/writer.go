@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/strata-db/strata/internal/vfs"
 )
@@ -48,7 +49,20 @@ type Stats struct {
 	// bucket also holds every larger batch.
 	BatchSizes [batchBuckets]uint64
 	Segments   int // segment files in the log now
+	// SyncLatency[i] counts successful segment fsyncs that took less than
+	// SyncBucketBound(i) (and at least the bound before); the last bucket
+	// also holds every slower one. SyncTime is their total duration. They
+	// feed the WAL fsync histogram of /metrics.
+	SyncLatency [SyncBuckets]uint64
+	SyncTime    time.Duration
 }
+
+// SyncBuckets is the number of buckets of Stats.SyncLatency.
+const SyncBuckets = 16
+
+// SyncBucketBound is the exclusive upper bound of Stats.SyncLatency[i]:
+// 64µs doubling up to about 2.1s, which spans a tmpfs to a slow disk.
+func SyncBucketBound(i int) time.Duration { return time.Duration(64<<i) * time.Microsecond }
 
 // Writer appends records to the log in dir. Records reach the disk in
 // batches: a background flusher takes every record appended since the last
@@ -404,8 +418,11 @@ func (w *Writer) write(b *batch) error {
 	n, err := w.seg.Write(b.buf)
 	w.segSize += int64(n)
 	if err == nil {
+		start := time.Now()
 		if err = w.seg.Sync(); err != nil {
 			err = fmt.Errorf("sync: %w", err)
+		} else {
+			w.observeSync(time.Since(start))
 		}
 	}
 	if err == nil && w.needDirSync {
@@ -422,6 +439,18 @@ func (w *Writer) write(b *batch) error {
 	}
 	w.segMax = max(w.segMax, b.maxCommit)
 	return nil
+}
+
+// observeSync counts one successful segment fsync that took d.
+func (w *Writer) observeSync(d time.Duration) {
+	i := 0
+	for i < SyncBuckets-1 && d >= SyncBucketBound(i) {
+		i++
+	}
+	w.mu.Lock()
+	w.mu.stats.SyncLatency[i]++
+	w.mu.stats.SyncTime += d
+	w.mu.Unlock()
 }
 
 // undo cuts a failed batch off the active segment, best effort, so its
