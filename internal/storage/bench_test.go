@@ -2,7 +2,13 @@ package storage
 
 import (
 	"context"
+	"flag"
+	"fmt"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/holiman/uint256"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
@@ -158,4 +164,172 @@ func BenchmarkCommitParallel(b *testing.B) {
 	st := e.wal.Stats()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "commits/s")
 	b.ReportMetric(float64(st.Records)/float64(max(st.Batches, 1)), "commits/fsync")
+}
+
+var (
+	balKeys     = flag.Int("storage.keys", 100_000, "keys of BenchmarkBalances")
+	balVersions = flag.Int("storage.versions", 10, "holding versions per key of BenchmarkBalances")
+)
+
+// balancesSpec is the seed's balances schema: a three-column key, a
+// holding group ordered by (balance_index, balance_version) and an
+// activity group ordered by activity_index.
+func balancesSpec() catalog.TableSpec {
+	return catalog.TableSpec{
+		Name: "balances", Mode: catalog.ModeVersioned,
+		Columns: []catalog.ColumnSpec{
+			{Name: "chain_id", Type: types.Of(types.Uint16), NotNull: true},
+			{Name: "address", Type: types.Of(types.String), NotNull: true},
+			{Name: "token", Type: types.Of(types.String), NotNull: true},
+			{Name: "amount", Type: types.Of(types.Uint256)},
+			{Name: "balance_index", Type: types.Of(types.Uint128)},
+			{Name: "balance_version", Type: types.Of(types.Uint64)},
+			{Name: "transfer_count", Type: types.Of(types.Uint64)},
+			{Name: "activity_index", Type: types.Of(types.Uint128)},
+		},
+		PrimaryKey: []string{"chain_id", "address", "token"},
+		Groups: []catalog.GroupSpec{
+			{Name: "holding", Columns: []string{"amount", "balance_index", "balance_version"},
+				ValidBy: []string{"balance_index"}, RevisionBy: []string{"balance_version"}},
+			{Name: "activity", Columns: []string{"transfer_count", "activity_index"}, ValidBy: []string{"activity_index"}},
+		},
+	}
+}
+
+// balancesWrite is round r of group g for keys [from, from+n): every
+// third holding version is late (its index is below the previous
+// round's), as in the root package's benchmarks.
+func balancesWrite(t *catalog.Table, g string, from, n, r int) Write {
+	grp, _ := t.Group(g)
+	ts := []types.Type{types.Of(types.Uint16), types.Of(types.String), types.Of(types.String)}
+	if g == "holding" {
+		ts = append(ts, types.Of(types.Uint256), types.Of(types.Uint128), types.Of(types.Uint64))
+	} else {
+		ts = append(ts, types.Of(types.Uint64), types.Of(types.Uint128))
+	}
+	bt := types.NewBatch(ts, n)
+	var addr [16]byte
+	for i := 0; i < n; i++ {
+		k := from + i
+		bt.Cols[0].AppendUint64(uint64(k % 4))
+		bt.Cols[1].AppendBytes(fmt.Appendf(addr[:0], "0x%08x", k/20))
+		bt.Cols[2].AppendBytes(fmt.Appendf(addr[:0], "T%02d", k%20))
+		idx := uint64(r*10 + 5)
+		if (k+r)%3 == 0 && r > 0 {
+			idx = uint64(r*10 - 7)
+		}
+		if g == "holding" {
+			bt.Cols[3].AppendWide(uint256.NewInt(uint64(1000 + k + r)))
+			bt.Cols[4].AppendWide(uint256.NewInt(idx))
+			bt.Cols[5].AppendUint64(1)
+		} else {
+			bt.Cols[3].AppendUint64(uint64(r))
+			bt.Cols[4].AppendWide(uint256.NewInt(idx))
+		}
+	}
+	bt.Rows = n
+	return Write{Kind: WriteVersion, Table: t.ID, Group: grp.ID, Cols: append(append([]catalog.ColumnID(nil), t.Key...), grp.Columns...), Batch: bt}
+}
+
+// BenchmarkBalances reads a balances table of -storage.keys keys and
+// -storage.versions holding versions per key (plus an activity version
+// every fifth round), loaded in 10 000-row commits: flushed and unmerged,
+// then merged into current and history runs (MergeNow). Run the 10 M
+// version case with -storage.keys 1000000 -storage.versions 10.
+func BenchmarkBalances(b *testing.B) {
+	keys, rounds := *balKeys, *balVersions
+	e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(balancesSpec(), n)
+		return err
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	t, _ := e.Catalog().Table("balances")
+	versions := 0
+	var mid uint64
+	for r := 0; r < rounds; r++ {
+		for _, g := range []string{"holding", "activity"} {
+			if g == "activity" && r%5 != 0 {
+				continue
+			}
+			for k := 0; k < keys; k += 10000 {
+				w := balancesWrite(t, g, k, min(10000, keys-k), r)
+				if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+					b.Fatal(err)
+				}
+				versions += w.Batch.Rows
+			}
+		}
+		if r == rounds/2 {
+			mid = e.LastCommit()
+		}
+		if r%4 == 3 {
+			if err := e.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := e.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	spec := ScanSpec{Table: t.ID, Cols: allCols(t), Commit: true}
+	scan := func(b *testing.B, spec ScanSpec) {
+		b.ReportAllocs()
+		rows := 0
+		for b.Loop() {
+			snap := e.Snapshot()
+			if _, err := snap.Scan(ctx, spec, func(bt *types.Batch) error { rows += bt.Rows; return nil }); err != nil {
+				b.Fatal(err)
+			}
+			snap.Release()
+		}
+		b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+		b.ReportMetric(float64(versions)*float64(b.N)/b.Elapsed().Seconds(), "versions/s")
+		b.ReportMetric(float64(rows)/float64(b.N), "rows")
+	}
+	lookup := func(b *testing.B) {
+		snap := e.Snapshot()
+		defer snap.Release()
+		key := make([]types.Value, 3)
+		var lat []time.Duration
+		for i := 0; b.Loop(); i++ {
+			k := (i * 7919) % keys
+			key[0], _ = types.NewUint(types.Of(types.Uint16), uint64(k%4))
+			key[1] = types.NewString(fmt.Sprintf("0x%08x", k/20))
+			key[2] = types.NewString(fmt.Sprintf("T%02d", k%20))
+			start := time.Now()
+			if _, ok, err := snap.Lookup(ctx, t.ID, key, ScanSpec{Cols: allCols(t)}); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	}
+	bytesPerVersion := func(b *testing.B) {
+		snap := e.Snapshot()
+		var bytes uint64
+		for _, p := range snap.Parts(t.ID) {
+			bytes += p.Bytes
+		}
+		snap.Release()
+		b.ReportMetric(float64(bytes)/float64(versions), "bytes/version")
+	}
+	b.Run("unmerged/current", func(b *testing.B) { scan(b, spec) })
+	b.Run("unmerged/lookup", lookup)
+	if err := e.MergeNow(ctx, MergeFull); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("merged/current", func(b *testing.B) { bytesPerVersion(b); scan(b, spec) })
+	asOf := spec
+	asOf.AsOf = mid
+	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
+	b.Run("merged/lookup", lookup)
 }

@@ -706,3 +706,80 @@ func (rd *reader) scanRun(ctx context.Context, sd *shardData, spans []KeyRange, 
 	}
 	return true, s.scanCurrent(ctx, sd)
 }
+
+// lookupParts gathers the inputs of one key (commit ≤ n) from a shard's
+// parts and memtable, seeking each part by its bounds and then by binary
+// search over the key column of the one block that can hold the key,
+// instead of walking blocks row by row. At n at or after a merged run's
+// newest commit, the history run is read only when a newer source holds
+// the key too: otherwise the current run's rows are the answer (rule 6).
+// It reports false when a part is not laid out for seeking (KeyBlocks).
+func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInput) ([]keyInput, bool, error) {
+	if rd.slow {
+		return ins, false, nil
+	}
+	lays := map[string]*layout{}
+	var hist []*partFile
+	var runMax uint64
+	rs, run := classifyRun(sd)
+	if run {
+		runMax = rs.runMax
+	}
+	newer := 0
+	for _, pf := range sd.parts {
+		m := pf.r.Meta()
+		if !m.KeyBlocks {
+			return ins, false, nil
+		}
+		if m.MinCommit > n || bytes.Compare(key, m.MinSort) < 0 || bytes.Compare(key, m.MaxSort) > 0 {
+			rd.stats.PartsSkipped++
+			continue
+		}
+		if run && m.Kind == part.KindHistory {
+			hist = append(hist, pf)
+			continue
+		}
+		rd.stats.Parts++
+		before := len(ins)
+		s := &runSeeker{rd: rd, parts: []*partFile{pf}, n: n, lays: lays}
+		var err error
+		if ins, err = s.take(key, ins); err != nil {
+			return ins, true, err
+		}
+		if m.Kind != part.KindCurrent && len(ins) > before {
+			newer++
+		}
+	}
+	m := sd.keyed
+	m.mu.RLock()
+	if e := m.list.seek(key, nil); e != nil && bytes.Equal(e.key, key) {
+		for gi := range e.groups {
+			g := &e.groups[gi]
+			for i := range g.vers {
+				if v := g.vers[i]; v.v.Commit <= n {
+					ins = append(ins, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
+					newer++
+				}
+			}
+		}
+		for _, p := range e.dels {
+			if p.Commit <= n {
+				ins = append(ins, keyInput{pos: p, tomb: true})
+				newer++
+			}
+		}
+	}
+	m.mu.RUnlock()
+	if !run || n < runMax || newer > 0 {
+		for _, pf := range hist {
+			rd.stats.Parts++
+			s := &runSeeker{rd: rd, parts: []*partFile{pf}, n: n, lays: lays}
+			var err error
+			if ins, err = s.take(key, ins); err != nil {
+				return ins, true, err
+			}
+		}
+	}
+	sort.SliceStable(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
+	return ins, true, nil
+}

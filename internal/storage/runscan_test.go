@@ -173,6 +173,9 @@ func TestFastReadsMatchGeneralPath(t *testing.T) {
 						}
 						spec := ScanSpec{Table: tbl.ID, Cols: []catalog.ColumnID{tbl.Columns[5].ID, tbl.Columns[1].ID}, AsOf: n}
 						readBoth(t, h, spec, fmt.Sprintf("%s AS OF %d two columns", stage, n))
+						if n%3 == 0 || n == last {
+							lookupBoth(t, h, tbl, n, 60, stage)
+						}
 					}
 				}
 				f0, i0 := fastReads.Load(), intervalReads.Load()
@@ -188,6 +191,30 @@ func TestFastReadsMatchGeneralPath(t *testing.T) {
 				randomWrites(t, h, rng, 3, 60)
 				check("merged + delta + memtable")
 			})
+		}
+	}
+}
+
+// lookupBoth looks every key up at n with the seeking lookup and with the
+// general path and fails when they differ.
+func lookupBoth(t *testing.T, h *harness, tbl *catalog.Table, n uint64, keys int, stage string) {
+	t.Helper()
+	snap := h.e.Snapshot()
+	defer snap.Release()
+	spec := ScanSpec{Cols: allCols(tbl), Commit: true, AsOf: n}
+	for k := 0; k < keys; k++ {
+		key := []types.Value{types.NewInt64(int64(k % 7)), types.NewString(fmt.Sprintf("s%d", k))}
+		get := func(slow bool) string {
+			slowReads = slow
+			defer func() { slowReads = false }()
+			row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, spec)
+			if err != nil {
+				t.Fatalf("%s: lookup %v at %d: %v", stage, key, n, err)
+			}
+			return fmt.Sprint(ok, row)
+		}
+		if got, want := get(false), get(true); got != want {
+			t.Fatalf("%s: lookup of key %d at %d: %s, the general path says %s", stage, k, n, got, want)
 		}
 	}
 }

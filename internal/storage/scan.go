@@ -706,8 +706,24 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		return nil, false, err
 	}
 	found := false
+	versioned := t.Mode == catalog.ModeVersioned
+	var ins []keyInput
+	seeked := false
 	if len(sd.parts) > 0 {
-		versioned := t.Mode == catalog.ModeVersioned
+		if ins, seeked, err = rd.lookupParts(sd, sk, n, nil); err != nil {
+			return nil, false, err
+		}
+	}
+	switch {
+	case len(sd.parts) > 0 && seeked:
+		e, err := rd.resolveKey(sk, ins, versioned)
+		if err != nil {
+			return nil, false, err
+		}
+		if found, err = rd.emitCurrent(e, n); err != nil {
+			return nil, false, err
+		}
+	case len(sd.parts) > 0:
 		err := rd.mergeShard(ctx, sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n, func(key []byte, ins []keyInput) error {
 			e, err := rd.resolveKey(key, ins, versioned)
 			if err == nil {
@@ -718,7 +734,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		if err != nil {
 			return nil, false, err
 		}
-	} else {
+	default:
 		m := sd.keyed
 		m.mu.RLock()
 		e := m.list.seek(sk, nil)
