@@ -174,7 +174,7 @@ func (c *conn) begin(m *pgproto3.StartupMessage) (bool, error) {
 	if !c.srv.register(c) {
 		return false, c.fatal("57P03", "the database system is shutting down")
 	}
-	c.sess = session.New(c.srv.eng, session.Options{})
+	c.sess = session.New(c.srv.eng, session.Options{User: c.user, BackendPID: int32(c.pid)})
 	app := m.Parameters["application_name"]
 	if app != "" {
 		c.runQuiet("SET application_name = '" + strings.ReplaceAll(app, "'", "''") + "'")
