@@ -445,6 +445,10 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 				return types.Null(tText), nil // one column of the index: not kept apart
 			}
 			if s, ok := env.Name(kind, uint32(a[0].Uint64())); ok {
+				if kind == PGIndexDef && len(a) == 3 && a[2].Bool() {
+					// Pretty-printed, a name on the search path goes unqualified.
+					s = strings.Replace(s, " ON public.", " ON ", 1)
+				}
 				return types.NewString(s), nil
 			}
 			return types.Null(tText), nil
