@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -444,7 +445,12 @@ func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Re
 	}
 	ctx, done := c.statementContext()
 	defer done()
-	return c.sess.Execute(ctx, stmt, sql, params)
+	start := time.Now()
+	res, err := c.sess.Execute(ctx, stmt, sql, params)
+	if f := c.srv.cfg.OnStatement; f != nil {
+		f(time.Since(start))
+	}
+	return res, err
 }
 
 // rowDescription describes cols with the formats Bind asked for.

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/storage"
@@ -28,6 +29,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is Strata's release, shown in server_version and version().
 	Version string
+	// OnStatement, when set, is told how long each statement took to run
+	// (to its result, before its rows are sent); /metrics' query latency
+	// histogram is fed from it. It must not block.
+	OnStatement func(time.Duration)
 }
 
 // DefaultListen is the address strata serve listens on by default:

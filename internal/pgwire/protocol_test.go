@@ -1,0 +1,144 @@
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// TestTxStatus: ReadyForQuery reports I, T and E as PostgreSQL does.
+func TestTxStatus(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	pc := c.PgConn()
+	status := func() byte { return pc.TxStatus() }
+	if _, err := c.Exec(ctx, "CREATE TABLE kv (k INT64 NOT NULL, v STRING, PRIMARY KEY (k))"); err != nil {
+		t.Fatal(err)
+	}
+	if status() != 'I' {
+		t.Fatalf("idle: %c", status())
+	}
+	if _, err := c.Exec(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if status() != 'T' {
+		t.Fatalf("in transaction: %c", status())
+	}
+	if _, err := c.Exec(ctx, "SELECT nosuch FROM kv"); err == nil {
+		t.Fatal("bad column accepted")
+	}
+	if status() != 'E' {
+		t.Fatalf("failed transaction: %c", status())
+	}
+	_, err := c.Exec(ctx, "SELECT 1")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "25P02" {
+		t.Fatalf("statement in failed transaction: %v", err)
+	}
+	if _, err := c.Exec(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if status() != 'I' {
+		t.Fatalf("after rollback: %c", status())
+	}
+}
+
+// TestPortalSuspended runs a portal with a row limit: PortalSuspended after
+// each full batch, CommandComplete after the last.
+func TestPortalSuspended(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TABLE kv (k INT64 NOT NULL, PRIMARY KEY (k)); INSERT INTO kv VALUES (1), (2), (3), (4), (5)", pgx.QueryExecModeSimpleProtocol); err != nil {
+		t.Fatal(err)
+	}
+	pc := c.PgConn()
+	if _, err := pc.Prepare(ctx, "q", "SELECT k FROM kv ORDER BY k", nil); err != nil {
+		t.Fatal(err)
+	}
+	// pgconn has no Execute with a limit; speak the protocol through its
+	// frontend.
+	fe := pc.Frontend()
+	fe.SendBind(&pgproto3.Bind{DestinationPortal: "p", PreparedStatement: "q"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: 2})
+	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: 2})
+	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: 2})
+	fe.SendSync(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			got = append(got, string(m.Values[0]))
+		case *pgproto3.PortalSuspended:
+			got = append(got, "suspended")
+		case *pgproto3.CommandComplete:
+			got = append(got, string(m.CommandTag))
+		case *pgproto3.ErrorResponse:
+			t.Fatalf("error: %s", m.Message)
+		}
+		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	want := "1 2 suspended 3 4 suspended 5 SELECT 1"
+	if g := strings.Join(got, " "); g != want {
+		t.Fatalf("got  %s\nwant %s", g, want)
+	}
+}
+
+// TestCancel: a CancelRequest carrying the BackendKeyData the client got
+// cancels the context of the statement its connection runs; one with a
+// wrong key does nothing. (Whether the statement then stops at once is the
+// executor's business: it sees the context.)
+func TestCancel(t *testing.T) {
+	srv, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	srv.mu.Lock()
+	var sc *conn
+	for _, x := range srv.conns {
+		sc = x
+	}
+	srv.mu.Unlock()
+	if sc == nil || sc.pid != c.PgConn().PID() {
+		t.Fatalf("server conn %v, client pid %d", sc, c.PgConn().PID())
+	}
+	// Stand in for a running statement.
+	stmtCtx, done := sc.statementContext()
+	defer done()
+	srv.cancelRequest(sc.pid, []byte{1, 2, 3, 4})
+	if sc.secret == 0x01020304 {
+		t.Skip("the random key happened to be the wrong one")
+	}
+	select {
+	case <-stmtCtx.Done():
+		t.Fatal("a wrong key cancelled the statement")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := c.PgConn().CancelRequest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stmtCtx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("CancelRequest did not cancel the statement")
+	}
+	var one int
+	if err := c.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+}
