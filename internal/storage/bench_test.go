@@ -327,7 +327,7 @@ func BenchmarkBalances(b *testing.B) {
 	if err := e.MergeNow(ctx, MergeFull); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("merged/current", func(b *testing.B) { bytesPerVersion(b); scan(b, spec) })
+	b.Run("merged/current", func(b *testing.B) { scan(b, spec); bytesPerVersion(b) })
 	asOf := spec
 	asOf.AsOf = mid
 	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
