@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 	"sync/atomic"
+	"time"
 
 	"github.com/strata-db/strata/internal/storage"
 )
@@ -60,7 +61,14 @@ type Server struct {
 
 	// Connections counts open client connections (for /metrics).
 	connections atomic.Int64
+	// onStatement is told each statement's run time (ObserveStatements).
+	onStatement func(time.Duration)
 }
+
+// ObserveStatements makes the server tell f how long each statement took
+// to run (to its result, before its rows are sent); /metrics' query
+// latency histogram is fed from it. Call it before Serve; f must not block.
+func (s *Server) ObserveStatements(f func(time.Duration)) { s.onStatement = f }
 
 // New returns a server for eng listening on cfg.Listen. It refuses to
 // serve an address other than loopback while the catalog has no user:
