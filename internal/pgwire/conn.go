@@ -447,7 +447,7 @@ func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Re
 	defer done()
 	start := time.Now()
 	res, err := c.sess.Execute(ctx, stmt, sql, params)
-	if f := c.srv.cfg.OnStatement; f != nil {
+	if f := c.srv.onStatement; f != nil {
 		f(time.Since(start))
 	}
 	return res, err

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net"
 	"sync"
-	"time"
 	"sync/atomic"
 	"time"
 
@@ -30,10 +29,6 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is Strata's release, shown in server_version and version().
 	Version string
-	// OnStatement, when set, is told how long each statement took to run
-	// (to its result, before its rows are sent); /metrics' query latency
-	// histogram is fed from it. It must not block.
-	OnStatement func(time.Duration)
 }
 
 // DefaultListen is the address strata serve listens on by default:
