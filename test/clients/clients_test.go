@@ -18,10 +18,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +37,8 @@ import (
 type target struct {
 	host, port, user, db string
 	dialect              goclients.Dialect
+	// metrics is strata serve's /metrics URL; empty for PostgreSQL.
+	metrics string
 }
 
 func (tg target) env() []string {
@@ -140,6 +146,35 @@ func TestClients(t *testing.T) {
 			t.Fatalf("node printed %q", got)
 		}
 	})
+	// What the clients did shows on /metrics (issue 5, item 7).
+	t.Run("metrics", func(t *testing.T) {
+		if tg.metrics == "" {
+			t.Skip("PostgreSQL has no /metrics")
+		}
+		resp, err := http.Get(tg.metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", tg.metrics, resp.StatusCode, err)
+		}
+		for _, name := range []string{"strata_commits_total", "strata_rows_written_total",
+			"strata_query_duration_seconds_count", "strata_wal_fsync_duration_seconds_count"} {
+			m := regexp.MustCompile("(?m)^" + name + " ([0-9.e+]+)$").FindSubmatch(body)
+			if m == nil {
+				t.Errorf("/metrics has no %s", name)
+				continue
+			}
+			if v, _ := strconv.ParseFloat(string(m[1]), 64); v < 5 {
+				t.Errorf("%s = %s after every client ran, want at least 5", name, m[1])
+			}
+		}
+		if !bytes.Contains(body, []byte(`strata_parts{shard="0",table="psql_t"}`)) {
+			t.Errorf("/metrics lists no shard of psql_t:\n%s", body)
+		}
+	})
 }
 
 // compareFile compares got with the file; STRATA_CLIENTS_REWRITE=1
@@ -178,9 +213,9 @@ func startTarget(t *testing.T) target {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/strata: %v\n%s", err, out)
 	}
-	addr := freePort(t)
+	addr, httpAddr := freePort(t), freePort(t)
 	var logs bytes.Buffer
-	srv := exec.Command(bin, "serve", "--data", filepath.Join(dir, "data"), "--listen", addr)
+	srv := exec.Command(bin, "serve", "--data", filepath.Join(dir, "data"), "--listen", addr, "--http", httpAddr)
 	srv.Stdout, srv.Stderr = &logs, &logs
 	if err := srv.Start(); err != nil {
 		t.Fatalf("start strata serve: %v", err)
@@ -220,7 +255,8 @@ func startTarget(t *testing.T) target {
 		time.Sleep(50 * time.Millisecond)
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	return target{host: host, port: port, user: "strata", db: "strata", dialect: goclients.Strata}
+	return target{host: host, port: port, user: "strata", db: "strata", dialect: goclients.Strata,
+		metrics: "http://" + httpAddr + "/metrics"}
 }
 
 // freePort returns a loopback address no one listens on now. Another

@@ -36,12 +36,16 @@ def check(what, got, want):
 
 def main():
     conn = psycopg2.connect("")
+    # psycopg2 opens a transaction before the first statement; Strata runs
+    # DDL only outside one, so the schema is made in autocommit mode, as
+    # applications that run migrations through psycopg2 do.
+    conn.autocommit = True
     cur = conn.cursor()
     cur.execute("DROP TABLE IF EXISTS py_t")
     cur.execute(
         "CREATE TABLE py_t (id BIGINT NOT NULL, amount %s NULL, at %s NULL, "
         "note TEXT NULL, PRIMARY KEY (id))" % (AMOUNT_TYPE, AT_TYPE))
-    conn.commit()
+    conn.autocommit = False
 
     # Parameters, among them a quote that must arrive intact.
     cur.execute("INSERT INTO py_t (id, amount, at, note) VALUES (%s, %s, %s, %s)",
