@@ -49,7 +49,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(versionCmd(), sqlCmd(), checkCmd(), serveCmd())
+	root.AddCommand(versionCmd(), sqlCmd(), checkCmd(), serveCmd(), demoCmd())
 	return root
 }
 
