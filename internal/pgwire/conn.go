@@ -415,6 +415,16 @@ func (c *conn) simpleQuery(full string) {
 	}
 	for _, r := range ranges {
 		sql := full[r.Start:r.End]
+		if cs, isCopy, err := parseCopy(sql); isCopy {
+			if err == nil {
+				err = c.runCopy(cs)
+			}
+			if err != nil {
+				c.sendError(err, sql, full, r.Start)
+				return
+			}
+			continue
+		}
 		stmt, err := parser.Parse(sql)
 		if err != nil {
 			c.sendError(err, sql, full, r.Start)

@@ -1,0 +1,93 @@
+package pgwire
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestCopy(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	pc := c.PgConn()
+	if _, err := c.Exec(ctx, "CREATE TABLE t (id INT64 NOT NULL, name STRING, amount UINT256, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	// Text format; CopyData messages split records anywhere.
+	in := "1\talice\t10\n2\t\\N\t115792089237316195423570985008687907853269984665640564039457584007913129639935\n3\ttab\\there\t\\N\n"
+	tag, err := pc.CopyFrom(ctx, &chunky{data: []byte(in), n: 5}, "COPY t FROM STDIN")
+	if err != nil || tag.String() != "COPY 3" {
+		t.Fatalf("copy from: %v %v", tag, err)
+	}
+	// CSV with a header, a quoted delimiter and a quoted newline.
+	csv := "id,name\n4,\"a,b\"\n5,\"two\nlines\"\n6,\n7,\"\"\n"
+	if tag, err := pc.CopyFrom(ctx, strings.NewReader(csv), "COPY t (id, name) FROM STDIN WITH (FORMAT csv, HEADER)"); err != nil || tag.String() != "COPY 4" {
+		t.Fatalf("csv copy from: %v %v", tag, err)
+	}
+	var out bytes.Buffer
+	if _, err := pc.CopyTo(ctx, &out, "COPY (SELECT id, name, amount FROM t ORDER BY id) TO STDOUT"); err != nil {
+		t.Fatal(err)
+	}
+	want := "1\talice\t10\n2\t\\N\t115792089237316195423570985008687907853269984665640564039457584007913129639935\n3\ttab\\there\t\\N\n" +
+		"4\ta,b\t\\N\n5\ttwo\\nlines\t\\N\n6\t\\N\t\\N\n7\t\t\\N\n"
+	if out.String() != want {
+		t.Fatalf("copy to:\n%q\nwant\n%q", out.String(), want)
+	}
+	out.Reset()
+	if _, err := pc.CopyTo(ctx, &out, "COPY t (id, name) TO STDOUT WITH CSV HEADER"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "id,name\n") || !strings.Contains(out.String(), "4,\"a,b\"\n") || !strings.Contains(out.String(), "7,\"\"\n") {
+		t.Fatalf("csv copy to:\n%s", out.String())
+	}
+
+	// A bad value on line 3 fails the whole COPY, naming the line; nothing
+	// is written.
+	bad := "10\tx\t1\n11\ty\t2\n12\tz\tnot a number\n13\tw\t4\n"
+	_, err = pc.CopyFrom(ctx, strings.NewReader(bad), "COPY t FROM STDIN")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "line 3") || !strings.Contains(pe.Message, "column amount") {
+		t.Fatalf("bad row: %v", err)
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 7 {
+		t.Fatalf("rows after the failed COPY: %d %v", n, err)
+	}
+	for _, sql := range []string{
+		"COPY t FROM STDIN WITH (FORMAT binary)",
+		"COPY nosuch FROM STDIN",
+		"COPY t (nosuch) FROM STDIN",
+		"COPY t FROM '/etc/passwd'",
+	} {
+		if _, err := pc.CopyFrom(ctx, strings.NewReader(""), sql); err == nil {
+			t.Errorf("%s: accepted", sql)
+		}
+	}
+	// Too few fields.
+	if _, err := pc.CopyFrom(ctx, strings.NewReader("20\tx\n"), "COPY t FROM STDIN"); err == nil || !strings.Contains(err.Error(), "missing data for column \"amount\"") {
+		t.Errorf("short row: %v", err)
+	}
+}
+
+// chunky is a reader that returns at most n bytes per Read, so pgconn
+// sends the data in many CopyData messages.
+type chunky struct {
+	data []byte
+	n    int
+}
+
+func (c *chunky) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(c.n, len(p), len(c.data))
+	copy(p, c.data[:k])
+	c.data = c.data[k:]
+	return k, nil
+}
