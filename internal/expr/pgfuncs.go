@@ -27,6 +27,9 @@ const (
 	PGRelation PGObject = iota
 	// PGNamespace is a schema (pg_namespace).
 	PGNamespace
+	// PGRelationSchema is the schema of a relation: Name gives the schema's
+	// name for a relation's oid.
+	PGRelationSchema
 	// PGRole is a user (pg_roles).
 	PGRole
 	// PGIndexDef is the CREATE INDEX statement of an index
@@ -382,9 +385,30 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			return types.NewString(fmt.Sprintf("unknown (OID=%d)", oid)), nil
 		}
-	case "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible":
-		// Every relation and type is in public or pg_catalog, and both are
-		// always searched (docs/pg-catalog.md).
+	case "pg_table_is_visible":
+		// Visible means its schema is pg_catalog (always searched first) or
+		// on the search path; NULL for an oid that names no relation.
+		if !params(1, tOid) {
+			return bad()
+		}
+		if err := needEnv(); err != nil {
+			return nil, sig, true, err
+		}
+		sig.Result = tBool
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			schema, ok := env.Name(PGRelationSchema, uint32(a[0].Uint64()))
+			if !ok {
+				return types.Null(tBool), nil
+			}
+			visible := schema == "pg_catalog"
+			for _, s := range searchPath(env) {
+				visible = visible || s == schema
+			}
+			return types.NewBool(visible), nil
+		}
+	case "pg_type_is_visible", "pg_function_is_visible":
+		// Every type and function is in pg_catalog, which is always
+		// searched.
 		if !params(1, tOid) {
 			return bad()
 		}
@@ -541,8 +565,9 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		}
 		sig.Params, sig.Result = []types.Type{tText}, tOid
 		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
-			s := strings.TrimPrefix(strings.TrimPrefix(a[0].Str(), "public."), "pg_catalog.")
+			s := a[0].Str()
 			if name == "regtype" {
+				s = strings.TrimPrefix(s, "pg_catalog.")
 				for _, t := range pgTypes {
 					if t.Name == s || FormatType(t.OID, -1) == s {
 						return oidValue(t.OID), nil

@@ -105,7 +105,7 @@ func (fakePG) Name(k PGObject, oid uint32) (string, bool) {
 }
 func (fakePG) OID(k PGObject, name string) (uint32, bool) {
 	switch {
-	case k == PGRelation && name == "balances":
+	case k == PGRelation && (name == "balances" || name == "public.balances"):
 		return 16385, true
 	case k == PGNamespace && (name == "public" || name == "pg_catalog"):
 		return 2200, true

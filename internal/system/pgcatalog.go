@@ -110,7 +110,7 @@ func LookupSchema(schema, name string) (*Table, bool) {
 var namespaces = []struct {
 	oid  uint32
 	name string
-}{{oidPgCatalog, "pg_catalog"}, {oidPublic, "public"}, {oidInfoSchema, "information_schema"}}
+}{{oidPgCatalog, "pg_catalog"}, {oidPublic, "public"}, {oidInfoSchema, "information_schema"}, {oidSystem, "system"}}
 
 var pgCatalogTables = []*Table{
 	pgTable("pg_namespace", cols("oid", tOid, "nspname", tString, "nspowner", tOid, "nspacl", tString),
@@ -281,8 +281,8 @@ func fillPgRoles(src Source, _ map[string]string, add func(...types.Value)) {
 
 func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 	cat := src.Catalog()
-	relation := func(o uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32) {
-		add(oid(o), str(name), oid(oidPublic), oid(0), oid(0), oid(oidBootstrapRole), oid(am), oid(o), oid(0),
+	relation := func(o uint32, ns uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32) {
+		add(oid(o), str(name), oid(ns), oid(0), oid(0), oid(oidBootstrapRole), oid(am), oid(o), oid(0),
 			i32(0), types.NewFloat32(tuples), i32(0), oid(0), boolean(hasIndex), boolean(false), str("p"), str(kind),
 			i16(natts), i16(0), boolean(false), boolean(false), boolean(false), boolean(false), boolean(false),
 			boolean(true), str("d"), boolean(false), oid(0), oid(0), oid(0), null(tString), null(tString), null(tString))
@@ -293,14 +293,15 @@ func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 			rows += s.Rows
 		}
 		ixs := cat.Indexes(t.Name)
-		relation(TableOID(t.ID), t.Name, "r", oidHeapAM, len(t.Columns), len(t.Key) > 0 || len(ixs) > 0, float32(rows))
+		relation(TableOID(t.ID), oidPublic, t.Name, "r", oidHeapAM, len(t.Columns), len(t.Key) > 0 || len(ixs) > 0, float32(rows))
 		if len(t.Key) > 0 {
-			relation(oidPrimaryKeyBase+uint32(t.ID), primaryKeyName(t), "i", oidBtreeAM, len(t.Key), false, float32(rows))
+			relation(oidPrimaryKeyBase+uint32(t.ID), oidPublic, primaryKeyName(t), "i", oidBtreeAM, len(t.Key), false, float32(rows))
 		}
 		for _, ix := range ixs {
-			relation(oidIndexBase+uint32(ix.ID), ix.Name, "i", oidBtreeAM, len(ix.Columns), false, float32(rows))
+			relation(oidIndexBase+uint32(ix.ID), oidPublic, ix.Name, "i", oidBtreeAM, len(ix.Columns), false, float32(rows))
 		}
 	}
+	fillCatalogRels(relation)
 }
 
 func fillPgAttribute(src Source, _ map[string]string, add func(...types.Value)) {
@@ -314,6 +315,7 @@ func fillPgAttribute(src Source, _ map[string]string, add func(...types.Value)) 
 				oid(coll), null(tString), null(tString), null(tString), null(tString))
 		}
 	}
+	fillCatalogAttributes(add)
 }
 
 // pgTypeLayout is what pg_attribute repeats of pg_type: length, alignment,
@@ -505,6 +507,16 @@ func (e pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 		if o == oidBootstrapRole {
 			return BootstrapRole, true
 		}
+	case expr.PGRelation, expr.PGRelationSchema:
+		if r, ok := catalogRelByOID(o); ok {
+			if kind == expr.PGRelationSchema {
+				return r.schema, true
+			}
+			if r.schema != "pg_catalog" {
+				return r.schema + "." + r.t.Name, true // not on the search path: qualified, as regclass prints it
+			}
+			return r.t.Name, true
+		}
 	}
 	if e.cat == nil {
 		return "", false
@@ -532,6 +544,12 @@ func (e pgEnv) tableObject(kind expr.PGObject, t *catalog.Table, o uint32) (stri
 			names[i] = expr.QuoteIdent(n)
 		}
 		return strings.Join(names, ", ")
+	}
+	if kind == expr.PGRelationSchema {
+		if _, ok := e.tableObject(expr.PGRelation, t, o); ok {
+			return "public", true
+		}
+		return "", false
 	}
 	switch kind {
 	case expr.PGRelation:
@@ -588,8 +606,10 @@ func (e pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 			}
 		}
 	case expr.PGRelation:
-		if e.cat == nil {
-			return 0, false
+		schema, name := splitQualified(name)
+		if schema != "" && schema != "public" || e.cat == nil {
+			r, ok := catalogRelByName(schema, name)
+			return r.oid, ok
 		}
 		if t, ok := e.cat.Table(name); ok {
 			return TableOID(t.ID), true
@@ -601,6 +621,10 @@ func (e pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 			if len(t.Key) > 0 && primaryKeyName(t) == name {
 				return oidPrimaryKeyBase + uint32(t.ID), true
 			}
+		}
+		if schema == "" {
+			r, ok := catalogRelByName("pg_catalog", name)
+			return r.oid, ok
 		}
 	}
 	return 0, false

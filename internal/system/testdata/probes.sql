@@ -37,3 +37,7 @@ SELECT pg_size_pretty(10239), pg_size_pretty(10240), pg_size_pretty(1048576 * 3)
 SELECT 'x'::regclass;
 SELECT c.relname FROM pg_class c WHERE c.relname ~* '^BAL' AND c.relname !~ 'pkey$' ORDER BY 1;
 SELECT 'd' = ANY('{a,d}'), 'z' = ANY('{a,NULL}'), 3 <> ALL('{1,2}');
+SELECT 'pg_namespace'::regclass::oid, 'pg_catalog.pg_class'::regclass, 'information_schema.tables'::regclass, 'system.commits'::regclass;
+SELECT n.oid, n.nspname, d.description FROM pg_catalog.pg_namespace n LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid = n.oid AND d.objsubid = 0 AND d.classoid = 'pg_namespace'::regclass ORDER BY nspname;
+SELECT c.relname, c.relkind, pg_table_is_visible(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'system' AND c.relname LIKE 'c%' ORDER BY 1;
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = 'system.commits'::regclass ORDER BY a.attnum;
