@@ -20,6 +20,7 @@ var errFailed = errors.New("one or more statements failed")
 // sqlFlags are the flags of `strata sql`.
 type sqlFlags struct {
 	data     string
+	url      string
 	commands []string
 	files    []string
 	format   string
@@ -30,7 +31,8 @@ func sqlCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sql",
 		Short: "Run SQL: an interactive shell, or -c / -f without a prompt",
-		Long: `sql opens the data directory in-process and runs SQL on it (SPEC R13.2).
+		Long: `sql opens the data directory in-process and runs SQL on it (SPEC R13.2);
+with --url it runs the same shell against a server (strata serve) instead.
 
 With -c or -f (both may be repeated; the -c strings run first, then the files,
 "-" meaning standard input) it runs every statement without a prompt, goes on
@@ -52,6 +54,7 @@ line and column count from the start of the -c string or file.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.data, "data", "./strata-data", "data directory (created if missing)")
+	f.StringVar(&fl.url, "url", "", "run against a server instead, e.g. postgres://strata@127.0.0.1:5433/strata")
 	f.StringArrayVarP(&fl.commands, "command", "c", nil, "run the SQL statements of this string and exit")
 	f.StringArrayVarP(&fl.files, "file", "f", nil, "run the SQL statements of this file (- for standard input) and exit")
 	f.StringVar(&fl.format, "format", "table", "output format: table, csv, tsv, json or jsonl")
@@ -67,15 +70,26 @@ func runSQL(ctx context.Context, fl sqlFlags, in io.Reader, out, errOut io.Write
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(fl.data, 0o755); err != nil {
-		return fmt.Errorf("data directory: %w", err)
+	var eng engine
+	if fl.url != "" {
+		w, err := dialWire(ctx, fl.url)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		eng = w
+	} else {
+		if err := os.MkdirAll(fl.data, 0o755); err != nil {
+			return fmt.Errorf("data directory: %w", err)
+		}
+		db, err := strata.Open(fl.data, strata.Options{})
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		eng = sessionEngine{db.NewSession()}
 	}
-	db, err := strata.Open(fl.data, strata.Options{})
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	sh := newShell(sessionEngine{db.NewSession()}, out, errOut, f)
+	sh := newShell(eng, out, errOut, f)
 
 	stdin, isFile := in.(*os.File)
 	switch {
