@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -208,55 +209,133 @@ func startTarget(t *testing.T) target {
 		return target{host: host, port: port, user: "postgres", db: "postgres", dialect: goclients.PG}
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "strata")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/strata")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/strata: %v\n%s", err, out)
-	}
 	addr, httpAddr := freePort(t), freePort(t)
-	var logs bytes.Buffer
-	srv := exec.Command(bin, "serve", "--data", filepath.Join(dir, "data"), "--listen", addr, "--http", httpAddr)
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatalf("start strata serve: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	t.Cleanup(func() {
-		_ = srv.Process.Signal(os.Interrupt)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("strata serve did not exit cleanly on SIGINT: %v\n%s", err, logs.String())
-			}
-		case <-time.After(30 * time.Second):
-			_ = srv.Process.Kill()
-			t.Errorf("strata serve did not exit within 30s of SIGINT\n%s", logs.String())
+	startStrata(t, "", "serve", "--data", filepath.Join(dir, "data"), "--listen", addr, "--http", httpAddr).waitListening(t, addr)
+	host, port, _ := net.SplitHostPort(addr)
+	return target{host: host, port: port, user: "strata", db: "strata", dialect: goclients.Strata,
+		metrics: "http://" + httpAddr + "/metrics"}
+}
+
+// strataBin is the strata command built once for the package's tests.
+var strataBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildStrata builds ./cmd/strata into a directory the test binary
+// removes at exit (TestMain).
+func buildStrata(t *testing.T) string {
+	t.Helper()
+	strataBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "strata-clients-")
+		if err != nil {
+			strataBin.err = err
+			return
 		}
-		if t.Failed() {
-			t.Logf("strata serve output:\n%s", logs.String())
+		buildDirs = append(buildDirs, dir)
+		strataBin.path = filepath.Join(dir, "strata")
+		out, err := exec.Command("go", "build", "-o", strataBin.path, "../../cmd/strata").CombinedOutput()
+		if err != nil {
+			strataBin.err = fmt.Errorf("go build ./cmd/strata: %v\n%s", err, out)
 		}
 	})
+	if strataBin.err != nil {
+		t.Fatal(strataBin.err)
+	}
+	return strataBin.path
+}
+
+var buildDirs []string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, d := range buildDirs {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+// syncBuffer is a bytes.Buffer that a running process writes while the
+// test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// proc is a running strata command.
+type proc struct {
+	name   string
+	stdout *syncBuffer // standard output
+	logs   *syncBuffer // standard error
+	done   chan struct{}
+	err    error // its exit, once done is closed
+}
+
+// startStrata runs `strata args…` in dir (the test's working directory if
+// ""), and stops it with SIGINT when the test ends; it must then exit 0
+// within 30s.
+func startStrata(t *testing.T, dir string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: "strata " + args[0], stdout: &syncBuffer{}, logs: &syncBuffer{}, done: make(chan struct{})}
+	cmd := exec.Command(buildStrata(t), args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = p.stdout, p.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", p.name, err)
+	}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-p.done:
+			if p.err != nil {
+				t.Errorf("%s did not exit cleanly on SIGINT: %v", p.name, p.err)
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("%s did not exit within 30s of SIGINT", p.name)
+		}
+		if t.Failed() {
+			t.Logf("%s standard error:\n%s", p.name, p.logs.String())
+		}
+	})
+	return p
+}
+
+// waitListening waits until addr accepts connections, failing the test
+// when the process exits first or 30s pass.
+func (p *proc) waitListening(t *testing.T, addr string) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
-			break
+			return
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("strata serve exited before listening: %v\n%s", err, logs.String())
+		case <-p.done:
+			t.Fatalf("%s exited before listening: %v\n%s", p.name, p.err, p.logs.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("strata serve is not listening on %s after 30s\n%s", addr, logs.String())
+			t.Fatalf("%s is not listening on %s after 30s\n%s", p.name, addr, p.logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	host, port, _ := net.SplitHostPort(addr)
-	return target{host: host, port: port, user: "strata", db: "strata", dialect: goclients.Strata,
-		metrics: "http://" + httpAddr + "/metrics"}
 }
 
 // freePort returns a loopback address no one listens on now. Another
