@@ -102,7 +102,7 @@ func TestGettingStarted(t *testing.T) {
 		cmd.Stdin = strings.NewReader(sqlB.text)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out // one pipe: messages stay in order
-		_ = cmd.Run()                        // an error shown in the document exits 0 too (no ON_ERROR_STOP)
+		_ = cmd.Run()                       // an error shown in the document exits 0 too (no ON_ERROR_STOP)
 		cancel()
 		got := psqlPrefix.ReplaceAllString(out.String(), "")
 		if got != outB.text {
