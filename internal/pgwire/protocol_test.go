@@ -142,3 +142,48 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSimpleQueryScript: one Query message with several statements answers
+// each; the first error stops the rest and its Position counts from the
+// start of the message; an empty query gets EmptyQueryResponse; COMMIT
+// outside a transaction warns as PostgreSQL does.
+func TestSimpleQueryScript(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	pc := c.PgConn()
+	var notices []string
+	results, err := pc.Exec(ctx, "CREATE TABLE kv (k INT64 NOT NULL, PRIMARY KEY (k)); INSERT INTO kv VALUES (1); SELECT k FROM kv").ReadAll()
+	if err != nil || len(results) != 3 || results[1].CommandTag.String() != "INSERT 0 1" || string(results[2].Rows[0][0]) != "1" {
+		t.Fatalf("%v %v", results, err)
+	}
+	_, err = pc.Exec(ctx, "INSERT INTO kv VALUES (2); SELECT 'é', nosuch FROM kv; INSERT INTO kv VALUES (3)").ReadAll()
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		t.Fatalf("bad script: %v", err)
+	}
+	var n int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM kv").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("rows: %d %v (statements after the error ran?)", n, err)
+	}
+	if pe.Position != 40 {
+		t.Errorf("position %d, want 40 (nosuch, counting é as one character)", pe.Position)
+	}
+	res, err := pc.Exec(ctx, " ; -- nothing").ReadAll()
+	if err != nil || len(res) != 1 || res[0].CommandTag.String() != "" {
+		t.Fatalf("empty query: %v %v", res, err)
+	}
+	cfg := c.Config().Config
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Code+" "+n.Message) }
+	pc2, err := pgconn.ConnectConfig(ctx, &cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc2.Close(ctx)
+	if _, err := pc2.Exec(ctx, "COMMIT").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || notices[0] != "25P01 there is no transaction in progress" {
+		t.Errorf("notices %q", notices)
+	}
+}
