@@ -744,7 +744,7 @@ func (cs *copyStmt) appendField(dst, v []byte) []byte {
 		return dst
 	}
 	need := string(v) == cs.null || bytes.IndexByte(v, cs.delim) >= 0 || bytes.IndexByte(v, cs.quote) >= 0 ||
-		bytes.IndexAny(v, "\r\n") >= 0
+		bytes.ContainsAny(v, "\r\n")
 	if !need {
 		return append(dst, v...)
 	}
