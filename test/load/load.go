@@ -14,7 +14,7 @@
 //
 // load_test.go runs a short variant in CI and the full one (64 connections
 // × 1 000 statements) with STRATA_LOAD_FULL=1; STRATA_LOAD_PG=host:port runs
-// the same mix against PostgreSQL for comparison (docs/benchmarks.md).
+// the same mix against PostgreSQL for comparison, logging both.
 package load
 
 import (
