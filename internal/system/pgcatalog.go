@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/expr"
@@ -208,10 +209,10 @@ var pgCatalogTables = []*Table{
 	pgTable("pg_tables", cols("schemaname", tString, "tablename", tString, "tableowner", tString,
 		"tablespace", tString, "hasindexes", tBool, "hasrules", tBool, "hastriggers", tBool,
 		"rowsecurity", tBool), func(src Source, _ map[string]string, add func(...types.Value)) {
-		cat := src.Catalog()
-		for _, t := range cat.Tables() {
+		byTable := indexesByTable(src.Catalog())
+		for _, t := range src.Catalog().Tables() {
 			add(str("public"), str(t.Name), str(BootstrapRole), null(tString),
-				boolean(len(t.Key) > 0 || len(cat.Indexes(t.Name)) > 0), boolean(false), boolean(false), boolean(false))
+				boolean(len(t.Key) > 0 || len(byTable[t.ID]) > 0), boolean(false), boolean(false), boolean(false))
 		}
 	}),
 	// pg_proc is empty: Strata has no user-defined functions, and its
@@ -281,6 +282,7 @@ func fillPgRoles(src Source, _ map[string]string, add func(...types.Value)) {
 
 func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 	cat := src.Catalog()
+	byTable := indexesByTable(cat)
 	relation := func(o uint32, ns uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32) {
 		add(oid(o), str(name), oid(ns), oid(0), oid(0), oid(oidBootstrapRole), oid(am), oid(o), oid(0),
 			i32(0), types.NewFloat32(tuples), i32(0), oid(0), boolean(hasIndex), boolean(false), str("p"), str(kind),
@@ -292,7 +294,7 @@ func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 		for _, s := range src.Shards(t.ID) {
 			rows += s.Rows
 		}
-		ixs := cat.Indexes(t.Name)
+		ixs := byTable[t.ID]
 		relation(TableOID(t.ID), oidPublic, t.Name, "r", oidHeapAM, len(t.Columns), len(t.Key) > 0 || len(ixs) > 0, float32(rows))
 		if len(t.Key) > 0 {
 			relation(oidPrimaryKeyBase+uint32(t.ID), oidPublic, primaryKeyName(t), "i", oidBtreeAM, len(t.Key), false, float32(rows))
@@ -408,6 +410,7 @@ func zeros(n int) string { return strings.TrimSpace(strings.Repeat("0 ", n)) }
 
 func fillPgIndex(src Source, _ map[string]string, add func(...types.Value)) {
 	cat := src.Catalog()
+	byTable := indexesByTable(cat)
 	index := func(o uint32, t *catalog.Table, ids []catalog.ColumnID, primary bool) {
 		add(oid(o), oid(TableOID(t.ID)), i16(len(ids)), i16(len(ids)), boolean(primary), boolean(false),
 			boolean(primary), boolean(false), boolean(true), boolean(false), boolean(true), boolean(false),
@@ -418,7 +421,7 @@ func fillPgIndex(src Source, _ map[string]string, add func(...types.Value)) {
 		if len(t.Key) > 0 {
 			index(oidPrimaryKeyBase+uint32(t.ID), t, t.Key, true)
 		}
-		for _, ix := range cat.Indexes(t.Name) {
+		for _, ix := range byTable[t.ID] {
 			index(oidIndexBase+uint32(ix.ID), t, ix.Columns, false)
 		}
 	}
@@ -450,51 +453,104 @@ func fillPgSettings(_ Source, settings map[string]string, add func(...types.Valu
 }
 
 // pgEnv implements expr.PGEnv over a snapshot and a session's settings.
+// The objects by oid are indexed on first use, once per statement: a
+// catalog query calls pg_table_is_visible or pg_get_indexdef once per row.
 type pgEnv struct {
 	src      Source
 	cat      *catalog.Catalog
 	settings func(name string) (string, bool)
+
+	once sync.Once
+	objs map[uint32]pgObject
+}
+
+// pgObject is what the functions say of one oid of a user table or index.
+type pgObject struct {
+	name          string // relname
+	table         *catalog.Table
+	indexDef      string // pg_get_indexdef, for an index
+	constraintDef string // pg_get_constraintdef, for a constraint
 }
 
 // NewPGEnv returns what the PostgreSQL functions read: the statement's
 // snapshot (nil when it has none) and its session's settings.
 func NewPGEnv(src Source, setting func(name string) (string, bool)) expr.PGEnv {
-	e := pgEnv{src: src, settings: setting}
+	e := &pgEnv{src: src, settings: setting}
 	if src != nil {
 		e.cat = src.Catalog()
 	}
 	return e
 }
 
-// Size is the bytes of a table's shards; an index is a sort order over its
-// table's parts and has none of its own.
-func (e pgEnv) Size(o uint32) (int64, bool) {
-	if e.cat == nil {
-		return 0, false
+// indexesByTable groups the catalog's indexes by table, in name order.
+func indexesByTable(cat *catalog.Catalog) map[catalog.TableID][]*catalog.Index {
+	out := map[catalog.TableID][]*catalog.Index{}
+	for _, ix := range cat.AllIndexes() {
+		out[ix.Table] = append(out[ix.Table], ix)
 	}
-	for _, t := range e.cat.Tables() {
-		if TableOID(t.ID) == o {
-			var b uint64
-			for _, s := range e.src.Shards(t.ID) {
-				b += s.Bytes
-			}
-			return int64(b), true
-		}
-	}
-	if _, ok := e.Name(expr.PGRelation, o); ok {
-		return 0, true
-	}
-	return 0, false
+	return out
 }
 
-func (e pgEnv) Setting(name string) (string, bool) {
+func (e *pgEnv) objects() map[uint32]pgObject {
+	e.once.Do(func() {
+		e.objs = map[uint32]pgObject{}
+		if e.cat == nil {
+			return
+		}
+		ixs := indexesByTable(e.cat)
+		for _, t := range e.cat.Tables() {
+			keyList := func(ids []catalog.ColumnID) string {
+				names := t.Names(ids)
+				for i, n := range names {
+					names[i] = expr.QuoteIdent(n)
+				}
+				return strings.Join(names, ", ")
+			}
+			on := " ON public." + expr.QuoteIdent(t.Name) + " USING btree ("
+			e.objs[TableOID(t.ID)] = pgObject{name: t.Name, table: t}
+			if len(t.Key) > 0 {
+				e.objs[oidPrimaryKeyBase+uint32(t.ID)] = pgObject{name: primaryKeyName(t), table: t,
+					indexDef: "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + on + keyList(t.Key) + ")"}
+				e.objs[oidConstraintBase+uint32(t.ID)] = pgObject{name: primaryKeyName(t), table: t,
+					constraintDef: "PRIMARY KEY (" + keyList(t.Key) + ")"}
+			}
+			for _, ix := range ixs[t.ID] {
+				e.objs[oidIndexBase+uint32(ix.ID)] = pgObject{name: ix.Name, table: t,
+					indexDef: "CREATE INDEX " + expr.QuoteIdent(ix.Name) + on + keyList(ix.Columns) + ")"}
+			}
+		}
+	})
+	return e.objs
+}
+
+func (e *pgEnv) Setting(name string) (string, bool) {
 	if e.settings == nil {
 		return "", false
 	}
 	return e.settings(name)
 }
 
-func (e pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
+// Size is the bytes of a table's shards; an index is a sort order over its
+// table's parts and has none of its own.
+func (e *pgEnv) Size(o uint32) (int64, bool) {
+	obj, ok := e.objects()[o]
+	if !ok {
+		if _, ok := catalogRelByOID(o); ok {
+			return 0, true
+		}
+		return 0, false
+	}
+	if o != TableOID(obj.table.ID) {
+		return 0, true
+	}
+	var b uint64
+	for _, s := range e.src.Shards(obj.table.ID) {
+		b += s.Bytes
+	}
+	return int64(b), true
+}
+
+func (e *pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 	switch kind {
 	case expr.PGNamespace:
 		for _, n := range namespaces {
@@ -507,7 +563,24 @@ func (e pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 		if o == oidBootstrapRole {
 			return BootstrapRole, true
 		}
+		if e.cat != nil {
+			for _, u := range e.cat.Users() {
+				if roleOID(u.Name) == o {
+					return u.Name, true
+				}
+			}
+		}
+		return "", false
+	}
+	obj, ok := e.objects()[o]
+	switch kind {
 	case expr.PGRelation, expr.PGRelationSchema:
+		if ok && obj.constraintDef == "" {
+			if kind == expr.PGRelationSchema {
+				return "public", true
+			}
+			return obj.name, true
+		}
 		if r, ok := catalogRelByOID(o); ok {
 			if kind == expr.PGRelationSchema {
 				return r.schema, true
@@ -517,76 +590,15 @@ func (e pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 			}
 			return r.t.Name, true
 		}
-	}
-	if e.cat == nil {
-		return "", false
-	}
-	for _, t := range e.cat.Tables() {
-		if s, ok := e.tableObject(kind, t, o); ok {
-			return s, true
-		}
-	}
-	if kind == expr.PGRole {
-		for _, u := range e.cat.Users() {
-			if roleOID(u.Name) == o {
-				return u.Name, true
-			}
-		}
-	}
-	return "", false
-}
-
-// tableObject names the object of oid o that belongs to table t.
-func (e pgEnv) tableObject(kind expr.PGObject, t *catalog.Table, o uint32) (string, bool) {
-	keyList := func(ids []catalog.ColumnID) string {
-		names := t.Names(ids)
-		for i, n := range names {
-			names[i] = expr.QuoteIdent(n)
-		}
-		return strings.Join(names, ", ")
-	}
-	if kind == expr.PGRelationSchema {
-		if _, ok := e.tableObject(expr.PGRelation, t, o); ok {
-			return "public", true
-		}
-		return "", false
-	}
-	switch kind {
-	case expr.PGRelation:
-		if o == TableOID(t.ID) {
-			return t.Name, true
-		}
-		if len(t.Key) > 0 && o == oidPrimaryKeyBase+uint32(t.ID) {
-			return primaryKeyName(t), true
-		}
 	case expr.PGIndexDef:
-		if len(t.Key) > 0 && o == oidPrimaryKeyBase+uint32(t.ID) {
-			return "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + " ON public." + expr.QuoteIdent(t.Name) +
-				" USING btree (" + keyList(t.Key) + ")", true
-		}
+		return obj.indexDef, ok && obj.indexDef != ""
 	case expr.PGConstraintDef:
-		if len(t.Key) > 0 && o == oidConstraintBase+uint32(t.ID) {
-			return "PRIMARY KEY (" + keyList(t.Key) + ")", true
-		}
-	default:
-		return "", false
-	}
-	for _, ix := range e.cat.Indexes(t.Name) {
-		if o != oidIndexBase+uint32(ix.ID) {
-			continue
-		}
-		if kind == expr.PGRelation {
-			return ix.Name, true
-		}
-		if kind == expr.PGIndexDef {
-			return "CREATE INDEX " + expr.QuoteIdent(ix.Name) + " ON public." + expr.QuoteIdent(t.Name) +
-				" USING btree (" + keyList(ix.Columns) + ")", true
-		}
+		return obj.constraintDef, ok && obj.constraintDef != ""
 	}
 	return "", false
 }
 
-func (e pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
+func (e *pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 	switch kind {
 	case expr.PGNamespace:
 		for _, n := range namespaces {

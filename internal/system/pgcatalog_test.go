@@ -110,3 +110,36 @@ func printResult(b *strings.Builder, r *strata.Result) {
 	}
 	fmt.Fprintf(b, "(%d rows)\n", len(r.Rows))
 }
+
+// BenchmarkPsqlList is psql's \dt (the query lists every table and calls
+// pg_table_is_visible on each) and \d t's column query, on a catalog of
+// 300 tables with a primary key and an index each.
+func BenchmarkPsqlList(b *testing.B) {
+	ctx := context.Background()
+	db, err := strata.Open(b.TempDir(), strata.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := db.NewSession()
+	for i := range 300 {
+		if _, err := s.Exec(ctx, fmt.Sprintf("CREATE TABLE t%d (k INT64, v STRING, PRIMARY KEY (k)); CREATE INDEX t%d_v ON t%d (v)", i, i, i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dt, err := testdata.ReadFile("testdata/psql15/dt.sql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cols := `SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull
+FROM pg_catalog.pg_attribute a WHERE a.attrelid = 't150'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`
+	for _, q := range []struct{ name, sql string }{{"dt", string(dt)}, {"columns", cols}} {
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.Run(ctx, q.sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
