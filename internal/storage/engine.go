@@ -64,6 +64,10 @@ type Options struct {
 	// MergePartRows bounds the rows of one part a merge writes
 	// (merge.DefaultPartRows if 0); a part is cut at a key boundary.
 	MergePartRows int
+	// ShardSplitBytes is the stored size (parts and memtable) at which a
+	// shard of a SHARDS AUTO table is split in two; DefaultShardSplitBytes
+	// if zero (shardsplit.go).
+	ShardSplitBytes int64
 }
 
 // Engine is one open data directory: the commit pipeline, the memtables,
@@ -108,6 +112,8 @@ type Engine struct {
 	bg *background
 	// merges counts the merges published since Open (tests, logs).
 	merges atomic.Int64
+	// splits counts the shard splits published since Open.
+	splits atomic.Int64
 
 	// replayFlushed, during recovery only, says up to which commit each
 	// shard's writes are already in parts.
@@ -381,9 +387,13 @@ func (e *Engine) newTableData(t *catalog.Table, ms []manifest.Shard) *tableData 
 
 // shardOf returns the index in td.shards of the shard owning hash h.
 func (td *tableData) shardOf(h uint64) int {
+	// Ranges ascend and the last ends at Hi == 0 (2^64), so "h is below
+	// the range's end" is false up to the owner and true from it on, as
+	// sort.Search needs. (It once read Hi != 0 && h < Hi, which is false
+	// for the last range and sent every row to the last shard.)
 	i := sort.Search(len(td.shards), func(i int) bool {
 		r := td.shards[i].rng
-		return r.Hi != 0 && h < r.Hi
+		return r.Hi == 0 || h < r.Hi
 	})
 	if i == len(td.shards) {
 		i = len(td.shards) - 1

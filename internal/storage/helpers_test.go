@@ -23,9 +23,11 @@ type harness struct {
 	pending Txn
 	clock   time.Time
 	// bgMerges runs the background merger; mergePartRows is
-	// Options.MergePartRows (both read at each open).
+	// Options.MergePartRows (all three read at each open).
 	bgMerges      bool
 	mergePartRows int
+	// splitBytes is Options.ShardSplitBytes.
+	splitBytes int64
 }
 
 func newHarness(t testing.TB) *harness {
@@ -43,7 +45,7 @@ func (h *harness) open() {
 	h.t.Helper()
 	// Background merges would make part layouts (the engine_*_flushed
 	// scripts) depend on timing; merge tests turn them on (h.bgMerges).
-	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows,
+	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows, ShardSplitBytes: h.splitBytes,
 		Clock: func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }})
 	if err != nil {
 		h.t.Fatalf("open: %v", err)
@@ -63,12 +65,14 @@ func (h *harness) reopen() {
 // durable; the manifest keeps what its Applies committed.
 func (h *harness) crash() {
 	h.t.Helper()
+	// The manifest is a real file that the clone does not copy, so the
+	// old engine's merger must stop before the clone: a merge edit after
+	// it would name parts the clone lacks. (Crashes in the middle of a
+	// merge are TestSIGKILL's, with real processes.)
+	h.e.stopBackground()
 	clone := h.mem.CrashClone()
 	old := h.e
 	h.e = nil
-	// What the old engine's merger does after the clone is lost with it;
-	// it must not run on the closed manifest.
-	old.stopBackground()
 	_ = old.man.Close()
 	old.man = nil
 	_ = old.closeFiles()

@@ -29,7 +29,8 @@ const (
 )
 
 // MergeNow flushes every memtable and then merges synchronously until
-// nothing is left to do: by default what the compaction policy
+// nothing is left to do, then splits the SHARDS AUTO shards that outgrew
+// Options.ShardSplitBytes (shardsplit.go): by default what the compaction policy
 // (merge.Choose, with the table's bound compaction settings) asks for, with
 // MergeFull every shard down to its final runs. It returns ctx's error if
 // ctx ends between two merges; a merge already started is finished. Reads
@@ -61,7 +62,9 @@ func (e *Engine) mergeLoop(ctx context.Context, full bool) error {
 		}
 		job, ok := e.nextMerge(full, done)
 		if !ok {
-			return nil
+			// Splits come after merges: a split rewrites every part of
+			// its shard, cheaper once they are merged.
+			return e.splitLoop()
 		}
 		if err := e.runMerge(job); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -46,15 +47,15 @@ func readAll(rt *rapid.T, h *harness, last uint64, keys int) []string {
 			if err != nil {
 				rt.Fatalf("scan %s at %d: %v", name, at, err)
 			}
-			if name == "a" {
-				sortStrings(rows)
-			}
+			// Rows come shard after shard, and a split changes the shards.
+			sortStrings(rows)
 			out = append(out, fmt.Sprintf("scan %s@%d %v", name, at, rows))
 			if name == "v" {
 				vs, err := h.versions(name, at)
 				if err != nil {
 					rt.Fatalf("versions at %d: %v", at, err)
 				}
+				sortStrings(vs)
 				out = append(out, fmt.Sprintf("versions@%d %v", at, vs))
 			}
 		}
@@ -85,25 +86,33 @@ func diffReads(rt *rapid.T, what string, want, got []string) {
 // TestMergesNeverChangeResults feeds the same commits to two engines: one
 // never flushes nor merges, the other flushes, merges by the policy, merges
 // fully, reopens and crashes at random points, with the background merger
-// on and output parts cut every few rows. Every read at every commit must
+// on, output parts cut every few rows, and SHARDS AUTO shards split at a
+// small size (and split again, and survive restarts and crashes mid-way).
+// Every read at every commit must
 // be the same on both after each step (a merge never changes a result, and
 // takes no commit: R5.1), and a snapshot taken before a merge must read
 // the same after it, from the parts it holds (part lifetime).
 func TestMergesNeverChangeResults(t *testing.T) {
+	var splits atomic.Int64
 	rapid.Check(t, func(rt *rapid.T) {
 		plain := newHarness(t)
 		merged := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), clock: plain.clock,
-			bgMerges: rapid.Bool().Draw(rt, "background"), mergePartRows: rapid.IntRange(1, 6).Draw(rt, "partRows")}
+			bgMerges: rapid.Bool().Draw(rt, "background"), mergePartRows: rapid.IntRange(1, 6).Draw(rt, "partRows"),
+			splitBytes: rapid.SampledFrom([]int64{0, 6000, 20000}).Draw(rt, "splitBytes")}
 		merged.open()
 		t.Cleanup(func() {
 			if merged.e != nil {
 				_ = merged.e.Close()
 			}
 		})
+		// Every table is SHARDS AUTO: the plain engine never splits (the
+		// default size is far away), the merged one may split often.
 		for _, h := range []*harness{plain, merged} {
-			h.create(twoGroupSpec("v", catalog.ModeVersioned))
-			h.create(twoGroupSpec("u", catalog.ModeUpsert))
-			h.create(catalog.TableSpec{Name: "a", Mode: catalog.ModeAppend, Columns: kvSpec("", 0).Columns})
+			for _, spec := range []catalog.TableSpec{twoGroupSpec("v", catalog.ModeVersioned), twoGroupSpec("u", catalog.ModeUpsert),
+				{Name: "a", Mode: catalog.ModeAppend, Columns: kvSpec("", 0).Columns, ShardBy: []string{"k"}}} {
+				spec.ShardsAuto = true
+				h.create(spec)
+			}
 		}
 		const keys = 5
 		var held *Snapshot
@@ -141,6 +150,7 @@ func TestMergesNeverChangeResults(t *testing.T) {
 					if heldWant, err = plain.scan("v", held.Commit()); err != nil {
 						rt.Fatal(err)
 					}
+					sortStrings(heldWant)
 				}
 				continue
 			default:
@@ -150,7 +160,9 @@ func TestMergesNeverChangeResults(t *testing.T) {
 			if held != nil {
 				// The held snapshot reads its commit from the parts it
 				// held, though the merge retired them.
-				diffReads(rt, "held snapshot", heldWant, readSnapshot(rt, merged, held))
+				got := readSnapshot(rt, merged, held)
+				sortStrings(got)
+				diffReads(rt, "held snapshot", heldWant, got)
 			}
 		}
 		if held != nil {
@@ -168,7 +180,15 @@ func TestMergesNeverChangeResults(t *testing.T) {
 		if err := merged.e.Check(); err != nil {
 			rt.Fatal(err)
 		}
+		for _, name := range []string{"v", "u", "a"} {
+			if n := len(merged.e.cur.Load().tables[merged.table(name).ID].shards); n > 1 {
+				splits.Add(1)
+			}
+		}
 	})
+	if splits.Load() == 0 {
+		t.Error("no run split a shard")
+	}
 }
 
 // readSnapshot reads the versioned table through an old snapshot, as
