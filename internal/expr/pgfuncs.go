@@ -532,7 +532,14 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			return types.NewBool(re.MatchString(a[0].Str()) == want), nil
 		}
-	case "regclass", "regnamespace", "regrole", "regtype":
+	case "regclass", "regnamespace", "regrole", "regtype", "to_regclass", "to_regnamespace", "to_regrole", "to_regtype":
+		// to_regclass(text) … are the casts that give NULL instead of an
+		// error for a name nothing has.
+		toReg := strings.HasPrefix(name, "to_")
+		name := strings.TrimPrefix(name, "to_")
+		if toReg && (n != 1 || !argTypes[0].Kind.IsInteger() && argTypes[0].Kind != types.String && argTypes[0].Kind != types.Unknown) {
+			return bad()
+		}
 		kind := map[string]PGObject{"regclass": PGRelation, "regnamespace": PGNamespace, "regrole": PGRole}[name]
 		what := map[string]string{"regclass": "relation", "regnamespace": "schema", "regrole": "role", "regtype": "type"}[name]
 		if n != 1 {
@@ -578,6 +585,9 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			if x, err := strconv.ParseUint(s, 10, 32); err == nil {
 				return oidValue(uint32(x)), nil
+			}
+			if toReg {
+				return types.Null(tOid), nil
 			}
 			code := sqlerr.CodeUndefinedObject
 			if name == "regclass" {
@@ -673,6 +683,36 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		}
 		sig.Params = []types.Type{tOid, tBool}[:n]
 		f.fn = func([]types.Value, types.Type) (types.Value, error) { return types.Null(tText), nil }
+	case "pg_is_in_recovery":
+		// One process serves the data directory and takes writes: never a
+		// standby.
+		if !params(0) {
+			return bad()
+		}
+		sig.Result = tBool
+		f.fn = func([]types.Value, types.Type) (types.Value, error) { return types.NewBool(false), nil }
+	case "pg_get_serial_sequence", "pg_get_partkeydef":
+		// Strata has no sequences and no partitioned tables: no column owns
+		// a sequence, no table has a partition key.
+		ps := []types.Type{tText, tText}
+		if name == "pg_get_partkeydef" {
+			ps = []types.Type{tOid}
+		}
+		if !params(len(ps), ps...) {
+			return bad()
+		}
+		f.fn = func([]types.Value, types.Type) (types.Value, error) { return types.Null(tText), nil }
+	case "pg_client_encoding":
+		if !params(0) {
+			return bad()
+		}
+		if err := needEnv(); err != nil {
+			return nil, sig, true, err
+		}
+		f.fn = func([]types.Value, types.Type) (types.Value, error) {
+			v, _ := env.Setting("client_encoding")
+			return types.NewString(v), nil
+		}
 	case "pg_relation_is_publishable":
 		if !params(1, tOid) {
 			return bad()

@@ -41,3 +41,5 @@ SELECT 'pg_namespace'::regclass::oid, 'pg_catalog.pg_class'::regclass, 'informat
 SELECT n.oid, n.nspname, d.description FROM pg_catalog.pg_namespace n LEFT OUTER JOIN pg_catalog.pg_description d ON d.objoid = n.oid AND d.objsubid = 0 AND d.classoid = 'pg_namespace'::regclass ORDER BY nspname;
 SELECT c.relname, c.relkind, pg_table_is_visible(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'system' AND c.relname LIKE 'c%' ORDER BY 1;
 SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = 'system.commits'::regclass ORDER BY a.attnum;
+SELECT to_regclass('public.balances') = 'balances'::regclass, to_regclass('nosuch') IS NULL, to_regtype('numeric')::oid;
+SELECT pg_is_in_recovery(), pg_get_serial_sequence('balances', 'n'), pg_client_encoding();
