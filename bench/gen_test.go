@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// tiny is a scale for tests: the same shares as the real ones.
+var tiny = Scale{"tiny", 2_000, 20_000}
+
+func allRows(t *testing.T, sc Scale, seed uint64) [][]Row {
+	t.Helper()
+	g := NewGenerator(sc, seed)
+	var out [][]Row
+	for {
+		b := g.NextBatch(nil)
+		if len(b) == 0 {
+			return out
+		}
+		out = append(out, b)
+	}
+}
+
+func TestGeneratorDeterministic(t *testing.T) {
+	a, b := allRows(t, tiny, 7), allRows(t, tiny, 7)
+	if len(a) != len(b) || len(a) != 20 {
+		t.Fatalf("batches: %d and %d, want 20", len(a), len(b))
+	}
+	for i := range a {
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				t.Fatalf("batch %d row %d differs between two runs of one seed", i, j)
+			}
+		}
+	}
+	c := allRows(t, tiny, 8)
+	same := 0
+	for j := range a[0] {
+		if a[0][j] == c[0][j] {
+			same++
+		}
+	}
+	if same == len(a[0]) {
+		t.Fatal("seeds 7 and 8 gave the same first batch")
+	}
+}
+
+// TestGeneratorShares checks item 2's shape: batches of 1 000, 30 % late,
+// 2 % exact re-deliveries, every key written, no two versions of a key
+// tied on their ordering, and "late" meaning an earlier index than one
+// already delivered.
+func TestGeneratorShares(t *testing.T) {
+	sc := Scale{"t", 10_000, 200_000}
+	g := NewGenerator(sc, 3)
+	type ver struct{ i, v uint64 }
+	seen := map[int32]map[ver]Row{}
+	maxIdx := map[int32]uint64{}
+	late, rep, rows := 0, 0, 0
+	for {
+		b := g.NextBatch(nil)
+		if len(b) == 0 {
+			break
+		}
+		if len(b) != batchRows && rows+len(b) != sc.Versions {
+			t.Fatalf("batch of %d rows before the last", len(b))
+		}
+		for _, r := range b {
+			rows++
+			if seen[r.Key] == nil {
+				seen[r.Key] = map[ver]Row{}
+			}
+			k := ver{r.Index, r.Version}
+			if old, ok := seen[r.Key][k]; ok {
+				old.Repeat, old.Late = r.Repeat, r.Late
+				if !r.Repeat || old != r {
+					t.Fatalf("key %d: two different rows tie on (%d, %d)", r.Key, r.Index, r.Version)
+				}
+				rep++
+				continue
+			}
+			if r.Repeat {
+				t.Fatalf("key %d: a repeat of a version never delivered", r.Key)
+			}
+			seen[r.Key][k] = r
+			if r.Late {
+				late++
+				if r.Index >= maxIdx[r.Key] {
+					t.Fatalf("key %d: late row at index %d, but the greatest delivered is %d", r.Key, r.Index, maxIdx[r.Key])
+				}
+			}
+			maxIdx[r.Key] = max(maxIdx[r.Key], r.Index)
+			if r.ActIndex != r.Index*100+r.Version || r.Amount >= 1e12 {
+				t.Fatalf("row %+v out of shape", r)
+			}
+		}
+	}
+	if rows != sc.Versions || len(seen) != sc.Keys {
+		t.Fatalf("%d rows over %d keys, want %d over %d", rows, len(seen), sc.Versions, sc.Keys)
+	}
+	if l := pct(late, rows); math.Abs(l-latePct) > 1 {
+		t.Errorf("late share %.2f %%, want %d %%", l, latePct)
+	}
+	if r := pct(rep, rows); math.Abs(r-redeliver) > 0.2 {
+		t.Errorf("re-delivery share %.2f %%, want %d %%", r, redeliver)
+	}
+	if g.Late != late || g.Rep != rep {
+		t.Errorf("generator counted %d late, %d repeats; the stream has %d and %d", g.Late, g.Rep, late, rep)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	seen := map[string]int32{}
+	chainsSeen, tokensSeen := map[int]bool{}, map[string]bool{}
+	for k := int32(0); k < 50_000; k++ {
+		c, a, tok := KeyOf(5, k)
+		if len(a) != 42 || !strings.HasPrefix(a, "0x") || strings.Trim(a[2:], "0123456789abcdef") != "" {
+			t.Fatalf("address %q is not 0x and 40 hex digits", a)
+		}
+		key := strings.Join([]string{string(rune('0' + c)), a, tok}, "/")
+		if o, dup := seen[key]; dup {
+			t.Fatalf("keys %d and %d are both %s", o, k, key)
+		}
+		seen[key] = k
+		chainsSeen[c], tokensSeen[tok] = true, true
+	}
+	if len(chainsSeen) != 4 || len(tokensSeen) != 20 {
+		t.Fatalf("%d chains, %d tokens; want 4 and 20", len(chainsSeen), len(tokensSeen))
+	}
+}
+
+func TestModel(t *testing.T) {
+	m := NewModel(2)
+	// SPEC R3.5's table for key 0; key 1 appears only after the middle.
+	m.Apply([]Row{{Key: 0, Index: 100, Version: 1, Amount: 1}, {Key: 0, Index: 200, Version: 1, Amount: 2}})
+	m.TakeMiddle()
+	m.Apply([]Row{{Key: 0, Index: 150, Version: 9, Amount: 3}, {Key: 1, Index: 5, Version: 1, Amount: 7}})
+	if got := m.Amount(0, false); got != "2" {
+		t.Fatalf("after a late write: %s, want 2", got)
+	}
+	m.Apply([]Row{{Key: 0, Index: 200, Version: 2, Amount: 4}})
+	if m.Amount(0, false) != "4" || m.Amount(0, true) != "2" || m.Amount(1, true) != "" {
+		t.Fatalf("current %s, middle %s / %q", m.Amount(0, false), m.Amount(0, true), m.Amount(1, true))
+	}
+	cur, mid := m.Aggregate(5, false), m.Aggregate(5, true)
+	var n int64
+	for _, r := range cur {
+		n += r.Count
+	}
+	if n != 2 || len(mid) != 1 || mid[0].Count != 1 || mid[0].Sum != "2" {
+		t.Fatalf("aggregates %s / %s", cur, mid)
+	}
+}
+
+func TestStatements(t *testing.T) {
+	for _, f := range []string{"strata", "postgres", "sqlite", "duckdb"} {
+		st, err := statements(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, s := range st {
+			if s == "" || strings.Contains(s, "-- name:") {
+				t.Errorf("%s.sql section %s: %q", f, n, s)
+			}
+		}
+		if !strings.Contains(st["asof"], "{{commit}}") {
+			t.Errorf("%s.sql asof does not read at {{commit}}", f)
+		}
+	}
+	st, _ := statements("strata")
+	if !strings.HasPrefix(st["schema"], "CREATE TABLE balances (") || !strings.HasSuffix(st["schema"], "ORDER BY (chain_id, address, token)") {
+		t.Errorf("strata schema: %q", st["schema"])
+	}
+}
+
+func TestReplaceSection(t *testing.T) {
+	doc := "# Benchmarks\n\nother text\n"
+	out, err := replaceSection(doc, "one\n")
+	if err != nil || out != doc+"\n"+beginMarker+"\none\n"+endMarker+"\n" {
+		t.Fatalf("append: %q, %v", out, err)
+	}
+	out2, err := replaceSection(out+"after\n", "two\n")
+	if err != nil || out2 != doc+"\n"+beginMarker+"\ntwo\n"+endMarker+"\nafter\n" {
+		t.Fatalf("replace: %q, %v", out2, err)
+	}
+	if _, err := replaceSection(endMarker+beginMarker, "x"); err == nil {
+		t.Fatal("markers out of order were accepted")
+	}
+}
+
+// TestStrataSmoke runs the whole pipeline on Strata embedded at a tiny
+// scale: every answer is checked against the model inside runSystem.
+func TestStrataSmoke(t *testing.T) {
+	cfg := &config{scale: tiny, seed: 11, systems: []string{"strata"}, lookups: 200, reps: 1}
+	rep := &Report{Scale: tiny, Seed: 11, Systems: cfg.systems, Results: map[string]map[string]Result{}, Unavailable: map[string]string{}}
+	model := NewModel(tiny.Keys)
+	g := NewGenerator(tiny, 11)
+	mid := g.Batches() / 2
+	for i := 1; ; i++ {
+		b := g.NextBatch(nil)
+		if len(b) == 0 {
+			break
+		}
+		model.Apply(b)
+		if i == mid {
+			model.TakeMiddle()
+		}
+	}
+	rep.Distinct = tiny.Versions - g.Rep
+	sys := newStrataEmbedded(11)
+	defer sys.Close()
+	got, err := runSystem(context.Background(), cfg, rep, sys, t.TempDir(), mid, model, lookupKeys(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Failures {
+		t.Error(f)
+	}
+	for _, asOf := range []bool{false, true} {
+		if want := model.Aggregate(11, asOf); !got[asOf].Equal(want) {
+			t.Errorf("AS OF %v: got %s, want %s", asOf, got[asOf], want)
+		}
+	}
+	if rep.Results["strata"][mW1].Value <= 0 {
+		t.Error("no W1 figure")
+	}
+}

@@ -1,0 +1,139 @@
+// Command bench runs Strata side by side with PostgreSQL, SQLite and
+// DuckDB on one deterministic workload (issue 6) and reports every measure
+// as a time, a throughput and a ratio to Strata embedded, measured in the
+// same run because the machine is shared and noisy.
+//
+//	cd bench && go run . -scale small -out ../docs/benchmarks.md
+//
+// It is its own module so the main module never depends on the peers'
+// drivers. Every system's R2 and R3 answers must equal Strata's, and
+// Strata's must equal an in-memory model of the workload, or the run exits
+// with status 1 and writes nothing.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// config is the command line.
+type config struct {
+	scale   Scale
+	seed    uint64
+	systems []string
+	out     string
+	json    string
+	lookups int
+	reps    int
+	keep    bool
+}
+
+var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
+
+func parseFlags(args []string) (*config, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	scale := fs.String("scale", "small", "small (100 k keys, 1 M versions), medium (1 M / 10 M) or full (5 M / 50 M)")
+	seed := fs.Uint64("seed", 1, "the workload's seed: the same seed gives the same rows")
+	systems := fs.String("systems", strings.Join(allSystems, ","), "comma-separated systems to run")
+	out := fs.String("out", "", "markdown file whose bench section (between the bench:begin/end markers) is rewritten")
+	js := fs.String("json", "", "write the results as a JSON list of {measure, system, scale, value, unit}")
+	lookups := fs.Int("lookups", 10_000, "random keys for the point lookups R1 and R4")
+	reps := fs.Int("reps", 5, "timed repetitions of R2, R3 and R5 (the median is reported)")
+	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	sc, ok := Scales[*scale]
+	if !ok {
+		return nil, fmt.Errorf("-scale %q: want small, medium or full", *scale)
+	}
+	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep}
+	seen := map[string]bool{}
+	for s := range strings.SplitSeq(*systems, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		if !contains(allSystems, s) {
+			return nil, fmt.Errorf("-systems: unknown system %q (have %s)", s, strings.Join(allSystems, ", "))
+		}
+		seen[s] = true
+		c.systems = append(c.systems, s)
+	}
+	if len(c.systems) == 0 {
+		return nil, errors.New("-systems: name at least one system")
+	}
+	if c.lookups < 1 || c.reps < 1 {
+		return nil, errors.New("-lookups and -reps must be at least 1")
+	}
+	return c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func run(args []string) int {
+	cfg, err := parseFlags(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	ctx := context.Background()
+	start := time.Now()
+	m := machineInfo()
+	fmt.Printf("bench: scale %s (%d keys, %d versions), seed %d, systems %s\n", cfg.scale.Name, cfg.scale.Keys, cfg.scale.Versions, cfg.seed, strings.Join(cfg.systems, ","))
+	fmt.Printf("machine: %s\n", m)
+	rep, err := runAll(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	rep.Machine = m
+	rep.Elapsed = time.Since(start)
+	fmt.Println()
+	fmt.Print(rep.Table())
+	fmt.Print(rep.Targets())
+	if len(rep.Failures) > 0 {
+		fmt.Fprintln(os.Stderr, "bench: VERIFICATION FAILED:")
+		for _, f := range rep.Failures {
+			fmt.Fprintln(os.Stderr, "  "+f)
+		}
+		return 1
+	}
+	fmt.Printf("verified: every system's R2 and R3 equal Strata's; Strata's equal the in-memory model (%s)\n", rep.Elapsed.Round(time.Second))
+	if cfg.json != "" {
+		if err := rep.WriteJSON(cfg.json); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+	}
+	if cfg.out != "" {
+		if err := rep.WriteMarkdown(cfg.out, args); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		fmt.Printf("wrote %s\n", cfg.out)
+	}
+	return 0
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// Measure names, in the order the table shows them.
+const (
+	mW1      = "W1 ingest"
+	mW1Time  = "W1 time"
+	mR1p50   = "R1 point p50"
+	mR1p99   = "R1 point p99"
+	mR2      = "R2 aggregate current"
+	mR3      = "R3 aggregate AS OF middle"
+	mR4p50   = "R4 AS OF point p50"
+	mR4p99   = "R4 AS OF point p99"
+	mR5      = "R5 versions of one key"
+	mS1      = "S1 bytes after ingest"
+	mS1v     = "S1 bytes per version"
+	mSettle  = "settle time"
+	mS1s     = "S1 bytes after settle"
+	unitRows = "rows/s"
+	unitSec  = "s"
+	unitUs   = "µs"
+	unitMs   = "ms"
+	unitB    = "bytes"
+)
+
+var measureOrder = []string{mW1, mW1Time, mR1p50, mR1p99, mR2, mR3, mR4p50, mR4p99, mR5, mS1, mS1v, mSettle, mS1s}
+
+// higherBetter lists the throughput measures; everything else is a cost.
+var higherBetter = map[string]bool{mW1: true}
+
+// Result is one measured value.
+type Result struct {
+	Measure string  `json:"measure"`
+	System  string  `json:"system"`
+	Scale   string  `json:"scale"`
+	Value   float64 `json:"value"`
+	Unit    string  `json:"unit"`
+}
+
+// Report is one run.
+type Report struct {
+	Scale       Scale
+	Seed        uint64
+	Systems     []string
+	Results     map[string]map[string]Result // system → measure → result
+	Unavailable map[string]string            // system → why it did not run
+	Notes       []string
+	Failures    []string
+	Late, Rep   int
+	Distinct    int
+	Batches     int
+	Machine     string
+	Elapsed     time.Duration
+}
+
+func (r *Report) add(sys, measure string, v float64, unit string) {
+	if r.Results[sys] == nil {
+		r.Results[sys] = map[string]Result{}
+	}
+	r.Results[sys][measure] = Result{measure, sys, r.Scale.Name, v, unit}
+}
+
+func (r *Report) fail(format string, args ...any) {
+	r.Failures = append(r.Failures, fmt.Sprintf(format, args...))
+}
+
+func newSystem(name string, seed uint64) System {
+	switch name {
+	case "strata":
+		return newStrataEmbedded(seed)
+	case "strata-pg":
+		return &strataPG{seed: seed}
+	case "postgres":
+		return newPostgres(seed)
+	case "sqlite":
+		return newSQLite(seed)
+	case "duckdb":
+		return newDuckDB(seed)
+	}
+	panic("bench: unknown system " + name) // parseFlags admits only allSystems
+}
+
+func bar(n int, desc string) *progressbar.ProgressBar {
+	return progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(250*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// lookupKeys draws the keys of R1 and R4, the same for every system.
+func lookupKeys(cfg *config) []int32 {
+	r := rng{cfg.seed ^ 0x6c6f6f6b757073}
+	ks := make([]int32, cfg.lookups)
+	for i := range ks {
+		ks[i] = int32(r.intn(cfg.scale.Keys))
+	}
+	return ks
+}
+
+// runAll builds the model, then runs every system in turn.
+func runAll(ctx context.Context, cfg *config) (*Report, error) {
+	rep := &Report{Scale: cfg.scale, Seed: cfg.seed, Systems: cfg.systems,
+		Results: map[string]map[string]Result{}, Unavailable: map[string]string{}}
+	model := NewModel(cfg.scale.Keys)
+	g := NewGenerator(cfg.scale, cfg.seed)
+	rep.Batches = g.Batches()
+	mid := rep.Batches / 2
+	var buf []Row
+	b := bar(rep.Batches, "workload model")
+	for i := 1; ; i++ {
+		buf = g.NextBatch(buf)
+		if len(buf) == 0 {
+			break
+		}
+		model.Apply(buf)
+		if i == mid {
+			model.TakeMiddle()
+		}
+		b.Add(1) //nolint:errcheck // progress only
+	}
+	b.Finish() //nolint:errcheck
+	rep.Late, rep.Rep = g.Late, g.Rep
+	rep.Distinct = cfg.scale.Versions - g.Rep
+	fmt.Printf("workload: %d rows in %d batches of %d; %.1f %% late, %.1f %% exact re-deliveries; middle commit = batch %d\n",
+		cfg.scale.Versions, rep.Batches, batchRows, pct(g.Late, cfg.scale.Versions), pct(g.Rep, cfg.scale.Versions), mid)
+	want := map[bool]Agg{false: model.Aggregate(cfg.seed, false), true: model.Aggregate(cfg.seed, true)}
+	keys := lookupKeys(cfg)
+
+	root, err := os.MkdirTemp("", "strata-bench-")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.keep {
+		fmt.Println("data directories under", root)
+	} else {
+		defer os.RemoveAll(root)
+	}
+	var ref map[bool]Agg // Strata embedded's answers, once it has run
+	refName := "the in-memory model"
+	for _, name := range cfg.systems {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		sys := newSystem(name, cfg.seed)
+		got, err := runSystem(ctx, cfg, rep, sys, dir, mid, model, keys)
+		if cerr := sys.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: close: %w", name, cerr)
+		}
+		if errors.Is(err, errNotAvailable) {
+			rep.Unavailable[name] = err.Error()
+			fmt.Printf("%s: %v\n", name, err)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for _, m := range []bool{false, true} {
+			label := map[bool]string{false: "R2", true: "R3"}[m]
+			if !got[m].Equal(want[m]) {
+				rep.fail("%s %s differs from the in-memory model:\n    got  %s\n    want %s", name, label, got[m], want[m])
+			}
+			if ref != nil && !got[m].Equal(ref[m]) {
+				rep.fail("%s %s differs from %s:\n    got  %s\n    want %s", name, label, refName, got[m], ref[m])
+			}
+		}
+		if name == "strata" {
+			ref, refName = got, "Strata's"
+		}
+	}
+	return rep, nil
+}
+
+func pct(n, of int) float64 { return 100 * float64(n) / float64(of) }
+
+// median of a non-empty slice of durations.
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// quantile q in [0, 1] of a sorted slice.
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	i := int(q * float64(len(sorted)-1))
+	return sorted[i]
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// runSystem measures one system and returns its R2 and R3 answers.
+func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir string, mid int, model *Model, keys []int32) (map[bool]Agg, error) {
+	name := sys.Name()
+	if err := sys.Open(ctx, dir); err != nil {
+		return nil, err
+	}
+	// W1: every batch, each one commit.
+	g := NewGenerator(cfg.scale, cfg.seed)
+	var buf []Row
+	var midCommit uint64
+	b := bar(g.Batches(), name+" W1 ingest")
+	var spent time.Duration
+	for i := 1; ; i++ {
+		buf = g.NextBatch(buf)
+		if len(buf) == 0 {
+			break
+		}
+		t := time.Now()
+		c, err := sys.Ingest(ctx, buf, i)
+		spent += time.Since(t)
+		if err != nil {
+			return nil, fmt.Errorf("batch %d: %w", i, err)
+		}
+		if i == mid {
+			midCommit = c
+		}
+		b.Add(1) //nolint:errcheck // progress only
+	}
+	b.Finish() //nolint:errcheck
+	rep.add(name, mW1, float64(cfg.scale.Versions)/spent.Seconds(), unitRows)
+	rep.add(name, mW1Time, spent.Seconds(), unitSec)
+	fmt.Printf("%s: W1 %d rows in %s (%.0f rows/s); middle commit %d\n", name, cfg.scale.Versions, spent.Round(time.Millisecond), float64(cfg.scale.Versions)/spent.Seconds(), midCommit)
+	n, err := sys.Bytes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.add(name, mS1, float64(n), unitB)
+	rep.add(name, mS1v, float64(n)/float64(rep.Distinct), "bytes/version")
+
+	// R2 and R3: one untimed run (its answer is the one checked), then the
+	// median of reps timed runs.
+	got := map[bool]Agg{}
+	for _, asOf := range []bool{false, true} {
+		commit, m := uint64(0), mR2
+		if asOf {
+			commit, m = midCommit, mR3
+		}
+		a, err := sys.Aggregate(ctx, commit)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m, err)
+		}
+		got[asOf] = a
+		ds := make([]time.Duration, cfg.reps)
+		for i := range ds {
+			t := time.Now()
+			if _, err := sys.Aggregate(ctx, commit); err != nil {
+				return nil, fmt.Errorf("%s: %w", m, err)
+			}
+			ds[i] = time.Since(t)
+		}
+		rep.add(name, m, ms(median(ds)), unitMs)
+	}
+
+	// R1 and R4: point lookups of the same random keys, current and AS OF
+	// the middle commit, each answer checked against the model.
+	for _, asOf := range []bool{false, true} {
+		commit, p50, p99, label := uint64(0), mR1p50, mR1p99, "R1"
+		if asOf {
+			commit, p50, p99, label = midCommit, mR4p50, mR4p99, "R4"
+		}
+		ds := make([]time.Duration, len(keys))
+		wrong := 0
+		b := bar(len(keys), name+" "+label)
+		for i, k := range keys {
+			chain, addr, tok := KeyOf(cfg.seed, k)
+			t := time.Now()
+			v, err := sys.Point(ctx, chain, addr, tok, commit)
+			ds[i] = time.Since(t)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", label, err)
+			}
+			if want := model.Amount(k, asOf); v != want {
+				if wrong == 0 {
+					rep.fail("%s %s of (%d, %s, %s) = %q, the model says %q", name, label, chain, addr, tok, v, want)
+				}
+				wrong++
+			}
+			if i%64 == 0 {
+				b.Set(i) //nolint:errcheck // progress only
+			}
+		}
+		b.Finish() //nolint:errcheck
+		if wrong > 1 {
+			rep.fail("%s %s: %d of %d answers differ from the model", name, label, wrong, len(keys))
+		}
+		slices.Sort(ds)
+		rep.add(name, p50, us(quantile(ds, 0.50)), unitUs)
+		rep.add(name, p99, us(quantile(ds, 0.99)), unitUs)
+	}
+
+	// R5: the history of the first lookup key.
+	chain, addr, tok := KeyOf(cfg.seed, keys[0])
+	ds := make([]time.Duration, cfg.reps)
+	var rows int
+	for i := range ds {
+		t := time.Now()
+		n, err := sys.Versions(ctx, chain, addr, tok)
+		ds[i] = time.Since(t)
+		if err != nil {
+			return nil, fmt.Errorf("R5: %w", err)
+		}
+		rows = n
+	}
+	if rows == 0 {
+		rep.fail("%s R5: versions of (%d, %s, %s) returned no rows", name, chain, addr, tok)
+	}
+	rep.add(name, mR5, ms(median(ds)), unitMs)
+
+	// S1 after the system's background work is done.
+	t := time.Now()
+	ok, err := sys.Settle(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("settle: %w", err)
+	}
+	if ok {
+		rep.add(name, mSettle, time.Since(t).Seconds(), unitSec)
+		if n, err = sys.Bytes(ctx); err != nil {
+			return nil, err
+		}
+		rep.add(name, mS1s, float64(n), unitB)
+	} else {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no public call to wait for merges, so no S1 after settle", name))
+	}
+	fmt.Printf("%s: done\n", name)
+	return got, nil
+}

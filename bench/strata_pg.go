@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// strataPG is Strata over the PostgreSQL wire protocol: the harness builds
+// cmd/strata from this repository, runs `strata serve` on a free loopback
+// port and talks to it through pgx, the statements being Strata's own
+// (bench/peers/strata.sql).
+type strataPG struct {
+	seed        uint64
+	data        string
+	cmd         *exec.Cmd
+	db          *sql.DB
+	st          map[string]string
+	point, vers *sql.Stmt
+	past        *sql.Stmt
+	pastAt      uint64
+	buf         []byte
+}
+
+// errNotAvailable marks a system that cannot run on this machine or in
+// this tree; the run reports it instead of a number.
+var errNotAvailable = errors.New("not available")
+
+func (x *strataPG) Name() string { return "strata-pg" }
+
+// repoRoot finds the main module's directory above the working directory.
+func repoRoot() (string, error) {
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/strata-db/strata\n") {
+			return d, nil
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			return "", fmt.Errorf("%w: the Strata repository is not above %s", errNotAvailable, d)
+		}
+		d = p
+	}
+}
+
+func (x *strataPG) Open(ctx context.Context, dir string) error {
+	st, err := statements("strata")
+	if err != nil {
+		return err
+	}
+	x.st = st
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(dir, "strata")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/strata")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: go build ./cmd/strata: %v\n%s", errNotAvailable, err, out)
+	}
+	if out, err := exec.CommandContext(ctx, bin, "serve", "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "--listen") {
+		return fmt.Errorf("%w: this strata has no serve --listen", errNotAvailable)
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	x.data = filepath.Join(dir, "data")
+	x.cmd = exec.Command(bin, "serve", "--data", x.data, "--listen", addr)
+	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		return err
+	}
+	x.cmd.Stdout, x.cmd.Stderr = logf, logf
+	if err := x.cmd.Start(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("strata serve did not listen on %s within 30 s (see %s)", addr, logf.Name())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	dsn := fmt.Sprintf("host=127.0.0.1 port=%d user=strata dbname=strata sslmode=disable", port)
+	if x.db, err = sql.Open("pgx", dsn); err != nil {
+		return err
+	}
+	x.db.SetMaxOpenConns(1)
+	if _, err := x.db.ExecContext(ctx, st["schema"]); err != nil {
+		return fmt.Errorf("strata-pg schema: %w", err)
+	}
+	if x.point, err = x.db.PrepareContext(ctx, st["point"]); err != nil {
+		return err
+	}
+	x.vers, err = x.db.PrepareContext(ctx, st["versions"])
+	return err
+}
+
+func (x *strataPG) Ingest(ctx context.Context, rows []Row, _ int) (uint64, error) {
+	x.buf = ingestSQL(x.buf, x.st["ingest"], x.seed, rows)
+	// One statement is one commit (R5.1); last_commit() says which, on
+	// the same connection.
+	conn, err := x.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, string(x.buf)); err != nil {
+		return 0, err
+	}
+	var c uint64
+	if err := conn.QueryRowContext(ctx, "SELECT last_commit()").Scan(&c); err != nil {
+		return 0, err
+	}
+	return c, nil
+}
+
+func (x *strataPG) Aggregate(ctx context.Context, commit uint64) (Agg, error) {
+	q := x.st["current"]
+	if commit > 0 {
+		q = withCommit(x.st["asof"], commit)
+	}
+	rs, err := x.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out Agg
+	for rs.Next() {
+		var r AggRow
+		if err := rs.Scan(&r.Token, &r.Count, &r.Sum); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return sortAgg(out), rs.Err()
+}
+
+func (x *strataPG) Point(ctx context.Context, chain int, address, token string, commit uint64) (string, error) {
+	stmt := x.point
+	if commit > 0 {
+		if x.past == nil || x.pastAt != commit {
+			if x.past != nil {
+				x.past.Close()
+			}
+			var err error
+			if x.past, err = x.db.PrepareContext(ctx, withCommit(x.st["point_asof"], commit)); err != nil {
+				return "", err
+			}
+			x.pastAt = commit
+		}
+		stmt = x.past
+	}
+	var v sql.NullString
+	err := stmt.QueryRowContext(ctx, chain, address, token).Scan(&v)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return v.String, err
+}
+
+func (x *strataPG) Versions(ctx context.Context, chain int, address, token string) (int, error) {
+	rs, err := x.vers.QueryContext(ctx, chain, address, token)
+	if err != nil {
+		return 0, err
+	}
+	defer rs.Close()
+	n := 0
+	for rs.Next() {
+		n++
+	}
+	return n, rs.Err()
+}
+
+// Settle has no SQL form: merges are the embedded system's measure.
+func (x *strataPG) Settle(context.Context) (bool, error) { return false, nil }
+
+func (x *strataPG) Bytes(context.Context) (int64, error) { return dirBytes(x.data) }
+
+func (x *strataPG) Close() error {
+	var err error
+	if x.db != nil {
+		err = x.db.Close()
+	}
+	if x.cmd != nil && x.cmd.Process != nil {
+		_ = x.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- x.cmd.Wait() }()
+		select {
+		case e := <-done:
+			if err == nil && e != nil {
+				err = fmt.Errorf("strata serve: %w", e)
+			}
+		case <-time.After(30 * time.Second):
+			_ = x.cmd.Process.Kill()
+			<-done
+		}
+	}
+	return err
+}
