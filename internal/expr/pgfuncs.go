@@ -658,6 +658,23 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			return types.NewBool(all), nil
 		}
+	case "array_element":
+		// a[i] over an array's text form: NULL outside its bounds, as in
+		// PostgreSQL.
+		if !params(2, tText, tInt8) {
+			return bad()
+		}
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			elems, nulls, err := parseArrayText(a[0].Str())
+			if err != nil {
+				return types.Value{}, err
+			}
+			i := a[1].Int64()
+			if i < 1 || i > int64(len(elems)) || nulls[i-1] {
+				return types.Null(tText), nil
+			}
+			return types.NewString(elems[i-1]), nil
+		}
 	case "array_upper", "array_length":
 		if !params(2, tText, tInt4) {
 			return bad()

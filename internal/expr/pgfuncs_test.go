@@ -160,6 +160,9 @@ func TestPGFuncs(t *testing.T) {
 		{"anyarray_op", []types.Value{s("="), oid(2), s("{}")}, "false"},
 		{"array", []types.Value{types.Null(types.Of(types.String))}, "{}"},
 		{"array_upper", []types.Value{s("{4,5,6}"), types.NewInt64(1)}, "3"},
+		{"array_element", []types.Value{s("{4,5,6}"), types.NewInt64(2)}, "5"},
+		{"array_element", []types.Value{s("{4,5,6}"), types.NewInt64(0)}, "NULL"},
+		{"array_element", []types.Value{s("{4,NULL}"), types.NewInt64(2)}, "NULL"},
 		{"pg_get_userbyid", []types.Value{oid(77)}, "unknown (OID=77)"},
 	} {
 		got, err := call(t, fakePG{}, c.name, c.args...)

@@ -214,7 +214,11 @@ func (p *parser) unaryExpr() ast.Expr {
 	}
 	start := p.pos
 	x := p.primary()
-	for p.tok == token.TYPECAST || p.atCollate() {
+	for p.tok == token.TYPECAST || p.tok == token.LBRACK || p.atCollate() {
+		if p.tok == token.LBRACK {
+			x = p.subscript(start, x)
+			continue
+		}
 		if p.tok != token.TYPECAST {
 			x = p.collate(x)
 			continue

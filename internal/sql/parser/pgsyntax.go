@@ -22,6 +22,7 @@ import (
 //	                                  the function call of that name
 //	ARRAY(query)                      array((query)): the text form of a one-column
 //	                                  result of at most one row (docs/pg-catalog.md)
+//	a[i]                              array_element(a, i): element i (from 1) of an array's text form
 //	x = ANY(a), x <> ALL(a) for an array a that is not a query
 //	                                  anyarray_op('=', x, a), anyarray_op('<>', x, a, TRUE)
 
@@ -227,4 +228,16 @@ func (p *parser) anyArray(start int, x ast.Expr, op token.Token, all bool) ast.E
 		args = append(args, &ast.BoolLit{Span: ast.Span{Start: opPos, Stop: opPos}, Value: true})
 	}
 	return &ast.FuncCall{Span: p.span(start), Name: "anyarray_op", Args: args}
+}
+
+// subscript parses [i] after an array expression a. Slices (a[i:j]) are not
+// supported.
+func (p *parser) subscript(start int, a ast.Expr) ast.Expr {
+	p.next()
+	i := p.expr()
+	if p.tok == token.COLON {
+		p.fail(sqlerr.NotSupported(p.pos, "array slices are not supported"))
+	}
+	p.expect(token.RBRACK)
+	return &ast.FuncCall{Span: p.span(start), Name: "array_element", Args: []ast.Expr{a, i}}
 }
