@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 	"github.com/strata-db/strata/internal/expr"
@@ -24,6 +25,9 @@ type aggState struct {
 	lo   uint64
 	hi   int64
 	i64  int64
+	// w is the unsigned fast path's sum (UINT128 from narrower unsigned
+	// values, UINT256 from UINT128/UINT256).
+	w uint256.Int
 }
 
 // aggSink groups rows by the group keys (encoded bytes) and folds each
@@ -41,11 +45,18 @@ type aggSink struct {
 	av     [][]*types.Vector
 	gids   []int
 	slow   []int
+	// strIndex and intIndex replace index for one group column of a varlen
+	// or 64-bit class; nullG is 1 + the NULL group's id (0: none yet).
+	strIndex map[string]int
+	intIndex map[uint64]int
+	nullG    int
+	err      error
 }
 
 // fastStep folds aggregate j over the batch with a typed loop when it is
-// count(*), or count/sum/min/max of a non-DISTINCT INT64; false sends it
-// to the per-value path.
+// count(*), count of any column, or a non-DISTINCT sum of an integer
+// column, min/max of INT64; false sends it to the per-value path. No loop
+// here calls through an interface or allocates per row.
 func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 	if a.Star {
 		for _, g := range s.gids {
@@ -57,19 +68,21 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		return false
 	}
 	v := s.av[j][0]
-	if v.Type().Kind != types.Int64 {
-		return false
-	}
-	xs := v.Int64s()
 	nulls := v.HasNulls()
-	switch a.Fn {
-	case "count":
+	k := v.Type().Kind
+	switch {
+	case a.Fn == "count":
 		for i, g := range s.gids {
 			if !nulls || !v.IsNull(i) {
 				s.states[g][j].count++
 			}
 		}
-	case "sum":
+		return true
+	case a.Fn == "sum" && k.IsSigned() && k.Bits() <= 64:
+		// Every signed integer up to 64 bits lives in the INT64 class; the
+		// sum is INT128, kept as (hi, lo) two's complement: 2^63 rows
+		// cannot overflow it.
+		xs := v.Int64s()
 		for i, g := range s.gids {
 			if nulls && v.IsNull(i) {
 				continue
@@ -82,7 +95,49 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 			st.fast, st.set = true, true
 			st.count++
 		}
-	case "min", "max":
+		return true
+	case a.Fn == "sum" && k.IsUnsigned() && k.Bits() <= 64:
+		// UINT128 sum of unsigned values up to 64 bits: no overflow.
+		xs := v.Uint64s()
+		for i, g := range s.gids {
+			if nulls && v.IsNull(i) {
+				continue
+			}
+			st := &s.states[g][j]
+			var c uint64
+			st.w[0], c = bits.Add64(st.w[0], xs[i], 0)
+			st.w[1] += c
+			st.fast, st.set = true, true
+			st.count++
+		}
+		return true
+	case a.Fn == "sum" && (k == types.Uint128 || k == types.Uint256):
+		// A 256-bit unsigned accumulator; a carry out of the top word is the
+		// overflow sum(UINT256) must report. A UINT128 sum is UINT256 and
+		// cannot overflow in 2^128 rows.
+		xs := v.Wides()
+		var carry uint64
+		for i, g := range s.gids {
+			if nulls && v.IsNull(i) {
+				continue
+			}
+			st := &s.states[g][j]
+			x := &xs[i]
+			var c uint64
+			st.w[0], c = bits.Add64(st.w[0], x[0], 0)
+			st.w[1], c = bits.Add64(st.w[1], x[1], c)
+			st.w[2], c = bits.Add64(st.w[2], x[2], c)
+			st.w[3], c = bits.Add64(st.w[3], x[3], c)
+			carry |= c
+			st.fast, st.set = true, true
+			st.count++
+		}
+		if carry != 0 && a.T.Kind == types.Uint256 {
+			return s.fail(sqlerr.OutOfRange(-1, "UINT256 overflow in sum()"))
+		}
+		return true
+	case (a.Fn == "min" || a.Fn == "max") && k == types.Int64:
+		xs := v.Int64s()
 		isMax := a.Fn == "max"
 		for i, g := range s.gids {
 			if nulls && v.IsNull(i) {
@@ -95,10 +150,123 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 			}
 			st.fast, st.set = true, true
 		}
-	default:
-		return false
+		return true
+	}
+	return false
+}
+
+// fail records the first error of a fast step (which reports only
+// whether it handled the aggregate) for push to return.
+func (s *aggSink) fail(err error) bool {
+	if s.err == nil {
+		s.err = err
 	}
 	return true
+}
+
+// groupIDs sets s.gids to the group of every row, adding new groups. One
+// group column of a varlen or 64-bit class is looked up by its value
+// directly (a string key converted in the map index does not allocate);
+// other group lists by their encoded row keys.
+func (s *aggSink) groupIDs(rows int) error {
+	s.gids = s.gids[:0]
+	if len(s.gv) == 1 {
+		v := s.gv[0]
+		nulls := v.HasNulls()
+		switch v.Type().Kind.Class() {
+		case types.ClassVarlen:
+			if s.strIndex == nil {
+				s.strIndex = map[string]int{}
+			}
+			for i := range rows {
+				if nulls && v.IsNull(i) {
+					g, err := s.nullGroup(v, i)
+					if err != nil {
+						return err
+					}
+					s.gids = append(s.gids, g)
+					continue
+				}
+				b := v.BytesAt(i)
+				g, ok := s.strIndex[string(b)]
+				if !ok {
+					g = len(s.states)
+					s.strIndex[string(b)] = g
+					if err := s.newGroup(v, i, len(b)); err != nil {
+						return err
+					}
+				}
+				s.gids = append(s.gids, g)
+			}
+			return nil
+		case types.ClassInt64, types.ClassUint64:
+			if s.intIndex == nil {
+				s.intIndex = map[uint64]int{}
+			}
+			var xs []uint64
+			if v.Type().Kind.Class() == types.ClassInt64 {
+				is := v.Int64s()
+				xs = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(is))), len(is))
+			} else {
+				xs = v.Uint64s()
+			}
+			for i := range rows {
+				if nulls && v.IsNull(i) {
+					g, err := s.nullGroup(v, i)
+					if err != nil {
+						return err
+					}
+					s.gids = append(s.gids, g)
+					continue
+				}
+				g, ok := s.intIndex[xs[i]]
+				if !ok {
+					g = len(s.states)
+					s.intIndex[xs[i]] = g
+					if err := s.newGroup(v, i, 8); err != nil {
+						return err
+					}
+				}
+				s.gids = append(s.gids, g)
+			}
+			return nil
+		}
+	}
+	s.keys = rowKeys(s.keys, s.gv, rows)
+	for i, k := range s.keys {
+		g, ok := s.index[string(k)]
+		if !ok {
+			g = len(s.states)
+			s.index[string(k)] = g
+			for _, v := range s.gv {
+				s.groups = append(s.groups, v.Get(i))
+			}
+			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+			if err := s.r.mem.grow(int64(len(k)) + 64*int64(len(s.n.Aggs)+len(s.gv)) + 64); err != nil {
+				return err
+			}
+		}
+		s.gids = append(s.gids, g)
+	}
+	return nil
+}
+
+// nullGroup is the one group of a NULL in a single group column.
+func (s *aggSink) nullGroup(v *types.Vector, i int) (int, error) {
+	if s.nullG == 0 {
+		s.nullG = len(s.states) + 1
+		if err := s.newGroup(v, i, 1); err != nil {
+			return 0, err
+		}
+	}
+	return s.nullG - 1, nil
+}
+
+// newGroup adds the group of row i of the single group column v.
+func (s *aggSink) newGroup(v *types.Vector, i, keyBytes int) error {
+	s.groups = append(s.groups, v.Get(i))
+	s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+	return s.r.mem.grow(int64(keyBytes) + 64*int64(len(s.n.Aggs)+1) + 64)
 }
 
 func (r *runner) buildAgg(x *plan.Aggregate, out sink) (func() error, error) {
@@ -123,9 +291,11 @@ func (s *aggSink) push(b *types.Batch) error {
 		}
 		s.gv = append(s.gv, v)
 	}
-	s.av = s.av[:0]
-	for _, a := range s.n.Aggs {
-		var vs []*types.Vector
+	if len(s.av) != len(s.n.Aggs) {
+		s.av = make([][]*types.Vector, len(s.n.Aggs))
+	}
+	for j, a := range s.n.Aggs {
+		vs := s.av[j][:0]
 		for _, e := range a.Args {
 			v, err := e.Eval(s.c, b)
 			if err != nil {
@@ -133,24 +303,10 @@ func (s *aggSink) push(b *types.Batch) error {
 			}
 			vs = append(vs, v)
 		}
-		s.av = append(s.av, vs)
+		s.av[j] = vs
 	}
-	s.keys = rowKeys(s.keys, s.gv, b.Rows)
-	s.gids = s.gids[:0]
-	for i, k := range s.keys {
-		g, ok := s.index[string(k)]
-		if !ok {
-			g = len(s.states)
-			s.index[string(k)] = g
-			for _, v := range s.gv {
-				s.groups = append(s.groups, v.Get(i))
-			}
-			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
-			if err := s.r.mem.grow(int64(len(k)) + 64*int64(len(s.n.Aggs)+len(s.gv)) + 64); err != nil {
-				return err
-			}
-		}
-		s.gids = append(s.gids, g)
+	if err := s.groupIDs(b.Rows); err != nil {
+		return err
 	}
 	slow := s.slow[:0]
 	for j, a := range s.n.Aggs {
@@ -159,23 +315,14 @@ func (s *aggSink) push(b *types.Batch) error {
 		}
 	}
 	s.slow = slow
+	if s.err != nil {
+		return s.err
+	}
 	if len(slow) == 0 {
 		return nil
 	}
 	var dk []byte
-	for i, k := range s.keys {
-		g, ok := s.index[string(k)]
-		if !ok {
-			g = len(s.states)
-			s.index[string(k)] = g
-			for _, v := range s.gv {
-				s.groups = append(s.groups, v.Get(i))
-			}
-			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
-			if err := s.r.mem.grow(int64(len(k)) + 64*int64(len(s.n.Aggs)+len(s.gv)) + 64); err != nil {
-				return err
-			}
-		}
+	for i, g := range s.gids {
 		st := s.states[g]
 		for _, j := range slow {
 			a := s.n.Aggs[j]
@@ -335,6 +482,9 @@ func result(st *aggState, a plan.AggCall) (types.Value, error) {
 	if st.fast {
 		switch a.Fn {
 		case "sum":
+			if k := a.T.Kind; k == types.Uint128 || k == types.Uint256 {
+				return types.NewWide(a.T, st.w)
+			}
 			var w uint256.Int
 			w[0], w[1] = st.lo, uint64(st.hi)
 			if st.hi < 0 {

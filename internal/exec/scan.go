@@ -17,6 +17,9 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 			return nil, err
 		}
 		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Commit: x.Commit, Ranges: x.Ranges}
+		if x.Key != nil {
+			return r.lookup(x, spec, f, st), nil
+		}
 		return func() error {
 			ss, err := r.env.Source.Scan(r.ctx, spec, f.push)
 			if st != nil {
@@ -115,6 +118,34 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		return r.buildSetOp(x, out)
 	}
 	return nil, fmt.Errorf("exec: no operator for %T", n)
+}
+
+// lookup reads the one row of a scan whose filter pins the full key
+// through the source's point lookup: no range scan, no block decoding of
+// other keys. The row goes through the scan's filter like any other.
+func (r *runner) lookup(x *plan.Scan, spec storage.ScanSpec, f sink, st *stats) func() error {
+	return func() error {
+		row, ok, err := r.env.Source.Lookup(r.ctx, x.Table.ID, x.Key, spec)
+		if st != nil {
+			st.scan = "lookup"
+		}
+		if err != nil {
+			return err
+		}
+		return drive(func() error {
+			if !ok {
+				return nil
+			}
+			out := x.Output()
+			b := &types.Batch{Rows: 1, Cols: make([]*types.Vector, len(out))}
+			for i, c := range out {
+				v := types.NewVector(c.T, 1)
+				v.Append(row[i])
+				b.Cols[i] = v
+			}
+			return f.push(b)
+		}, f)
+	}
 }
 
 func stopOr(err error) error { return err }

@@ -50,6 +50,17 @@ func keyRanges(n Node, env *Env) Node {
 		}
 		bounds[id] = append(bounds[id], bound{op, k.V})
 	}
+	if key := fullKey(s.Table, func(id catalog.ColumnID) (types.Value, bool) {
+		for _, b := range bounds[id] {
+			if b.op == expr.EQ {
+				return b.v, true
+			}
+		}
+		return types.Value{}, false
+	}); key != nil {
+		s.Key = key
+		return n
+	}
 	var prefix []byte
 	var text []string
 	names := map[catalog.ColumnID]string{}
@@ -67,7 +78,7 @@ func keyRanges(n Node, env *Env) Node {
 		}
 		if eq >= 0 {
 			prefix = types.AppendKey(prefix, bs[eq].v)
-			text = append(text, names[id]+" = "+bs[eq].v.String())
+			text = append(text, names[id]+" = "+(&expr.Const{V: bs[eq].v}).String())
 			continue
 		}
 		for _, b := range bs {
@@ -75,16 +86,16 @@ func keyRanges(n Node, env *Env) Node {
 			switch b.op {
 			case expr.GT:
 				r.Lo = prefixEnd(enc)
-				text = append(text, names[id]+" > "+b.v.String())
+				text = append(text, names[id]+" > "+(&expr.Const{V: b.v}).String())
 			case expr.GE:
 				r.Lo = enc
-				text = append(text, names[id]+" >= "+b.v.String())
+				text = append(text, names[id]+" >= "+(&expr.Const{V: b.v}).String())
 			case expr.LT:
 				r.Hi = enc
-				text = append(text, names[id]+" < "+b.v.String())
+				text = append(text, names[id]+" < "+(&expr.Const{V: b.v}).String())
 			case expr.LE:
 				r.Hi = prefixEnd(enc)
-				text = append(text, names[id]+" <= "+b.v.String())
+				text = append(text, names[id]+" <= "+(&expr.Const{V: b.v}).String())
 			}
 		}
 		break
@@ -103,6 +114,24 @@ func keyRanges(n Node, env *Env) Node {
 	s.Ranges = []storage.KeyRange{r}
 	s.RangeText = text
 	return n
+}
+
+// fullKey returns the values of every primary key column of a keyed table,
+// in key order, when eq gives each one; nil otherwise. Such a scan reads
+// one row through storage's point lookup instead of a range scan.
+func fullKey(t *catalog.Table, eq func(catalog.ColumnID) (types.Value, bool)) []types.Value {
+	if !t.Mode.Keyed() || len(t.Key) == 0 {
+		return nil
+	}
+	key := make([]types.Value, len(t.Key))
+	for i, id := range t.Key {
+		v, ok := eq(id)
+		if !ok {
+			return nil
+		}
+		key[i] = v
+	}
+	return key
 }
 
 // prefixEnd is the smallest key greater than every key starting with p, or

@@ -43,6 +43,10 @@ type Scan struct {
 	// EXPLAIN form.
 	Ranges    []storage.KeyRange
 	RangeText []string
+	// Key, when set, holds a value for every primary key column (in key
+	// order): the filter pins one key, so exec reads it with the source's
+	// point lookup and EXPLAIN shows a Lookup. Filter is still re-checked.
+	Key []types.Value
 }
 
 // Output implements Node.
@@ -263,7 +267,11 @@ func Describe(n Node, src Source) string {
 	switch n := n.(type) {
 	case *Scan:
 		var sb strings.Builder
-		sb.WriteString("Scan " + n.Table.Name)
+		if n.Key != nil {
+			sb.WriteString("Lookup " + n.Table.Name)
+		} else {
+			sb.WriteString("Scan " + n.Table.Name)
+		}
 		if n.Alias != "" && n.Alias != n.Table.Name {
 			sb.WriteString(" AS " + n.Alias)
 		}
@@ -275,7 +283,14 @@ func Describe(n Node, src Source) string {
 			names = append(names, "_commit")
 		}
 		sb.WriteString(" columns=[" + strings.Join(names, ", ") + "]")
-		if len(n.RangeText) > 0 {
+		if n.Key != nil {
+			ks := make([]string, len(n.Key))
+			for i, id := range n.Table.Key {
+				c, _ := n.Table.AnyColumn(id)
+				ks[i] = c.Name + " = " + (&expr.Const{V: n.Key[i]}).String()
+			}
+			sb.WriteString(" key=[" + strings.Join(ks, ", ") + "]")
+		} else if len(n.RangeText) > 0 {
 			sb.WriteString(" ranges=[" + strings.Join(n.RangeText, ", ") + "]")
 		}
 		if n.Filter != nil {

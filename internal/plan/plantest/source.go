@@ -87,3 +87,46 @@ func (f *Source) Scan(ctx context.Context, spec storage.ScanSpec, fn func(*types
 func (f *Source) Versions(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error) {
 	return storage.ScanStats{}, nil
 }
+
+// Lookup implements plan.Source: the newest row at spec.AsOf whose key
+// columns equal key.
+func (f *Source) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec storage.ScanSpec) ([]types.Value, bool, error) {
+	t, _ := f.Cat.TableByID(table)
+	at := spec.AsOf
+	if at == 0 {
+		at = f.Newest
+	}
+	var found *Row
+	for i := range f.Rows[table] {
+		r := &f.Rows[table][i]
+		if r.Commit > at {
+			continue
+		}
+		match := true
+		for j, id := range t.Key {
+			if types.Compare(r.Vals[id], key[j]) != 0 {
+				match = false
+				break
+			}
+		}
+		if match && (found == nil || r.Commit >= found.Commit) {
+			found = r
+		}
+	}
+	if found == nil {
+		return nil, false, nil
+	}
+	var out []types.Value
+	for _, id := range spec.Cols {
+		c, _ := t.AnyColumn(id)
+		v, ok := found.Vals[id]
+		if !ok {
+			v = types.Null(c.Type)
+		}
+		out = append(out, v)
+	}
+	if spec.Commit {
+		out = append(out, types.NewUint64(found.Commit))
+	}
+	return out, true, nil
+}
