@@ -14,8 +14,8 @@ import (
 )
 
 // serve starts an in-process server on a fresh directory and a free
-// loopback port and returns its URL.
-func serve(t *testing.T) string {
+// loopback port and returns its URL and engine.
+func serve(t *testing.T) (string, *storage.Engine) {
 	t.Helper()
 	eng, err := storage.Open(t.TempDir(), storage.Options{})
 	if err != nil {
@@ -36,7 +36,7 @@ func serve(t *testing.T) string {
 			t.Errorf("close engine: %v", err)
 		}
 	})
-	return "postgres://strata@" + srv.Addr().String() + "/strata?sslmode=disable"
+	return "postgres://strata@" + srv.Addr().String() + "/strata?sslmode=disable", eng
 }
 
 // TestLoad runs the mix against Strata and checks the result. In CI it is
@@ -50,7 +50,7 @@ func TestLoad(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	url := serve(t)
+	url, eng := serve(t)
 	if err := Setup(ctx, url, Strata); err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +61,11 @@ func TestLoad(t *testing.T) {
 	t.Logf("strata: %d connections × %d statements: %d statements in %s, %.0f statements/s, p50 %s, p99 %s\n%s",
 		cfg.Conns, cfg.Stmts, res.Statements, res.Elapsed.Round(time.Millisecond), res.PerSecond(),
 		res.Percentile(0.5), res.Percentile(0.99), res.Summary())
+	// Where an upsert's time goes: the group commit's fsyncs.
+	if ws := eng.Stats().WAL; ws.Fsyncs > 0 {
+		t.Logf("strata WAL: %d fsyncs for %d records (%.1f per fsync), mean fsync %s",
+			ws.Fsyncs, ws.Records, float64(ws.Records)/float64(ws.Fsyncs), (ws.SyncTime / time.Duration(ws.Fsyncs)).Round(time.Microsecond))
+	}
 	if err := Check(ctx, url, res); err != nil {
 		t.Fatal(err)
 	}
