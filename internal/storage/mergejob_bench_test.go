@@ -1,0 +1,86 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+)
+
+// BenchmarkMergeFull loads the balances table of BenchmarkBalances
+// (-storage.keys keys, -storage.versions holding versions each, an
+// activity version every fifth round; every third holding version late),
+// flushed every four rounds, then times MergeNow(MergeFull): the merge of
+// every part into one current and one history run, fsyncs included. It
+// reports the bytes per version stored before and after, and the merge's
+// throughput. Loading is not timed; run with -benchtime 1x to 3x.
+func BenchmarkMergeFull(b *testing.B) {
+	keys, rounds := *balKeys, *balVersions
+	ctx := context.Background()
+	var took time.Duration
+	var before, after, versions float64
+	for b.Loop() {
+		b.StopTimer()
+		e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+			_, _, err := c.CreateTable(balancesSpec(), n)
+			return err
+		}}); err != nil {
+			b.Fatal(err)
+		}
+		t, _ := e.Catalog().Table("balances")
+		versions = 0
+		for r := 0; r < rounds; r++ {
+			for _, g := range []string{"holding", "activity"} {
+				if g == "activity" && r%5 != 0 {
+					continue
+				}
+				for k := 0; k < keys; k += 10000 {
+					w := balancesWrite(t, g, k, min(10000, keys-k), r)
+					if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+						b.Fatal(err)
+					}
+					versions += float64(w.Batch.Rows)
+				}
+			}
+			if r%4 == 3 {
+				if err := e.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := e.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		stored := func() float64 {
+			snap := e.Snapshot()
+			defer snap.Release()
+			var n uint64
+			for _, p := range snap.Parts(t.ID) {
+				n += p.Bytes
+			}
+			return float64(n)
+		}
+		before = stored()
+		b.StartTimer()
+		start := time.Now()
+		if err := e.MergeNow(ctx, MergeFull); err != nil {
+			b.Fatal(err)
+		}
+		took += time.Since(start)
+		b.StopTimer()
+		after = stored()
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(took.Seconds()/float64(b.N), "merge-s")
+	b.ReportMetric(versions*float64(b.N)/took.Seconds(), "versions/s")
+	b.ReportMetric(before/versions, "unmerged-bytes/version")
+	b.ReportMetric(after/versions, "merged-bytes/version")
+}
