@@ -119,7 +119,11 @@ func (s *Server) Connections() int64 { return s.connections.Load() }
 // Serve accepts connections until Shutdown (it then returns nil) or until
 // ctx is done (it then shuts down and returns ctx's error).
 func (s *Server) Serve(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() { s.Shutdown(context.Background()) })
+	stop := context.AfterFunc(ctx, func() {
+		grace, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+		defer cancel()
+		s.Shutdown(grace)
+	})
 	defer stop()
 	for {
 		nc, err := s.ln.Accept()
@@ -151,10 +155,15 @@ func (s *Server) Serve(ctx context.Context) error {
 // Shutdown is called.
 func (s *Server) ListenAndServe() error { return s.Serve(context.Background()) }
 
+// ShutdownGrace is how long Serve, when its context ends, waits for
+// cancelled statements to stop before it closes their connections anyway.
+const ShutdownGrace = 10 * time.Second
+
 // Shutdown stops accepting, cancels the statements that are running,
 // closes every connection once its statement has stopped (idle ones at
 // once, with FATAL 57P01 as PostgreSQL's fast shutdown sends) and waits
-// for them, or until ctx is done. It does not close the engine.
+// for them. When ctx ends first it closes the remaining sockets and
+// returns ctx's error. It does not close the engine.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.closing {
@@ -176,6 +185,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		for _, c := range conns {
+			c.nc.Close()
+		}
 		return ctx.Err()
 	}
 }
