@@ -10,6 +10,11 @@
 // more where they help (system.columns.key, system.tables.shard_by, …).
 // Lists (columns of an index, tables of a commit) are comma-separated text;
 // "nothing" is NULL, never the empty string.
+//
+// The package also computes PostgreSQL's view of the same catalog, the
+// pg_catalog and information_schema relations (pgcatalog.go, infoschema.go,
+// pgrels.go), and implements expr.PGEnv, what the PostgreSQL functions
+// (pg_get_indexdef, regclass, …) look up: docs/pg-catalog.md.
 package system
 
 import (
