@@ -58,7 +58,7 @@ func (e *Engine) runBackground(ctx context.Context, b *background) {
 		e.mergeMu.Lock()
 		err := e.mergeLoop(ctx, false)
 		e.mergeMu.Unlock()
-		if err != nil && !errors.Is(err, context.Canceled) {
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrClosed) {
 			// The inputs stay live and the next flush retries; an engine
 			// failure (manifest) is already reported by fail.
 			e.log.Warn("storage: background merge failed", "err", err)

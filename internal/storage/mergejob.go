@@ -40,6 +40,9 @@ const (
 // background merger's.
 func (e *Engine) MergeNow(ctx context.Context, opts ...MergeOption) error {
 	full := slices.Contains(opts, MergeFull)
+	if err := e.failed(); err != nil {
+		return err
+	}
 	if err := e.Flush(ctx); err != nil {
 		return err
 	}
@@ -98,6 +101,9 @@ func (e *Engine) failed() error {
 	defer e.pipe.Unlock()
 	if e.pipe.failed != nil {
 		return fmt.Errorf("%w: %v", ErrFailed, e.pipe.failed)
+	}
+	if e.pipe.closed {
+		return ErrClosed
 	}
 	return nil
 }

@@ -456,3 +456,18 @@ func partKindsOf(e *Engine, id catalog.TableID) []string {
 	}
 	return out
 }
+
+// TestMergeNowAfterClose: MergeNow on a closed engine says so.
+func TestMergeNowAfterClose(t *testing.T) {
+	e, err := Open(t.TempDir(), Options{FS: vfs.NewMem()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createKV(t, e)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.MergeNow(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("MergeNow after Close: %v, want ErrClosed", err)
+	}
+}
