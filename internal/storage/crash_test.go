@@ -24,11 +24,13 @@ const (
 )
 
 func crashSpec() catalog.TableSpec {
+	// SHARDS AUTO with a small split size (TestCrashChild): shards split
+	// while the child is killed.
 	return catalog.TableSpec{Name: "log", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
 		{Name: "id", Type: types.Of(types.Int64)},
 		{Name: "part", Type: types.Of(types.Int64)},
 		{Name: "pad", Type: types.Of(types.String)},
-	}}
+	}, ShardBy: []string{"id"}, ShardsAuto: true}
 }
 
 // TestCrashChild is the child of TestSIGKILL: it commits until killed and
@@ -43,7 +45,7 @@ func TestCrashChild(t *testing.T) {
 	// Merges run all the time too: the background merger after every
 	// flush, and a goroutine asking for policy and full merges, with output
 	// parts cut small so a merge writes several before its edit.
-	e, err := Open(dir, Options{MemtableBytes: 256 << 10, WALSegmentSize: 128 << 10, MergePartRows: 2000})
+	e, err := Open(dir, Options{MemtableBytes: 256 << 10, WALSegmentSize: 128 << 10, MergePartRows: 2000, ShardSplitBytes: 32 << 10})
 	if err != nil {
 		fmt.Println("open error:", err)
 		os.Exit(2)
@@ -75,7 +77,7 @@ func TestCrashChild(t *testing.T) {
 				os.Exit(2)
 			}
 			mu.Lock()
-			fmt.Printf("merges %d\n", e.merges.Load())
+			fmt.Printf("merges %d splits %d\n", e.merges.Load(), e.splits.Load())
 			mu.Unlock()
 		}
 	}()
@@ -118,7 +120,7 @@ func TestSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	acked := map[int64]uint64{} // id → commit
 	deadline := time.Now().Add(15 * time.Second)
-	runs, merges := 0, 0
+	runs, merges, splits := 0, 0, 0
 	for ; runs < 25 && time.Now().Before(deadline); runs++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir, fmt.Sprintf("%s_RUN=%d", crashEnv, runs+1))
@@ -130,7 +132,7 @@ func TestSIGKILL(t *testing.T) {
 			t.Fatal(err)
 		}
 		var lines []string
-		runMerges := 0
+		runMerges, runSplits := 0, 0
 		done := make(chan struct{})
 		go func() {
 			sc := bufio.NewScanner(out)
@@ -146,8 +148,10 @@ func TestSIGKILL(t *testing.T) {
 		for _, l := range lines {
 			var n uint64
 			var id int64
-			if _, err := fmt.Sscanf(l, "merges %d", &n); err == nil {
+			var sp int
+			if _, err := fmt.Sscanf(l, "merges %d splits %d", &n, &sp); err == nil {
 				runMerges = max(runMerges, int(n))
+				runSplits = max(runSplits, sp)
 				continue
 			}
 			if _, err := fmt.Sscanf(l, "ack %d %d", &n, &id); err != nil {
@@ -159,6 +163,7 @@ func TestSIGKILL(t *testing.T) {
 			acked[id] = n
 		}
 		merges += runMerges
+		splits += runSplits
 		verifyCrash(t, dir, acked)
 	}
 	e, err := Open(dir, Options{})
@@ -169,6 +174,7 @@ func TestSIGKILL(t *testing.T) {
 	snap := e.Snapshot()
 	parts := len(snap.Parts(tbl.ID))
 	snap.Release()
+	shards := len(e.cur.Load().tables[tbl.ID].shards)
 	if err := e.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,12 +182,15 @@ func TestSIGKILL(t *testing.T) {
 	if err := CheckDir(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d kills, %d acknowledged commits, %d parts, %d merges", runs, len(acked), parts, merges)
+	t.Logf("%d kills, %d acknowledged commits, %d parts, %d merges, %d splits, %d shards", runs, len(acked), parts, merges, splits, shards)
 	if parts == 0 {
 		t.Error("the child never flushed")
 	}
 	if merges == 0 {
 		t.Error("the child never merged")
+	}
+	if shards < 2 {
+		t.Error("the child never split a shard")
 	}
 	if runs < 20 {
 		t.Errorf("only %d kills before the deadline", runs)
