@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -29,11 +30,14 @@ const maxMessage = 256 << 20
 type conn struct {
 	srv    *Server
 	nc     net.Conn
+	w      io.Writer // nc, or its TLS layer
 	be     *pgproto3.Backend
 	sess   *session.Session
 	pid    uint32
 	secret uint32
 	user   string
+
+	rows []byte // sendRows' buffer
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
@@ -70,7 +74,7 @@ type portal struct {
 func (s *Server) handle(nc net.Conn) {
 	c := &conn{srv: s, nc: nc, stmts: map[string]*prepared{}, portals: map[string]*portal{}}
 	defer nc.Close()
-	c.be = pgproto3.NewBackend(nc, nc)
+	c.be, c.w = pgproto3.NewBackend(nc, nc), nc
 	c.be.SetMaxBodyLen(maxMessage)
 	ok, err := c.startup()
 	if err != nil {
@@ -114,7 +118,7 @@ func (c *conn) startup() (bool, error) {
 			if err := tc.Handshake(); err != nil {
 				return false, fmt.Errorf("tls handshake: %w", err)
 			}
-			c.nc = tc
+			c.nc, c.w = tc, tc
 			c.be = pgproto3.NewBackend(tc, tc)
 			c.be.SetMaxBodyLen(maxMessage)
 			tlsDone = true
@@ -489,49 +493,79 @@ func formatOf(formats []int16, i int) int16 {
 	return 0
 }
 
-// sendRows sends rows [from, to) of res as DataRows. One buffer holds a
-// row's encoded values; Send copies it into the write buffer, so the buffer
-// is reused for the next row.
+// sendRows sends rows [from, to) of res as DataRows. The messages are
+// encoded straight into c.rows, which is reused across calls and handed to
+// the codec every rowChunk bytes, so a row costs no allocation and a large
+// result is written as it is encoded rather than held whole.
 func (c *conn) sendRows(res *session.Result, from, to int, formats []int16) error {
 	if from >= to {
 		return nil
 	}
 	n := len(res.Columns)
-	vals := make([][]byte, n)
-	ends := make([]int, n)
-	buf := make([]byte, 0, 256)
 	binaryAny := false
 	for _, f := range formats {
 		binaryAny = binaryAny || f == 1
 	}
+	buf := c.rows[:0]
 	for _, row := range res.Rows[from:to] {
-		buf = buf[:0]
+		start := len(buf)
+		buf = append(buf, 'D', 0, 0, 0, 0, byte(n>>8), byte(n))
 		for j := 0; j < n; j++ {
 			v := row[j]
 			if v.IsNull() {
-				ends[j] = -1
+				buf = append(buf, 0xff, 0xff, 0xff, 0xff)
 				continue
 			}
+			at := len(buf)
+			buf = append(buf, 0, 0, 0, 0)
 			if binaryAny && formatOf(formats, j) == 1 {
 				var err error
 				if buf, err = appendBinary(buf, v); err != nil {
+					c.rows = buf[:0]
 					return err
 				}
 			} else {
 				buf = appendText(buf, v)
 			}
-			ends[j] = len(buf)
+			binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
 		}
-		start := 0
-		for j := 0; j < n; j++ {
-			if ends[j] < 0 {
-				vals[j] = nil
-				continue
+		binary.BigEndian.PutUint32(buf[start+1:], uint32(len(buf)-start-1))
+		if len(buf) >= rowChunk {
+			if err := c.writeRows(buf); err != nil {
+				c.rows = buf[:0]
+				return err
 			}
-			vals[j] = buf[start:ends[j]:ends[j]]
-			start = ends[j]
+			buf = buf[:0]
 		}
-		c.be.Send(&pgproto3.DataRow{Values: vals})
 	}
+	if len(buf) > 0 {
+		c.be.Send(rawMessages(buf))
+	}
+	c.rows = buf[:0]
 	return nil
 }
+
+// writeRows writes encoded rows to the socket after what the codec holds,
+// without copying them into its buffer.
+func (c *conn) writeRows(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.be.Flush(); err != nil {
+		return err
+	}
+	_, err := c.w.Write(b)
+	return err
+}
+
+// rowChunk is how many bytes of encoded rows are written at a time.
+const rowChunk = 64 << 10
+
+// rawMessages is backend messages already encoded; Send copies them into
+// the codec's buffer in order with the others.
+type rawMessages []byte
+
+func (rawMessages) Backend() {}
+
+func (m rawMessages) Encode(dst []byte) ([]byte, error) { return append(dst, m...), nil }
+
+func (rawMessages) Decode([]byte) error { return errors.New("pgwire: raw messages are not decoded") }

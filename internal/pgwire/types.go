@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -198,53 +199,83 @@ func micros(v types.Value) int64 {
 
 // appendNumeric appends the decimal number in text (an optional '-',
 // digits, optionally '.' and digits) in PostgreSQL's binary numeric format:
-// ndigits, weight, sign, dscale, then base-10000 digits.
+// ndigits, weight, sign, dscale, then base-10000 digits. It allocates
+// nothing: it runs once per numeric value of a binary result.
 func appendNumeric(dst, text []byte) ([]byte, error) {
-	s := string(text)
+	orig := text
 	sign := uint16(0)
-	if strings.HasPrefix(s, "-") {
-		sign, s = 0x4000, s[1:]
+	if len(text) > 0 && text[0] == '-' {
+		sign, text = 0x4000, text[1:]
 	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	for _, c := range intPart + frac {
-		if c < '0' || c > '9' {
-			return dst, fmt.Errorf("numeric %q has no binary form", text)
+	intPart, frac := text, text[len(text):]
+	if i := bytes.IndexByte(text, '.'); i >= 0 {
+		intPart, frac = text[:i], text[i+1:]
+	}
+	if len(intPart) == 0 || !allDigits(intPart) || !allDigits(frac) {
+		return dst, fmt.Errorf("numeric %q has no binary form", string(orig))
+	}
+	var groups [maxNumericGroups]int16
+	n := 0
+	lead := len(intPart) % 4
+	if lead == 0 {
+		lead = 4
+	}
+	for i := 0; i < len(intPart); lead = 4 {
+		g := 0
+		for _, c := range intPart[i : i+lead] {
+			g = g*10 + int(c-'0')
 		}
+		if n == len(groups) {
+			return dst, fmt.Errorf("numeric %q is too long", string(orig))
+		}
+		groups[n], n, i = int16(g), n+1, i+lead
 	}
-	dscale := len(frac)
-	// Pad the integer part on the left and the fraction on the right to
-	// whole groups of four digits.
-	if r := len(intPart) % 4; r != 0 {
-		intPart = strings.Repeat("0", 4-r) + intPart
+	weight := n - 1
+	for i := 0; i < len(frac); i += 4 {
+		g := 0
+		for j := i; j < i+4; j++ {
+			g *= 10
+			if j < len(frac) {
+				g += int(frac[j] - '0')
+			}
+		}
+		if n == len(groups) {
+			return dst, fmt.Errorf("numeric %q is too long", string(orig))
+		}
+		groups[n], n = int16(g), n+1
 	}
-	if r := len(frac) % 4; r != 0 {
-		frac += strings.Repeat("0", 4-r)
-	}
-	all := intPart + frac
-	groups := make([]int16, 0, len(all)/4)
-	for i := 0; i < len(all); i += 4 {
-		n, _ := strconv.Atoi(all[i : i+4])
-		groups = append(groups, int16(n))
-	}
-	weight := len(intPart)/4 - 1
-	for len(groups) > 0 && groups[0] == 0 {
-		groups = groups[1:]
+	gs := groups[:n]
+	for len(gs) > 0 && gs[0] == 0 {
+		gs = gs[1:]
 		weight--
 	}
-	for len(groups) > 0 && groups[len(groups)-1] == 0 {
-		groups = groups[:len(groups)-1]
+	for len(gs) > 0 && gs[len(gs)-1] == 0 {
+		gs = gs[:len(gs)-1]
 	}
-	if len(groups) == 0 {
+	if len(gs) == 0 {
 		weight, sign = 0, 0
 	}
-	dst = binary.BigEndian.AppendUint16(dst, uint16(len(groups)))
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(gs)))
 	dst = binary.BigEndian.AppendUint16(dst, uint16(int16(weight)))
 	dst = binary.BigEndian.AppendUint16(dst, sign)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(dscale))
-	for _, g := range groups {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(frac)))
+	for _, g := range gs {
 		dst = binary.BigEndian.AppendUint16(dst, uint16(g))
 	}
 	return dst, nil
+}
+
+// maxNumericGroups bounds the base-10000 digits of one value: 78 digits of
+// a 256-bit integer or DECIMAL(76)'s 76 need at most 21.
+const maxNumericGroups = 32
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // numericText decodes PostgreSQL's binary numeric into decimal text.
