@@ -14,7 +14,7 @@ import (
 // the extended one. It measures the server's encoding and the protocol
 // together, so compare runs on one machine only.
 func BenchmarkSelectWire(b *testing.B) {
-	_, url := startServer(&testing.T{})
+	_, url := startServer(b)
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, url)
 	if err != nil {

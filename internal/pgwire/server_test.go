@@ -21,7 +21,7 @@ import (
 
 // startServer serves a fresh database on a random loopback port and
 // returns a connection string for it.
-func startServer(t *testing.T) (*Server, string) {
+func startServer(t testing.TB) (*Server, string) {
 	t.Helper()
 	eng, err := storage.Open(t.TempDir(), storage.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
