@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -741,9 +742,8 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 		}
 		rd.stats.Parts++
 		before := len(ins)
-		s := &runSeeker{rd: rd, parts: []*partFile{pf}, n: n, lays: lays}
 		var err error
-		if ins, err = s.take(key, ins); err != nil {
+		if ins, err = rd.seekKey(pf, key, n, lays, ins); err != nil {
 			return ins, true, err
 		}
 		if m.Kind != part.KindCurrent && len(ins) > before {
@@ -773,13 +773,70 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 	if !run || n < runMax || newer > 0 {
 		for _, pf := range hist {
 			rd.stats.Parts++
-			s := &runSeeker{rd: rd, parts: []*partFile{pf}, n: n, lays: lays}
 			var err error
-			if ins, err = s.take(key, ins); err != nil {
+			if ins, err = rd.seekKey(pf, key, n, lays, ins); err != nil {
 				return ins, true, err
 			}
 		}
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
 	return ins, true, nil
+}
+
+// seekBufs are the buffers of seekKey: the sort keys searched, the rows
+// found, the columns read. Lookups take them from seekPool, so that a
+// point read allocates no block-sized buffer.
+type seekBufs struct {
+	keys, data part.Data
+	ids        []catalog.ColumnID
+}
+
+var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
+
+// seekKey appends the inputs of key (commit ≤ n) held by one part whose
+// blocks end at keys: the block by binary search over the blocks' bounds,
+// the key's rows by binary search over that block's sort keys, and then
+// only the pages holding those rows (part.Reader.ReadRows).
+func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ins []keyInput) ([]keyInput, error) {
+	blocks := pf.r.Blocks()
+	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
+	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
+		rd.stats.BlocksSkipped++
+		return ins, nil
+	}
+	rd.stats.Blocks++
+	if rd.seek == nil {
+		rd.seek = &seekBufs{}
+	}
+	sb := rd.seek
+	lo, hi, err := pf.r.FindKey(bi, key, &sb.keys)
+	if err != nil || lo == hi {
+		return ins, err
+	}
+	d := &sb.data
+	meta := pf.r.Meta()
+	sb.ids = sb.ids[:0]
+	for _, c := range meta.Columns {
+		sb.ids = append(sb.ids, c.ID)
+	}
+	// What resolution and partVersion read: not the sort key (it is
+	// key) nor the stored resolution (the inputs are resolved afresh).
+	fixed := part.FixGroup | part.FixCommit | part.FixSeq | part.FixTomb | part.FixOrder
+	if err := pf.r.ReadRows(bi, lo, hi, fixed, sb.ids, d); err != nil {
+		return ins, err
+	}
+	for i := 0; i < d.Rows; i++ {
+		if d.Commit[i] > n {
+			continue
+		}
+		in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
+		if !in.tomb {
+			var err error
+			if in.mv, err = rd.partVersion(d, meta, i, key, lays); err != nil {
+				return ins, err
+			}
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
 }

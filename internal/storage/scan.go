@@ -52,6 +52,8 @@ type reader struct {
 	// first use; slow turns them off, for tests that compare the two.
 	fast *fastPlan
 	slow bool
+	// seek holds the buffers of seekKey, from seekPool.
+	seek *seekBufs
 }
 
 // slowReads, set by tests, makes every read take the general path of
@@ -702,6 +704,8 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	if err != nil {
 		return nil, false, err
 	}
+	rd.seek = seekPool.Get().(*seekBufs)
+	defer seekPool.Put(rd.seek)
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}

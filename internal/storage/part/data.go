@@ -108,6 +108,10 @@ type BlockInfo struct {
 	Rows                 int
 	MinSort, MaxSort     []byte
 	MinCommit, MaxCommit uint64
+	// Keys is a sparse index of the sort column: Keys[j] is the sort key
+	// of row (j+1)·PageRows, the first row of a page. A lookup finds the
+	// page that can hold a key without decoding the others (FindKey).
+	Keys [][]byte
 }
 
 // Overlaps reports whether the key range [lo, hi) can hold a key of the
@@ -163,6 +167,12 @@ type Data struct {
 	// ReadBlock, the vector of a column the part does not hold is nil (the
 	// caller fills the column's introduced default, R6.5).
 	Cols []*types.Vector
+
+	// scratch holds the whole pages ReadRows decodes before copying out
+	// the rows asked for; kept with d so that lookups reuse it.
+	scratch *Data
+	// first is the block row of row 0 of a scratch Data.
+	first int
 }
 
 // Reset empties d, keeping every buffer for reuse.

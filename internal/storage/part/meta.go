@@ -68,11 +68,12 @@ type columnJSON struct {
 }
 
 type blockJSON struct {
-	Rows      int    `json:"rows"`
-	MinSort   []byte `json:"min_sort"`
-	MaxSort   []byte `json:"max_sort"`
-	MinCommit uint64 `json:"min_commit"`
-	MaxCommit uint64 `json:"max_commit"`
+	Rows      int      `json:"rows"`
+	MinSort   []byte   `json:"min_sort"`
+	MaxSort   []byte   `json:"max_sort"`
+	MinCommit uint64   `json:"min_commit"`
+	MaxCommit uint64   `json:"max_commit"`
+	Keys      [][]byte `json:"keys,omitempty"`
 }
 
 // encodeMeta renders meta, the blocks and the stripe CRCs as the metaKey

@@ -515,6 +515,14 @@ func checkBlock(d *Data, b *BlockInfo) error {
 	for _, c := range d.Commit {
 		lo, hi = min(lo, c), max(hi, c)
 	}
+	if len(b.Keys) != (d.Rows-1)/PageRows {
+		return fmt.Errorf("%d index keys for %d rows", len(b.Keys), d.Rows)
+	}
+	for j, k := range b.Keys {
+		if string(d.Sort.BytesAt((j+1)*PageRows)) != string(k) {
+			return fmt.Errorf("index key %d does not match row %d", j, (j+1)*PageRows)
+		}
+	}
 	if lo != b.MinCommit || hi != b.MaxCommit ||
 		string(d.Sort.BytesAt(0)) != string(b.MinSort) || string(d.Sort.BytesAt(d.Rows-1)) != string(b.MaxSort) {
 		return fmt.Errorf("rows do not match the block's bounds")

@@ -27,10 +27,6 @@ const DefaultBlockRows = 64 << 10
 // closed when WriteOptions names none.
 const DefaultPageBytes = 256 << 10
 
-// writeBatch is the number of rows handed to a Parquet column writer at
-// once; a page may only end at such a boundary.
-const writeBatch = 4096
-
 // WriteOptions tune the layout of a part; the zero value is the default.
 type WriteOptions struct {
 	// BlockRows is the number of rows per block (0 = DefaultBlockRows).
@@ -141,7 +137,7 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		parquet.DataPageStatistics(true),
 		parquet.CreatedBy("strata", strconv.Itoa(FormatVersion), ""),
 	)
-	w.vals = make([]parquet.Value, 0, writeBatch)
+	w.vals = make([]parquet.Value, 0, PageRows)
 	n := w.d.Rows
 	var blocks []BlockInfo
 	w.meta.Rows = uint64(n)
@@ -172,6 +168,9 @@ func (w *writer) write(f vfs.File) (Info, error) {
 			Rows:    hi - lo,
 			MinSort: bytes.Clone(w.d.Sort.BytesAt(lo)), MaxSort: bytes.Clone(w.d.Sort.BytesAt(hi - 1)),
 			MinCommit: math.MaxUint64,
+		}
+		for j := lo + PageRows; j < hi; j += PageRows {
+			b.Keys = append(b.Keys, bytes.Clone(w.d.Sort.BytesAt(j)))
 		}
 		for _, c := range w.d.Commit[lo:hi] {
 			b.MinCommit, b.MaxCommit = min(b.MinCommit, c), max(b.MaxCommit, c)
@@ -213,8 +212,8 @@ func leafIndex(s *parquet.Schema, name string) int {
 // writeBlock writes rows [lo, hi) to every column writer.
 func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
 	d := w.d
-	for s := lo; s < hi; s += writeBatch {
-		e := min(s+writeBatch, hi)
+	for s := lo; s < hi; s += PageRows {
+		e := min(s+PageRows, hi)
 		put := func(col int) error {
 			_, err := cw[col].WriteRowValues(w.vals)
 			w.vals = w.vals[:0]
@@ -232,6 +231,14 @@ func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
 			}
 			if err := put(w.cols[c]); err != nil {
 				return err
+			}
+		}
+		// Every page ends at a multiple of PageRows rows (ReadRows).
+		if e < hi {
+			for _, c := range cw {
+				if err := c.Flush(); err != nil {
+					return err
+				}
 			}
 		}
 	}
