@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-db/strata/internal/metrics"
 	"github.com/strata-db/strata/internal/pgwire"
 	"github.com/strata-db/strata/internal/storage"
 )
@@ -54,9 +55,39 @@ func TestLoad(t *testing.T) {
 	if err := Setup(ctx, url, Strata); err != nil {
 		t.Fatal(err)
 	}
+	// /metrics is scraped all along, as Prometheus would (faster): reading
+	// the engine's stats must not race its commits (run with -race).
+	m := metrics.New(eng, nil)
+	stop := make(chan struct{})
+	scraped := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				scraped <- nil
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if _, err := m.Gatherer().Gather(); err != nil {
+				scraped <- err
+				return
+			}
+		}
+	}()
 	res, err := Run(ctx, url, Strata, cfg)
+	close(stop)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := <-scraped; err != nil {
+		t.Fatalf("scraping /metrics during the load: %v", err)
+	}
+	writes := 0
+	for _, w := range res.workers {
+		writes += len(w.writes)
+	}
+	if st := eng.Stats(); st.RowsWritten < uint64(writes) || st.Commit < uint64(writes) {
+		t.Errorf("engine stats: %d commits, %d rows written; the load acknowledged %d upserts", st.Commit, st.RowsWritten, writes)
 	}
 	t.Logf("strata: %d connections × %d statements: %d statements in %s, %.0f statements/s, p50 %s, p99 %s\n%s",
 		cfg.Conns, cfg.Stmts, res.Statements, res.Elapsed.Round(time.Millisecond), res.PerSecond(),
