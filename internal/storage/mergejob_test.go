@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -470,4 +471,123 @@ func TestMergeNowAfterClose(t *testing.T) {
 	if err := e.MergeNow(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Fatalf("MergeNow after Close: %v, want ErrClosed", err)
 	}
+}
+
+// TestMergesUnderLoad commits from two goroutines while two others read
+// (each read on its own Snapshot, released after) and the background
+// merger and MergeNow merge and split: no read fails (a retired part is
+// never closed under a reader), every read sees every key committed
+// before its snapshot exactly once, and Check passes at the end. Run it
+// with -race.
+func TestMergesUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir, Options{FS: vfs.NewMem(), MemtableBytes: 8 << 10, MergePartRows: 64, ShardSplitBytes: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	spec := kvSpec("t", catalog.ModeVersioned)
+	spec.ShardsAuto = true
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(spec, n)
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("t")
+	const writers, perWriter = 2, 150
+	var committed atomic.Int64 // keys 0..committed-1 of each writer are in
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				k := w*perWriter + i
+				wr, err := versionWrite(tbl, "g", []string{fmt.Sprintf("k=%d v=x idx=1", k), fmt.Sprintf("k=%d v=y idx=0", k)})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{wr}}); err != nil {
+					errs <- err
+					return
+				}
+				committed.Add(1)
+			}
+		}(w)
+	}
+	var readers sync.WaitGroup
+	for r := 0; r < 2; r++ {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				least := committed.Load()
+				snap := e.Snapshot()
+				seen := map[int64]int{}
+				_, err := snap.Scan(ctx, ScanSpec{Table: tbl.ID, Cols: allCols(tbl)}, func(b *types.Batch) error {
+					ks, vs := b.Cols[0].Int64s(), b.Cols[1]
+					for i := 0; i < b.Rows; i++ {
+						seen[ks[i]]++
+						if string(vs.BytesAt(i)) != "x" {
+							return fmt.Errorf("key %d reads %q, want the on-time version x", ks[i], vs.BytesAt(i))
+						}
+					}
+					return nil
+				})
+				snap.Release()
+				if err != nil {
+					errs <- err
+					return
+				}
+				for k, n := range seen {
+					if n != 1 {
+						errs <- fmt.Errorf("key %d read %d times", k, n)
+						return
+					}
+				}
+				if int64(len(seen)) < least {
+					errs <- fmt.Errorf("read %d keys, %d were committed before the snapshot", len(seen), least)
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; committed.Load() < writers*perWriter; i++ {
+			var opts []MergeOption
+			if i%2 == 1 {
+				opts = append(opts, MergeFull)
+			}
+			if err := e.MergeNow(ctx, opts...); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(done)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := e.MergeNow(ctx, MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d merges, %d splits, %d shards", e.merges.Load(), e.splits.Load(), len(e.cur.Load().tables[tbl.ID].shards))
 }
