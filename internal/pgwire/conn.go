@@ -59,6 +59,9 @@ type prepared struct {
 	sql       string
 	stmt      ast.Stmt // nil for an empty query
 	paramOIDs []uint32 // one per parameter; 0 where the type is inferred
+	// described is the result a Describe of the statement announced; a
+	// client decodes every execution's rows by it.
+	described []session.Column
 }
 
 // portal is a statement bound to parameter values by Bind.

@@ -102,7 +102,9 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 		for i := range params {
 			params[i] = types.Null(types.Of(types.Unknown))
 		}
-		return ps.sql, c.sendDescription(ps, params, nil)
+		cols, err := c.sendDescription(ps, params, nil)
+		ps.described = cols
+		return ps.sql, err
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
@@ -112,24 +114,58 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 			c.sendColumns(p.res.Columns, p.formats)
 			return "", nil
 		}
-		return p.ps.sql, c.sendDescription(p.ps, p.params, p.formats)
+		if p.ps.described != nil {
+			c.sendColumns(p.ps.described, p.formats)
+			return "", nil
+		}
+		_, err := c.sendDescription(p.ps, p.params, p.formats)
+		return p.ps.sql, err
 	}
 	return "", protoErr("invalid DESCRIBE message subtype %d", m.ObjectType)
 }
 
-// sendDescription sends the RowDescription (or NoData) of ps.
-func (c *conn) sendDescription(ps *prepared, params []types.Value, formats []int16) error {
+// sendDescription sends the RowDescription (or NoData) of ps and returns
+// the columns it described.
+func (c *conn) sendDescription(ps *prepared, params []types.Value, formats []int16) ([]session.Column, error) {
 	if ps.stmt == nil {
 		c.be.Send(&pgproto3.NoData{})
-		return nil
+		return nil, nil
 	}
 	ctx, done := c.statementContext()
 	defer done()
 	cols, err := c.sess.Describe(ctx, ps.stmt, ps.sql, params)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.sendColumns(cols, formats)
+	return cols, nil
+}
+
+// conform casts the columns of res whose wire type differs from what the
+// statement's Describe announced (a column typed by a parameter alone,
+// described before the value was known) to the announced type, so the
+// client decodes what it was told.
+func conform(res *session.Result, described []session.Column) error {
+	if described == nil || len(described) != len(res.Columns) {
+		return nil
+	}
+	for j, col := range res.Columns {
+		want := described[j].Type
+		if wireType(col.Type).oid == wireType(want).oid {
+			continue
+		}
+		for _, row := range res.Rows {
+			if row[j].IsNull() {
+				continue
+			}
+			v, err := types.Cast(row[j], want)
+			if err != nil {
+				return sqlerr.New("42804", "column %q was described as %s but is %s: %v", col.Name, want, col.Type, err)
+			}
+			row[j] = v
+		}
+		res.Columns[j].Type = want
+	}
 	return nil
 }
 
@@ -153,6 +189,9 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 	if !p.ran {
 		res, err := c.run(p.ps.stmt, p.ps.sql, p.params)
 		if err != nil {
+			return p.ps.sql, err
+		}
+		if err := conform(res, p.ps.described); err != nil {
 			return p.ps.sql, err
 		}
 		p.res, p.ran = res, true

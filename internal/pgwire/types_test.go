@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/strata-db/strata/internal/session"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -143,3 +144,22 @@ func TestBinaryParams(t *testing.T) {
 }
 
 var bigTen = big.NewInt(10)
+
+// TestConform: a column that runs as another wire type than its Describe
+// announced is cast to the announced one, or fails cleanly.
+func TestConform(t *testing.T) {
+	res := &session.Result{Columns: []session.Column{{Name: "x", Type: types.Of(types.String)}},
+		Rows: [][]types.Value{{types.NewString("42")}, {types.Null(types.Of(types.String))}}}
+	described := []session.Column{{Name: "x", Type: types.Of(types.Int64)}}
+	if err := conform(res, described); err != nil {
+		t.Fatal(err)
+	}
+	if res.Columns[0].Type.Kind != types.Int64 || res.Rows[0][0].Kind() != types.Int64 || res.Rows[0][0].Int64() != 42 || !res.Rows[1][0].IsNull() {
+		t.Fatalf("not conformed: %+v", res)
+	}
+	res.Columns[0].Type = types.Of(types.String)
+	res.Rows[0][0] = types.NewString("forty-two")
+	if err := conform(res, described); err == nil {
+		t.Fatal("an uncastable value conformed")
+	}
+}
