@@ -187,3 +187,77 @@ func TestPGFuncs(t *testing.T) {
 		t.Error("format_type with three arguments is not an error")
 	}
 }
+
+// TestPGFuncsAnyArguments binds every PostgreSQL function to every
+// combination of up to three argument types and, where it binds, calls it
+// with NULLs and with ordinary values: no input panics, and an error is an
+// error, never a wrong type.
+func TestPGFuncsAnyArguments(t *testing.T) {
+	names := []string{"version", "current_database", "current_catalog", "current_user", "session_user",
+		"current_role", "current_schema", "current_schemas", "current_setting", "pg_backend_pid", "format_type",
+		"pg_get_userbyid", "pg_table_is_visible", "pg_type_is_visible", "pg_function_is_visible",
+		"has_table_privilege", "obj_description", "col_description", "pg_get_expr", "pg_get_indexdef",
+		"pg_get_constraintdef", "pg_encoding_to_char", "quote_ident", "array_to_string", "textregexeq",
+		"texticregexne", "regclass", "regtype", "regnamespace", "regrole", "to_regclass", "to_regtype", "array",
+		"anyarray_op", "array_element", "array_upper", "pg_get_function_result", "pg_relation_is_publishable",
+		"pg_table_size", "pg_indexes_size", "pg_size_pretty", "pg_is_in_recovery", "pg_get_serial_sequence",
+		"pg_client_encoding"}
+	samples := []types.Value{types.NewString("{1,NULL,\"x\"}"), types.NewString("="), types.NewInt64(-3),
+		types.NewBool(true), types.Null(types.Of(types.Unknown)), types.NewFloat64(1.5)}
+	for _, name := range names {
+		for n := 0; n <= 3; n++ {
+			combos := [][]types.Value{{}}
+			for range n {
+				var next [][]types.Value
+				for _, c := range combos {
+					for _, s := range samples {
+						next = append(next, append(slices.Clone(c), s))
+					}
+				}
+				combos = next
+			}
+			for _, args := range combos {
+				for _, env := range []PGEnv{fakePG{}, nil} {
+					checkCall(t, env, name, args)
+				}
+			}
+		}
+	}
+}
+
+func checkCall(t *testing.T, env PGEnv, name string, args []types.Value) {
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	f, sig, err := NewFuncEnv(name, ts, 0, env)
+	if err != nil {
+		return
+	}
+	vals := make([]types.Value, len(args))
+	for i, a := range args {
+		if a.IsNull() || a.Type() == sig.Params[i] {
+			vals[i] = types.Null(sig.Params[i])
+			if !a.IsNull() {
+				vals[i] = a
+			}
+			continue
+		}
+		c, err := types.Cast(a, sig.Params[i])
+		if err != nil {
+			return // the binder would have refused this argument
+		}
+		vals[i] = c
+	}
+	if f.strict {
+		for _, v := range vals {
+			if v.IsNull() {
+				return
+			}
+		}
+	}
+	z, err := f.fn(vals, f.T)
+	if err == nil && !z.IsNull() && z.Type().Kind != f.T.Kind {
+		t.Errorf("%s%v returned a %s, declared %s", name, args, z.Type(), f.T)
+	}
+}
