@@ -38,6 +38,8 @@ type conn struct {
 	user   string
 
 	rows []byte // sendRows' buffer
+	// reported holds the ParameterStatus values the client was last sent.
+	reported map[string]string
 
 	stmts   map[string]*prepared
 	portals map[string]*portal
@@ -200,8 +202,10 @@ func (c *conn) begin(m *pgproto3.StartupMessage) (bool, error) {
 		{"session_authorization", c.user},
 		{"application_name", app},
 	}
+	c.reported = map[string]string{}
 	for _, p := range params {
 		c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+		c.reported[p[0]] = p[1]
 	}
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: []byte{byte(c.secret >> 24), byte(c.secret >> 16), byte(c.secret >> 8), byte(c.secret)}})
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
@@ -467,7 +471,29 @@ func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Re
 	if f := c.srv.onStatement; f != nil {
 		f(time.Since(start))
 	}
+	switch stmt.(type) {
+	case *ast.SetStmt, *ast.ResetStmt, *ast.TransactionStmt:
+		c.reportSettings()
+	}
 	return res, err
+}
+
+// reportedSettings are the settings PostgreSQL reports with ParameterStatus
+// whenever they change (GUC_REPORT); drivers read client_encoding and
+// DateStyle from them.
+var reportedSettings = []string{"application_name", "client_encoding", "DateStyle", "IntervalStyle", "TimeZone", "standard_conforming_strings"}
+
+// reportSettings sends ParameterStatus for each reported setting whose
+// value changed (a SET, a RESET, the end of a transaction's SET LOCAL).
+func (c *conn) reportSettings() {
+	for _, name := range reportedSettings {
+		v, ok := c.sess.Setting(name)
+		if !ok || c.reported[name] == v {
+			continue
+		}
+		c.reported[name] = v
+		c.be.Send(&pgproto3.ParameterStatus{Name: name, Value: v})
+	}
 }
 
 // rowDescription describes cols with the formats Bind asked for.

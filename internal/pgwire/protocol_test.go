@@ -187,3 +187,19 @@ func TestSimpleQueryScript(t *testing.T) {
 		t.Errorf("notices %q", notices)
 	}
 }
+
+// TestParameterStatusOnSet: SET of a reported setting sends its new value.
+func TestParameterStatusOnSet(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	if got := c.PgConn().ParameterStatus("server_version"); !strings.HasPrefix(got, "15.0 (Strata ") {
+		t.Fatalf("server_version %q", got)
+	}
+	if _, err := c.Exec(ctx, "SET application_name = 'reporter'"); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.PgConn().ParameterStatus("application_name"); got != "reporter" {
+		t.Fatalf("application_name %q after SET", got)
+	}
+}
