@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -240,26 +241,37 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 	commit := d.Commit[i]
 	v := version.Version{Key: key, Group: version.GroupID(g), Commit: commit, Seq: d.Seq[i]}
 	ob := d.Order.BytesAt(i)
-	for len(ob) > 0 {
-		l, n := binary.Uvarint(ob)
-		if n <= 0 || l > uint64(len(ob)-n) {
+	// The ordering values are counted first so that their slots come
+	// from the arena (one allocation per many versions, not one each).
+	count := 0
+	for rest := ob; len(rest) > 0; count++ {
+		l, n := binary.Uvarint(rest)
+		if n <= 0 || l > uint64(len(rest)-n) {
 			return memVersion{}, fmt.Errorf("storage: table %s: %w: ordering values of part %d", rd.t.Name, types.ErrCorrupt, meta.Part)
 		}
-		v.Order = append(v.Order, rd.arena.copy(ob[n:n+int(l)]))
+		rest = rest[n+int(l):]
+	}
+	v.Order = rd.arena.orderSlots(count)
+	for k := 0; len(ob) > 0; k++ {
+		l, n := binary.Uvarint(ob)
+		v.Order[k] = rd.arena.copy(ob[n : n+int(l)])
 		ob = ob[n+int(l):]
 	}
 	// The layout cache is shared by the shard's parts, and two parts may
 	// hold one column at different widths (R8.1): the part is in the key.
-	idbuf := binary.AppendUvarint(nil, meta.Part)
-	var cols []int
-	for j, id := range d.IDs {
-		c, ok := rd.t.AnyColumn(id)
-		if !ok || d.Cols[j] == nil || c.Group != g || c.AddedCommit >= commit || c.DroppedCommit != 0 && c.DroppedCommit <= commit {
+	// The column catalog lookups are cached per Data (partCols).
+	idbuf := binary.AppendUvarint(rd.idbuf[:0], meta.Part)
+	cols := rd.colsBuf[:0]
+	pc := rd.partCols(d)
+	for j := range d.IDs {
+		c := pc[j]
+		if c == nil || d.Cols[j] == nil || c.Group != g || c.AddedCommit >= commit || c.DroppedCommit != 0 && c.DroppedCommit <= commit {
 			continue
 		}
 		cols = append(cols, j)
-		idbuf = binary.AppendUvarint(idbuf, uint64(id))
+		idbuf = binary.AppendUvarint(idbuf, uint64(d.IDs[j]))
 	}
+	rd.idbuf, rd.colsBuf = idbuf, cols
 	lay := lays[string(idbuf)]
 	if lay == nil {
 		lay = &layout{}
@@ -388,4 +400,33 @@ func (rd *reader) scanAppendParts(sd *shardData, rs []KeyRange, after, n uint64,
 		}
 	}
 	return nil
+}
+
+// partCols returns the catalog column of each of d's table columns (nil
+// for an id the table does not know), cached per Data for as long as it
+// holds the same ids: partVersion runs once per stored row, and a merged
+// read alternates between the Data of each of its parts.
+func (rd *reader) partCols(d *part.Data) []*catalog.Column {
+	for i := range rd.pcCache {
+		if e := &rd.pcCache[i]; e.d == d && slices.Equal(e.ids, d.IDs) {
+			return e.cols
+		}
+	}
+	e := partColsEntry{d: d, ids: slices.Clone(d.IDs)}
+	for _, id := range d.IDs {
+		c, _ := rd.t.AnyColumn(id)
+		e.cols = append(e.cols, c)
+	}
+	if len(rd.pcCache) >= 16 {
+		rd.pcCache = rd.pcCache[:0]
+	}
+	rd.pcCache = append(rd.pcCache, e)
+	return e.cols
+}
+
+// partColsEntry is one entry of reader.partCols's cache.
+type partColsEntry struct {
+	d    *part.Data
+	ids  []catalog.ColumnID
+	cols []*catalog.Column
 }

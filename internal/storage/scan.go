@@ -54,6 +54,11 @@ type reader struct {
 	slow bool
 	// seek holds the buffers of seekKey, from seekPool.
 	seek *seekBufs
+	// Scratch of partVersion: the layout key, the columns kept, and the
+	// catalog columns of the Data last seen (partCols).
+	idbuf   []byte
+	colsBuf []int
+	pcCache []partColsEntry
 }
 
 // slowReads, set by tests, makes every read take the general path of
