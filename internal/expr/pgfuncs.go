@@ -38,6 +38,9 @@ const (
 	// PGConstraintDef is the definition of a constraint
 	// (pg_get_constraintdef), such as "PRIMARY KEY (account)".
 	PGConstraintDef
+	// PGIndexColumns is the columns of an index, each as an identifier,
+	// separated by NUL bytes (which no identifier holds).
+	PGIndexColumns
 )
 
 // PGEnv is what the PostgreSQL functions read beyond their arguments: the
@@ -466,7 +469,13 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		}
 		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
 			if kind == PGIndexDef && len(a) > 1 && a[1].Int64() != 0 {
-				return types.Null(tText), nil // one column of the index: not kept apart
+				// The definition of one column of the index: its name.
+				cols, ok := env.Name(PGIndexColumns, uint32(a[0].Uint64()))
+				list := strings.Split(cols, "\x00")
+				if i := a[1].Int64(); ok && i >= 1 && i <= int64(len(list)) {
+					return types.NewString(list[i-1]), nil
+				}
+				return types.Null(tText), nil
 			}
 			if s, ok := env.Name(kind, uint32(a[0].Uint64())); ok {
 				if kind == PGIndexDef && len(a) == 3 && a[2].Bool() {

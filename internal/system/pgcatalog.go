@@ -307,14 +307,37 @@ func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 }
 
 func fillPgAttribute(src Source, _ map[string]string, add func(...types.Value)) {
-	for _, t := range src.Catalog().Tables() {
-		for i, c := range t.Columns {
-			typ, mod := expr.PGType(c.Type)
-			length, align, storage, byval, coll := pgTypeLayout(typ)
-			add(oid(TableOID(t.ID)), str(c.Name), oid(typ), i32(-1), i16(length), i16(i+1), i32(0), i32(-1),
-				i32(int(mod)), boolean(byval), str(align), str(storage), str(""), boolean(!c.Nullable),
-				boolean(c.Default != nil), boolean(false), str(""), str(""), boolean(false), boolean(true), i32(0),
-				oid(coll), null(tString), null(tString), null(tString), null(tString))
+	attr := func(rel uint32, c *catalog.Column, num int, notNull, hasDef bool) {
+		typ, mod := expr.PGType(c.Type)
+		length, align, storage, byval, coll := pgTypeLayout(typ)
+		add(oid(rel), str(c.Name), oid(typ), i32(-1), i16(length), i16(num), i32(0), i32(-1),
+			i32(int(mod)), boolean(byval), str(align), str(storage), str(""), boolean(notNull),
+			boolean(hasDef), boolean(false), str(""), str(""), boolean(false), boolean(true), i32(0),
+			oid(coll), null(tString), null(tString), null(tString), null(tString))
+	}
+	// An index has attributes of its own, one per column, as in
+	// PostgreSQL: psql's \d index lists them.
+	indexAttrs := func(rel uint32, t *catalog.Table, ids []catalog.ColumnID) {
+		for i, id := range ids {
+			for j := range t.Columns {
+				if t.Columns[j].ID == id {
+					attr(rel, t.Columns[j], i+1, false, false)
+				}
+			}
+		}
+	}
+	cat := src.Catalog()
+	byTable := indexesByTable(cat)
+	for _, t := range cat.Tables() {
+		for i := range t.Columns {
+			c := t.Columns[i]
+			attr(TableOID(t.ID), c, i+1, !c.Nullable, c.Default != nil)
+		}
+		if len(t.Key) > 0 {
+			indexAttrs(oidPrimaryKeyBase+uint32(t.ID), t, t.Key)
+		}
+		for _, ix := range byTable[t.ID] {
+			indexAttrs(oidIndexBase+uint32(ix.ID), t, ix.Columns)
 		}
 	}
 	fillCatalogAttributes(add)
@@ -469,6 +492,7 @@ type pgObject struct {
 	name          string // relname
 	table         *catalog.Table
 	indexDef      string // pg_get_indexdef, for an index
+	indexCols     string // its columns as identifiers, NUL-separated
 	constraintDef string // pg_get_constraintdef, for a constraint
 }
 
@@ -499,24 +523,28 @@ func (e *pgEnv) objects() map[uint32]pgObject {
 		}
 		ixs := indexesByTable(e.cat)
 		for _, t := range e.cat.Tables() {
-			keyList := func(ids []catalog.ColumnID) string {
+			idents := func(ids []catalog.ColumnID) []string {
 				names := t.Names(ids)
 				for i, n := range names {
 					names[i] = expr.QuoteIdent(n)
 				}
-				return strings.Join(names, ", ")
+				return names
 			}
+			keyList := func(ids []catalog.ColumnID) string { return strings.Join(idents(ids), ", ") }
+			colList := func(ids []catalog.ColumnID) string { return strings.Join(idents(ids), "\x00") }
 			on := " ON public." + expr.QuoteIdent(t.Name) + " USING btree ("
 			e.objs[TableOID(t.ID)] = pgObject{name: t.Name, table: t}
 			if len(t.Key) > 0 {
 				e.objs[oidPrimaryKeyBase+uint32(t.ID)] = pgObject{name: primaryKeyName(t), table: t,
-					indexDef: "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + on + keyList(t.Key) + ")"}
+					indexDef: "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + on + keyList(t.Key) + ")",
+					indexCols: colList(t.Key)}
 				e.objs[oidConstraintBase+uint32(t.ID)] = pgObject{name: primaryKeyName(t), table: t,
 					constraintDef: "PRIMARY KEY (" + keyList(t.Key) + ")"}
 			}
 			for _, ix := range ixs[t.ID] {
 				e.objs[oidIndexBase+uint32(ix.ID)] = pgObject{name: ix.Name, table: t,
-					indexDef: "CREATE INDEX " + expr.QuoteIdent(ix.Name) + on + keyList(ix.Columns) + ")"}
+					indexDef: "CREATE INDEX " + expr.QuoteIdent(ix.Name) + on + keyList(ix.Columns) + ")",
+					indexCols: colList(ix.Columns)}
 			}
 		}
 	})
@@ -592,6 +620,8 @@ func (e *pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 		}
 	case expr.PGIndexDef:
 		return obj.indexDef, ok && obj.indexDef != ""
+	case expr.PGIndexColumns:
+		return obj.indexCols, ok && obj.indexDef != ""
 	case expr.PGConstraintDef:
 		return obj.constraintDef, ok && obj.constraintDef != ""
 	}

@@ -44,6 +44,11 @@ func TestPGCatalogQueries(t *testing.T) {
 		t.Fatalf("balances' oid: %v %v", r, err)
 	}
 	oid := r.Rows[0][0].String()
+	r, err = s.Run(ctx, "SELECT oid FROM pg_class WHERE relname = 'bal_at'")
+	if err != nil || len(r.Rows) != 1 {
+		t.Fatalf("bal_at's oid: %v %v", r, err)
+	}
+	indexOID := r.Rows[0][0].String()
 	datadriven.RunTest(t, "testdata/pgcatalog", func(t *testing.T, d *datadriven.TestData) string {
 		if d.Cmd != "run" {
 			t.Fatalf("unknown command %q", d.Cmd)
@@ -54,8 +59,10 @@ func TestPGCatalogQueries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// psql put the table's oid in as a literal; ours differs.
+		// psql put the table's and the index's oids in as literals; ours
+		// differ.
 		sql := strings.ReplaceAll(string(src), "'16384'", "'"+oid+"'")
+		sql = strings.ReplaceAll(sql, "'16392'", "'"+indexOID+"'")
 		var b strings.Builder
 		for _, st := range strata.SplitStatements(sql) {
 			text := strings.TrimSpace(st.SQL)
