@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -79,6 +80,18 @@ type portal struct {
 func (s *Server) handle(nc net.Conn) {
 	c := &conn{srv: s, nc: nc, stmts: map[string]*prepared{}, portals: map[string]*portal{}}
 	defer nc.Close()
+	// A bug reached by one client's input ends that connection, with an
+	// internal error it can report, never the server.
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("pgwire: panic serving a connection", "pid", c.pid, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			c.wmu.Lock()
+			c.be.Send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: "XX000",
+				Message: fmt.Sprintf("internal error: %v", r)})
+			c.be.Flush()
+			c.wmu.Unlock()
+		}
+	}()
 	c.be, c.w = pgproto3.NewBackend(nc, nc), nc
 	c.be.SetMaxBodyLen(maxMessage)
 	ok, err := c.startup()
