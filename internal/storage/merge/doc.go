@@ -13,7 +13,10 @@
 // PartRows rows at key boundaries) all draw on the commit range the merge
 // covered, and the ranges of different flushes and merges are disjoint, so
 // grouping the parts whose commit ranges overlap recovers the runs, and runs
-// are totally ordered by commit (Runs). A read of one key opens at most one
+// are totally ordered by commit (Runs). The rows of one output may hold only
+// part of that range (a current part and a history part can hold disjoint
+// commits), so the engine records every output in the manifest with the
+// merge's whole input range (storage/mergejob.go); Runs relies on it. A read of one key opens at most one
 // part per run (for a versioned table's current read, only the current
 // parts and the deltas), which is why the read budget counts runs.
 //
