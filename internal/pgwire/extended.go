@@ -43,6 +43,14 @@ func (c *conn) parse(m *pgproto3.Parse) (string, error) {
 	}
 	ps.paramOIDs = make([]uint32, n)
 	copy(ps.paramOIDs, m.ParameterOIDs)
+	if ps.stmt != nil && n > 0 {
+		// What the client left unspecified, the context may say.
+		for i, t := range c.sess.ParamTypes(ps.stmt, n) {
+			if ps.paramOIDs[i] == 0 && t.Kind != types.Unknown {
+				ps.paramOIDs[i] = wireType(t).oid
+			}
+		}
+	}
 	if m.Name != "" {
 		if _, dup := c.stmts[m.Name]; dup {
 			return "", sqlerr.New("42P05", "prepared statement %q already exists", m.Name)

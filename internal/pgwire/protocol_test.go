@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,51 @@ func TestParameterStatusOnSet(t *testing.T) {
 	}
 	if got := c.PgConn().ParameterStatus("application_name"); got != "reporter" {
 		t.Fatalf("application_name %q after SET", got)
+	}
+}
+
+// TestParameterTypes: ParameterDescription gives each parameter the type
+// its context implies (0, unspecified, where none does), and binary
+// parameters of those types arrive intact.
+func TestParameterTypes(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TABLE t (id UINT16 NOT NULL, amount UINT256, at DATETIME64(3), name STRING, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sql  string
+		oids []uint32
+	}{
+		{"INSERT INTO t VALUES ($1, $2, $3, $4)", []uint32{oidInt4, oidNumeric, oidTimestamptz, oidText}},
+		{"INSERT INTO t (name, id) VALUES ($1, $2)", []uint32{oidText, oidInt4}},
+		{"UPDATE t SET amount = $1 WHERE id = $2", []uint32{oidNumeric, oidInt4}},
+		{"SELECT name FROM t WHERE amount > $1 AND id IN ($2, $3) LIMIT $4", []uint32{oidNumeric, oidInt4, oidInt4, oidInt8}},
+		{"SELECT $1::INT64, $2", []uint32{oidInt8, 0}},
+		{"DELETE FROM t WHERE at BETWEEN $1 AND $2", []uint32{oidTimestamptz, oidTimestamptz}},
+	} {
+		sd, err := c.PgConn().Prepare(ctx, "", tc.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if fmt.Sprint(sd.ParamOIDs) != fmt.Sprint(tc.oids) {
+			t.Errorf("%s: parameter OIDs %v, want %v", tc.sql, sd.ParamOIDs, tc.oids)
+		}
+	}
+	at := time.Date(2024, 5, 6, 7, 8, 9, 123e6, time.UTC)
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES ($1, $2, $3, $4)", 65535, "115792089237316195423570985008687907853269984665640564039457584007913129639935", at, "x"); err != nil {
+		t.Fatal(err)
+	}
+	var got time.Time
+	var amount string
+	if err := c.QueryRow(ctx, "SELECT at, amount::STRING FROM t WHERE id = $1", 65535).Scan(&got, &amount); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(at) || amount != "115792089237316195423570985008687907853269984665640564039457584007913129639935" {
+		t.Fatalf("read back %v %s", got, amount)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO t VALUES ($1, NULL, NULL, NULL)", 70000); err == nil {
+		t.Fatal("70000 accepted for a UINT16")
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/types"
@@ -75,4 +76,139 @@ func (s *Session) TxStatus() byte {
 		return 'E'
 	}
 	return 'T'
+}
+
+// ParamTypes returns the type the context of each of stmt's n parameters
+// gives it, Unknown where it gives none: the column an INSERT value, an
+// UPDATE SET or a comparison with a column names, a CAST's type, LIMIT and
+// OFFSET (INT64). The wire server reports them in ParameterDescription so
+// a driver encodes each value for its column; the binder still coerces
+// whatever arrives, so a wrong guess costs a cast, not a wrong result.
+func (s *Session) ParamTypes(stmt ast.Stmt, n int) []types.Type {
+	out := make([]types.Type, n)
+	for i := range out {
+		out[i] = types.Of(types.Unknown)
+	}
+	if n == 0 {
+		return out
+	}
+	cat := s.eng.Catalog()
+	set := func(e ast.Expr, t types.Type) {
+		if p, ok := e.(*ast.Param); ok && p.Index >= 1 && p.Index <= n && out[p.Index-1].Kind == types.Unknown {
+			out[p.Index-1] = t
+		}
+	}
+	// The tables the statement names, for its unqualified column names.
+	var tables []*catalog.Table
+	addTable := func(name *ast.ObjectName) {
+		if name == nil || name.Schema != "" && name.Schema != "public" {
+			return
+		}
+		if t, ok := cat.Table(name.Name); ok {
+			tables = append(tables, t)
+		}
+	}
+	switch x := stmt.(type) {
+	case *ast.InsertStmt:
+		addTable(x.Table)
+	case *ast.UpdateStmt:
+		addTable(x.Table)
+	case *ast.DeleteStmt:
+		addTable(x.Table)
+	}
+	ast.Inspect(stmt, func(nd ast.Node) bool {
+		if r, ok := nd.(*ast.TableRef); ok {
+			addTable(r.Name)
+		}
+		return true
+	})
+	column := func(e ast.Expr) (types.Type, bool) {
+		ref, ok := e.(*ast.ColumnRef)
+		if !ok || ref.Schema != "" {
+			return types.Type{}, false
+		}
+		var found *catalog.Column
+		for _, t := range tables {
+			if ref.Table != "" && ref.Table != t.Name {
+				continue
+			}
+			for _, c := range t.Columns {
+				if c.Name == ref.Name {
+					if found != nil {
+						return types.Type{}, false // ambiguous: leave it to the binder
+					}
+					found = c
+				}
+			}
+		}
+		if found == nil {
+			return types.Type{}, false
+		}
+		return found.Type, true
+	}
+	switch x := stmt.(type) {
+	case *ast.InsertStmt:
+		if t, ok := cat.Table(x.Table.Name); ok && x.Source != nil {
+			if v, ok := x.Source.Body.(*ast.Values); ok {
+				cols := t.Columns
+				if x.Columns != nil {
+					cols = nil
+					for _, id := range x.Columns {
+						for _, c := range t.Columns {
+							if c.Name == id.Name {
+								cols = append(cols, c)
+							}
+						}
+					}
+					if len(cols) != len(x.Columns) {
+						cols = nil
+					}
+				}
+				for _, row := range v.Rows {
+					for i, e := range row.Items {
+						if i < len(cols) {
+							set(e, cols[i].Type)
+						}
+					}
+				}
+			}
+		}
+	case *ast.UpdateStmt:
+		for _, sc := range x.Sets {
+			if t, ok := column(&ast.ColumnRef{Name: sc.Column.Name}); ok {
+				set(sc.Value, t)
+			}
+		}
+	}
+	ast.Inspect(stmt, func(nd ast.Node) bool {
+		switch e := nd.(type) {
+		case *ast.CastExpr:
+			if t, err := typeOf(e.Type); err == nil {
+				set(e.X, t)
+			}
+		case *ast.BinaryExpr:
+			if t, ok := column(e.L); ok {
+				set(e.R, t)
+			}
+			if t, ok := column(e.R); ok {
+				set(e.L, t)
+			}
+		case *ast.BetweenExpr:
+			if t, ok := column(e.X); ok {
+				set(e.Lo, t)
+				set(e.Hi, t)
+			}
+		case *ast.InExpr:
+			if t, ok := column(e.X); ok {
+				for _, x := range e.List {
+					set(x, t)
+				}
+			}
+		case *ast.SelectStmt:
+			set(e.Limit, types.Of(types.Int64))
+			set(e.Offset, types.Of(types.Int64))
+		}
+		return true
+	})
+	return out
 }
