@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/part"
@@ -223,9 +222,7 @@ func (rd *reader) mergeShard(ctx context.Context, sd *shardData, rs []KeyRange, 
 		}
 		// Sources cover disjoint, increasing commit ranges, so the inputs
 		// are in position order already unless a merge interleaved them.
-		if !sort.SliceIsSorted(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 }) {
-			sort.Slice(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
-		}
+		sortInputs(ins)
 		if err := fn(key, ins); err != nil {
 			return err
 		}
@@ -429,4 +426,14 @@ type partColsEntry struct {
 	d    *part.Data
 	ids  []catalog.ColumnID
 	cols []*catalog.Column
+}
+
+// sortInputs puts a key's inputs in position order; they usually are
+// already (sources cover increasing commits), which costs one pass and no
+// allocation.
+func sortInputs(ins []keyInput) {
+	cmp := func(a, b keyInput) int { return a.pos.Compare(b.pos) }
+	if !slices.IsSortedFunc(ins, cmp) {
+		slices.SortStableFunc(ins, cmp)
+	}
 }

@@ -105,8 +105,12 @@ type fastPlan struct {
 }
 
 // newFastPlan returns the plan, or false when a column is one the fast
-// paths do not handle (a key column outside ORDER BY).
+// paths do not handle (a key column outside ORDER BY, or a key column
+// asked for twice: the key decoder fills one vector per key column).
 func (rd *reader) newFastPlan() (*fastPlan, bool) {
+	if rd.keyDup {
+		return nil, false
+	}
 	fp := &fastPlan{keys: keyDecoder{types: rd.keyTypes, out: make([]*types.Vector, len(rd.keyTypes))}}
 	for _, g := range rd.t.Groups {
 		fp.groups = append(fp.groups, g.ID)
@@ -373,7 +377,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 				return err
 			}
 		}
-		sort.SliceStable(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
+		sortInputs(ins)
 		e, err := rd.resolveKey(key, ins, versioned)
 		if err != nil {
 			return err
@@ -779,7 +783,7 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			}
 		}
 	}
-	sort.SliceStable(ins, func(i, j int) bool { return ins[i].pos.Compare(ins[j].pos) < 0 })
+	sortInputs(ins)
 	return ins, true, nil
 }
 

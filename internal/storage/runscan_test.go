@@ -173,6 +173,8 @@ func TestFastReadsMatchGeneralPath(t *testing.T) {
 						}
 						spec := ScanSpec{Table: tbl.ID, Cols: []catalog.ColumnID{tbl.Columns[5].ID, tbl.Columns[1].ID}, AsOf: n}
 						readBoth(t, h, spec, fmt.Sprintf("%s AS OF %d two columns", stage, n))
+						spec.Cols = []catalog.ColumnID{tbl.Columns[1].ID, tbl.Columns[2].ID, tbl.Columns[1].ID, tbl.Columns[0].ID}
+						readBoth(t, h, spec, fmt.Sprintf("%s AS OF %d a key column twice", stage, n))
 						if n%3 == 0 || n == last {
 							lookupBoth(t, h, tbl, n, 60, stage)
 						}

@@ -59,6 +59,10 @@ type reader struct {
 	idbuf   []byte
 	colsBuf []int
 	pcCache []partColsEntry
+	kd      *keyDecoder
+	// keyDup: Cols names a key column twice, so emitCurrent decodes keys
+	// to Values (the decoder fills one vector per key column).
+	keyDup bool
 }
 
 // slowReads, set by tests, makes every read take the general path of
@@ -115,6 +119,13 @@ func newReader(t *catalog.Table, spec *ScanSpec, versions bool) (*reader, error)
 			types.Of(types.Uint64), types.Of(types.String))
 	}
 	rd.filled = make([]bool, len(rd.plans))
+	seen := map[int]bool{}
+	for _, p := range rd.plans {
+		if p.keyIdx >= 0 {
+			rd.keyDup = rd.keyDup || seen[p.keyIdx]
+			seen[p.keyIdx] = true
+		}
+	}
 	rd.batch = types.NewBatch(rd.outTypes, rd.batchCap)
 	return rd, nil
 }
@@ -276,12 +287,25 @@ func (rd *reader) emitCurrent(e *keyEntry, n uint64) (bool, error) {
 	if len(rd.winners) == 0 {
 		return false, nil
 	}
-	if rd.needKey {
+	clear(rd.filled)
+	if rd.needKey && rd.keyDup {
 		if err := rd.decodeKey(e.key); err != nil {
 			return false, err
 		}
+	} else if rd.needKey {
+		// Key columns straight from the sort key into the batch (no
+		// Value, no copy of a STRING per row); payloads never hold them.
+		kd := rd.keyDec()
+		for oi := range rd.plans {
+			if k := rd.plans[oi].keyIdx; k >= 0 {
+				kd.out[k] = rd.batch.Cols[oi]
+				rd.filled[oi] = true
+			}
+		}
+		if err := kd.decode(e.key); err != nil {
+			return false, fmt.Errorf("storage: table %s: key: %w", rd.t.Name, err)
+		}
 	}
-	clear(rd.filled)
 	for _, w := range rd.winners {
 		if err := rd.decodePayload(&w.g.vers[w.i]); err != nil {
 			return false, err
@@ -309,6 +333,14 @@ func (rd *reader) emitCurrent(e *keyEntry, n uint64) (bool, error) {
 	}
 	rd.batch.Rows++
 	return true, nil
+}
+
+// keyDec returns the reader's key decoder (its outputs are set per row).
+func (rd *reader) keyDec() *keyDecoder {
+	if rd.kd == nil {
+		rd.kd = &keyDecoder{types: rd.keyTypes, out: make([]*types.Vector, len(rd.keyTypes))}
+	}
+	return rd.kd
 }
 
 func (rd *reader) hasWinner(g catalog.GroupID) bool {
