@@ -178,6 +178,21 @@ func PQ(ctx context.Context, dsn string, d Dialect) error {
 		return fmt.Errorf("lib/pq: insert affected %d rows (%v), want 1", n, err)
 	}
 
+	var amount, note string
+	var at time.Time
+	if err := db.QueryRowContext(ctx, "SELECT amount, at, note FROM pq_t WHERE id = $1", 1).Scan(&amount, &at, &note); err != nil {
+		return fmt.Errorf("lib/pq: select: %w", err)
+	}
+	if amount != Uint256Max {
+		return fmt.Errorf("lib/pq: amount = %s, want %s", amount, Uint256Max)
+	}
+	if !at.Equal(At) {
+		return fmt.Errorf("lib/pq: at = %s, want %s", at.UTC().Format(time.RFC3339Nano), At.Format(time.RFC3339Nano))
+	}
+	if note != "max" {
+		return fmt.Errorf("lib/pq: note = %q, want max", note)
+	}
+
 	// A transaction through database/sql: BEGIN, a prepared statement
 	// executed twice, COMMIT.
 	tx, err := db.BeginTx(ctx, nil)
@@ -201,21 +216,6 @@ func PQ(ctx context.Context, dsn string, d Dialect) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("lib/pq: commit: %w", err)
-	}
-
-	var amount, note string
-	var at time.Time
-	if err := db.QueryRowContext(ctx, "SELECT amount, at, note FROM pq_t WHERE id = $1", 1).Scan(&amount, &at, &note); err != nil {
-		return fmt.Errorf("lib/pq: select: %w", err)
-	}
-	if amount != Uint256Max {
-		return fmt.Errorf("lib/pq: amount = %s, want %s", amount, Uint256Max)
-	}
-	if !at.Equal(At) {
-		return fmt.Errorf("lib/pq: at = %s, want %s", at.UTC().Format(time.RFC3339Nano), At.Format(time.RFC3339Nano))
-	}
-	if note != "max" {
-		return fmt.Errorf("lib/pq: note = %q, want max", note)
 	}
 
 	rows, err := db.QueryContext(ctx, "SELECT id, amount, at FROM pq_t ORDER BY id")
