@@ -28,6 +28,14 @@ var infoSchemaTables = []*Table{
 			add(str(expr.DatabaseName), str("public"), str(t.Name), str("BASE TABLE"), null(tString), null(tString),
 				null(tString), null(tString), null(tString), str("YES"), str("NO"), null(tString))
 		}
+		for _, r := range catalogRels {
+			typ := "BASE TABLE"
+			if r.kind == "v" {
+				typ = "VIEW"
+			}
+			add(str(expr.DatabaseName), str(r.schema), str(r.t.Name), str(typ), null(tString), null(tString),
+				null(tString), null(tString), null(tString), str("NO"), str("NO"), null(tString))
+		}
 	}),
 	pgTable("columns", cols("table_catalog", tString, "table_schema", tString, "table_name", tString,
 		"column_name", tString, "ordinal_position", tInt4, "column_default", tString, "is_nullable", tString,
@@ -61,7 +69,15 @@ var infoSchemaTables = []*Table{
 		}),
 	pgTable("views", cols("table_catalog", tString, "table_schema", tString, "table_name", tString,
 		"view_definition", tString, "check_option", tString, "is_updatable", tString, "is_insertable_into", tString),
-		noRows),
+		func(_ Source, _ map[string]string, add func(...types.Value)) {
+			// The catalog's views are computed by Strata, not defined in
+			// SQL: their definition is NULL.
+			for _, r := range catalogRels {
+				if r.kind == "v" {
+					add(str(expr.DatabaseName), str(r.schema), str(r.t.Name), null(tString), str("NONE"), str("NO"), str("NO"))
+				}
+			}
+		}),
 }
 
 // infoDataType is information_schema's data_type of a PostgreSQL type.
@@ -80,42 +96,53 @@ func infoDataType(oid uint32) string {
 func fillInfoColumns(src Source, _ map[string]string, add func(...types.Value)) {
 	for _, t := range src.Catalog().Tables() {
 		for i, c := range t.Columns {
-			typ, mod := expr.PGType(c.Type)
 			def := null(tString)
 			if c.Default != nil {
 				def = str(c.Default.SQL)
 			}
-			nullable := "YES"
-			if !c.Nullable {
-				nullable = "NO"
-			}
-			maxLen, octets, prec, radix, scale, dtPrec := null(tInt4), null(tInt4), null(tInt4), null(tInt4), null(tInt4), null(tInt4)
-			switch {
-			case typ == expr.OIDVarchar:
-				maxLen, octets = i32(int(c.Type.Len)), i32(4*int(c.Type.Len))
-			case typ == expr.OIDText:
-				octets = i32(1 << 30)
-			case typ == expr.OIDNumeric:
-				prec, radix, scale = i32(int((mod-4)>>16)), i32(10), i32(int((mod-4)&0xffff))
-			case typ == expr.OIDInt2 || typ == expr.OIDInt4 || typ == expr.OIDInt8:
-				prec, radix, scale = i32(map[uint32]int{expr.OIDInt2: 16, expr.OIDInt4: 32, expr.OIDInt8: 64}[typ]), i32(2), i32(0)
-			case typ == expr.OIDFloat4 || typ == expr.OIDFloat8:
-				prec, radix = i32(map[uint32]int{expr.OIDFloat4: 24, expr.OIDFloat8: 53}[typ]), i32(2)
-			case typ == expr.OIDTimestamptz:
-				dtPrec = i32(int(c.Type.Precision))
-			case typ == expr.OIDDate:
-				dtPrec = i32(0)
-			}
-			udt := ""
-			for _, pt := range expr.PGTypes() {
-				if pt.OID == typ {
-					udt = pt.Name
-				}
-			}
-			add(str(expr.DatabaseName), str("public"), str(t.Name), str(c.Name), i32(i+1), def, str(nullable),
-				str(infoDataType(typ)), maxLen, octets, prec, radix, scale, dtPrec, null(tString), null(tInt4),
-				null(tString), str(expr.DatabaseName), str("pg_catalog"), str(udt), str(itoa(i+1)), str("NO"),
-				null(tString), str("NEVER"), null(tString), str("YES"))
+			infoColumn(add, "public", t.Name, i+1, c.Name, c.Type, c.Nullable, def)
 		}
 	}
+	for _, r := range catalogRels {
+		for i, c := range r.t.Columns {
+			infoColumn(add, r.schema, r.t.Name, i+1, c.Name, c.Type, true, null(tString))
+		}
+	}
+}
+
+// infoColumn adds the information_schema.columns row of one column.
+func infoColumn(add func(...types.Value), schema, table string, pos int, name string, ct types.Type, isNullable bool,
+	def types.Value) {
+	typ, mod := expr.PGType(ct)
+	nullable := "YES"
+	if !isNullable {
+		nullable = "NO"
+	}
+	maxLen, octets, prec, radix, scale, dtPrec := null(tInt4), null(tInt4), null(tInt4), null(tInt4), null(tInt4), null(tInt4)
+	switch {
+	case typ == expr.OIDVarchar:
+		maxLen, octets = i32(int(ct.Len)), i32(4*int(ct.Len))
+	case typ == expr.OIDText:
+		octets = i32(1 << 30)
+	case typ == expr.OIDNumeric:
+		prec, radix, scale = i32(int((mod-4)>>16)), i32(10), i32(int((mod-4)&0xffff))
+	case typ == expr.OIDInt2 || typ == expr.OIDInt4 || typ == expr.OIDInt8:
+		prec, radix, scale = i32(map[uint32]int{expr.OIDInt2: 16, expr.OIDInt4: 32, expr.OIDInt8: 64}[typ]), i32(2), i32(0)
+	case typ == expr.OIDFloat4 || typ == expr.OIDFloat8:
+		prec, radix = i32(map[uint32]int{expr.OIDFloat4: 24, expr.OIDFloat8: 53}[typ]), i32(2)
+	case typ == expr.OIDTimestamptz:
+		dtPrec = i32(int(ct.Precision))
+	case typ == expr.OIDDate:
+		dtPrec = i32(0)
+	}
+	udt := ""
+	for _, pt := range expr.PGTypes() {
+		if pt.OID == typ {
+			udt = pt.Name
+		}
+	}
+	add(str(expr.DatabaseName), str(schema), str(table), str(name), i32(pos), def, str(nullable),
+		str(infoDataType(typ)), maxLen, octets, prec, radix, scale, dtPrec, null(tString), null(tInt4),
+		null(tString), str(expr.DatabaseName), str("pg_catalog"), str(udt), str(itoa(pos)), str("NO"),
+		null(tString), str("NEVER"), null(tString), str("YES"))
 }

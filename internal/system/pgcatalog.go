@@ -238,7 +238,15 @@ var pgCatalogTables = []*Table{
 		"prattrs", tString), noRows),
 	pgTable("pg_auth_members", cols("roleid", tOid, "member", tOid, "grantor", tOid, "admin_option", tBool), noRows),
 	pgTable("pg_views", cols("schemaname", tString, "viewname", tString, "viewowner", tString,
-		"definition", tString), noRows),
+		"definition", tString), func(_ Source, _ map[string]string, add func(...types.Value)) {
+		// The catalog's views are computed by Strata, not defined in SQL:
+		// their definition is NULL.
+		for _, r := range catalogRels {
+			if r.kind == "v" {
+				add(str(r.schema), str(r.t.Name), str(BootstrapRole), null(tString))
+			}
+		}
+	}),
 	pgTable("pg_matviews", cols("schemaname", tString, "matviewname", tString, "matviewowner", tString,
 		"tablespace", tString, "hasindexes", tBool, "ispopulated", tBool, "definition", tString), noRows),
 	pgTable("pg_enum", cols("oid", tOid, "enumtypid", tOid, "enumsortorder", tFloat, "enumlabel", tString), noRows),
@@ -536,14 +544,14 @@ func (e *pgEnv) objects() map[uint32]pgObject {
 			e.objs[TableOID(t.ID)] = pgObject{name: t.Name, table: t}
 			if len(t.Key) > 0 {
 				e.objs[oidPrimaryKeyBase+uint32(t.ID)] = pgObject{name: primaryKeyName(t), table: t,
-					indexDef: "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + on + keyList(t.Key) + ")",
+					indexDef:  "CREATE UNIQUE INDEX " + expr.QuoteIdent(primaryKeyName(t)) + on + keyList(t.Key) + ")",
 					indexCols: colList(t.Key)}
 				e.objs[oidConstraintBase+uint32(t.ID)] = pgObject{name: primaryKeyName(t), table: t,
 					constraintDef: "PRIMARY KEY (" + keyList(t.Key) + ")"}
 			}
 			for _, ix := range ixs[t.ID] {
 				e.objs[oidIndexBase+uint32(ix.ID)] = pgObject{name: ix.Name, table: t,
-					indexDef: "CREATE INDEX " + expr.QuoteIdent(ix.Name) + on + keyList(ix.Columns) + ")",
+					indexDef:  "CREATE INDEX " + expr.QuoteIdent(ix.Name) + on + keyList(ix.Columns) + ")",
 					indexCols: colList(ix.Columns)}
 			}
 		}
