@@ -37,6 +37,7 @@ func (c *conn) authenticate() (bool, error) {
 		return false, err
 	}
 	if !ok {
+		c.srv.log.Warn("pgwire: password authentication failed", "user", c.user, "remote", c.nc.RemoteAddr().String())
 		return false, c.fatal("28P01", "password authentication failed for user %q", c.user)
 	}
 	c.be.Send(&pgproto3.AuthenticationOk{})
