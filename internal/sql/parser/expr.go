@@ -105,7 +105,7 @@ func (p *parser) cmpExpr() ast.Expr {
 	start := p.pos
 	x := p.predExpr()
 	for isCompare(p.tok) || isRegex(p.tok) || p.atOperatorSyntax() {
-		op := p.tok
+		op, opPos := p.tok, p.pos
 		if p.atOperatorSyntax() {
 			op = p.operatorSyntax()
 		} else {
@@ -121,7 +121,7 @@ func (p *parser) cmpExpr() ast.Expr {
 			p.next()
 			p.next()
 			if !p.startsQuery() {
-				x = p.anyArray(start, x, op, all)
+				x = p.anyArray(start, opPos, x, op, all)
 				continue
 			}
 			q := p.selectStmt()

@@ -216,16 +216,16 @@ func (p *parser) arraySubquery() ast.Expr {
 // anyArray parses the ( array ) after x op ANY or x op ALL when what follows
 // is not a query: the array is an expression of PostgreSQL's array text
 // form.
-func (p *parser) anyArray(start int, x ast.Expr, op token.Token, all bool) ast.Expr {
-	opPos := p.pos
+func (p *parser) anyArray(start, opPos int, x ast.Expr, op token.Token, all bool) ast.Expr {
 	if op != token.EQ && op != token.NE {
 		p.fail(sqlerr.NotSupported(opPos, "only = and <> may be applied to ANY or ALL of an array"))
 	}
+	litPos := p.pos
 	a := p.expr()
 	p.expect(token.RPAREN)
-	args := []ast.Expr{&ast.StringLit{Span: ast.Span{Start: opPos, Stop: opPos}, Value: op.String()}, x, a}
+	args := []ast.Expr{&ast.StringLit{Span: ast.Span{Start: litPos, Stop: litPos}, Value: op.String()}, x, a}
 	if all {
-		args = append(args, &ast.BoolLit{Span: ast.Span{Start: opPos, Stop: opPos}, Value: true})
+		args = append(args, &ast.BoolLit{Span: ast.Span{Start: litPos, Stop: litPos}, Value: true})
 	}
 	return &ast.FuncCall{Span: p.span(start), Name: "anyarray_op", Args: args}
 }
