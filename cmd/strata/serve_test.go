@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -117,5 +118,24 @@ func waitListening(t *testing.T, addr string, exited chan error, logs *bytes.Buf
 			t.Fatalf("not listening after 20s\n%s", logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeFlagErrors: flag mistakes fail before anything is opened.
+func TestServeFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		fl   serveFlags
+		want string
+	}{
+		{serveFlags{data: dir, logFormat: "xml", listen: "127.0.0.1:0"}, "--log-format"},
+		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: "c.pem"}, "go together"},
+		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: filepath.Join(dir, "no.pem"), tlsKey: filepath.Join(dir, "no.key")}, "TLS"},
+		{serveFlags{data: dir, logFormat: "text", listen: "nonsense"}, "listen address"},
+	} {
+		err := runServe(context.Background(), c.fl, io.Discard, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error about %s", c.fl, err, c.want)
+		}
 	}
 }
