@@ -162,7 +162,7 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 // later) and to shards already flushed past the commit are skipped.
 func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, replay bool) error {
 	old := e.cur.Load()
-	st := &state{commit: max(old.commit, rec.commit), cat: old.cat, tables: old.tables, commits: old.commits}
+	st := &state{commit: max(old.commit, rec.commit), cat: old.cat, tables: old.tables, commits: old.commits, gen: old.gen}
 	if cat != nil {
 		st.cat = cat
 		ms := e.man.Snapshot()

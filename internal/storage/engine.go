@@ -129,6 +129,9 @@ type state struct {
 	cat     *catalog.Catalog
 	tables  map[catalog.TableID]*tableData
 	commits []CommitInfo // commits 1..commit, shared append-only
+	// gen holds the parts tables name (lifetime.go); states that share
+	// their parts share it.
+	gen *partGen
 }
 
 // tableData is the storage of one table: its shards.
@@ -230,7 +233,7 @@ func (e *Engine) open() error {
 			}
 		}
 	}
-	e.cur.Store(st)
+	e.publishParts(st)
 	e.ap.ready = map[uint64]*readyCommit{}
 	e.ap.applied = st.commit
 

@@ -141,7 +141,7 @@ func (e *Engine) flushLocked() error {
 		}
 		return err
 	}
-	e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
 	if len(ed.AddParts) > 0 {
 		e.kickMerges()
 	}

@@ -4,43 +4,124 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/vfs"
 )
 
-// Part lifetime (docs/storage-merges.md, "Retiring parts").
+// Part lifetime (docs/storage-merges.md, "How parts are retired").
 //
 // A merge swaps its inputs for its outputs in one manifest edit and then
 // publishes a state without the inputs, but snapshots taken before may
-// still be reading them. So every partFile counts its holders: one
-// reference while the published state names it (the live reference), and
-// one per Snapshot whose state names it. A merge drops the live reference
-// of each input after its edit; whoever drops the last reference closes
-// the reader and deletes the file. A count that reached zero never rises
-// again (acquire refuses), which is how Snapshot notices it raced with a
-// merge and retries on the newer state.
+// still be reading them. So parts are held in generations: a partGen is
+// the set of parts of every published state from one flush, merge or split
+// to the next (commits in between publish states that share it). A
+// generation counts its holders — one reference while it is the published
+// one (the live reference), plus one per Snapshot taken on it — and holds
+// one reference on each of its parts. Publishing a new generation takes a
+// reference on each of its parts (all live, or new) and then drops the old
+// generation's live reference; when a generation's last holder leaves, it
+// drops its part references, and whoever drops a part's last reference
+// closes the reader and deletes the file. A part only the old generation
+// held is one a merge or split removed from the manifest, or a dropped
+// table's, which the DDL's manifest edit removed.
 //
-// A crash between the edit and the deletion leaves files no manifest
+// A Snapshot costs one atomic operation, whatever the number of parts. A
+// count that reached zero never rises again (acquire refuses), which is how
+// Snapshot notices it raced with a publication and retries on the newer
+// state. A crash between an edit and the deletion leaves files no manifest
 // names; Open removes them (removeStrayParts).
 
-// partRefs is the reference count and the deletion duty of one part file.
-// It is kept apart from partFile so that a Snapshot's cleanup, which must
-// not reach the Snapshot, holds only these.
+// partRefs is the reference count and the deletion duty of one part file:
+// the number of generations that hold it.
 type partRefs struct {
 	n    atomic.Int64
 	fs   vfs.FS
-	path string // the file on fs; "" for a part whose file must stay
+	path string // the file on fs
 	pf   *partFile
 }
 
-// newPartRefs returns the counter of a part the published state is about
-// to name: it starts with the live reference.
+// newPartRefs returns the counter of a part no generation holds yet.
 func newPartRefs(fs vfs.FS, path string, pf *partFile) *partRefs {
-	r := &partRefs{fs: fs, path: path, pf: pf}
-	r.n.Store(1)
-	return r
+	return &partRefs{fs: fs, path: path, pf: pf}
 }
 
-// acquire takes a reference unless the part is already retired and
+// release drops a reference; the last one closes the reader and deletes
+// the file.
+func (r *partRefs) release() {
+	n := r.n.Add(-1)
+	if n > 0 {
+		return
+	}
+	if n < 0 {
+		// A double release is a bug in the engine; losing a file to it
+		// would be worse than a leak, so it is only counted (Check).
+		leakedReleases.Add(1)
+		return
+	}
+	_ = r.pf.r.Close()
+	if err := r.fs.Remove(r.path); err == nil {
+		retiredFiles.Add(1)
+	}
+}
+
+// held returns the current count (Check and tests).
+func (r *partRefs) held() int64 { return r.n.Load() }
+
+// retiredFiles counts part files deleted after their last reader left;
+// leakedReleases counts releases below zero, which Check reports.
+var retiredFiles, leakedReleases atomic.Int64
+
+// partGen is one generation of published parts.
+type partGen struct {
+	n     atomic.Int64
+	parts []*partRefs
+}
+
+// newGen builds the generation of the parts tables name, with its live
+// reference. It runs under the apply lock (or before Open returns), where
+// every part named is held by the published generation or is new, so
+// taking references on them cannot race their deletion.
+func newGen(tables map[catalog.TableID]*tableData) *partGen {
+	g := &partGen{}
+	g.n.Store(1)
+	for _, td := range tables {
+		for _, sd := range td.shards {
+			for _, pf := range sd.parts {
+				pf.refs.n.Add(1)
+				g.parts = append(g.parts, pf.refs)
+			}
+		}
+	}
+	return g
+}
+
+// acquire takes a reference unless every holder already left.
+func (g *partGen) acquire() bool {
+	for {
+		n := g.n.Load()
+		if n <= 0 {
+			return false
+		}
+		if g.n.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference; the last one releases the parts.
+func (g *partGen) release() {
+	if g.n.Add(-1) != 0 {
+		return
+	}
+	for _, p := range g.parts {
+		p.release()
+	}
+}
+
+// releaseGen is the cleanup of an unreachable Snapshot.
+func releaseGen(g *partGen) { g.release() }
+
+// acquire takes a reference on a part unless it is already retired and
 // released by everyone.
 func (r *partRefs) acquire() bool {
 	for {
@@ -54,75 +135,46 @@ func (r *partRefs) acquire() bool {
 	}
 }
 
-// release drops a reference; the last one closes the reader and deletes
-// the file. The live reference is dropped only after the manifest edit
-// that removed the part, so the file is never needed again by then.
-func (r *partRefs) release() {
-	n := r.n.Add(-1)
-	if n > 0 {
-		return
+// acquireState takes a reference on the parts st names: on its generation
+// when it has one (one atomic operation), else — a state built outside the
+// publication path, such as a snapshot with pending writes — on each part,
+// in a generation of its own. It fails, having taken nothing, when a part
+// was retired since st was loaded: the caller loads the newer state and
+// tries again.
+func acquireState(st *state) (*partGen, bool) {
+	if st.gen != nil {
+		return st.gen, st.gen.acquire()
 	}
-	if n < 0 {
-		// A double release is a bug in the engine; losing a file to it
-		// would be worse than a leak, so it is only counted.
-		leakedReleases.Add(1)
-		return
-	}
-	_ = r.pf.r.Close()
-	if r.path != "" {
-		if err := r.fs.Remove(r.path); err == nil {
-			retiredFiles.Add(1)
-		}
-	}
-}
-
-// held returns the current count (Check and tests).
-func (r *partRefs) held() int64 { return r.n.Load() }
-
-// retiredFiles counts part files deleted after their last reader left;
-// leakedReleases counts releases below zero, which Check reports.
-var retiredFiles, leakedReleases atomic.Int64
-
-// snapRefs is what one Snapshot holds: a reference on every part of its
-// state.
-type snapRefs struct {
-	parts []*partRefs
-}
-
-// releaseAll drops the snapshot's references. It is the cleanup of an
-// unreachable Snapshot as well as the body of Release.
-func releaseAll(h *snapRefs) {
-	for _, r := range h.parts {
-		r.release()
-	}
-	h.parts = nil
-}
-
-// acquireState takes a reference on every part st names. It fails, having
-// taken nothing, when one of them was retired since st was loaded: the
-// caller loads the newer state and tries again.
-func acquireState(st *state) (*snapRefs, bool) {
-	h := &snapRefs{}
+	g := &partGen{}
+	g.n.Store(1)
 	for _, td := range st.tables {
 		for _, sd := range td.shards {
 			for _, pf := range sd.parts {
 				if !pf.refs.acquire() {
-					releaseAll(h)
+					g.release()
 					return nil, false
 				}
-				h.parts = append(h.parts, pf.refs)
+				g.parts = append(g.parts, pf.refs)
 			}
 		}
 	}
-	return h, true
+	return g, true
 }
 
-// hold makes s hold the parts of its state until Release or until
-// it becomes unreachable, whichever comes first.
-func (s *Snapshot) hold(h *snapRefs) {
-	s.refs = h
-	if len(h.parts) > 0 {
-		s.cleanup = runtime.AddCleanup(s, releaseAll, h)
-		s.hasCleanup = true
+// publishParts stores st, whose parts changed, with a new generation and
+// retires the generation before it. Under the apply lock.
+func (e *Engine) publishParts(st *state) {
+	old := e.cur.Load()
+	st.gen = newGen(st.tables)
+	e.cur.Store(st)
+	if old != nil && old.gen != nil {
+		old.gen.release()
 	}
+}
+
+// hold makes s hold g (from acquireState) until Release or until s
+// becomes unreachable, whichever comes first.
+func (s *Snapshot) hold(g *partGen) {
+	s.gen = g
+	s.cleanup = runtime.AddCleanup(s, releaseGen, g)
 }

@@ -188,7 +188,8 @@ func fullPlan(parts []manifest.Part) merge.Plan {
 
 // runMerge merges one job's inputs into new parts, makes them durable,
 // swaps them for the inputs in ONE manifest edit, publishes the state and
-// retires the inputs (docs/storage-merges.md, "A merge, step by step").
+// retires the inputs with the generation that held them
+// (docs/storage-merges.md, "A merge, step by step").
 // A failure before the edit leaves the inputs live and removes every
 // output; the engine goes on. A failed manifest commit fails the engine,
 // as it does for a flush.
@@ -268,9 +269,6 @@ func (e *Engine) runMerge(job mergeJob) error {
 		}
 		return err
 	}
-	for _, pf := range job.inputs {
-		pf.refs.release() // the live reference: the file goes with the last reader
-	}
 	e.log.Debug("storage: merged", "table", t.Name, "shard", job.shard, "why", job.plan.Why.String(),
 		"inputs", len(job.inputs), "outputs", len(files), "rows_in", stats.In, "rows_out", stats.Out,
 		"took", time.Since(start))
@@ -312,6 +310,12 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	if len(parts)+len(job.inputs) != len(sd.parts) {
 		return errMergeStale
 	}
+	// A dropped table's parts leave the published parts with this
+	// publication; the manifest must not name them any more first.
+	if err := e.syncManifest(st); err != nil {
+		e.fail(err)
+		return err
+	}
 	if err := e.man.Apply(ed); err != nil {
 		err = fmt.Errorf("storage: merge: manifest: %w", err)
 		if errors.Is(err, manifest.ErrFailed) {
@@ -330,7 +334,7 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 		tables[id] = x
 	}
 	tables[job.table] = ntd
-	e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
 	e.merges.Add(1)
 	return nil
 }

@@ -40,7 +40,7 @@ const DefaultShardSplitBytes = 1 << 30
 //     (flushed through the published commit), moves the outputs into them,
 //     removes the old shard's parts and the old shard; then the state is
 //     published with the two shards and fresh memtables.
-//  3. The old parts' live references are dropped (lifetime.go).
+//  3. The old parts go with the generation that held them (lifetime.go).
 //
 // Reads never wait; commits are published after step 2, as they are after
 // a flush. A crash before the edit leaves output files no manifest names
@@ -217,11 +217,8 @@ func (e *Engine) splitShard(tid catalog.TableID, num uint32) error {
 		tables[id] = x
 	}
 	tables[tid] = ntd
-	e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
 	sp.outs = [2][]*partFile{} // the state owns them now
-	for _, pf := range sd.parts {
-		pf.refs.release()
-	}
 	e.splits.Add(1)
 	e.log.Info("storage: split shard", "table", t.Name, "shard", num, "into", sp.nums, "ranges", sp.rngs)
 	return nil

@@ -23,6 +23,9 @@ type Snapshot struct {
 	e        *Engine
 	st       *state
 	released atomic.Bool
+	// pending marks a snapshot from WithPending (pending.go): st is one
+	// commit past the committed one, where a transaction's writes sit.
+	pending bool
 	// refs hold the parts st names (lifetime.go); cleanup releases them
 	// if the Snapshot becomes unreachable without Release.
 	refs       *snapRefs
@@ -48,7 +51,12 @@ func (e *Engine) Snapshot() *Snapshot {
 }
 
 // Commit returns the snapshot's commit (current_commit(), R5.5).
-func (s *Snapshot) Commit() uint64 { return s.st.commit }
+func (s *Snapshot) Commit() uint64 {
+	if s.pending {
+		return s.st.commit - 1
+	}
+	return s.st.commit
+}
 
 // Catalog returns the catalog as of the snapshot's commit. Callers must not
 // modify it.
@@ -73,7 +81,7 @@ func (s *Snapshot) Release() {
 // Commits returns every commit up to the snapshot's, oldest first
 // (system.commits, R5.5). The slice is shared: do not modify it.
 func (s *Snapshot) Commits() []CommitInfo {
-	return s.st.commits[:min(len(s.st.commits), int(s.st.commit))]
+	return s.st.commits[:min(len(s.st.commits), int(s.Commit()))]
 }
 
 // CommitAt returns the newest commit at or before t (AS OF TIMESTAMP,
