@@ -26,11 +26,10 @@ type Snapshot struct {
 	// pending marks a snapshot from WithPending (pending.go): st is one
 	// commit past the committed one, where a transaction's writes sit.
 	pending bool
-	// refs hold the parts st names (lifetime.go); cleanup releases them
-	// if the Snapshot becomes unreachable without Release.
-	refs       *snapRefs
-	cleanup    runtime.Cleanup
-	hasCleanup bool
+	// gen holds the parts st names (lifetime.go); cleanup releases it if
+	// the Snapshot becomes unreachable without Release.
+	gen     *partGen
+	cleanup runtime.Cleanup
 }
 
 // Snapshot returns a view at the newest published commit, which holds
@@ -40,13 +39,14 @@ type Snapshot struct {
 func (e *Engine) Snapshot() *Snapshot {
 	for {
 		st := e.cur.Load()
-		if h, ok := acquireState(st); ok {
+		if g, ok := acquireState(st); ok {
 			s := &Snapshot{e: e, st: st}
-			s.hold(h)
+			s.hold(g)
 			return s
 		}
-		// A merge retired one of st's parts between the load and the
-		// acquire; the state it published meanwhile names its outputs.
+		// A flush, merge or split published a new generation of parts
+		// between the load and the acquire and the old one's last holder
+		// left; the newer state names the parts that are live.
 	}
 }
 
@@ -70,12 +70,8 @@ func (s *Snapshot) Release() {
 	if !s.released.CompareAndSwap(false, true) {
 		return
 	}
-	if s.hasCleanup {
-		s.cleanup.Stop()
-	}
-	if s.refs != nil {
-		releaseAll(s.refs)
-	}
+	s.cleanup.Stop()
+	s.gen.release()
 }
 
 // Commits returns every commit up to the snapshot's, oldest first
