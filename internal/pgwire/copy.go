@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/parser"
 	"github.com/strata-db/strata/internal/sql/scanner"
 	"github.com/strata-db/strata/internal/sql/token"
@@ -26,6 +27,8 @@ import (
 // COPY FROM checks every value against its column's type first, so a bad
 // row fails the COPY with its line number and nothing is written, and then
 // writes all rows as ONE INSERT: one statement, one commit (R5.1).
+// Values are held as a tree of string literals until then: a COPY's rows
+// are in memory once, as they would be in one INSERT … VALUES.
 
 // copyStmt is a parsed COPY.
 type copyStmt struct {
@@ -321,18 +324,6 @@ func (c *conn) copyFrom(cs *copyStmt) error {
 	}
 	r := &copyReader{cs: cs, cols: cols}
 	var firstErr error
-	var sql strings.Builder
-	sql.WriteString("INSERT INTO ")
-	sql.WriteString(quoteIdent(cs.table))
-	sql.WriteString(" (")
-	for i, col := range cols {
-		if i > 0 {
-			sql.WriteString(", ")
-		}
-		sql.WriteString(quoteIdent(col.Name))
-	}
-	sql.WriteString(") VALUES ")
-	r.out = &sql
 	for {
 		msg, err := c.be.Receive()
 		if err != nil {
@@ -360,19 +351,21 @@ func (c *conn) copyFrom(cs *copyStmt) error {
 	if firstErr != nil {
 		return firstErr
 	}
-	if r.rows == 0 {
+	if len(r.rows) == 0 {
 		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("COPY 0")})
 		return nil
 	}
-	text := sql.String()
-	stmt, err := parser.Parse(text)
-	if err != nil {
-		return sqlerr.Internal(fmt.Errorf("pgwire: COPY built an INSERT that does not parse: %w", err))
+	// The rows become one INSERT built as a tree, not as text to parse:
+	// every value a string literal, which the insert casts to its column
+	// exactly as it casts a literal written in SQL.
+	ins := &ast.InsertStmt{Table: &ast.ObjectName{Name: cs.table},
+		Source: &ast.SelectStmt{Body: &ast.Values{Rows: r.rows}}}
+	for _, col := range cols {
+		ins.Columns = append(ins.Columns, &ast.Ident{Name: col.Name})
 	}
-	res, err := c.run(stmt, text, nil)
+	res, err := c.run(ins, "", nil)
 	if err != nil {
-		// Positions refer to the INSERT the server wrote, not to anything
-		// the client sent.
+		// Positions would refer to SQL nobody wrote: keep the message.
 		e := toSQLErr(err, "")
 		return sqlerr.New(e.Code, "%s", e.Message).WithDetail("%s", e.Detail).WithHint("%s", e.Hint)
 	}
@@ -382,12 +375,6 @@ func (c *conn) copyFrom(cs *copyStmt) error {
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-func quoteLiteral(b *strings.Builder, s string) {
-	b.WriteByte('\'')
-	b.WriteString(strings.ReplaceAll(s, "'", "''"))
-	b.WriteByte('\'')
-}
-
 // copyReader cuts COPY data into records (CopyData messages may split or
 // join lines anywhere), parses fields, checks each against its column and
 // appends the row to the INSERT being built.
@@ -396,9 +383,8 @@ type copyReader struct {
 	cols   []*catalog.Column
 	buf    []byte
 	line   int // records read so far, the header included
-	rows   int
+	rows   []*ast.Row
 	ended  bool // saw the \. end marker
-	out    *strings.Builder
 	fields []copyField
 }
 
@@ -488,29 +474,22 @@ func (r *copyReader) record(rec []byte) error {
 	if len(r.fields) > len(r.cols) {
 		return r.errorf(-1, "extra data after last expected column")
 	}
-	if r.rows > 0 {
-		r.out.WriteString(", ")
-	}
-	r.out.WriteByte('(')
+	items := make([]ast.Expr, len(r.fields))
 	for i, f := range r.fields {
-		if i > 0 {
-			r.out.WriteString(", ")
-		}
 		col := r.cols[i]
 		if f.null {
 			if !col.Nullable {
 				return r.errorf(i, "null value in column %q violates not-null constraint", col.Name)
 			}
-			r.out.WriteString("NULL")
+			items[i] = &ast.NullLit{}
 			continue
 		}
 		if _, err := types.ParseText(col.Type, f.text); err != nil {
 			return r.errorf(i, "%v", err)
 		}
-		quoteLiteral(r.out, f.text)
+		items[i] = &ast.StringLit{Value: f.text}
 	}
-	r.out.WriteByte(')')
-	r.rows++
+	r.rows = append(r.rows, &ast.Row{Items: items})
 	return nil
 }
 
