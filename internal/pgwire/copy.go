@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -37,6 +38,7 @@ type copyStmt struct {
 	query   string   // for COPY (query) TO STDOUT
 	from    bool
 	csv     bool
+	binary  bool // FROM only: PostgreSQL's binary COPY format (pgx's CopyFrom)
 	header  bool
 	delim   byte // 0 until given: tab for text, comma for CSV
 	null    string
@@ -193,6 +195,9 @@ func parseCopy(sql string) (cs *copyStmt, ok bool, err error) {
 	if cs.csv && !nullSet {
 		cs.null = ""
 	}
+	if cs.binary && (!cs.from || cs.csv || cs.header) {
+		return nil, true, sqlerr.New("0A000", "COPY format binary is supported for FROM STDIN only, without CSV or HEADER")
+	}
 	if cs.delim == 0 {
 		cs.delim = '\t'
 		if cs.csv {
@@ -235,7 +240,7 @@ func (cs *copyStmt) option(p *copyParser, opt string, nullSet *bool) error {
 		case "text", "csv":
 			cs.csv = f == "csv"
 		case "binary":
-			return sqlerr.New("0A000", "COPY format binary is not supported: use text or csv").WithPos(p.pos)
+			cs.binary = true
 		default:
 			return p.errorf("COPY format %q not recognized", p.lit)
 		}
@@ -243,7 +248,7 @@ func (cs *copyStmt) option(p *copyParser, opt string, nullSet *bool) error {
 	case "csv":
 		cs.csv = true
 	case "binary":
-		return sqlerr.New("0A000", "COPY format binary is not supported: use text or csv")
+		cs.binary = true
 	case "header":
 		cs.header = true
 		switch w := p.word(); w {
@@ -332,12 +337,20 @@ func (c *conn) copyFrom(cs *copyStmt) error {
 		switch m := msg.(type) {
 		case *pgproto3.CopyData:
 			if firstErr == nil {
-				firstErr = r.feed(m.Data, false)
+				if cs.binary {
+					r.buf = append(r.buf, m.Data...)
+				} else {
+					firstErr = r.feed(m.Data, false)
+				}
 			}
 			continue
 		case *pgproto3.CopyDone:
 			if firstErr == nil {
-				firstErr = r.feed(nil, true)
+				if cs.binary {
+					firstErr = r.binaryRows()
+				} else {
+					firstErr = r.feed(nil, true)
+				}
 			}
 		case *pgproto3.CopyFail:
 			firstErr = sqlerr.New("57014", "COPY from stdin failed: %s", m.Message)
@@ -490,6 +503,87 @@ func (r *copyReader) record(rec []byte) error {
 		items[i] = &ast.StringLit{Value: f.text}
 	}
 	r.rows = append(r.rows, &ast.Row{Items: items})
+	return nil
+}
+
+// binarySignature opens PostgreSQL's binary COPY stream.
+const binarySignature = "PGCOPY\n\xff\r\n\x00"
+
+// binaryRows parses a whole binary COPY stream: the signature, flags and
+// header extension, then per tuple a field count and each field as a
+// length (-1 for NULL) and the value in its column's binary format, until
+// the -1 trailer (or the end of the data). Each value is decoded by its column's wire type and
+// becomes a literal of its text, offset included for a DATETIME64.
+func (r *copyReader) binaryRows() error {
+	b := r.buf
+	bad := func(format string, args ...any) error {
+		return sqlerr.New("22P04", "COPY %s, row %d: %s", r.cs.table, r.line, fmt.Sprintf(format, args...))
+	}
+	if len(b) < len(binarySignature)+8 || string(b[:len(binarySignature)]) != binarySignature {
+		return sqlerr.New("22P04", "COPY file signature not recognized")
+	}
+	b = b[len(binarySignature):]
+	if binary.BigEndian.Uint32(b)&(1<<16) != 0 {
+		return sqlerr.New("0A000", "COPY binary with OIDs is not supported")
+	}
+	ext := int(binary.BigEndian.Uint32(b[4:]))
+	b = b[8:]
+	if ext < 0 || ext > len(b) {
+		return sqlerr.New("22P04", "invalid COPY file header")
+	}
+	b = b[ext:]
+	for {
+		if len(b) == 0 {
+			break // the trailer is optional, as in PostgreSQL
+		}
+		if len(b) < 2 {
+			return sqlerr.New("22P04", "unexpected EOF in COPY data")
+		}
+		n := int(int16(binary.BigEndian.Uint16(b)))
+		b = b[2:]
+		if n == -1 {
+			break
+		}
+		r.line++
+		if n != len(r.cols) {
+			return bad("row has %d fields, expected %d", n, len(r.cols))
+		}
+		items := make([]ast.Expr, n)
+		for i, col := range r.cols {
+			if len(b) < 4 {
+				return bad("unexpected EOF")
+			}
+			size := int(int32(binary.BigEndian.Uint32(b)))
+			b = b[4:]
+			if size == -1 {
+				if !col.Nullable {
+					return sqlerr.New("23502", "COPY %s, row %d, column %s: null value in column %q violates not-null constraint", r.cs.table, r.line, col.Name, col.Name)
+				}
+				items[i] = &ast.NullLit{}
+				continue
+			}
+			if size < 0 || size > len(b) {
+				return bad("field of %d bytes", size)
+			}
+			v, err := decodeParam(wireType(col.Type).oid, 1, b[:size])
+			b = b[size:]
+			if err == nil && v.Kind() != types.String {
+				v, err = types.Cast(v, col.Type)
+			}
+			if err == nil && v.Kind() == types.String && col.Type.Kind != types.String {
+				_, err = types.ParseText(col.Type, v.Str())
+			}
+			if err != nil {
+				return sqlerr.New(sqlerr.CodeInvalidText, "COPY %s, row %d, column %s: %v", r.cs.table, r.line, col.Name, err)
+			}
+			if v.Kind() == types.String {
+				items[i] = &ast.StringLit{Value: v.Str()}
+			} else {
+				items[i] = &ast.StringLit{Value: string(appendText(nil, v))}
+			}
+		}
+		r.rows = append(r.rows, &ast.Row{Items: items})
+	}
 	return nil
 }
 

@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/big"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 func TestCopy(t *testing.T) {
@@ -60,7 +64,7 @@ func TestCopy(t *testing.T) {
 		t.Fatalf("rows after the failed COPY: %d %v", n, err)
 	}
 	for _, sql := range []string{
-		"COPY t FROM STDIN WITH (FORMAT binary)",
+		"COPY t TO STDOUT WITH (FORMAT binary)",
 		"COPY nosuch FROM STDIN",
 		"COPY t (nosuch) FROM STDIN",
 		"COPY t FROM '/etc/passwd'",
@@ -90,4 +94,43 @@ func (c *chunky) Read(p []byte) (int, error) {
 	copy(p, c.data[:k])
 	c.data = c.data[k:]
 	return k, nil
+}
+
+// TestCopyBinary: pgx's CopyFrom (binary COPY, values encoded by the
+// column types the server describes) loads every common type exactly, and
+// a value out of its column's range fails the whole COPY.
+func TestCopyBinary(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	if _, err := c.Exec(ctx, "CREATE TABLE b (id UINT16 NOT NULL, amount UINT256, at DATETIME64(3, 'Europe/Paris'), ok BOOL, f FLOAT64, raw BYTES, name STRING, d DATE, PRIMARY KEY (id))"); err != nil {
+		t.Fatal(err)
+	}
+	max, _ := new(big.Int).SetString("115792089237316195423570985008687907853269984665640564039457584007913129639935", 10)
+	at := time.Date(2024, 7, 1, 12, 0, 0, 123e6, time.UTC)
+	rows := [][]any{
+		{1, pgtype.Numeric{Int: max, Valid: true}, at, true, 0.5, []byte{0, 1, 255}, "héllo", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
+		{2, nil, nil, nil, nil, nil, nil, nil},
+	}
+	n, err := c.CopyFrom(ctx, pgx.Identifier{"b"}, []string{"id", "amount", "at", "ok", "f", "raw", "name", "d"}, pgx.CopyFromRows(rows))
+	if err != nil || n != 2 {
+		t.Fatalf("copy from: %d %v", n, err)
+	}
+	var out bytes.Buffer
+	if _, err := c.PgConn().CopyTo(ctx, &out, "COPY (SELECT * FROM b ORDER BY id) TO STDOUT"); err != nil {
+		t.Fatal(err)
+	}
+	want := "1\t" + max.String() + "\t2024-07-01 14:00:00.123+02\tt\t0.5\t\\\\x0001ff\théllo\t2024-02-29\n" +
+		"2\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\n"
+	if out.String() != want {
+		t.Fatalf("read back:\n%q\nwant\n%q", out.String(), want)
+	}
+	_, err = c.CopyFrom(ctx, pgx.Identifier{"b"}, []string{"id"}, pgx.CopyFromRows([][]any{{3}, {70000}}))
+	if err == nil || !strings.Contains(err.Error(), "row 2") {
+		t.Fatalf("out of range: %v", err)
+	}
+	var count int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM b").Scan(&count); err != nil || count != 2 {
+		t.Fatalf("rows after the failed COPY: %d %v", count, err)
+	}
 }
