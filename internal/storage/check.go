@@ -111,7 +111,7 @@ func checkParts(fsys vfs.FS, dir string, ms *manifest.Snapshot) []error {
 }
 
 // checkPublishedParts verifies the part lifetime (lifetime.go): every
-// published part is the manifest's, named once, alive (its live reference
+// published part is the manifest's, named once, alive (its generation's reference
 // held), and no reference was released twice; and every manifest part of
 // a table the engine serves is published.
 func checkPublishedParts(st *state, ms *manifest.Snapshot) []error {
