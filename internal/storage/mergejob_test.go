@@ -591,3 +591,67 @@ func TestMergesUnderLoad(t *testing.T) {
 	}
 	t.Logf("%d merges, %d splits, %d shards", e.merges.Load(), e.splits.Load(), len(e.cur.Load().tables[tbl.ID].shards))
 }
+
+// TestDroppedTablePartsDeleted: a dropped table's part files are deleted
+// once the generation naming them is retired (the next flush), not kept
+// until a reopen; a snapshot taken before the DROP still reads them.
+func TestDroppedTablePartsDeleted(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	h.create(kvSpec("other", catalog.ModeVersioned))
+	w, err := versionWrite(h.table("t"), "g", []string{"k=1 v=a idx=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.stage(w, "t")
+	if _, err := h.commitPending(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, pf := range h.e.cur.Load().tables[h.table("t").ID].shards[0].parts {
+		files = append(files, pf.refs.path)
+	}
+	if len(files) == 0 {
+		t.Fatal("no part flushed")
+	}
+	old := h.e.Snapshot()
+	want, err := readSnapshotTable(h, old, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := h.table("t")
+	h.ddl(func(c *catalog.Catalog, n uint64) error { _, err := c.DropTable("t", false, n); return err })
+	w, err = versionWrite(h.table("other"), "g", []string{"k=1 v=a idx=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.stage(w, "other")
+	if _, err := h.commitPending(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// The old snapshot still holds the dropped table's parts.
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, BatchRows: 3}
+	var bs []*types.Batch
+	if _, err := old.Scan(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := render(append(tbl.Names(spec.Cols), "_commit"), bs); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("old snapshot of a dropped table reads %v, want %v", got, want)
+	}
+	old.Release()
+	for _, f := range files {
+		if _, err := h.mem.Open(f); err == nil {
+			t.Fatalf("dropped table's part %s kept after its last holder left", f)
+		}
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	h.reopen()
+}
