@@ -198,31 +198,48 @@ func (c *conn) begin(m *pgproto3.StartupMessage) (bool, error) {
 		return false, c.fatal("57P03", "the database system is shutting down")
 	}
 	c.sess = session.New(c.srv.eng, session.Options{User: c.user, BackendPID: int32(c.pid)})
-	app := m.Parameters["application_name"]
-	if app != "" {
-		c.runQuiet("SET application_name = '" + strings.ReplaceAll(app, "'", "''") + "'")
+	// Other startup parameters are settings, as in PostgreSQL (lib/pq sends
+	// extra_float_digits and DateStyle, JDBC TimeZone); one the session
+	// does not know is ignored rather than refused.
+	for k, v := range m.Parameters {
+		switch k {
+		case "user", "database", "options", "replication":
+			continue
+		}
+		if validSettingName(k) {
+			c.runQuiet("SET " + k + " = '" + strings.ReplaceAll(v, "'", "''") + "'")
+		}
 	}
 	params := [][2]string{
 		{"server_version", "15.0 (Strata " + c.srv.cfg.Version + ")"},
 		{"server_encoding", "UTF8"},
-		{"client_encoding", "UTF8"},
-		{"DateStyle", "ISO, MDY"},
-		{"IntervalStyle", "postgres"},
-		{"TimeZone", "UTC"},
 		{"integer_datetimes", "on"},
-		{"standard_conforming_strings", "on"},
 		{"is_superuser", "on"},
 		{"session_authorization", c.user},
-		{"application_name", app},
 	}
 	c.reported = map[string]string{}
 	for _, p := range params {
 		c.be.Send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
-		c.reported[p[0]] = p[1]
 	}
+	// The changeable ones as the session has them, startup parameters
+	// applied.
+	c.reportSettings()
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: []byte{byte(c.secret >> 24), byte(c.secret >> 16), byte(c.secret >> 8), byte(c.secret)}})
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 	return true, c.flush()
+}
+
+// validSettingName reports whether name can be written unquoted in SET.
+func validSettingName(name string) bool {
+	if name == "" || strings.HasPrefix(name, "_pq_.") {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // runQuiet runs a statement of the server's own (a startup setting),
@@ -501,7 +518,7 @@ var reportedSettings = []string{"application_name", "client_encoding", "DateStyl
 func (c *conn) reportSettings() {
 	for _, name := range reportedSettings {
 		v, ok := c.sess.Setting(name)
-		if !ok || c.reported[name] == v {
+		if prev, sent := c.reported[name]; !ok || sent && prev == v {
 			continue
 		}
 		c.reported[name] = v

@@ -250,3 +250,23 @@ func TestParameterTypes(t *testing.T) {
 		t.Fatal("70000 accepted for a UINT16")
 	}
 }
+
+// TestStartupSettings: parameters of the startup message are settings, as
+// in PostgreSQL, reported back with ParameterStatus.
+func TestStartupSettings(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url+"&application_name=starter&statement_timeout=1234")
+	ctx := context.Background()
+	if got := c.PgConn().ParameterStatus("application_name"); got != "starter" {
+		t.Errorf("application_name %q", got)
+	}
+	for name, want := range map[string]string{"client_encoding": "UTF8", "DateStyle": "ISO, MDY", "TimeZone": "UTC", "standard_conforming_strings": "on"} {
+		if got := c.PgConn().ParameterStatus(name); got != want {
+			t.Errorf("%s %q, want %q", name, got, want)
+		}
+	}
+	var v string
+	if err := c.QueryRow(ctx, "SHOW statement_timeout").Scan(&v); err != nil || v != "1234" {
+		t.Errorf("statement_timeout %q %v", v, err)
+	}
+}
