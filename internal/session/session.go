@@ -77,6 +77,9 @@ type txn struct {
 	aborted bool
 	// local holds the values SET LOCAL replaced, restored at the end.
 	local map[string]string
+	// ran is set once a statement other than SET TRANSACTION ran inside
+	// the transaction: its isolation level is fixed from then (txmodes.go).
+	ran bool
 }
 
 // New returns a session on eng.
@@ -130,6 +133,16 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 			return nil, sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block").WithPos(stmt.Pos())
 		}
 	}
+	if err := s.checkWritable(stmt, sql); err != nil {
+		return nil, err
+	}
+	if s.tx != nil {
+		switch stmt.(type) {
+		case *ast.TransactionStmt, *ast.SetTransactionStmt:
+		default:
+			s.tx.ran = true
+		}
+	}
 	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:
@@ -144,6 +157,8 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		return s.transaction(ctx, n)
 	case *ast.SetStmt:
 		return s.set(n)
+	case *ast.SetTransactionStmt:
+		return s.setTransaction(n)
 	case *ast.ShowStmt:
 		return s.show(n)
 	case *ast.ResetStmt:
@@ -222,6 +237,7 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 			return nil, sqlerr.New("25001", "there is already a transaction in progress").WithPos(n.Pos())
 		}
 		s.tx = &txn{}
+		s.beginModes(n.Modes)
 		return &Result{Tag: "BEGIN"}, nil
 	case ast.TxRollback:
 		s.endTx()
@@ -259,6 +275,7 @@ func (s *Session) endTx() {
 		s.settings.values[k] = v
 	}
 	s.tx = nil
+	s.endModes()
 }
 
 func appendUnique(list []string, s string) []string {

@@ -23,6 +23,8 @@ var defaultSettings = map[string]string{
 	"client_min_messages":                 "notice",
 	"datestyle":                           "ISO, MDY",
 	"default_transaction_isolation":       "serializable",
+	"default_transaction_read_only":       "off",
+	"default_transaction_deferrable":      "off",
 	"extra_float_digits":                  "1",
 	"integer_datetimes":                   "on",
 	"intervalstyle":                       "postgres",
@@ -37,6 +39,8 @@ var defaultSettings = map[string]string{
 	"statement_timeout":                   "0",
 	"timezone":                            "UTC",
 	"transaction_isolation":               "serializable",
+	"transaction_read_only":               "off",
+	"transaction_deferrable":              "off",
 	"idle_in_transaction_session_timeout": "0",
 }
 
@@ -121,6 +125,11 @@ func (s *Session) set(n *ast.SetStmt) (*Result, error) {
 		value = strings.Join(parts, ", ")
 	} else if !ok {
 		value = ""
+	}
+	if !n.Local && !n.Default && len(n.Values) == 1 {
+		if res, ok, err := s.setTxSetting(name, value, n.Pos()); ok {
+			return res, err
+		}
 	}
 	if name == "statement_timeout" || name == "lock_timeout" || name == "idle_in_transaction_session_timeout" {
 		if _, ok := parseTimeout(value); !ok {

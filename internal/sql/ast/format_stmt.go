@@ -119,6 +119,16 @@ func (p *printer) stmt(s Stmt) {
 		p.str(" WITH PASSWORD " + FormatString(s.Password))
 	case *TransactionStmt:
 		p.str([...]string{TxBegin: "BEGIN", TxCommit: "COMMIT", TxRollback: "ROLLBACK"}[s.Kind])
+		if s.Modes != nil {
+			p.txModes(s.Modes)
+		}
+	case *SetTransactionStmt:
+		if s.Session {
+			p.str("SET SESSION CHARACTERISTICS AS TRANSACTION")
+		} else {
+			p.str("SET TRANSACTION")
+		}
+		p.txModes(&s.Modes)
 	case *ExplainStmt:
 		p.str("EXPLAIN ")
 		if s.Analyze {
@@ -408,4 +418,29 @@ func (p *printer) createIndex(s *CreateIndexStmt) {
 		p.str(" SCOPE BOTH")
 	}
 	p.policies(s.Policies)
+}
+
+// txModes prints transaction modes after BEGIN or SET TRANSACTION, each
+// preceded by a space and separated by commas.
+func (p *printer) txModes(m *TxModes) {
+	sep := " "
+	put := func(s string) {
+		p.str(sep + s)
+		sep = ", "
+	}
+	if m.Isolation != "" {
+		put("ISOLATION LEVEL " + strings.ToUpper(m.Isolation))
+	}
+	switch m.Access {
+	case TxOn:
+		put("READ ONLY")
+	case TxOff:
+		put("READ WRITE")
+	}
+	switch m.Deferrable {
+	case TxOn:
+		put("DEFERRABLE")
+	case TxOff:
+		put("NOT DEFERRABLE")
+	}
 }

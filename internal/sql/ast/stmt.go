@@ -58,10 +58,45 @@ const (
 	TxRollback               // ROLLBACK [TRANSACTION|WORK]
 )
 
-// TransactionStmt is BEGIN, COMMIT or ROLLBACK.
+// TransactionStmt is BEGIN, COMMIT or ROLLBACK. Modes holds BEGIN's
+// transaction modes; nil when none were given.
 type TransactionStmt struct {
 	Span
-	Kind TxKind
+	Kind  TxKind
+	Modes *TxModes
+}
+
+// TxModes are PostgreSQL's transaction modes, as BEGIN, START TRANSACTION,
+// SET TRANSACTION and SET SESSION CHARACTERISTICS AS TRANSACTION take them.
+// A zero field was not given, so the statement leaves that mode as it is.
+type TxModes struct {
+	// Isolation is the lower-case level: "serializable", "repeatable
+	// read", "read committed" or "read uncommitted"; "" when not given.
+	Isolation string
+	// Access is READ WRITE or READ ONLY.
+	Access TxTristate
+	// Deferrable is DEFERRABLE (TxOn) or NOT DEFERRABLE (TxOff).
+	Deferrable TxTristate
+}
+
+// TxTristate is a transaction mode that was given on, given off, or not
+// given. For Access, TxOn is READ ONLY and TxOff is READ WRITE.
+type TxTristate uint8
+
+// The values of a TxTristate.
+const (
+	TxUnset TxTristate = iota
+	TxOn
+	TxOff
+)
+
+// SetTransactionStmt is SET TRANSACTION modes (this transaction) or, with
+// Session set, SET SESSION CHARACTERISTICS AS TRANSACTION modes (the
+// defaults of later transactions).
+type SetTransactionStmt struct {
+	Span
+	Session bool
+	Modes   TxModes
 }
 
 // ExplainStmt is EXPLAIN [ANALYZE] Stmt (SPEC R10.2).
@@ -135,5 +170,6 @@ func (*ShowTablesStmt) stmtNode()           {}
 func (*ShowCreateTableStmt) stmtNode()      {}
 func (*DescribeStmt) stmtNode()             {}
 func (*SetStmt) stmtNode()                  {}
+func (*SetTransactionStmt) stmtNode()       {}
 func (*ShowStmt) stmtNode()                 {}
 func (*ResetStmt) stmtNode()                {}

@@ -30,6 +30,109 @@ func (p *parser) transaction() ast.Stmt {
 	if p.tok == token.TRANSACTION || p.tok == token.WORK {
 		p.next()
 	}
+	if s.Kind == ast.TxBegin && p.atTxMode() {
+		s.Modes = p.txModes()
+	}
+	s.Span = p.span(start)
+	return s
+}
+
+// atTxMode reports whether a transaction mode starts here: ISOLATION,
+// READ, DEFERRABLE or NOT.
+func (p *parser) atTxMode() bool {
+	return p.wordIs("isolation") || p.wordIs("read") || p.wordIs("deferrable") || p.tok == token.NOT
+}
+
+// txModes parses PostgreSQL's transaction modes, separated by commas or
+// spaces: ISOLATION LEVEL {SERIALIZABLE | REPEATABLE READ | READ COMMITTED
+// | READ UNCOMMITTED}, READ WRITE | READ ONLY, [NOT] DEFERRABLE. A later
+// mode of the same kind replaces an earlier one, as in PostgreSQL.
+func (p *parser) txModes() *ast.TxModes {
+	m := &ast.TxModes{}
+	for {
+		switch {
+		case p.wordIs("isolation"):
+			p.next()
+			if !p.wordIs("level") {
+				p.errorExpected("LEVEL after ISOLATION")
+			}
+			p.next()
+			m.Isolation = p.isolationLevel()
+		case p.wordIs("read"):
+			p.next()
+			switch {
+			case p.tok == token.ONLY:
+				m.Access = ast.TxOn
+			case p.wordIs("write"):
+				m.Access = ast.TxOff
+			default:
+				p.errorExpected("ONLY or WRITE after READ")
+			}
+			p.next()
+		case p.wordIs("deferrable"):
+			p.next()
+			m.Deferrable = ast.TxOn
+		case p.tok == token.NOT:
+			p.next()
+			if !p.wordIs("deferrable") {
+				p.errorExpected("DEFERRABLE after NOT")
+			}
+			p.next()
+			m.Deferrable = ast.TxOff
+		default:
+			p.errorExpected("a transaction mode (ISOLATION LEVEL …, READ WRITE, READ ONLY, [NOT] DEFERRABLE)")
+		}
+		if p.got(token.COMMA) || p.atTxMode() {
+			continue
+		}
+		return m
+	}
+}
+
+// isolationLevel parses the level after ISOLATION LEVEL.
+func (p *parser) isolationLevel() string {
+	switch {
+	case p.wordIs("serializable"):
+		p.next()
+		return "serializable"
+	case p.wordIs("repeatable"):
+		p.next()
+		if !p.wordIs("read") {
+			p.errorExpected("READ after REPEATABLE")
+		}
+		p.next()
+		return "repeatable read"
+	case p.wordIs("read"):
+		p.next()
+		switch {
+		case p.wordIs("committed"):
+			p.next()
+			return "read committed"
+		case p.wordIs("uncommitted"):
+			p.next()
+			return "read uncommitted"
+		}
+		p.errorExpected("COMMITTED or UNCOMMITTED after READ")
+	}
+	p.errorExpected("an isolation level (SERIALIZABLE, REPEATABLE READ, READ COMMITTED, READ UNCOMMITTED)")
+	return ""
+}
+
+// setTransaction parses, after SET, TRANSACTION modes and SESSION
+// CHARACTERISTICS AS TRANSACTION modes.
+func (p *parser) setTransaction(start int) ast.Stmt {
+	s := &ast.SetTransactionStmt{}
+	if p.tok == token.SESSION {
+		p.next()
+		if !p.wordIs("characteristics") {
+			p.errorExpected("CHARACTERISTICS after SET SESSION")
+		}
+		p.next()
+		p.expect(token.AS)
+		s.Session = true
+	}
+	p.expect(token.TRANSACTION)
+	s.Modes = *p.txModes()
 	s.Span = p.span(start)
 	return s
 }
@@ -95,6 +198,9 @@ func (p *parser) settingName() string {
 func (p *parser) set() ast.Stmt {
 	start := p.pos
 	p.expect(token.SET)
+	if p.tok == token.TRANSACTION || p.tok == token.SESSION && p.peek(1) == token.IDENT && p.ahead[0].lit == "characteristics" && p.src[p.ahead[0].pos] != '"' {
+		return p.setTransaction(start)
+	}
 	s := &ast.SetStmt{}
 	if p.got(token.LOCAL) {
 		s.Local = true
