@@ -199,6 +199,22 @@ func (e *Engine) runMerge(job mergeJob) error {
 	if !ok {
 		return nil // dropped since the job was chosen
 	}
+	// Hold the inputs while reading them: under mergeMu no merge retires
+	// them, but a DROP TABLE and the next flush may (the generation that
+	// named them goes); then the job is stale.
+	for i, pf := range job.inputs {
+		if !pf.refs.acquire() {
+			for _, q := range job.inputs[:i] {
+				q.refs.release()
+			}
+			return nil
+		}
+	}
+	defer func() {
+		for _, pf := range job.inputs {
+			pf.refs.release()
+		}
+	}()
 	readers := make([]*part.Reader, len(job.inputs))
 	lo, hi := job.inputs[0].man.MinCommit, job.inputs[0].man.MaxCommit
 	for i, pf := range job.inputs {

@@ -127,7 +127,13 @@ func (e *Engine) splitShard(tid catalog.TableID, num uint32) error {
 	defer sp.drop() // outputs not handed to the state on any error
 	done := map[*partFile]bool{}
 	for _, pf := range sd.parts {
-		if err := sp.split(pf); err != nil {
+		// Held while read (a DROP and a flush may retire it meanwhile).
+		if !pf.refs.acquire() {
+			return nil
+		}
+		err := sp.split(pf)
+		pf.refs.release()
+		if err != nil {
 			return err
 		}
 		done[pf] = true
