@@ -85,6 +85,10 @@ type Meta struct {
 	// two blocks' worth of rows; parts written before it existed read as
 	// false. The fast read paths of storage need it.
 	KeyBlocks bool
+	// PageRows is the most rows of one page: pages end at its multiples
+	// (Write sets it; 0 in parts written before it existed, which have
+	// no Keys).
+	PageRows int
 }
 
 // Overlaps reports whether a key range [lo, hi) (storage.KeyRange: nil
@@ -109,7 +113,7 @@ type BlockInfo struct {
 	MinSort, MaxSort     []byte
 	MinCommit, MaxCommit uint64
 	// Keys is a sparse index of the sort column: Keys[j] is the sort key
-	// of row (j+1)·PageRows, the first row of a page. A lookup finds the
+	// of row (j+1)·Meta.PageRows, the first row of a page. A lookup finds the
 	// page that can hold a key without decoding the others (FindKey).
 	Keys [][]byte
 }

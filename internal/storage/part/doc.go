@@ -91,11 +91,11 @@
 //     for (plus the stripe-aligned bytes around them), and allocates
 //     nothing per row: into a reused Data, only per chunk and per page
 //     (parquet-go's page headers and readers), about 8 per page of at most
-//     PageRows rows.
+//     Meta.PageRows rows.
 //  7. Blocks end at sort-key boundaries (Meta.KeyBlocks) and pages at
-//     multiples of PageRows rows; BlockInfo.Keys holds the sort key at each
-//     such multiple, so a point lookup (FindKey, ReadRows) decodes one page
-//     per column it reads, found through Parquet's offset index.
+//     multiples of Meta.PageRows rows; BlockInfo.Keys holds the sort key at
+//     each such multiple, so a point lookup (FindKey, ReadRows) decodes one
+//     page per column it reads, found through Parquet's offset index.
 //  6. A part records each table column's type at write time; readers get
 //     vectors of that type and cast (R8.1), and a column id the part does
 //     not hold reads as a nil vector (R6.5).

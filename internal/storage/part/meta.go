@@ -46,6 +46,7 @@ type fileMeta struct {
 	MinSort   []byte       `json:"min_sort"`
 	MaxSort   []byte       `json:"max_sort"`
 	KeyBlocks bool         `json:"key_blocks,omitempty"`
+	PageRows  int          `json:"page_rows,omitempty"`
 	Columns   []columnJSON `json:"columns"`
 	Blocks    []blockJSON  `json:"blocks"`
 	// Stripe is the stripe size; Stripes the big-endian CRC-32C of each
@@ -82,7 +83,7 @@ func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
 	fm := fileMeta{
 		Format: FormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
 		Level: m.Level, Rows: m.Rows, MinCommit: m.MinCommit, MaxCommit: m.MaxCommit,
-		MinSort: m.MinSort, MaxSort: m.MaxSort, KeyBlocks: m.KeyBlocks, Stripe: stripeSize,
+		MinSort: m.MinSort, MaxSort: m.MaxSort, KeyBlocks: m.KeyBlocks, PageRows: m.PageRows, Stripe: stripeSize,
 		Columns: make([]columnJSON, len(m.Columns)),
 		Blocks:  make([]blockJSON, len(blocks)),
 		Stripes: make([]byte, 0, 4*len(stripes)),
@@ -132,7 +133,7 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 	m := &Meta{
 		Table: catalog.TableID(fm.Table), Shard: fm.Shard, Part: fm.Part, Kind: kind, Level: fm.Level,
 		Rows: fm.Rows, MinCommit: fm.MinCommit, MaxCommit: fm.MaxCommit, MinSort: fm.MinSort, MaxSort: fm.MaxSort,
-		KeyBlocks: fm.KeyBlocks, Columns: make([]ColumnMeta, len(fm.Columns)),
+		KeyBlocks: fm.KeyBlocks, PageRows: fm.PageRows, Columns: make([]ColumnMeta, len(fm.Columns)),
 	}
 	for i, c := range fm.Columns {
 		k, ok := kindByName[c.Kind]

@@ -483,7 +483,7 @@ func Check(fsys vfs.FS, path string) error {
 		if err := r.ReadBlock(i, ids, &d); err != nil {
 			return err
 		}
-		if err := checkBlock(&d, &b); err != nil {
+		if err := checkBlock(&d, &b, m.PageRows); err != nil {
 			return r.corrupt("block %d: %v", i, err)
 		}
 		if i > 0 && m.KeyBlocks && bytes.Equal(d.Sort.BytesAt(0), last.sort) {
@@ -505,7 +505,7 @@ func Check(fsys vfs.FS, path string) error {
 }
 
 // checkBlock checks one decoded block against its BlockInfo.
-func checkBlock(d *Data, b *BlockInfo) error {
+func checkBlock(d *Data, b *BlockInfo, pageRows int) error {
 	for i := 1; i < d.Rows; i++ {
 		if d.less(i, i-1) {
 			return fmt.Errorf("rows %d and %d are out of order", i-1, i)
@@ -515,12 +515,12 @@ func checkBlock(d *Data, b *BlockInfo) error {
 	for _, c := range d.Commit {
 		lo, hi = min(lo, c), max(hi, c)
 	}
-	if len(b.Keys) != (d.Rows-1)/PageRows {
+	if pageRows > 0 && len(b.Keys) != (d.Rows-1)/pageRows || pageRows <= 0 && len(b.Keys) != 0 {
 		return fmt.Errorf("%d index keys for %d rows", len(b.Keys), d.Rows)
 	}
 	for j, k := range b.Keys {
-		if string(d.Sort.BytesAt((j+1)*PageRows)) != string(k) {
-			return fmt.Errorf("index key %d does not match row %d", j, (j+1)*PageRows)
+		if string(d.Sort.BytesAt((j+1)*pageRows)) != string(k) {
+			return fmt.Errorf("index key %d does not match row %d", j, (j+1)*pageRows)
 		}
 	}
 	if lo != b.MinCommit || hi != b.MaxCommit ||

@@ -33,6 +33,9 @@ type WriteOptions struct {
 	BlockRows int
 	// PageBytes bounds a data page's uncompressed size (0 = DefaultPageBytes).
 	PageBytes int
+	// PageRows bounds a page's rows: every page ends at a multiple of it
+	// (0 = PageRows, HistoryPageRows for a KindHistory part).
+	PageRows int
 }
 
 // ColumnSize is the space one column takes in a part, summed over blocks.
@@ -77,6 +80,12 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 	}
 	if w.opts.PageBytes <= 0 {
 		w.opts.PageBytes = DefaultPageBytes
+	}
+	if w.opts.PageRows <= 0 {
+		w.opts.PageRows = PageRows
+		if meta.Kind == KindHistory {
+			w.opts.PageRows = HistoryPageRows
+		}
 	}
 	f, err := fsys.Create(path)
 	if err != nil {
@@ -137,7 +146,8 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		parquet.DataPageStatistics(true),
 		parquet.CreatedBy("strata", strconv.Itoa(FormatVersion), ""),
 	)
-	w.vals = make([]parquet.Value, 0, PageRows)
+	w.vals = make([]parquet.Value, 0, w.opts.PageRows)
+	w.meta.PageRows = w.opts.PageRows
 	n := w.d.Rows
 	var blocks []BlockInfo
 	w.meta.Rows = uint64(n)
@@ -169,7 +179,7 @@ func (w *writer) write(f vfs.File) (Info, error) {
 			MinSort: bytes.Clone(w.d.Sort.BytesAt(lo)), MaxSort: bytes.Clone(w.d.Sort.BytesAt(hi - 1)),
 			MinCommit: math.MaxUint64,
 		}
-		for j := lo + PageRows; j < hi; j += PageRows {
+		for j := lo + w.opts.PageRows; j < hi; j += w.opts.PageRows {
 			b.Keys = append(b.Keys, bytes.Clone(w.d.Sort.BytesAt(j)))
 		}
 		for _, c := range w.d.Commit[lo:hi] {
@@ -212,8 +222,8 @@ func leafIndex(s *parquet.Schema, name string) int {
 // writeBlock writes rows [lo, hi) to every column writer.
 func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
 	d := w.d
-	for s := lo; s < hi; s += PageRows {
-		e := min(s+PageRows, hi)
+	for s := lo; s < hi; s += w.opts.PageRows {
+		e := min(s+w.opts.PageRows, hi)
 		put := func(col int) error {
 			_, err := cw[col].WriteRowValues(w.vals)
 			w.vals = w.vals[:0]
@@ -233,7 +243,7 @@ func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
 				return err
 			}
 		}
-		// Every page ends at a multiple of PageRows rows (ReadRows).
+		// Every page ends at a multiple of PageRows rows (FindKey).
 		if e < hi {
 			for _, c := range cw {
 				if err := c.Flush(); err != nil {
