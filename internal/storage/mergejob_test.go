@@ -8,8 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/merge"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/vfs"
 	"pgregory.net/rapid"
@@ -654,4 +656,51 @@ func TestDroppedTablePartsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.reopen()
+}
+
+// TestBackgroundMerges: with the merger on, FanIn flushes of similar size
+// get merged without anyone asking, reads stay the same, and Close stops
+// the merger.
+func TestBackgroundMerges(t *testing.T) {
+	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true}
+	h.open()
+	defer func() { _ = h.e.Close() }()
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	for i := 0; i < merge.FanIn; i++ {
+		w, err := versionWrite(h.table("t"), "g", []string{fmt.Sprintf("k=%d v=a idx=1", i), "k=9 v=b idx=" + fmt.Sprint(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.stage(w, "t")
+		if _, err := h.commitPending(); err != nil {
+			t.Fatal(err)
+		}
+		if i == merge.FanIn-1 {
+			break
+		}
+		if err := h.e.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := h.scan("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.e.merges.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no background merge after %d flushes; parts %v", merge.FanIn, partKinds(h, "t"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got, err := h.scan("t", 0)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("after a background merge: %v %v, want %v", got, err, want)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
 }
