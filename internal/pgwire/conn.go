@@ -295,11 +295,11 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
 		c.ready()
 		return c.flush()
 	case *pgproto3.Parse:
-		return c.extended(c.parse(m))
+		return c.extended(c.failTx(c.parse(m)))
 	case *pgproto3.Bind:
-		return c.extended(c.bind(m))
+		return c.extended(c.failTx(c.bind(m)))
 	case *pgproto3.Describe:
-		return c.extended(c.describe(m))
+		return c.extended(c.failTx(c.describe(m)))
 	case *pgproto3.Execute:
 		return c.extended(c.execute(m))
 	case *pgproto3.Close:
@@ -338,6 +338,17 @@ func (c *conn) extended(sql string, err error) error {
 		c.skipping = true
 	}
 	return nil
+}
+
+// failTx passes on a handler's result; an error found before Execute (a
+// statement that does not parse or bind) fails an open transaction, as
+// every error inside one does in PostgreSQL. Execute's errors are the
+// session's, which decides itself.
+func (c *conn) failTx(sql string, err error) (string, error) {
+	if err != nil {
+		c.sess.FailTransaction()
+	}
+	return sql, err
 }
 
 func (c *conn) ready() {
@@ -468,6 +479,7 @@ func (c *conn) simpleQuery(full string) {
 		}
 		stmt, err := parser.Parse(sql)
 		if err != nil {
+			c.sess.FailTransaction()
 			c.sendError(err, sql, full, r.Start)
 			return
 		}

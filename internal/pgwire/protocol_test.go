@@ -270,3 +270,30 @@ func TestStartupSettings(t *testing.T) {
 		t.Errorf("statement_timeout %q %v", v, err)
 	}
 }
+
+// TestErrorBeforeExecuteAborts: a statement that fails to parse or bind
+// inside a transaction fails it, as in PostgreSQL, whichever protocol
+// carried it.
+func TestErrorBeforeExecuteAborts(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	for _, bad := range []string{"SELEC 1", "SELECT nosuch"} {
+		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+			if _, err := c.Exec(ctx, "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Exec(ctx, bad, mode); err == nil {
+				t.Fatalf("%s accepted", bad)
+			}
+			_, err := c.Exec(ctx, "SELECT 1")
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "25P02" || c.PgConn().TxStatus() != 'E' {
+				t.Errorf("%s (mode %v): then %v, status %c", bad, mode, err, c.PgConn().TxStatus())
+			}
+			if _, err := c.Exec(ctx, "ROLLBACK"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -34,6 +34,11 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 		defer st.release()
 		p, err := plan.Build(stmt, planEnv(st.env()))
 		if err != nil {
+			if s.tx != nil {
+				// As in PostgreSQL, an error in any message of a
+				// transaction aborts it, Parse and Describe included.
+				s.tx.aborted = true
+			}
 			return nil, userError(err, stmt, sql)
 		}
 		pc := p.Columns()
@@ -211,4 +216,14 @@ func (s *Session) ParamTypes(stmt ast.Stmt, n int) []types.Type {
 		return true
 	})
 	return out
+}
+
+// FailTransaction marks an open transaction failed, as an error of any
+// statement inside it does in PostgreSQL: the wire server calls it for the
+// errors it finds before Execute (a statement that does not parse, a
+// Describe that does not bind), so later statements fail until ROLLBACK.
+func (s *Session) FailTransaction() {
+	if s.tx != nil {
+		s.tx.aborted = true
+	}
 }
