@@ -16,8 +16,9 @@ type Scale struct {
 	Versions int // V: rows delivered in all, re-deliveries included
 }
 
-// Scales are the sizes the issue names.
+// Scales are the sizes the issue names, and tiny for a quick look.
 var Scales = map[string]Scale{
+	"tiny":   {"tiny", 10_000, 100_000},
 	"small":  {"small", 100_000, 1_000_000},
 	"medium": {"medium", 1_000_000, 10_000_000},
 	"full":   {"full", 5_000_000, 50_000_000},
@@ -85,14 +86,14 @@ func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
 
 // keyState is what the generator remembers per key.
 type keyState struct {
-	slots    int32  // rows still to deliver for this key
-	pos      int32  // versions made so far
-	index    uint64 // ordering values of the last version made
-	version  uint64
-	held     Row // a version made but held back (it will arrive late)
-	hasHeld  bool
-	last     Row // the last row delivered, for exact re-deliveries
-	hasLast  bool
+	slots   int32  // rows still to deliver for this key
+	pos     int32  // versions made so far
+	index   uint64 // ordering values of the last version made
+	version uint64
+	held    Row // a version made but held back (it will arrive late)
+	hasHeld bool
+	last    Row // the last row delivered, for exact re-deliveries
+	hasLast bool
 }
 
 // Generator produces the batches of one workload.
@@ -163,9 +164,12 @@ func (g *Generator) makeVersion(k int32, step bool) Row {
 //
 // A late row is a version held back while the key's next version (a
 // greater balance_index) is delivered; it arrives at the key's next slot.
-// The shares of late rows and re-deliveries are drawn at random but held
-// to latePct and redeliver of the rows so far by a threshold against the
-// running count, so every scale and seed gets the same shares.
+// A version is held back whenever the late share so far is below latePct
+// and its key has a slot left (a key's last row cannot be overtaken);
+// re-deliveries are drawn at random but held to redeliver of the rows so
+// far. Both thresholds run against the running count, so every scale and
+// seed gets the same shares; the late one runs 5 % of the stream ahead,
+// because towards the end most keys have no slot left to be overtaken in.
 func (g *Generator) NextBatch(buf []Row) []Row {
 	buf = buf[:0]
 	for len(buf) < batchRows && g.next < len(g.order) {
@@ -184,7 +188,7 @@ func (g *Generator) NextBatch(buf []Row) []Row {
 			row = ks.last
 			row.Repeat, row.Late = true, false
 			g.Rep++
-		case ks.slots >= 1 && g.holds*100 < latePct*g.next && g.r.intn(100) < 60:
+		case ks.slots >= 1 && g.holds*100 < latePct*min(len(g.order), g.next+len(g.order)/20):
 			ks.held = g.makeVersion(k, false)
 			ks.hasHeld = true
 			g.holds++

@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 )
@@ -35,6 +36,7 @@ type config struct {
 	lookups int
 	reps    int
 	keep    bool
+	cpuProf string
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -49,6 +51,7 @@ func parseFlags(args []string) (*config, error) {
 	lookups := fs.Int("lookups", 10_000, "random keys for the point lookups R1 and R4")
 	reps := fs.Int("reps", 5, "timed repetitions of R2, R3 and R5 (the median is reported)")
 	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
+	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -57,9 +60,9 @@ func parseFlags(args []string) (*config, error) {
 	}
 	sc, ok := Scales[*scale]
 	if !ok {
-		return nil, fmt.Errorf("-scale %q: want small, medium or full", *scale)
+		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
-	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep}
+	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {
 		s = strings.TrimSpace(s)
@@ -98,6 +101,19 @@ func run(args []string) int {
 		}
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 2
+	}
+	if cfg.cpuProf != "" {
+		f, err := os.Create(cfg.cpuProf)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ctx := context.Background()
 	start := time.Now()

@@ -146,12 +146,12 @@ func (r *Report) Table() string {
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 
-// ratio prints Strata's advantage: "12.3× better" or "0.40× (2.5× worse)".
+// ratio prints Strata's advantage: "12.3× better" or "2.5× worse".
 func ratio(a float64) string {
 	if a >= 1 {
-		return fmt.Sprintf("%.1f× better", a)
+		return fmt.Sprintf("%.3g× better", a)
 	}
-	return fmt.Sprintf("%.2f× (%.1f× worse)", a, 1/a)
+	return fmt.Sprintf("%.3g× worse", 1/a)
 }
 
 // Targets checks issue 6 item 5's targets against this run's ratios.

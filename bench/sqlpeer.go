@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	_ "github.com/duckdb/duckdb-go/v2"  // database/sql driver "duckdb"
-	_ "github.com/jackc/pgx/v5/stdlib"  // database/sql driver "pgx"
-	_ "modernc.org/sqlite"              // database/sql driver "sqlite"
+	_ "github.com/duckdb/duckdb-go/v2" // database/sql driver "duckdb"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
 )
 
 // sqlPeer is PostgreSQL, SQLite or DuckDB through database/sql, running

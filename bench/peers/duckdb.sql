@@ -1,20 +1,21 @@
 -- DuckDB's form of the benchmark (github.com/duckdb/duckdb-go/v2): the same
 -- current + history tables, INSERT … ON CONFLICT for the current rows, and
 -- arg_max over the history for AS OF (the version with the greatest
--- (balance_index, balance_version) committed at or before n). UHUGEINT
--- (128 bits) is DuckDB's widest exact integer.
+-- (balance_index, balance_version) committed at or before n). HUGEINT
+-- (128 bits; sum() over it stays exact, over UHUGEINT it is a DOUBLE)
+-- is DuckDB's widest exact integer.
 
 -- name: schema
 CREATE TABLE balances (
   chain_id USMALLINT NOT NULL, address VARCHAR NOT NULL, token VARCHAR NOT NULL,
-  amount UHUGEINT, updated_at TIMESTAMP,
+  amount HUGEINT, updated_at TIMESTAMP,
   balance_index UBIGINT, balance_version UBIGINT,
   transfer_count UBIGINT, last_transfer_at TIMESTAMP,
   activity_index UBIGINT,
   PRIMARY KEY (chain_id, address, token));
 CREATE TABLE history (
   chain_id USMALLINT NOT NULL, address VARCHAR NOT NULL, token VARCHAR NOT NULL,
-  amount UHUGEINT, updated_at TIMESTAMP,
+  amount HUGEINT, updated_at TIMESTAMP,
   balance_index UBIGINT NOT NULL, balance_version UBIGINT NOT NULL,
   transfer_count UBIGINT, last_transfer_at TIMESTAMP,
   activity_index UBIGINT, commit_seq UBIGINT NOT NULL,

@@ -1,4 +1,4 @@
--- PostgreSQL's form of the benchmark (bench/peers/README.md says how these
+-- PostgreSQL's form of the benchmark (bench/README.md says how these
 -- files are read). A current table settled by INSERT … ON CONFLICT DO UPDATE
 -- whose per-group CASE arms and WHERE apply the groups' orderings (holding:
 -- (balance_index, balance_version); activity: activity_index), plus a

@@ -1,7 +1,10 @@
--- Strata's statements for the benchmark (bench/peers/README.md says how
+-- Strata's statements for the benchmark (bench/README.md says how
 -- these files are read). The schema is the seed's balances table of SPEC
 -- §14, verbatim; every batch is one multi-row UPSERT (one commit), and the
 -- engine itself keeps the current row per group and every version.
+-- The key lookups cast $1 to the key column's type: an untyped integer
+-- parameter binds as INT64, and chain_id widened to INT64 is no longer a
+-- key prefix, so the planner would scan instead of looking the key up.
 
 -- name: schema
 CREATE TABLE balances (
@@ -31,10 +34,10 @@ SELECT token, count(*), sum(amount) FROM balances GROUP BY token
 SELECT token, count(*), sum(amount) FROM balances GROUP BY token AS OF COMMIT {{commit}}
 
 -- name: point
-SELECT amount FROM balances WHERE chain_id = $1 AND address = $2 AND token = $3
+SELECT amount FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
 
 -- name: point_asof
-SELECT amount FROM balances AS OF COMMIT {{commit}} WHERE chain_id = $1 AND address = $2 AND token = $3
+SELECT amount FROM balances AS OF COMMIT {{commit}} WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
 
 -- name: versions
-SELECT * FROM versions(balances) WHERE chain_id = $1 AND address = $2 AND token = $3
+SELECT * FROM versions(balances) WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
