@@ -28,10 +28,19 @@
 //
 // BEGIN … COMMIT buffers the Writes of each statement and commits them as ONE
 // Txn at COMMIT, planned against the catalog seen at BEGIN (a DDL committed
-// meanwhile fails the COMMIT with 40001 and nothing is written). Reads inside a
-// transaction see the snapshot of their own statement, not the transaction's
-// pending writes: read-your-writes would need a merged view of buffered
-// batches over the snapshot, which the engine does not offer. DDL inside a
+// meanwhile fails the COMMIT with 40001 and nothing is written). Once the
+// transaction has written, every statement reads its own snapshot with the
+// buffered writes pending on it (storage.Snapshot.WithPending, read as the
+// next commit): SELECT, INSERT … SELECT and the WHERE of UPDATE and DELETE
+// see the transaction's own writes under the version rules, other sessions
+// see none of them before COMMIT, current_commit() stays the last committed
+// commit and AS OF reads the committed past only. versions() shows pending
+// versions with _commit current_commit()+1, the number they get if nothing
+// else commits first; system tables read the same view (system.shards counts
+// the pending rows of the memtables it copies). A DDL committed by another
+// session after the first write fails the next read too with 40001. The view
+// is kept for the next statement while nothing was committed or written
+// since. DDL inside a
 // transaction is refused (the DDL would commit on its own, breaking the
 // transaction's atomicity). As in PostgreSQL, a statement that fails inside a
 // transaction aborts it: later statements fail until ROLLBACK, and COMMIT of

@@ -26,7 +26,9 @@ type Querier interface {
 
 // QueryEnv is what one statement's query sees.
 type QueryEnv struct {
-	// Snapshot is the statement's one snapshot (R6.6).
+	// Snapshot is the statement's one snapshot (R6.6); inside a
+	// transaction that has written, with its writes pending on it
+	// (storage.Snapshot.WithPending).
 	Snapshot *storage.Snapshot
 	// Params are $1, $2, … typed by the caller.
 	Params []types.Value
@@ -45,8 +47,24 @@ type QueryEnv struct {
 // plan and exec one, registered by planner.go.
 var defaultQuerier Querier
 
+// env is the environment of planning only (Describe): the statement's
+// snapshot, whose catalog is the one a transaction's pending view has too.
 func (st *statement) env() *QueryEnv {
-	return &QueryEnv{Snapshot: st.snapshot(), Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
+	return st.envOn(st.snapshot())
+}
+
+// readEnv is the environment of a query that runs: on readSnapshot, so
+// that inside a transaction it sees the transaction's writes.
+func (st *statement) readEnv() (*QueryEnv, error) {
+	snap, err := st.readSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	return st.envOn(snap), nil
+}
+
+func (st *statement) envOn(snap *storage.Snapshot) *QueryEnv {
+	return &QueryEnv{Snapshot: snap, Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
 		Settings: st.s.settings.values}
 }
 
@@ -85,8 +103,12 @@ func (st *statement) rows(stmt ast.Stmt) ([]Column, [][]types.Value, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	env, err := st.readEnv()
+	if err != nil {
+		return nil, nil, err
+	}
 	var rows [][]types.Value
-	cols, err := q.Query(st.ctx, stmt, st.env(), func(b *types.Batch) error {
+	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
 		for i := 0; i < b.Rows; i++ {
 			rows = append(rows, b.Row(make([]types.Value, 0, len(b.Cols)), i))
 		}
@@ -104,5 +126,9 @@ func (st *statement) planEvalConst(e ast.Expr) (types.Value, error) {
 	if err != nil {
 		return types.Value{}, err
 	}
-	return q.EvalConst(st.ctx, e, st.env())
+	env, err := st.readEnv()
+	if err != nil {
+		return types.Value{}, err
+	}
+	return q.EvalConst(st.ctx, e, env)
 }

@@ -80,6 +80,23 @@ type txn struct {
 	// ran is set once a statement other than SET TRANSACTION ran inside
 	// the transaction: its isolation level is fixed from then (txmodes.go).
 	ran bool
+	// view is the last snapshot read with the writes pending on it
+	// (storage.WithPending), built on the snapshot at commit viewCommit
+	// with the first viewWrites writes. A later statement reuses it while
+	// nothing was committed or written since, which saves copying the
+	// touched memtables again for every query of a transaction that has
+	// stopped writing. It is released when replaced and at the end.
+	view       *storage.Snapshot
+	viewCommit uint64
+	viewWrites int
+}
+
+// dropView releases the transaction's pending view.
+func (tx *txn) dropView() {
+	if tx.view != nil {
+		tx.view.Release()
+		tx.view = nil
+	}
 }
 
 // New returns a session on eng.
@@ -186,6 +203,10 @@ type statement struct {
 	params []types.Value
 	now    time.Time
 	snap   *storage.Snapshot
+	// view is what the statement reads inside a transaction that has
+	// written: snap with the writes pending (readSnapshot); owned by the
+	// transaction.
+	view *storage.Snapshot
 }
 
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).
@@ -196,7 +217,43 @@ func (st *statement) snapshot() *storage.Snapshot {
 	return st.snap
 }
 
+// readSnapshot returns the snapshot the statement's reads use. Inside a
+// transaction that has written, that is the statement's snapshot with the
+// transaction's writes pending on it (storage.WithPending): every query,
+// INSERT … SELECT and the WHERE of UPDATE and DELETE see the transaction's
+// own earlier writes, as in PostgreSQL, while other sessions see nothing
+// before COMMIT (R5.1). current_commit() stays the last committed commit
+// and AS OF reads the committed past only.
+func (st *statement) readSnapshot() (*storage.Snapshot, error) {
+	tx := st.s.tx
+	if tx == nil || len(tx.writes) == 0 {
+		return st.snapshot(), nil
+	}
+	if st.view != nil {
+		return st.view, nil
+	}
+	base := st.snapshot()
+	if base.Catalog().Commit() != tx.catalog {
+		// The writes were planned against a catalog a DDL has replaced
+		// since; reading them over the new one could misread them.
+		return nil, sqlerr.New("40001", "the schema changed during the transaction; roll back and retry it")
+	}
+	if v := tx.view; v != nil && tx.viewCommit == base.Commit() && tx.viewWrites == len(tx.writes) {
+		st.view = v
+		return v, nil
+	}
+	v, err := base.WithPending(tx.writes)
+	if err != nil {
+		return nil, err
+	}
+	tx.dropView()
+	tx.view, tx.viewCommit, tx.viewWrites = v, base.Commit(), len(tx.writes)
+	st.view = v
+	return v, nil
+}
+
 func (st *statement) release() {
+	st.view = nil
 	if st.snap != nil {
 		st.snap.Release()
 		st.snap = nil
@@ -271,6 +328,7 @@ func (s *Session) endTx() {
 	if s.tx == nil {
 		return
 	}
+	s.tx.dropView()
 	for k, v := range s.tx.local {
 		s.settings.values[k] = v
 	}
