@@ -31,6 +31,7 @@ const maxMessage = 256 << 20
 type conn struct {
 	srv    *Server
 	nc     net.Conn
+	raw    net.Conn  // the accepted socket, under any TLS layer
 	w      io.Writer // nc, or its TLS layer
 	be     *pgproto3.Backend
 	sess   *session.Session
@@ -78,8 +79,14 @@ type portal struct {
 }
 
 func (s *Server) handle(nc net.Conn) {
-	c := &conn{srv: s, nc: nc, stmts: map[string]*prepared{}, portals: map[string]*portal{}}
+	c := &conn{srv: s, nc: nc, raw: nc, stmts: map[string]*prepared{}, portals: map[string]*portal{}}
 	defer nc.Close()
+	defer func() {
+		s.mu.Lock()
+		delete(s.starting, nc)
+		s.mu.Unlock()
+	}()
+	nc.SetDeadline(time.Now().Add(startupTimeout))
 	// A bug reached by one client's input ends that connection, with an
 	// internal error it can report, never the server.
 	defer func() {
@@ -105,6 +112,7 @@ func (s *Server) handle(nc net.Conn) {
 		return
 	}
 	defer s.unregister(c)
+	nc.SetDeadline(time.Time{})
 	s.log.Debug("pgwire: connected", "remote", nc.RemoteAddr().String(), "user", c.user, "pid", c.pid)
 	if err := c.loop(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		s.log.Debug("pgwire: connection ended", "pid", c.pid, "err", err)

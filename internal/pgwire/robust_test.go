@@ -64,3 +64,20 @@ func TestGarbage(t *testing.T) {
 		t.Fatalf("server after garbage: %v", err)
 	}
 }
+
+// TestShutdownDuringStartup: a client that connects and says nothing does
+// not hold up Shutdown.
+func TestShutdownDuringStartup(t *testing.T) {
+	srv, _ := startServer(t)
+	nc, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	time.Sleep(50 * time.Millisecond) // let the server accept it
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown with a silent client: %v", err)
+	}
+}

@@ -48,7 +48,8 @@ type Server struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	conns    map[uint32]*conn // by process id, for CancelRequest and Shutdown
+	conns    map[uint32]*conn  // by process id, for CancelRequest and Shutdown
+	starting map[net.Conn]bool // connections still in startup, closed by Shutdown
 	closing  bool
 	nextPID  atomic.Uint32
 	wg       sync.WaitGroup
@@ -96,9 +97,14 @@ func New(eng *storage.Engine, cfg Config) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{eng: eng, cfg: cfg, log: cfg.Logger, ln: ln, ctx: ctx, cancel: cancel,
-		conns: map[uint32]*conn{}, serveErr: make(chan error, 1)}
+		conns: map[uint32]*conn{}, starting: map[net.Conn]bool{}, serveErr: make(chan error, 1)}
 	return s, nil
 }
+
+// startupTimeout bounds the startup phase (TLS, authentication), as
+// PostgreSQL's authentication_timeout does, so a client that connects and
+// says nothing does not hold a goroutine forever.
+const startupTimeout = time.Minute
 
 // loopbackHost reports whether host names only this machine.
 func loopbackHost(host string) bool {
@@ -143,6 +149,9 @@ func (s *Server) Serve(ctx context.Context) error {
 			}
 			return fmt.Errorf("pgwire: accept: %w", err)
 		}
+		s.mu.Lock()
+		s.starting[nc] = true
+		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -174,6 +183,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range s.conns {
 		conns = append(conns, c)
 	}
+	for nc := range s.starting {
+		nc.Close()
+	}
 	s.mu.Unlock()
 	s.cancel()
 	for _, c := range conns {
@@ -204,6 +216,7 @@ func (s *Server) register(c *conn) bool {
 	}
 	c.pid = s.nextPID.Add(1)
 	s.conns[c.pid] = c
+	delete(s.starting, c.raw)
 	s.connections.Add(1)
 	return true
 }
