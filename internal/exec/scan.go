@@ -58,6 +58,8 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 			}
 			return drive(func() error { return f.push(b) }, f)
 		}, nil
+	case *plan.TableFunction:
+		return r.buildTableFunction(x, out), nil
 	case *plan.Values:
 		return func() error {
 			c := r.newCtx()

@@ -638,7 +638,7 @@ func (b *binder) checkAsOf(t *catalog.Table, a *asOf, own bool) (uint64, error) 
 // tableFunc binds versions(t) (R7.1).
 func (b *binder) tableFunc(f *ast.TableFunc, sc *scope, inh *asOf) (Node, error) {
 	if f.Name.Schema != "" || f.Name.Name != "versions" {
-		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "table function %s does not exist", f.Name.Name).WithPos(f.Name.Pos()).WithToken(f.Name.Name)
+		return b.setReturningFunc(f, sc)
 	}
 	if len(f.Args) != 1 {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "versions() takes one table name").WithPos(f.Pos())

@@ -154,7 +154,7 @@ func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
 
 // compare binds l op r with both sides in their common type.
 func (b *binder) compare(op expr.CmpOp, l, r expr.Expr, pos int) (expr.Expr, error) {
-	l, r = b.adapt(l, r)
+	l, r = elementTyped(b.adapt(l, r))
 	t, ok := types.Common(l.Type(), r.Type())
 	if !ok {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(pos)

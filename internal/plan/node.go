@@ -400,6 +400,8 @@ func Describe(n Node, src Source) string {
 			s += " All"
 		}
 		return s
+	case *TableFunction:
+		return n.String()
 	}
 	return fmt.Sprintf("%T", n)
 }

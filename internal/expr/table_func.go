@@ -1,0 +1,179 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// TableFunc is a set-returning function called in FROM: generate_series
+// and unnest, which psql's \d and \d+ queries read. Its arguments are
+// evaluated once per run (they may read an enclosing query's row, as a
+// correlated subquery does), and it yields one column of rows.
+type TableFunc struct {
+	Name   string
+	Params []types.Type // the types the arguments are cast to
+	Result types.Type   // the type of the one output column
+	gen    func(args []types.Value, out *rowOut) error
+}
+
+// rowOut collects a TableFunc's rows into vectors of up to TableFuncBatch
+// rows, handing each full one to emit and starting a new one (the
+// consumer may keep what it is given).
+type rowOut struct {
+	t    types.Type
+	v    *types.Vector
+	emit func(*types.Vector) error
+}
+
+// full is called after each row; it emits the vector when it is full.
+func (o *rowOut) full() error {
+	if o.v.Len() < TableFuncBatch {
+		return nil
+	}
+	return o.flush()
+}
+
+func (o *rowOut) flush() error {
+	if o.v.Len() == 0 {
+		return nil
+	}
+	v := o.v
+	o.v = types.NewVector(o.t, TableFuncBatch)
+	return o.emit(v)
+}
+
+// TableFuncBatch is the most rows a TableFunc puts in one batch.
+const TableFuncBatch = 1024
+
+// NewTableFunc resolves a set-returning function by name and argument
+// types; a name it does not know is 42883 naming the table function.
+func NewTableFunc(name string, argTypes []types.Type, pos int) (*TableFunc, error) {
+	f := &TableFunc{Name: name}
+	sig := func() string {
+		ts := make([]string, len(argTypes))
+		for i, t := range argTypes {
+			ts[i] = t.String()
+		}
+		return name + "(" + strings.Join(ts, ", ") + ")"
+	}
+	bad := func() (*TableFunc, error) {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s does not exist", sig()).WithPos(pos).
+			WithHint("No function matches the given name and argument types.")
+	}
+	switch name {
+	case "generate_series":
+		if len(argTypes) < 2 || len(argTypes) > 3 {
+			return bad()
+		}
+		// As PostgreSQL: integer arguments of up to 32 bits give int4,
+		// wider ones int8. Untyped literals and NULLs count as narrow.
+		t := types.Of(types.Int32)
+		for _, a := range argTypes {
+			k := a.Kind
+			switch {
+			case k == types.Unknown:
+			case !k.IsInteger() || k.Bits() > 64 || k == types.Uint64:
+				return bad()
+			case k.Bits() > 32 || k == types.Uint32:
+				t = types.Of(types.Int64)
+			}
+		}
+		f.Result = t
+		f.Params = make([]types.Type, len(argTypes))
+		for i := range f.Params {
+			f.Params[i] = t
+		}
+		f.gen = generateSeries
+	case "unnest":
+		// Arrays are kept in PostgreSQL's text form ({a,"b c",NULL}), so
+		// unnest takes text and yields its elements as text.
+		if len(argTypes) != 1 || argTypes[0].Kind != types.String && argTypes[0].Kind != types.Unknown {
+			return bad()
+		}
+		f.Params = []types.Type{types.Of(types.String)}
+		f.Result = types.Of(types.String)
+		f.gen = unnest
+	default:
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "table function %s does not exist", name).WithPos(pos).WithToken(name)
+	}
+	return f, nil
+}
+
+// Generate computes the function's rows for args (already cast to
+// Params) and hands them to emit in vectors of Result's type, each of at
+// most TableFuncBatch rows and owned by the callee.
+func (f *TableFunc) Generate(args []types.Value, emit func(*types.Vector) error) error {
+	for _, a := range args {
+		if a.IsNull() {
+			// A strict function: NULL in, no rows out.
+			return nil
+		}
+	}
+	o := &rowOut{t: f.Result, v: types.NewVector(f.Result, TableFuncBatch), emit: emit}
+	if err := f.gen(args, o); err != nil {
+		return err
+	}
+	return o.flush()
+}
+
+func generateSeries(args []types.Value, o *rowOut) error {
+	start, stop, step := args[0].Int64(), args[1].Int64(), int64(1)
+	if len(args) == 3 {
+		step = args[2].Int64()
+	}
+	if step == 0 {
+		return sqlerr.New(sqlerr.CodeInvalidParameter, "step size cannot equal zero")
+	}
+	for x := start; step > 0 && x <= stop || step < 0 && x >= stop; {
+		o.v.AppendInt64(x)
+		if err := o.full(); err != nil {
+			return err
+		}
+		next := x + step
+		if (step > 0) != (next > x) {
+			break // the next value would overflow: the series ends here
+		}
+		x = next
+	}
+	return nil
+}
+
+func unnest(args []types.Value, o *rowOut) error {
+	elems, nulls, err := parseArrayText(args[0].Str())
+	if err != nil {
+		return err
+	}
+	for i, e := range elems {
+		if nulls[i] {
+			o.v.AppendNull()
+		} else {
+			o.v.AppendString(e)
+		}
+		if err := o.full(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AppendArrayElem appends one element to a PostgreSQL array text form being
+// built in dst (without its braces), quoting it as PostgreSQL's array_out
+// does; null appends NULL. array_agg builds its result with it.
+func AppendArrayElem(dst []byte, elem string, null bool) []byte {
+	switch {
+	case null:
+		return append(dst, "NULL"...)
+	case elem == "" || strings.ContainsAny(elem, "{},\"\\ \t\n\r\v\f") || strings.EqualFold(elem, "null"):
+		dst = append(dst, '"')
+		for i := 0; i < len(elem); i++ {
+			if elem[i] == '"' || elem[i] == '\\' {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, elem[i])
+		}
+		return append(dst, '"')
+	}
+	return append(dst, elem...)
+}

@@ -1,0 +1,113 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// TableFunction is a set-returning function in FROM (generate_series,
+// unnest). Its arguments read constants, parameters and the enclosing
+// query's row (expr.Outer), never a column of its own query, so they are
+// evaluated once per run.
+type TableFunction struct {
+	Fn   *expr.TableFunc
+	Args []expr.Expr
+	Cols []ColRef // one column
+}
+
+// Output implements Node.
+func (n *TableFunction) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *TableFunction) Inputs() []Node { return nil }
+
+// String describes the node for EXPLAIN.
+func (n *TableFunction) String() string {
+	args := make([]string, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = a.String()
+	}
+	return fmt.Sprintf("TableFunction %s(%s) columns=[%s]", n.Fn.Name, strings.Join(args, ", "), strings.Join(colNames(n.Cols), ", "))
+}
+
+// setReturningFunc binds a set-returning function in FROM. Its one column
+// is named by the alias's column list, else by the alias, else by the
+// function, as PostgreSQL names it (FROM generate_series(1, 3) s reads
+// s).
+func (b *binder) setReturningFunc(f *ast.TableFunc, sc *scope) (Node, error) {
+	name := f.Name.Name
+	if f.Name.Schema != "" && f.Name.Schema != "pg_catalog" {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "table function %s.%s does not exist", f.Name.Schema, name).WithPos(f.Name.Pos()).WithToken(name)
+	}
+	if f.AsOf != nil {
+		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "AS OF applies to tables and versions(), not to %s()", name).WithPos(f.AsOf.Pos())
+	}
+	// The arguments see the enclosing query (a correlated reference, as
+	// psql's \d uses) but not the other FROM items of this one: that would
+	// be LATERAL, which Strata does not run.
+	argScope := &scope{parent: sc.parent, corr: sc.corr, ctes: sc.ctes}
+	args := make([]expr.Expr, len(f.Args))
+	ts := make([]types.Type, len(f.Args))
+	for i, a := range f.Args {
+		if hasAgg(a) {
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in functions in FROM").WithPos(a.Pos())
+		}
+		e, err := b.expr(argScope, a)
+		if err != nil {
+			var se *sqlerr.Error
+			if errors.As(err, &se) && (se.Code == sqlerr.CodeUndefinedColumn || se.Code == sqlerr.CodeUndefinedTable) && len(sc.rels) > 0 {
+				if _, again := b.expr(&scope{rels: sc.rels, ctes: sc.ctes}, a); again == nil {
+					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "a function in FROM cannot read the columns of the other FROM items (LATERAL)").
+						WithPos(a.Pos()).WithHint("compute the arguments in a subquery, or join the function's rows instead")
+				}
+			}
+			return nil, err
+		}
+		args[i], ts[i] = e, e.Type()
+	}
+	fn, err := expr.NewTableFunc(name, ts, f.Name.Pos())
+	if err != nil {
+		return nil, err
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], fn.Params[i], f.Args[i].Pos()); err != nil {
+			return nil, err
+		}
+	}
+	alias, cols := aliasOf(f.Alias, name)
+	colName := name
+	if f.Alias != nil && f.Alias.Name != nil {
+		colName = alias
+	}
+	ref := b.newCol(colName, fn.Result)
+	n := &TableFunction{Fn: fn, Args: args, Cols: []ColRef{ref}}
+	r := &rel{name: alias, b: b, cols: []relCol{{name: colName, ref: ref}}}
+	if err := renameCols(r, cols, f.Pos()); err != nil {
+		return nil, err
+	}
+	return n, b.addRel(sc, r, f.Pos())
+}
+
+// elementTyped gives an array element (a[i]) the type of the number it is
+// compared with. Strata keeps arrays in their text form, so a[i] is text;
+// in PostgreSQL it has the array's element type, and psql compares an
+// int2vector's element with attnum (\d's publications footer).
+func elementTyped(l, r expr.Expr) (expr.Expr, expr.Expr) {
+	isElem := func(e expr.Expr) bool {
+		f, ok := e.(*expr.Func)
+		return ok && f.Name == "array_element" && f.T.Kind == types.String
+	}
+	switch {
+	case isElem(l) && r.Type().Kind.IsNumeric():
+		l = &expr.Cast{X: l, T: r.Type(), Pos: -1}
+	case isElem(r) && l.Type().Kind.IsNumeric():
+		r = &expr.Cast{X: r, T: l.Type(), Pos: -1}
+	}
+	return l, r
+}
