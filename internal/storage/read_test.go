@@ -222,3 +222,31 @@ func TestKeyAndOrderingTypesWiden(t *testing.T) {
 		t.Fatalf("last commit %d, want 3", n)
 	}
 }
+
+func TestAppendVecBinaryAgreesWithAppendBinary(t *testing.T) {
+	vals := map[types.Kind][]string{
+		types.Int64:  {"0", "-1", "9223372036854775807", "-9223372036854775808"},
+		types.Uint16: {"0", "65535"}, types.Uint64: {"0", "18446744073709551615"},
+		types.Uint128: {"0", "1", "340282366920938463463374607431768211455"},
+		types.Uint256: {"0", "255", "256", "115792089237316195423570985008687907853269984665640564039457584007913129639935"},
+		types.Int128:  {"0", "-1", "170141183460469231731687303715884105727"},
+		types.String:  {"", "héllo"}, types.Float64: {"1.5", "-0"}, types.Bool: {"true", "false"},
+	}
+	for k, texts := range vals {
+		ty := types.Of(k)
+		vec := types.NewVector(ty, len(texts)+1)
+		for _, s := range texts {
+			v, err := types.ParseText(ty, s)
+			if err != nil {
+				t.Fatalf("%s %q: %v", ty, s, err)
+			}
+			vec.Append(v)
+		}
+		vec.AppendNull()
+		for i := 0; i < vec.Len(); i++ {
+			if got, want := appendVecBinary([]byte{7}, vec, i), types.AppendBinary([]byte{7}, vec.Get(i)); !bytes.Equal(got, want) {
+				t.Fatalf("%s row %d: %x, AppendBinary says %x", ty, i, got, want)
+			}
+		}
+	}
+}
