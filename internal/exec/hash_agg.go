@@ -28,6 +28,9 @@ type aggState struct {
 	// w is the unsigned fast path's sum (UINT128 from narrower unsigned
 	// values, UINT256 from UINT128/UINT256).
 	w uint256.Int
+	// buf is string_agg's and array_agg's text so far, tmp a value's text
+	// (agg_string.go).
+	buf, tmp []byte
 }
 
 // aggSink groups rows by the group keys (encoded bytes) and folds each
@@ -331,7 +334,7 @@ func (s *aggSink) push(b *types.Batch) error {
 				st[j].count++
 				continue
 			}
-			if vs[0].IsNull(i) && a.Fn != "any_value" {
+			if vs[0].IsNull(i) && a.Fn != "any_value" && a.Fn != "array_agg" {
 				continue
 			}
 			if a.Distinct {
@@ -406,6 +409,8 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 		if !st.set || types.Compare(y, st.by) == want {
 			st.v, st.by, st.set = vs[0].Get(i), y, true
 		}
+	case "string_agg", "array_agg":
+		stepList(st, a, vs, i)
 	case "bool_and", "bool_or":
 		x := vs[0].Bools()[i]
 		if !st.set {
@@ -496,6 +501,8 @@ func result(st *aggState, a plan.AggCall) (types.Value, error) {
 		}
 	}
 	switch a.Fn {
+	case "string_agg", "array_agg":
+		return listResult(st, a), nil
 	case "count":
 		return types.NewInt64(st.count), nil
 	case "avg":

@@ -21,7 +21,8 @@ type aggCtx struct {
 }
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"any_value": true, "max_by": true, "min_by": true, "bool_and": true, "bool_or": true, "every": true}
+	"any_value": true, "max_by": true, "min_by": true, "bool_and": true, "bool_or": true, "every": true,
+	"string_agg": true, "array_agg": true}
 
 func hasAgg(e ast.Node) bool {
 	found := false
@@ -294,7 +295,7 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 	}
 	want := 1
 	switch call.Fn {
-	case "max_by", "min_by":
+	case "max_by", "min_by", "string_agg":
 		want = 2
 	case "count":
 		if f.Star {
@@ -323,6 +324,9 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 func aggType(a AggCall) (types.Type, error) {
 	if a.Fn == "count" {
 		return types.Of(types.Int64), nil
+	}
+	if t, ok, err := listAggType(a); ok {
+		return t, err
 	}
 	t := a.Args[0].Type()
 	switch a.Fn {

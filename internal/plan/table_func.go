@@ -111,3 +111,21 @@ func elementTyped(l, r expr.Expr) (expr.Expr, expr.Expr) {
 	}
 	return l, r
 }
+
+// listAggType types string_agg(text, text) and array_agg(any), both of
+// which return text: array_agg's value is the array's PostgreSQL text form,
+// which is how Strata keeps arrays. ok is false for other aggregates.
+func listAggType(a AggCall) (t types.Type, ok bool, err error) {
+	switch a.Fn {
+	case "string_agg":
+		for _, x := range a.Args {
+			if k := x.Type().Kind; k != types.String && k != types.Unknown {
+				return t, true, errf("function string_agg(%s, %s) does not exist", a.Args[0].Type(), a.Args[1].Type())
+			}
+		}
+	case "array_agg":
+	default:
+		return t, false, nil
+	}
+	return types.Of(types.String), true, nil
+}
