@@ -133,3 +133,24 @@ func BenchmarkUpsert10k(b *testing.B) {
 	}
 	b.ReportMetric(10_000*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkPointMemtable is the point SELECT over rows still in the
+// memtable, where storage's lookup costs a few µs: what remains is the
+// query layer's per-statement cost (parse, bind, plan, run, result rows),
+// with its allocations per statement.
+func BenchmarkPointMemtable(b *testing.B) {
+	db, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := db.NewSession()
+	ctx := context.Background()
+	if _, err := s.Run(ctx, balancesDDL); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Run(ctx, upsertSQL(0, 10_000, 1)); err != nil {
+		b.Fatal(err)
+	}
+	benchQuery(b, s, "SELECT amount FROM balances WHERE chain_id = 1 AND address = '0x00000010' AND token = 'T01'", 1)
+}

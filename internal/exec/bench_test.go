@@ -2,7 +2,10 @@ package exec_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+
+	"github.com/holiman/uint256"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/exec"
@@ -12,16 +15,32 @@ import (
 	"github.com/strata-db/strata/internal/types"
 )
 
-// batchSource serves one table of n rows (g INT64 = i % 100, x INT64 = i)
-// from prebuilt 1024-row batches, so a benchmark measures the operators.
+// batchSource serves one table of n rows (g INT64 = i % 100, x INT64 = i,
+// tok STRING = 'T' || i % 20, amt UINT256 = i: the balances aggregate's
+// shape) from prebuilt 1024-row batches, so a benchmark measures the
+// operators.
 type batchSource struct {
 	*fakeSource
 	batches []*types.Batch
+	table   *catalog.Table
 }
 
 func (s *batchSource) Scan(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error) {
+	idx := make([]int, len(spec.Cols))
+	for i, id := range spec.Cols {
+		for j, c := range s.table.Columns {
+			if c.ID == id {
+				idx[i] = j
+			}
+		}
+	}
+	out := &types.Batch{Cols: make([]*types.Vector, len(idx))}
 	for _, b := range s.batches {
-		if err := fn(b); err != nil {
+		for i, j := range idx {
+			out.Cols[i] = b.Cols[j]
+		}
+		out.Rows = b.Rows
+		if err := fn(out); err != nil {
 			return storage.ScanStats{}, err
 		}
 	}
@@ -30,17 +49,25 @@ func (s *batchSource) Scan(ctx context.Context, spec storage.ScanSpec, fn func(*
 
 func newBatchSource(b *testing.B, n int) *batchSource {
 	cat := catalog.New()
-	i64 := types.Of(types.Int64)
-	if _, _, err := cat.CreateTable(catalog.TableSpec{Name: "big", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
-		{Name: "g", Type: i64}, {Name: "x", Type: i64}}}, 1); err != nil {
+	i64, str, u256 := types.Of(types.Int64), types.Of(types.String), types.Of(types.Uint256)
+	t, _, err := cat.CreateTable(catalog.TableSpec{Name: "big", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
+		{Name: "g", Type: i64}, {Name: "x", Type: i64}, {Name: "tok", Type: str}, {Name: "amt", Type: u256}}}, 1)
+	if err != nil {
 		b.Fatal(err)
 	}
-	s := &batchSource{fakeSource: &fakeSource{Cat: cat, Newest: 1}}
+	s := &batchSource{fakeSource: &fakeSource{Cat: cat, Newest: 1}, table: t}
+	toks := make([]string, 20)
+	for i := range toks {
+		toks[i] = fmt.Sprintf("T%02d", i)
+	}
 	for i := 0; i < n; i += 1024 {
-		bt := types.NewBatch([]types.Type{i64, i64}, 1024)
+		bt := types.NewBatch([]types.Type{i64, i64, str, u256}, 1024)
 		for j := i; j < min(i+1024, n); j++ {
 			bt.Cols[0].AppendInt64(int64(j % 100))
 			bt.Cols[1].AppendInt64(int64(j))
+			bt.Cols[2].AppendString(toks[j%20])
+			w := uint256.NewInt(uint64(j))
+			bt.Cols[3].AppendWide(w)
 			bt.Rows++
 		}
 		s.batches = append(s.batches, bt)
@@ -74,6 +101,26 @@ func BenchmarkFilter(b *testing.B) { bench(b, "SELECT x FROM big WHERE x % 7 = 3
 func BenchmarkGroupBy(b *testing.B) {
 	bench(b, "SELECT g, count(*), sum(x), max(x) FROM big GROUP BY g")
 }
+
+// BenchmarkGroupByString is the balances aggregate's shape: 20 STRING
+// groups, count(*) and a UINT256 sum (the typed paths of hash_agg.go).
+func BenchmarkGroupByString(b *testing.B) {
+	bench(b, "SELECT tok, count(*), sum(amt) FROM big GROUP BY tok")
+}
+
+// BenchmarkTopN keeps 10 of 1 M rows in a heap instead of sorting them.
+func BenchmarkTopN(b *testing.B) { bench(b, "SELECT x, g FROM big ORDER BY x DESC LIMIT 10") }
+
+// BenchmarkSortLimitAll is the same ORDER BY above the TopN bound: a sort.
+func BenchmarkSortLimitAll(b *testing.B) {
+	bench(b, "SELECT x, g FROM big ORDER BY x DESC LIMIT 100000")
+}
+
+// BenchmarkSemiJoin is IN (subquery) as a semi hash join.
+func BenchmarkSemiJoin(b *testing.B) {
+	bench(b, "SELECT count(*) FROM big WHERE g IN (SELECT x FROM big WHERE x < 50)")
+}
+
 func BenchmarkHashJoin(b *testing.B) {
 	bench(b, "SELECT count(*) FROM big a JOIN (SELECT g FROM big WHERE x < 100) s ON a.g = s.g")
 }

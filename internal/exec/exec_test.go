@@ -10,6 +10,7 @@ import (
 	"github.com/strata-db/strata/internal/exec"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -115,7 +116,12 @@ func TestQueries(t *testing.T) {
 		{"SELECT 'a_c' LIKE 'a!_c' ESCAPE '!', 'abc' LIKE 'a!_c' ESCAPE '!', 'ABC' ILIKE 'a%'", "true false true\n"},
 		{"SELECT substring('hello', 2, 3), greatest(1, 5, 3), least(2, NULL, 1), length('naïve')", "ell 5 1 5\n"},
 		{"SELECT CAST('115792089237316195423570985008687907853269984665640564039457584007913129639935' AS UINT256) - 1", "115792089237316195423570985008687907853269984665640564039457584007913129639934\n"},
-		{"SELECT 7.0 / 2, round(2.5), abs(-5)", "3.500000 3.0 5\n"},
+		{"SELECT 7.0 / 2, round(2.5), abs(-5)", "3.500000 3 5\n"},
+		{"SELECT round(2.345, 2), round(1.2, 3), round(CAST(9.99 AS DECIMAL(3,2)), 1), trunc(42.4382, 2), floor(2.5)", "2.35 1.200 10.0 42.43 2\n"},
+		{"SELECT name FROM emp ORDER BY salary DESC NULLS LAST, id LIMIT 2 OFFSET 1", "dee\nbob\n"},
+		{"SELECT dept, (SELECT count(*) FROM emp i WHERE i.dept = o.dept) FROM emp o GROUP BY dept ORDER BY dept", "eng 2\nops 2\nsales 1\nNULL 0\n"},
+		{"SELECT dept FROM emp GROUP BY dept HAVING sum(salary) > 150 AND max(bonus) > 5 ORDER BY dept", "eng\n"},
+		{"SELECT code FROM dept d WHERE EXISTS (SELECT 1 FROM emp e WHERE e.dept = d.code AND e.salary > 85) ORDER BY code", "eng\nops\n"},
 		{"SELECT date_trunc('hour', TIMESTAMP '2026-10-01 12:34:56'), extract(minute FROM TIMESTAMP '2026-10-01 12:34:56')", "2026-10-01 12:00:00.000000 34\n"},
 		{"SELECT dept FROM emp INTERSECT ALL SELECT dept FROM emp WHERE id < 4 ORDER BY 1", "eng\neng\nops\n"},
 		{"SELECT id FROM emp WHERE dept IS DISTINCT FROM 'eng' ORDER BY id DESC NULLS FIRST LIMIT 2", "6\n5\n"},
@@ -164,17 +170,30 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestMemLimit checks that every buffering operator fails over its memory
+// limit with SQLSTATE 53200 instead of growing without bound (issue 4).
 func TestMemLimit(t *testing.T) {
 	f := newFake(t)
-	stmt, _ := parser.Parse("SELECT * FROM emp ORDER BY name")
-	env := &plan.Env{Source: f, MemLimit: 64}
-	p, err := plan.Build(stmt, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = exec.Run(context.Background(), p, env, func(*types.Batch) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "memory") {
-		t.Fatalf("got %v, want a memory limit error", err)
+	for _, sql := range []string{
+		"SELECT * FROM emp ORDER BY name",
+		"SELECT * FROM emp ORDER BY name LIMIT 5",
+		"SELECT name, count(*) FROM emp GROUP BY name",
+		"SELECT dept, count(*) FROM emp GROUP BY dept",
+		"SELECT DISTINCT name FROM emp",
+		"SELECT e.name FROM emp e JOIN emp d ON e.id = d.id",
+		"SELECT name FROM emp e WHERE EXISTS (SELECT 1 FROM emp d WHERE d.id = e.id)",
+	} {
+		stmt, _ := parser.Parse(sql)
+		env := &plan.Env{Source: f, MemLimit: 64}
+		p, err := plan.Build(stmt, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = exec.Run(context.Background(), p, env, func(*types.Batch) error { return nil })
+		se, ok := sqlerr.As(err)
+		if !ok || se.Code != exec.CodeOutOfMemory || !strings.Contains(err.Error(), "memory limit") {
+			t.Errorf("%s: got %v, want a memory limit error (53200)", sql, err)
+		}
 	}
 }
 

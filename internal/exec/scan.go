@@ -110,6 +110,8 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 			return nil, err
 		}
 		return r.build(x.In, &sortSink{keys: x.Keys, out: out, r: r, c: r.newCtx()})
+	case *plan.TopN:
+		return r.buildTopN(x, out)
 	case *plan.Distinct:
 		return r.build(x.In, &distinctSink{out: out, r: r, seen: map[string]struct{}{}})
 	case *plan.Aggregate:

@@ -421,10 +421,21 @@ func roundValue(mode string, v types.Value, digits int64) (types.Value, error) {
 	case (mode == "ceil" || mode == "ceiling" || (mode == "trunc" && types.Compare(v, types.NewInt64(0)) < 0)) && c < 0:
 		r, err = types.Add(r, step)
 	}
-	if err != nil {
-		return r, err
-	}
-	return types.Cast(r, t)
+	// Func.Eval casts r to the call's result type: the argument's, or the
+	// scale PostgreSQL gives round/trunc with constant digits (the binder's
+	// RoundType).
+	return r, err
+}
+
+// RoundType is the result type of round(x, digits) and trunc(x, digits)
+// over DECIMAL x with constant digits: PostgreSQL's result has scale
+// max(digits, 0), so round(1.2, 3) is 1.200 and round(2.345, 2) is 2.35;
+// the integer part keeps one more digit for a carry (round(9.99, 1) = 10.0).
+func RoundType(x types.Type, digits int64) types.Type {
+	s := max(min(digits, 76), 0)
+	p := int64(x.Precision) - int64(x.Scale) + 1 + s
+	p = min(max(p, 1, s), 76)
+	return types.Type{Kind: types.Decimal, Precision: uint8(p), Scale: uint8(s)}
 }
 
 func truncTime(unit string, t time.Time) (time.Time, error) {

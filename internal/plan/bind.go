@@ -63,6 +63,10 @@ type scope struct {
 // corrList collects the outer expressions a subquery reads.
 type corrList struct {
 	exprs []expr.Expr
+	// agg is the enclosing query's aggregate context while the subquery is
+	// bound (nil when that query does not aggregate or the subquery is in
+	// its FROM or WHERE).
+	agg *aggCtx
 }
 
 // cteEnv is the chain of WITH definitions visible to a query.

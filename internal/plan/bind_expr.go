@@ -75,8 +75,11 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 		return colExpr(found.ref), nil
 	}
 	if sc.parent != nil && sc.corr != nil {
+		// The enclosing query's aggregate context applies to its columns: a
+		// correlated reference to a grouped query reads the group's value
+		// (or is the grouping error PostgreSQL reports).
 		saved := b.agg
-		b.agg = nil
+		b.agg = sc.corr.agg
 		outer, err := b.resolve(sc.parent, c)
 		b.agg = saved
 		if err == nil {
@@ -644,6 +647,19 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 	}
 	fn.Args = args
+	switch f.Name {
+	case "round", "trunc", "floor", "ceil", "ceiling":
+		if len(args) == 1 && ts[0].Kind == types.Decimal {
+			fn.T = expr.RoundType(ts[0], 0)
+		}
+	}
+	if (f.Name == "round" || f.Name == "trunc") && len(args) == 2 && ts[0].Kind == types.Decimal {
+		if k, ok := args[1].(*expr.Const); ok && !k.V.IsNull() {
+			if d, err := types.Cast(k.V, types.Of(types.Int64)); err == nil {
+				fn.T = expr.RoundType(ts[0], d.Int64())
+			}
+		}
+	}
 	return fn, nil
 }
 
@@ -655,7 +671,7 @@ func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x exp
 	inner := &scope{parent: sc, ctes: sc.ctes}
 	// The block binder creates its own scope with sc as parent; the
 	// correlation list lives on that scope, so bind through a wrapper.
-	node, names, corr, err := b.subqueryBody(q, inner)
+	node, names, corr, err := b.subqueryBody(q, inner, saved)
 	b.agg = saved
 	if err != nil {
 		return nil, err
@@ -700,8 +716,8 @@ func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x exp
 
 // subqueryBody binds q with sc as the enclosing scope and returns the
 // outer expressions it reads.
-func (b *binder) subqueryBody(q *ast.SelectStmt, sc *scope) (Node, []string, []expr.Expr, error) {
-	cl := &corrList{}
+func (b *binder) subqueryBody(q *ast.SelectStmt, sc *scope, outerAgg *aggCtx) (Node, []string, []expr.Expr, error) {
+	cl := &corrList{agg: outerAgg}
 	b.corrStack = append(b.corrStack, cl)
 	n, names, err := b.queryAsOf(q, sc.parent, sc.ctes, b.inheritedAsOf)
 	b.corrStack = b.corrStack[:len(b.corrStack)-1]

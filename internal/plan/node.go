@@ -214,6 +214,22 @@ func (n *Sort) Output() []ColRef { return n.In.Output() }
 // Inputs implements Node.
 func (n *Sort) Inputs() []Node { return []Node{n.In} }
 
+// TopN is ORDER BY Keys LIMIT Count OFFSET Offset in one operator: it keeps
+// only the best Count+Offset rows seen (a bounded heap) instead of sorting
+// its whole input, then emits them in order, skipping Offset. Ties keep
+// their input order, as the stable Sort does.
+type TopN struct {
+	In            Node
+	Keys          []SortKey
+	Count, Offset int64
+}
+
+// Output implements Node.
+func (n *TopN) Output() []ColRef { return n.In.Output() }
+
+// Inputs implements Node.
+func (n *TopN) Inputs() []Node { return []Node{n.In} }
+
 // Limit passes Count rows after skipping Offset; Count < 0 means no limit.
 type Limit struct {
 	In            Node
@@ -366,23 +382,14 @@ func Describe(n Node, src Source) string {
 			s += " filter=" + n.Cond.String()
 		}
 		return s
-	case *Sort:
-		var keys []string
-		for _, k := range n.Keys {
-			s := k.E.String()
-			if k.Desc {
-				s += " DESC"
-			}
-			if k.NullsFirst != k.Desc {
-				if k.NullsFirst {
-					s += " NULLS FIRST"
-				} else {
-					s += " NULLS LAST"
-				}
-			}
-			keys = append(keys, s)
+	case *TopN:
+		s := fmt.Sprintf("TopN %d", n.Count)
+		if n.Offset > 0 {
+			s += fmt.Sprintf(" offset %d", n.Offset)
 		}
-		return "Sort " + strings.Join(keys, ", ")
+		return s + " by " + sortKeysString(n.Keys)
+	case *Sort:
+		return "Sort " + sortKeysString(n.Keys)
 	case *Limit:
 		s := "Limit"
 		if n.Count >= 0 {
@@ -404,6 +411,25 @@ func Describe(n Node, src Source) string {
 		return n.String()
 	}
 	return fmt.Sprintf("%T", n)
+}
+
+func sortKeysString(ks []SortKey) string {
+	var keys []string
+	for _, k := range ks {
+		s := k.E.String()
+		if k.Desc {
+			s += " DESC"
+		}
+		if k.NullsFirst != k.Desc {
+			if k.NullsFirst {
+				s += " NULLS FIRST"
+			} else {
+				s += " NULLS LAST"
+			}
+		}
+		keys = append(keys, s)
+	}
+	return strings.Join(keys, ", ")
 }
 
 func aggString(a AggCall) string {

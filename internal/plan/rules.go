@@ -20,10 +20,54 @@ type rule struct {
 var rules = []rule{
 	{"fold constants", foldNode},
 	{"order joins by WHERE equalities", orderJoins},
+	{"decorrelate EXISTS and IN into semi/anti joins", decorrelate},
 	{"push filters into scans", pushFilters},
 	{"extract hash join keys", joinKeys},
 	{"key-prefix ranges", keyRanges},
 	{"prune scan columns", pruneColumns},
+	{"top-n for ORDER BY … LIMIT", topN},
+}
+
+// maxTopN bounds the rows a TopN keeps; a larger LIMIT + OFFSET sorts.
+const maxTopN = 1 << 16
+
+// topN replaces Limit over Sort (possibly through the column-only Project
+// that drops hidden ORDER BY columns) with one TopN operator.
+func topN(n Node, env *Env) Node {
+	switch x := n.(type) {
+	case *Limit:
+		x.In = topN(x.In, env)
+		if x.Count <= 0 || x.Count+x.Offset > maxTopN || x.Count+x.Offset < 0 {
+			return x
+		}
+		switch in := x.In.(type) {
+		case *Sort:
+			return &TopN{In: in.In, Keys: in.Keys, Count: x.Count, Offset: x.Offset}
+		case *Project:
+			if s, ok := in.In.(*Sort); ok {
+				in.In = &TopN{In: s.In, Keys: s.Keys, Count: x.Count, Offset: x.Offset}
+				return in
+			}
+		}
+		return x
+	case *Filter:
+		x.In = topN(x.In, env)
+	case *Project:
+		x.In = topN(x.In, env)
+	case *Aggregate:
+		x.In = topN(x.In, env)
+	case *Join:
+		x.L, x.R = topN(x.L, env), topN(x.R, env)
+	case *Sort:
+		x.In = topN(x.In, env)
+	case *TopN:
+		x.In = topN(x.In, env)
+	case *Distinct:
+		x.In = topN(x.In, env)
+	case *SetOp:
+		x.L, x.R = topN(x.L, env), topN(x.R, env)
+	}
+	return n
 }
 
 // pruneColumns makes every scan read only the columns some expression, set
