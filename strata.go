@@ -61,6 +61,12 @@ func (db *DB) Close() error {
 	return db.eng.Close()
 }
 
+// MergeNow flushes every in-memory buffer and runs the merge policy until
+// no merge is due, returning when they are done (R5.1: merges take no
+// commit). Background merges do the same work on their own; this is for
+// callers that must measure or ship a settled directory, such as bench/.
+func (db *DB) MergeNow(ctx context.Context) error { return db.eng.MergeNow(ctx) }
+
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.eng.Dir() }
 
