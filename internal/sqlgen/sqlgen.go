@@ -375,7 +375,7 @@ func (g *Gen) join() string {
 	kind := g.pick("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN")
 	on := ""
 	if kind != "CROSS JOIN" {
-		on = fmt.Sprintf(" ON x.k = y.k")
+		on = " ON x.k = y.k"
 		if g.chance(3) {
 			on = fmt.Sprintf(" ON x.%s = y.%s", a.cols[g.rng.IntN(len(a.cols))].name, b.cols[g.rng.IntN(len(b.cols))].name)
 		}
