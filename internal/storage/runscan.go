@@ -724,12 +724,14 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 		return ins, false, nil
 	}
 	lays := map[string]*layout{}
-	var hist []*partFile
+	var cur, hist []*partFile
 	var runMax uint64
 	rs, run := classifyRun(sd)
 	if run {
 		runMax = rs.runMax
 	}
+	// Newer sources first: whether one holds the key decides what the
+	// run's parts must give.
 	newer := 0
 	for _, pf := range sd.parts {
 		m := pf.r.Meta()
@@ -740,19 +742,21 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			rd.stats.PartsSkipped++
 			continue
 		}
-		if run && m.Kind == part.KindHistory {
+		switch {
+		case run && m.Kind == part.KindHistory:
 			hist = append(hist, pf)
+			continue
+		case run && m.Kind == part.KindCurrent:
+			cur = append(cur, pf)
 			continue
 		}
 		rd.stats.Parts++
 		before := len(ins)
 		var err error
-		if ins, err = rd.seekKey(pf, key, n, lays, ins); err != nil {
+		if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
 			return ins, true, err
 		}
-		if m.Kind != part.KindCurrent && len(ins) > before {
-			newer++
-		}
+		newer += len(ins) - before
 	}
 	m := sd.keyed
 	m.mu.RLock()
@@ -774,11 +778,29 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 		}
 	}
 	m.mu.RUnlock()
-	if !run || n < runMax || newer > 0 {
+	// The current run alone answers (one version per group: nothing to
+	// compare payloads with), so it gives only the columns asked for.
+	alone := run && n >= runMax && newer == 0
+	var ids []catalog.ColumnID
+	if alone {
+		for _, p := range rd.plans {
+			if p.keyIdx < 0 {
+				ids = append(ids, p.id)
+			}
+		}
+	}
+	for _, pf := range cur {
+		rd.stats.Parts++
+		var err error
+		if ins, err = rd.seekKey(pf, key, n, lays, ids, ins); err != nil {
+			return ins, true, err
+		}
+	}
+	if !alone {
 		for _, pf := range hist {
 			rd.stats.Parts++
 			var err error
-			if ins, err = rd.seekKey(pf, key, n, lays, ins); err != nil {
+			if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
 				return ins, true, err
 			}
 		}
@@ -798,10 +820,11 @@ type seekBufs struct {
 var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 
 // seekKey appends the inputs of key (commit ≤ n) held by one part whose
-// blocks end at keys: the block by binary search over the blocks' bounds,
+// blocks end at keys, with the table columns ids (nil: all the part
+// holds, which repeats are compared on): the block by binary search over the blocks' bounds,
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
-func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ins []keyInput) ([]keyInput, error) {
+func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
 	blocks := pf.r.Blocks()
 	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
 	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
@@ -820,8 +843,12 @@ func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*l
 	d := &sb.data
 	meta := pf.r.Meta()
 	sb.ids = sb.ids[:0]
-	for _, c := range meta.Columns {
-		sb.ids = append(sb.ids, c.ID)
+	if ids != nil {
+		sb.ids = append(sb.ids, ids...)
+	} else {
+		for _, c := range meta.Columns {
+			sb.ids = append(sb.ids, c.ID)
+		}
 	}
 	// What resolution and partVersion read: not the sort key (it is
 	// key) nor the stored resolution (the inputs are resolved afresh).

@@ -203,7 +203,14 @@ func lookupBoth(t *testing.T, h *harness, tbl *catalog.Table, n uint64, keys int
 	t.Helper()
 	snap := h.e.Snapshot()
 	defer snap.Release()
-	spec := ScanSpec{Cols: allCols(tbl), Commit: true, AsOf: n}
+	for _, cols := range [][]catalog.ColumnID{allCols(tbl), {tbl.Columns[5].ID, tbl.Columns[1].ID, tbl.Columns[3].ID}} {
+		lookupColsBoth(t, snap, tbl, ScanSpec{Cols: cols, Commit: true, AsOf: n}, keys, stage)
+	}
+}
+
+func lookupColsBoth(t *testing.T, snap *Snapshot, tbl *catalog.Table, spec ScanSpec, keys int, stage string) {
+	t.Helper()
+	n := spec.AsOf
 	for k := 0; k < keys; k++ {
 		key := []types.Value{types.NewInt64(int64(k % 7)), types.NewString(fmt.Sprintf("s%d", k))}
 		get := func(slow bool) string {
