@@ -34,9 +34,11 @@
 // next commit): SELECT, INSERT … SELECT and the WHERE of UPDATE and DELETE
 // see the transaction's own writes under the version rules, other sessions
 // see none of them before COMMIT, current_commit() stays the last committed
-// commit and AS OF reads the committed past only. versions() shows pending
-// versions with _commit current_commit()+1, the number they get if nothing
-// else commits first; system tables read the same view (system.shards counts
+// commit and AS OF reads the committed past only (AS OF current_commit()
+// included). Until COMMIT numbers them, pending rows read with _commit
+// current_commit() (placed after all of its rows), in versions() too, whose
+// _reason may then call a tie with a row of that commit "later position";
+// system tables read the same view (system.shards counts
 // the pending rows of the memtables it copies). A DDL committed by another
 // session after the first write fails the next read too with 40001. The view
 // is kept for the next statement while nothing was committed or written

@@ -477,6 +477,7 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
+	s = s.readsAt(spec.AsOf)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
 		return ScanStats{}, err
@@ -662,6 +663,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
+	s = s.readsAt(spec.AsOf)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
 		return ScanStats{}, err
@@ -691,6 +693,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
+	s = s.readsAt(spec.AsOf)
 	t, td, err := s.table(table)
 	if err != nil {
 		return nil, false, err

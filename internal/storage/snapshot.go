@@ -23,9 +23,9 @@ type Snapshot struct {
 	e        *Engine
 	st       *state
 	released atomic.Bool
-	// pending marks a snapshot from WithPending (pending.go): st is one
-	// commit past the committed one, where a transaction's writes sit.
-	pending bool
+	// past, on a snapshot from WithPending (pending.go), is the snapshot
+	// it was built on: reads at an explicit AS OF go to it.
+	past *Snapshot
 	// gen holds the parts st names (lifetime.go); cleanup releases it if
 	// the Snapshot becomes unreachable without Release.
 	gen     *partGen
@@ -51,12 +51,7 @@ func (e *Engine) Snapshot() *Snapshot {
 }
 
 // Commit returns the snapshot's commit (current_commit(), R5.5).
-func (s *Snapshot) Commit() uint64 {
-	if s.pending {
-		return s.st.commit - 1
-	}
-	return s.st.commit
-}
+func (s *Snapshot) Commit() uint64 { return s.st.commit }
 
 // Catalog returns the catalog as of the snapshot's commit. Callers must not
 // modify it.
