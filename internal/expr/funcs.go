@@ -23,6 +23,10 @@ type Func struct {
 	fn   rowFunc
 	// strict functions return NULL for any NULL argument without calling fn.
 	strict bool
+	// effect marks a function that changes the session (set_config): it
+	// runs only when a query runs, never when the planner folds constants
+	// (which evaluates without a Runner).
+	effect bool
 }
 
 // Type implements Expr.
@@ -34,6 +38,9 @@ func (e *Func) kids() []*Expr    { return ptrs(e.Args) }
 func (e *Func) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 	if e.Name == "coalesce" {
 		return e.evalCoalesce(c, b)
+	}
+	if e.effect && c.Runner == nil {
+		return nil, sqlerr.NotSupported(e.Pos, "%s() changes the session and runs only in a query", e.Name)
 	}
 	vs := make([]*types.Vector, len(e.Args))
 	for i, a := range e.Args {

@@ -346,6 +346,9 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			return types.NewString(v), nil
 		}
+	case "set_config":
+		ok := params(3, tText, tText, tBool)
+		return setConfig(f, sig, ok, env, pos)
 	case "pg_backend_pid":
 		if !params(0) {
 			return bad()

@@ -187,7 +187,7 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 		if err != nil {
 			return nil, nil, err
 		}
-		name := itemName(it)
+		name := colName(it, e)
 		texts[ast.Format(it.Expr)] = len(p.Exprs)
 		p.Exprs = append(p.Exprs, e)
 		p.Cols = append(p.Cols, b.newCol(name, e.Type()))
@@ -251,23 +251,6 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 		node = fp
 	}
 	return node, names, nil
-}
-
-func itemName(it *ast.SelectItem) string {
-	if it.Alias != nil {
-		return it.Alias.Name
-	}
-	switch x := it.Expr.(type) {
-	case *ast.ColumnRef:
-		return x.Name
-	case *ast.FuncCall:
-		return x.Name
-	case *ast.CastExpr:
-		if c, ok := x.X.(*ast.ColumnRef); ok {
-			return c.Name
-		}
-	}
-	return "?column?"
 }
 
 // aggregate binds an aggregate call above the Aggregate node.

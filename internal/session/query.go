@@ -41,6 +41,9 @@ type QueryEnv struct {
 	// Settings are the session's settings (read only), for pg_settings and
 	// current_setting().
 	Settings map[string]string
+	// Set runs SET [LOCAL] name = value for set_config(); nil where a
+	// statement cannot change settings.
+	Set func(name, value string, local bool) error
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -65,7 +68,7 @@ func (st *statement) readEnv() (*QueryEnv, error) {
 
 func (st *statement) envOn(snap *storage.Snapshot) *QueryEnv {
 	return &QueryEnv{Snapshot: snap, Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
-		Settings: st.s.settings.values}
+		Settings: st.s.settings.values, Set: st.s.setConfig}
 }
 
 func (st *statement) querier(pos int) (Querier, error) {

@@ -154,6 +154,14 @@ func (s *Session) set(n *ast.SetStmt) (*Result, error) {
 	return &Result{Tag: "SET"}, nil
 }
 
+// setConfig is set_config(name, value, is_local): SET [LOCAL] name =
+// 'value', with SET's checks and errors.
+func (s *Session) setConfig(name, value string, local bool) error {
+	_, err := s.set(&ast.SetStmt{Span: ast.Span{Start: -1, Stop: -1}, Local: local, Name: name,
+		Values: []ast.Expr{&ast.StringLit{Value: value}}})
+	return err
+}
+
 // settingText renders one value of SET as the setting's text.
 func settingText(e ast.Expr) (string, error) {
 	switch v := e.(type) {

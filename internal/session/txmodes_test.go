@@ -1,6 +1,9 @@
 package session
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // show returns SHOW name's one value.
 func (h *harness) show(name string) string {
@@ -111,4 +114,48 @@ func TestTransactionModeSettings(t *testing.T) {
 	h.fails("SET default_transaction_isolation = 'snapshot'", "22023", "invalid value")
 	h.fails("SET default_transaction_read_only = maybe", "22023", "Boolean")
 	h.wantRows("t", "1", "2")
+}
+
+// TestSetConfig: set_config is SET [LOCAL] as a function, with SET's
+// errors, returning the new value; LOCAL ends with the transaction.
+func TestSetConfig(t *testing.T) {
+	h := newHarness(t)
+	res := h.ok("SELECT set_config('app.x', 'one', false), current_setting('app.x')")
+	if got := res.Rows[0][0].Str() + " " + res.Rows[0][1].Str(); got != "one one" {
+		t.Errorf("set_config = %q", got)
+	}
+	h.wantShow("app.x", "one")
+	h.ok("BEGIN")
+	h.ok("SELECT set_config('app.x', 'two', true)")
+	h.wantShow("app.x", "two")
+	h.ok("COMMIT")
+	h.wantShow("app.x", "one")
+	h.ok("SELECT set_config('app.x', NULL, NULL)")
+	h.wantShow("app.x", "")
+	h.ok("SELECT set_config('transaction_read_only', 'on', false)") // no transaction: no effect
+	h.ok("CREATE TABLE t (k BIGINT, PRIMARY KEY (k))")
+	h.ok("INSERT INTO t VALUES (1)")
+	h.fails("SELECT set_config('nope', 'x', false)", "42704", "unrecognized configuration parameter")
+	h.fails("SELECT set_config('server_version', 'x', false)", "55P02", "cannot be changed")
+	h.fails("SELECT set_config('statement_timeout', 'soon', false)", "22023", "invalid value")
+	h.fails("SELECT set_config(NULL, 'x', false)", "22004", "SET requires parameter name")
+	h.fails("SELECT set_config('a.b', 'x')", "42883", "set_config")
+}
+
+// TestColumnNames: result columns are named as PostgreSQL names them
+// (FigureColname), operators and literals ?column?.
+func TestColumnNames(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE t (n BIGINT, s TEXT, PRIMARY KEY (n))")
+	res := h.ok(`SELECT n + 1, n, t.s, (n), -n, 1, 'a', NULL, n IS NULL, upper(s), n::text, 1::int,
+		CASE WHEN n > 1 THEN 1 END, EXISTS (SELECT 1), (SELECT max(n) FROM t), (SELECT n AS q FROM t LIMIT 1),
+		s ~ 'a', 1 = ANY('{1}'), ('{a}'::text[])[1], s COLLATE "C", DATE '2024-01-01', n AS alias FROM t`)
+	var got []string
+	for _, c := range res.Columns {
+		got = append(got, c.Name)
+	}
+	want := "?column? n s n ?column? ?column? ?column? ?column? ?column? upper n int4 case exists max q ?column? ?column? text s date alias"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("column names\n got %s\nwant %s", g, want)
+	}
 }
