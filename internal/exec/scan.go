@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/strata-db/strata/internal/expr"
@@ -152,7 +153,14 @@ func (r *runner) lookup(x *plan.Scan, spec storage.ScanSpec, f sink, st *stats) 
 	}
 }
 
-func stopOr(err error) error { return err }
+// stopOr is the error of a scan whose callback may have stopped it: the
+// errStop of a satisfied LIMIT is success, not an error for the caller.
+func stopOr(err error) error {
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
+}
 
 func scanStats(s storage.ScanStats) string {
 	return fmt.Sprintf("shards=%d parts=%d parts_skipped=%d blocks=%d blocks_skipped=%d rows_read=%d", s.Shards, s.Parts, s.PartsSkipped, s.Blocks, s.BlocksSkipped, s.RowsRead)
