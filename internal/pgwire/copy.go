@@ -332,7 +332,9 @@ func (c *conn) copyFrom(cs *copyStmt) error {
 	for {
 		msg, err := c.be.Receive()
 		if err != nil {
-			return err
+			// The client went away mid-COPY (PostgreSQL's 08006 wording);
+			// nothing is written, and the query loop sees the same end.
+			return sqlerr.New("08006", "unexpected EOF on client connection during COPY from stdin: %v", err)
 		}
 		switch m := msg.(type) {
 		case *pgproto3.CopyData:
