@@ -32,6 +32,8 @@ func runRandomSQL(t testing.TB, seed uint64, n int) {
 	s := New(eng, Options{MemLimit: 64 << 20})
 	g := sqlgen.New(seed)
 	var history []string
+	outcomes := map[string]int{}
+	defer func() { t.Logf("seed %d: outcomes %v", seed, outcomes) }()
 	fail := func(format string, args ...any) {
 		if path := os.Getenv("STRATA_SQLGEN_DUMP"); path != "" {
 			os.WriteFile(path, []byte(strings.Join(history, ";\n")+";\n"), 0o644)
@@ -61,8 +63,10 @@ func runRandomSQL(t testing.TB, seed uint64, n int) {
 		}()
 		g.Result(execErr)
 		if execErr == nil {
+			outcomes["ok"]++
 			continue
 		}
+		outcomes[sqlerr.CodeOf(execErr)]++
 		e, ok := sqlerr.As(execErr)
 		switch {
 		case !ok:

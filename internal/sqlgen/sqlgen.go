@@ -51,6 +51,9 @@ type Gen struct {
 	dropped string // a DROP whose outcome is not yet reported
 	seq     int
 	commits int // statements reported successful: a bound for AS OF
+	last    string
+	inTx    bool // a BEGIN succeeded and no COMMIT or ROLLBACK since
+	failed  bool // a statement failed inside that transaction
 }
 
 // New returns a generator seeded for reproducible sequences.
@@ -61,6 +64,14 @@ func New(seed uint64) *Gen {
 // Result tells the generator whether the last statement succeeded, so
 // that a CREATE or DROP changes the schema it generates against.
 func (g *Gen) Result(err error) {
+	switch {
+	case err == nil && (strings.HasPrefix(g.last, "BEGIN") || strings.HasPrefix(g.last, "START")):
+		g.inTx, g.failed = true, false
+	case g.last == "COMMIT" || g.last == "ROLLBACK":
+		g.inTx, g.failed = false, false
+	case err != nil && g.inTx:
+		g.failed = true
+	}
 	if err == nil {
 		g.commits++
 		if g.pending != nil {
@@ -84,7 +95,17 @@ func (g *Gen) chance(n int) bool { return g.rng.IntN(n) == 0 }
 
 // Next returns the next statement.
 func (g *Gen) Next() string {
+	g.last = g.next()
+	return g.last
+}
+
+func (g *Gen) next() string {
 	g.pending, g.dropped = nil, ""
+	// A failed transaction accepts only its end; an open one ends soon, so
+	// most statements run in autocommit.
+	if g.inTx && (g.failed && g.chance(2) || g.chance(6)) {
+		return g.pick("COMMIT", "ROLLBACK")
+	}
 	if len(g.tables) == 0 || g.chance(12) {
 		return g.create()
 	}
