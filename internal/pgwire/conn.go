@@ -26,6 +26,11 @@ import (
 // server allocate without limit.
 const maxMessage = 256 << 20
 
+// maxAuthMessage bounds a message before authentication (SASL messages are
+// short): the codec reserves a frame's whole announced length from its
+// header, so an unauthenticated client must not announce maxMessage.
+const maxAuthMessage = 64 << 10
+
 // conn is one client connection: its socket, protocol codec, session and
 // the prepared statements and portals of the extended protocol.
 type conn struct {
@@ -100,7 +105,7 @@ func (s *Server) handle(nc net.Conn) {
 		}
 	}()
 	c.be, c.w = pgproto3.NewBackend(nc, nc), nc
-	c.be.SetMaxBodyLen(maxMessage)
+	c.be.SetMaxBodyLen(maxAuthMessage)
 	ok, err := c.startup()
 	if err != nil {
 		if !errors.Is(err, io.EOF) {
@@ -146,7 +151,7 @@ func (c *conn) startup() (bool, error) {
 			}
 			c.nc, c.w = tc, tc
 			c.be = pgproto3.NewBackend(tc, tc)
-			c.be.SetMaxBodyLen(maxMessage)
+			c.be.SetMaxBodyLen(maxAuthMessage)
 			tlsDone = true
 		case *pgproto3.GSSEncRequest:
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
@@ -205,6 +210,7 @@ func (c *conn) begin(m *pgproto3.StartupMessage) (bool, error) {
 	if !c.srv.register(c) {
 		return false, c.fatal("57P03", "the database system is shutting down")
 	}
+	c.be.SetMaxBodyLen(maxMessage)
 	c.sess = session.New(c.srv.eng, session.Options{User: c.user, BackendPID: int32(c.pid)})
 	// Other startup parameters are settings, as in PostgreSQL (lib/pq sends
 	// extra_float_digits and DateStyle, JDBC TimeZone); one the session

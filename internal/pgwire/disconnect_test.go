@@ -96,3 +96,48 @@ func TestFuzzSeedsLeaveNoGoroutines(t *testing.T) {
 	settleGoroutines(t, base)
 	healthy(t, addr, panics)
 }
+
+// TestHugeFrameBeforeAuth: a client that has not authenticated cannot make
+// the server reserve a large buffer by announcing a long message: the
+// frame is refused from its header. (Before, each such connection held a
+// 200 MiB buffer while the server waited for a body that never came, so
+// a few dozen unauthenticated sockets could exhaust memory.)
+func TestHugeFrameBeforeAuth(t *testing.T) {
+	srv, url := startServer(t)
+	admin := connect(t, url)
+	if _, err := admin.Exec(context.Background(), "CREATE USER alice PASSWORD 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var conns []net.Conn
+	for i := 0; i < 4; i++ {
+		nc, err := net.Dial("tcp", srv.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		b, _ := (&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30,
+			Parameters: map[string]string{"user": "alice"}}).Encode(nil)
+		// The SASLInitialResponse's header only, announcing 200 MiB.
+		b = append(b, 'p', 0x0c, 0x80, 0x00, 0x00)
+		if _, err := nc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, nc)
+	}
+	for _, nc := range conns {
+		nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		buf := make([]byte, 4096)
+		for {
+			if _, err := nc.Read(buf); err != nil {
+				break // closed by the server, or still waiting at the deadline
+			}
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Fatalf("4 unauthenticated connections announcing 200 MiB frames made the server allocate %d MiB", grew>>20)
+	}
+}
