@@ -210,10 +210,11 @@ func (m *appendMem) note(commit uint64) {
 // n, from pendingSeq on), as the memtable would hold them had pend's
 // writes been committed right after n's rows.
 //
-// A key only old has, with nothing committed after n, is cloned: its
-// versions, what the rules decided about them and its deletes are copied
-// as they stand (nothing after n changed them), into slabs shared by all
-// cloned keys. Every other key — one pend writes, or one a commit after n
+// A key only old has, with nothing committed after n, is cloned as it
+// stands (nothing after n changed it): its versions and deletes, which are
+// never changed once appended, are shared with old up to their length;
+// its groups and what the rules decided (rewritten in place by later
+// commits) are copied into slabs shared by all cloned keys. Every other key — one pend writes, or one a commit after n
 // touched — is re-resolved from its inputs in position order by the rules
 // (addVersion, deleteKey), as a merged read does. Keys arrive in order, so
 // the skip list is built by appending. old is read under its read lock,
@@ -327,7 +328,6 @@ type memBuilder struct {
 	// Slabs the cloned entries are cut from: one allocation per many keys.
 	entries []keyEntry
 	groups  []groupHist
-	vers    []memVersion
 	res     []version.Resolved
 	nexts   []*keyEntry
 }
@@ -338,13 +338,18 @@ func (b *memBuilder) initTail() {
 	}
 }
 
-const slabLen = 1024
+// slabSize is the length of the next slab after one of length prev, for
+// at least k elements: doubling from 16 up to 1024, so that a copy of a
+// few keys stays small and one of many costs one allocation per 1024.
+func slabSize(prev, k int) int {
+	return max(k, min(1024, max(16, 2*prev)))
+}
 
 // appendEntry links a new entry for key, greater than every key so far,
 // at the end of the skip list.
 func (b *memBuilder) appendEntry(key []byte) *keyEntry {
 	if len(b.entries) == cap(b.entries) {
-		b.entries = make([]keyEntry, 0, slabLen)
+		b.entries = make([]keyEntry, 0, slabSize(cap(b.entries), 1))
 	}
 	b.entries = b.entries[:len(b.entries)+1]
 	e := &b.entries[len(b.entries)-1]
@@ -355,7 +360,7 @@ func (b *memBuilder) appendEntry(key []byte) *keyEntry {
 		l.height = h
 	}
 	if cap(b.nexts)-len(b.nexts) < h {
-		b.nexts = make([]*keyEntry, 0, slabLen*2)
+		b.nexts = make([]*keyEntry, 0, slabSize(cap(b.nexts), h))
 	}
 	s := len(b.nexts)
 	b.nexts = b.nexts[:s+h]
@@ -369,8 +374,8 @@ func (b *memBuilder) appendEntry(key []byte) *keyEntry {
 }
 
 // clone appends a copy of src, which nothing after the read commit
-// touched: its key (immutable, in the original's arena) is shared, its
-// slices are copied.
+// touched: its key (immutable, in the original's arena), versions and
+// deletes are shared, its groups and what the rules decided copied.
 func (b *memBuilder) clone(src *keyEntry) {
 	e := b.appendEntry(src.key)
 	m := b.m
@@ -379,8 +384,11 @@ func (b *memBuilder) clone(src *keyEntry) {
 		for gi := range src.groups {
 			sg, g := &src.groups[gi], &e.groups[gi]
 			g.id, g.win = sg.id, sg.win
-			g.vers = cut(&b.vers, len(sg.vers))
-			copy(g.vers, sg.vers)
+			// A version is never changed once appended, and appends
+			// after n land beyond this length: the array is shared.
+			g.vers = sg.vers[:len(sg.vers):len(sg.vers)]
+			// What the rules decided is rewritten in place by later
+			// commits: copied.
 			g.res = cut(&b.res, len(sg.res))
 			copy(g.res, sg.res)
 			m.rows += uint64(len(sg.vers))
@@ -391,7 +399,7 @@ func (b *memBuilder) clone(src *keyEntry) {
 		}
 	}
 	if len(src.dels) > 0 {
-		e.dels = slices.Clone(src.dels)
+		e.dels = src.dels[:len(src.dels):len(src.dels)] // append-only, as vers
 		m.deletes += uint64(len(src.dels))
 		m.note(src.dels[0].Commit)
 		m.note(src.dels[len(src.dels)-1].Commit)
@@ -402,7 +410,7 @@ func (b *memBuilder) clone(src *keyEntry) {
 // so that an append never writes into a neighbour's.
 func cut[T any](slab *[]T, k int) []T {
 	if cap(*slab)-len(*slab) < k {
-		*slab = make([]T, 0, max(slabLen, k))
+		*slab = make([]T, 0, slabSize(cap(*slab), k))
 	}
 	s := len(*slab)
 	*slab = (*slab)[:s+k]

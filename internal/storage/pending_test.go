@@ -320,3 +320,62 @@ func BenchmarkWithPending(b *testing.B) {
 		}
 	}
 }
+
+// TestWithPendingUnderConcurrentCommits copies memtables that commits are
+// writing meanwhile (run it with -race): the pending snapshot reads its
+// base's rows plus its own, never a commit after its base.
+func TestWithPendingUnderConcurrentCommits(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			w := kvWrite(t, tbl, fmt.Sprintf("k=%d v=c idx=%d", 1+i%50, i), fmt.Sprintf("k=%d v=c idx=%d", 1+(i*7)%50, i))
+			if _, err := h.e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	ctx := context.Background()
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true}
+	for i := 0; i < 200; i++ {
+		base := h.e.Snapshot()
+		var want []string
+		if _, err := base.Scan(ctx, spec, func(b *types.Batch) error {
+			want = append(want, render([]string{"k", "v", "idx", "_commit"}, []*types.Batch{b})...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := base.WithPending([]Write{kvWrite(t, tbl, fmt.Sprintf("k=0 v=p idx=%d", i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		if _, err := ps.Scan(ctx, spec, func(b *types.Batch) error {
+			got = append(got, render([]string{"k", "v", "idx", "_commit"}, []*types.Batch{b})...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{fmt.Sprintf("k=0 v=p idx=%d _commit=%d", i, base.Commit())}, want...)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("round %d: the pending snapshot read\n%s\nwant\n%s", i, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		ps.Release()
+		base.Release()
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+}
