@@ -109,7 +109,7 @@ func (g *Gen) next() string {
 	if len(g.tables) == 0 || g.chance(12) {
 		return g.create()
 	}
-	switch g.rng.IntN(20) {
+	switch g.rng.IntN(21) {
 	case 0:
 		return g.drop()
 	case 1:
@@ -128,6 +128,8 @@ func (g *Gen) next() string {
 		return g.join()
 	case 12:
 		return g.versions()
+	case 14:
+		return g.composite()
 	case 13:
 		return g.pick("SHOW TABLES", "SELECT * FROM nosuch", "SELECT nosuch FROM "+g.table().name,
 			`SELECT "weird""name" FROM `+g.table().name, "SELECT FROM", "INSERT INTO", "SELECT 1 +",
@@ -444,5 +446,30 @@ func (g *Gen) scalarSelect() string {
 		return fmt.Sprintf("SELECT %s(%s)", g.pick("length", "upper", "abs", "coalesce", "nullif", "round", "lower", "substring"), g.Literal(from))
 	default:
 		return fmt.Sprintf("SELECT %s %s %s", g.Literal(from), g.pick("+", "-", "*", "/", "=", "<", "||", "AND"), g.Literal(to))
+	}
+}
+
+// composite is a statement built from others: INSERT … SELECT between
+// tables of different schemas, set operations, subqueries in the select
+// list, DISTINCT, EXPLAIN ANALYZE of a query, an UPDATE of the key.
+func (g *Gen) composite() string {
+	a, b := g.table(), g.table()
+	switch g.rng.IntN(7) {
+	case 0:
+		return fmt.Sprintf("%s INTO %s SELECT * FROM %s%s", g.pick("INSERT", "UPSERT"), a.name, b.name, g.asOf())
+	case 1:
+		return fmt.Sprintf("SELECT k FROM %s %s SELECT k FROM %s ORDER BY 1", a.name, g.pick("UNION", "UNION ALL", "EXCEPT", "INTERSECT"), b.name)
+	case 2:
+		return fmt.Sprintf("SELECT k, (SELECT max(k) FROM %s) FROM %s WHERE %s", b.name, a.name, g.pred(a))
+	case 3:
+		c := a.cols[g.rng.IntN(len(a.cols))]
+		return fmt.Sprintf("SELECT DISTINCT %s FROM %s ORDER BY %s %s", c.name, a.name, c.name, g.pick("ASC", "DESC NULLS LAST"))
+	case 4:
+		return "EXPLAIN ANALYZE " + g.query()
+	case 5:
+		return fmt.Sprintf("UPDATE %s SET k = %s WHERE %s", a.name, g.Literal(a.cols[0].typ), g.pred(a))
+	default:
+		return fmt.Sprintf("SELECT * FROM %s WHERE k IN (SELECT k FROM %s%s) %s EXISTS (SELECT 1 FROM %s WHERE %s.k = %s.k)",
+			a.name, b.name, g.asOf(), g.pick("AND", "OR", "AND NOT"), b.name, b.name, a.name)
 	}
 }
