@@ -143,7 +143,7 @@ func BenchmarkPointMemtable(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	defer func() { b.StopTimer(); db.Close() }()
 	s := db.NewSession()
 	ctx := context.Background()
 	if _, err := s.Run(ctx, balancesDDL); err != nil {

@@ -34,6 +34,11 @@ type joinSink struct {
 	table   map[string][]int
 	matched []bool
 	lw      int
+	// pushSemi's reused buffers.
+	kv   []*types.Vector
+	keys [][]byte
+	sel  []int
+	buf  *types.Batch
 }
 
 func (r *runner) buildJoin(x *plan.Join, out sink) (func() error, error) {
@@ -107,6 +112,9 @@ func (j *joinSink) prepare() error {
 func (j *joinSink) push(b *types.Batch) error {
 	j.c.Reset()
 	rows := j.build.rows
+	if (j.n.Kind == plan.JoinSemi || j.n.Kind == plan.JoinAnti) && j.n.Cond == nil && len(j.n.LeftKeys) > 0 {
+		return j.pushSemi(b)
+	}
 	var lsel, rsel []int
 	if len(j.n.LeftKeys) > 0 {
 		var vs []*types.Vector
@@ -186,6 +194,45 @@ func (j *joinSink) push(b *types.Batch) error {
 		return nil
 	}
 	return j.out.push(out)
+}
+
+// pushSemi probes a semi or anti join without a residual condition: a
+// left row is kept when its key is (semi) or is not (anti) in the table,
+// with no pair batch built and the key and selection buffers reused
+// across batches.
+func (j *joinSink) pushSemi(b *types.Batch) error {
+	j.kv = j.kv[:0]
+	for _, k := range j.n.LeftKeys {
+		v, err := k.Eval(j.c, b)
+		if err != nil {
+			return err
+		}
+		j.kv = append(j.kv, v)
+	}
+	j.keys = rowKeys(j.keys, j.kv, b.Rows)
+	semi := j.n.Kind == plan.JoinSemi
+	j.sel = j.sel[:0]
+	for i, k := range j.keys {
+		null := false
+		for _, v := range j.kv {
+			null = null || v.IsNull(i)
+		}
+		hit := false
+		if !null {
+			_, hit = j.table[string(k)]
+		}
+		if hit == semi {
+			j.sel = append(j.sel, i)
+		}
+	}
+	switch len(j.sel) {
+	case 0:
+		return nil
+	case b.Rows:
+		return j.out.push(b)
+	}
+	j.buf = expr.Gather(j.buf, b, j.sel)
+	return j.out.push(j.buf)
 }
 
 // combine builds the batch of pairs (left row lsel[p], right row rsel[p]).
