@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/internal/exec"
-	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/system"
@@ -26,23 +25,12 @@ func planEnv(q *QueryEnv) *plan.Env {
 	setting := func(name string) (string, bool) { v, ok := q.Settings[name]; return v, ok }
 	pg := system.NewPGEnv(src, setting)
 	if q.Set != nil {
-		pg = settingPGEnv{pg, q.Set}
+		pg = system.NewPGEnvSet(src, setting, q.Set)
 	}
 	return &plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
 		return virtual(schema, name, q.Settings)
 	}, Params: q.Params, Now: q.Now, LastCommit: q.LastCommit, MemLimit: q.MemLimit,
 		PG: pg}
-}
-
-// settingPGEnv adds the session's SET to a PGEnv, for set_config()
-// (expr.PGSetter).
-type settingPGEnv struct {
-	expr.PGEnv
-	set func(name, value string, local bool) error
-}
-
-func (e settingPGEnv) SetSetting(name, value string, local bool) error {
-	return e.set(name, value, local)
 }
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {

@@ -514,6 +514,21 @@ func NewPGEnv(src Source, setting func(name string) (string, bool)) expr.PGEnv {
 	return e
 }
 
+// NewPGEnvSet is NewPGEnv whose env also changes settings, through set
+// (expr.PGSetter, for set_config()).
+func NewPGEnvSet(src Source, setting func(name string) (string, bool), set func(name, value string, local bool) error) expr.PGEnv {
+	return settablePGEnv{NewPGEnv(src, setting), set}
+}
+
+type settablePGEnv struct {
+	expr.PGEnv
+	set func(name, value string, local bool) error
+}
+
+func (e settablePGEnv) SetSetting(name, value string, local bool) error {
+	return e.set(name, value, local)
+}
+
 // indexesByTable groups the catalog's indexes by table, in name order.
 func indexesByTable(cat *catalog.Catalog) map[catalog.TableID][]*catalog.Index {
 	out := map[catalog.TableID][]*catalog.Index{}
