@@ -68,6 +68,10 @@ type Options struct {
 	// shard of a SHARDS AUTO table is split in two; DefaultShardSplitBytes
 	// if zero (shardsplit.go).
 	ShardSplitBytes int64
+	// PageCacheBytes bounds the cache of decoded part pages that point
+	// lookups share (part.Cache): part.DefaultCacheBytes (256 MiB) if
+	// zero, no cache if negative.
+	PageCacheBytes int64
 }
 
 // Engine is one open data directory: the commit pipeline, the memtables,
@@ -81,6 +85,8 @@ type Engine struct {
 	lock io.Closer
 	man  *manifest.Bolt
 	wal  *wal.Writer
+	// pages caches the pages lookups decode, for every part (nil: off).
+	pages *part.Cache
 
 	// pipe owns commit order (invariant 1): the next sequence, the newest
 	// catalog (including commits not yet published) and the last time.
@@ -180,7 +186,10 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger}
+	if opts.PageCacheBytes == 0 {
+		opts.PageCacheBytes = part.DefaultCacheBytes
+	}
+	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger, pages: part.NewCache(opts.PageCacheBytes)}
 	if err := e.fs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
@@ -225,7 +234,7 @@ func (e *Engine) open() error {
 		for _, sd := range td.shards {
 			for _, p := range ms.Parts(uint64(t.ID), sd.num) {
 				path := filepath.Join(e.dir, filepath.FromSlash(p.File))
-				r, err := part.Open(e.fs, path)
+				r, err := part.OpenCached(e.fs, path, e.pages)
 				if err != nil {
 					return fmt.Errorf("storage: open part of table %s: %w", t.Name, err)
 				}

@@ -176,7 +176,7 @@ func (e *Engine) writePart(t *catalog.Table, sd *shardData) (*partFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: flush: %w", err)
 	}
-	r, err := part.Open(e.fs, path)
+	r, err := part.OpenCached(e.fs, path, e.pages)
 	if err != nil {
 		_ = e.fs.Remove(path)
 		return nil, fmt.Errorf("storage: flush: %w", err)

@@ -249,7 +249,7 @@ func (e *Engine) runMerge(job mergeJob) error {
 	now := time.Now().UTC()
 	for _, o := range outs {
 		path := o.Part.File
-		r, err := part.Open(e.fs, path)
+		r, err := part.OpenCached(e.fs, path, e.pages)
 		if err != nil {
 			drop()
 			return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)

@@ -370,7 +370,7 @@ func (sp *splitter) split(pf *partFile) error {
 		if err != nil {
 			return fmt.Errorf("storage: split: %w", err)
 		}
-		nr, err := part.Open(sp.e.fs, path)
+		nr, err := part.OpenCached(sp.e.fs, path, sp.e.pages)
 		if err != nil {
 			_ = sp.e.fs.Remove(path)
 			return fmt.Errorf("storage: split: %w", err)

@@ -47,17 +47,27 @@ type Reader struct {
 	colIdx map[catalog.ColumnID]int
 	// windows pools the buffers chunks are read and verified in.
 	windows sync.Pool
+	// cache, if not nil, keeps the pages lookups decode (cache.go); id
+	// names this open of the file in its keys.
+	cache *Cache
+	id    uint64
 }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
 // "Checksums") before any of it is parsed. Data pages are verified as
 // blocks are read.
 func Open(fsys vfs.FS, path string) (*Reader, error) {
+	return OpenCached(fsys, path, nil)
+}
+
+// OpenCached is Open with the pages that point lookups (FindKey,
+// ReadRows) decode kept in c, shared with other readers; c may be nil.
+func OpenCached(fsys vfs.FS, path string, c *Cache) (*Reader, error) {
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("part: open %s: %w", path, err)
 	}
-	r := &Reader{path: path, f: f}
+	r := &Reader{path: path, f: f, cache: c, id: readerIDs.Add(1)}
 	if err := r.open(); err != nil {
 		f.Close()
 		return nil, err

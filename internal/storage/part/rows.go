@@ -90,15 +90,16 @@ func (r *Reader) ReadRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 // readRowsOfChunk decodes rows [lo, hi) of one chunk from the pages that
 // hold them, through the scratch sc, and copies them to dst.
 func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, dst, sc *Data, ti int) error {
-	if err := r.decodePages(w, blk, t, chunks, lo, hi, sc, ti); err != nil {
+	src, tv, err := r.decodePages(w, blk, t, chunks, lo, hi, sc, ti)
+	if err != nil {
 		return err
 	}
+	sc = src
 	first := sc.first
-	var tv *types.Vector
-	if t.fixed < 0 {
-		tv = sc.Cols[ti]
-	}
 	a, b := lo-first, hi-first
+	if a < 0 || b > sc.pageLen(t.fixed, tv) {
+		return r.corrupt("block %d column %d: pages from row %d do not hold rows [%d, %d)", blk, t.col, first, lo, hi)
+	}
 	switch t.fixed {
 	case -1:
 		for i := a; i < b; i++ {
@@ -133,16 +134,19 @@ func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parq
 }
 
 // decodePages decodes the whole pages of one chunk that hold rows [lo,
-// hi) into sc (a table column into sc.Cols[ti]); sc.first is the block row
-// of sc's row 0.
-func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int) error {
+// hi) and returns them: src's first is the block row of its row 0, and a
+// table column's values are tv. They are decoded into sc (a table column
+// into sc.Cols[ti]), or, when they are one page and r has a cache, come
+// from the cache or are decoded into a new Data the cache keeps; such a
+// src is shared and must not be modified.
+func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int) (src *Data, tv *types.Vector, err error) {
 	fc, ok := chunks[t.col].(*parquet.FileColumnChunk)
 	if !ok {
-		return r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
+		return nil, nil, r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
 	}
 	oi, err := fc.OffsetIndex()
 	if err != nil {
-		return r.corrupt("block %d column %d: offset index: %v", blk, t.col, err)
+		return nil, nil, r.corrupt("block %d column %d: offset index: %v", blk, t.col, err)
 	}
 	np := oi.NumPages()
 	p0, p1 := -1, -1
@@ -158,32 +162,43 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	rg := &r.file.Metadata().RowGroups[blk]
 	cstart, cend := chunkRange(rg, t.col)
 	if p0 < 0 || p1 < p0 {
-		return r.corrupt("block %d column %d: offset index does not cover rows [%d, %d)", blk, t.col, lo, hi)
+		return nil, nil, r.corrupt("block %d column %d: offset index does not cover rows [%d, %d)", blk, t.col, lo, hi)
 	}
 	start, end := oi.Offset(p0), oi.Offset(p1)+oi.CompressedPageSize(p1)
 	if start < cstart || end > cend || end <= start {
-		return r.corrupt("block %d column %d: page at [%d, %d) outside its chunk", blk, t.col, start, end)
+		return nil, nil, r.corrupt("block %d column %d: page at [%d, %d) outside its chunk", blk, t.col, start, end)
+	}
+	first := int(oi.FirstRowIndex(p0))
+	// One page is what a lookup decodes per column; it is cached. A range
+	// of pages (a key's rows crossing a page boundary) is decoded into
+	// scratch as before.
+	cached := r.cache != nil && p0 == p1
+	var key pageKey
+	if cached {
+		key = pageKey{reader: r.id, block: uint32(blk), col: uint32(t.col), first: uint32(first)}
+		if d := r.cache.get(key); d != nil {
+			return d, d.pageVec(t.fixed), nil
+		}
+		sc, ti = &Data{}, 0
 	}
 	buf, base, err := r.verified(w, start, end)
 	if err != nil {
-		return fmt.Errorf("%w (block %d)", err, blk)
+		return nil, nil, fmt.Errorf("%w (block %d)", err, blk)
 	}
 	// Whole pages are decoded into scratch and the rows copied out:
 	// parquet-go's sliced pages keep a bit offset into boolean data that
 	// Data() does not expose.
 	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
 	defer pages.Close()
-	first := int(oi.FirstRowIndex(p0))
 	sc.first = first
 	if err := pages.SeekToRow(int64(first)); err != nil {
-		return r.corrupt("block %d column %d: seek to row %d: %v", blk, t.col, first, err)
+		return nil, nil, r.corrupt("block %d column %d: seek to row %d: %v", blk, t.col, first, err)
 	}
 	sc.Reset()
 	if sc.Sort == nil {
 		sc.Sort = types.NewVector(types.Of(types.Bytes), hi-lo)
 		sc.Order = types.NewVector(types.Of(types.Bytes), hi-lo)
 	}
-	var tv *types.Vector
 	if t.fixed < 0 {
 		for len(sc.Cols) <= ti {
 			sc.Cols = append(sc.Cols, nil)
@@ -197,10 +212,10 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	for got := first; got < hi; {
 		p, err := pages.ReadPage()
 		if errors.Is(err, io.EOF) {
-			return r.corrupt("block %d column %d ends before row %d", blk, t.col, hi)
+			return nil, nil, r.corrupt("block %d column %d ends before row %d", blk, t.col, hi)
 		}
 		if err != nil {
-			return r.corrupt("block %d column %d: %v", blk, t.col, err)
+			return nil, nil, r.corrupt("block %d column %d: %v", blk, t.col, err)
 		}
 		got += int(p.NumRows())
 		if t.fixed >= 0 {
@@ -210,10 +225,54 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		}
 		parquet.Release(p)
 		if err != nil {
-			return r.corrupt("block %d column %d: %v", blk, t.col, err)
+			return nil, nil, r.corrupt("block %d column %d: %v", blk, t.col, err)
 		}
 	}
+	if cached {
+		// Only a page that was verified and decoded without error gets
+		// here, so corruption is never cached.
+		d := r.cache.put(key, sc)
+		return d, d.pageVec(t.fixed), nil
+	}
+	return sc, tv, nil
+}
+
+// pageVec returns the table column of a cached page (fixed < 0), or nil.
+func (d *Data) pageVec(fixed int) *types.Vector {
+	if fixed < 0 {
+		return d.Cols[0]
+	}
 	return nil
+}
+
+// pageLen is the number of rows decoded pages d hold of fixed column
+// fixed, or of the table column tv.
+func (d *Data) pageLen(fixed int, tv *types.Vector) int {
+	switch fixed {
+	case -1:
+		return tv.Len()
+	case fSort:
+		return d.Sort.Len()
+	case fOrder:
+		return d.Order.Len()
+	case fGroup:
+		return len(d.Group)
+	case fCommit:
+		return len(d.Commit)
+	case fSeq:
+		return len(d.Seq)
+	case fTomb:
+		return len(d.Tomb)
+	case fWonAt:
+		return len(d.WonAt)
+	case fEndedAt:
+		return len(d.EndedAt)
+	case fSupersededBy:
+		return len(d.SupersededBy)
+	case fState:
+		return len(d.State)
+	}
+	return 0
 }
 
 // FindKey returns the rows [lo, hi) of block i whose sort key is key
@@ -244,13 +303,15 @@ func (r *Reader) FindKey(i int, key []byte, d *Data) (lo, hi int, err error) {
 	lo = -1
 	for from := j * pr; from < b.Rows; from += pr {
 		to := min(from+pr, b.Rows)
-		// The page is decoded into d's scratch and searched there.
-		if err := r.decodePages(w, i, &task, chunks, from, to, d.scratch, 0); err != nil {
+		// The page is decoded into d's scratch (or taken from the page
+		// cache) and searched there.
+		src, _, err := r.decodePages(w, i, &task, chunks, from, to, d.scratch, 0)
+		if err != nil {
 			return 0, 0, err
 		}
-		keys, off := d.scratch.Sort, from-d.scratch.first
+		keys, off := src.Sort, from-src.first
 		if off < 0 || keys.Len() < off+to-from {
-			return 0, 0, r.corrupt("block %d: sort pages from row %d hold %d rows", i, d.scratch.first, keys.Len())
+			return 0, 0, r.corrupt("block %d: sort pages from row %d hold %d rows", i, src.first, keys.Len())
 		}
 		n := to - from
 		at := func(x int) []byte { return keys.BytesAt(off + x) }
