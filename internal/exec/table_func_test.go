@@ -57,3 +57,33 @@ func TestSetReturningAndListAggregates(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGenerateSeries is generate_series(1, 1e6) counted: the table
+// function's rows through an aggregate, per row.
+func BenchmarkGenerateSeries(b *testing.B) {
+	benchQuery(b, "SELECT count(*) FROM generate_series(1, 1000000) g", 1_000_000)
+}
+
+// BenchmarkStringAgg joins 100 000 texts per iteration; array_agg builds
+// the array text of as many integers.
+func BenchmarkStringAgg(b *testing.B) {
+	benchQuery(b, "SELECT string_agg(name, ',') FROM emp, generate_series(1, 20000) g", 120_000)
+}
+
+func BenchmarkArrayAgg(b *testing.B) {
+	benchQuery(b, "SELECT array_agg(g) FROM generate_series(1, 100000) g", 100_000)
+}
+
+// benchQuery runs sql b.N times and reports the time per input row. The
+// fixtures take a *testing.T; a bare one serves, as nothing fails here
+// that b.Fatal does not report.
+func benchQuery(b *testing.B, sql string, rows int) {
+	f := newFake(&testing.T{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := query(&testing.T{}, f, sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+}
