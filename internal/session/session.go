@@ -77,7 +77,7 @@ type txn struct {
 	aborted bool
 	// local holds the values SET LOCAL replaced, restored at the end.
 	local map[string]string
-	// ran is set once a statement other than SET TRANSACTION ran inside
+	// ran is set once a statement other than SET, SHOW or RESET ran inside
 	// the transaction: its isolation level is fixed from then (txmodes.go).
 	ran bool
 	// view is the last snapshot read with the writes pending on it
@@ -155,7 +155,9 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 	}
 	if s.tx != nil {
 		switch stmt.(type) {
-		case *ast.TransactionStmt, *ast.SetTransactionStmt:
+		case *ast.TransactionStmt, *ast.SetTransactionStmt, *ast.SetStmt, *ast.ShowStmt, *ast.ResetStmt:
+			// As in PostgreSQL, settings statements take no snapshot, so
+			// the modes may still change after them.
 		default:
 			s.tx.ran = true
 		}

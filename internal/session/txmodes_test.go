@@ -85,13 +85,16 @@ func TestTransactionModeSettings(t *testing.T) {
 	h.wantShow("transaction_isolation", def)
 
 	h.ok("BEGIN")
+	h.ok("SET statement_timeout = 0") // takes no snapshot: the level may still change
+	h.ok("SHOW transaction_isolation")
 	h.ok("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+	h.ok("SELECT 1")
 	h.wantShow("transaction_isolation", "read committed")
 	h.fails("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "25001", "must be called before any query")
 	h.ok("ROLLBACK")
 
 	h.ok("BEGIN READ ONLY")
-	h.ok("SHOW transaction_isolation")
+	h.ok("SELECT 1")
 	h.fails("SET TRANSACTION READ WRITE", "25001", "read-write mode must be set before any query")
 	h.ok("ROLLBACK")
 
