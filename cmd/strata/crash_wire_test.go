@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -99,6 +100,16 @@ func TestCrashOverWire(t *testing.T) {
 				}
 			}
 		} else {
+			if round == 1 {
+				// A second process on the live directory is refused
+				// clearly, and the server goes on (verifyLedger queries it).
+				for _, args := range [][]string{{"serve", "--data", data, "--listen", freeAddr(t)}, {"sql", "--data", data, "-c", "SELECT 1"}} {
+					out, err := exec.Command(bin, args...).CombinedOutput()
+					if err == nil || !strings.Contains(string(out), "in use") {
+						t.Fatalf("strata %s on a served directory: %v\n%s", args[0], err, out)
+					}
+				}
+			}
 			verifyLedger(t, ctx, c, led, round)
 		}
 		c.Close(ctx)
