@@ -17,8 +17,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -115,7 +117,10 @@ func run(args []string) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx := context.Background()
+	// An interrupt cancels the run, so the systems are still closed (the
+	// PostgreSQL server stopped, the directories removed).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	start := time.Now()
 	m := machineInfo()
 	fmt.Printf("bench: scale %s (%d keys, %d versions), seed %d, systems %s\n", cfg.scale.Name, cfg.scale.Keys, cfg.scale.Versions, cfg.seed, strings.Join(cfg.systems, ","))
