@@ -74,7 +74,7 @@ func TestTxAndReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := tx.ExecContext(ctx, "DROP TABLE kv"); err == nil {
-		t.Errorf("DDL inside a transaction was accepted")
+		t.Errorf("DDL after a write inside a transaction was accepted")
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)

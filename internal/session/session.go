@@ -191,9 +191,16 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 	case *ast.CreateTransformationStmt, *ast.SyncTransformationsStmt:
 		return nil, sqlerr.NotSupported(stmt.Pos(), "transformations are not supported yet")
 	}
-	if s.tx != nil {
-		return nil, sqlerr.NotSupported(stmt.Pos(), "DDL inside a transaction is not supported: run it outside BEGIN … COMMIT")
+	if s.tx != nil && (len(s.tx.writes) > 0 || s.tx.catalog != 0) {
+		return nil, sqlerr.NotSupported(stmt.Pos(), "DDL after a write inside a transaction is not supported: COMMIT the writes first, or run the DDL before them")
 	}
+	// DDL inside a transaction that has not written yet commits at once, as
+	// its own commit (R5.1), like MySQL's implicit commit rather than
+	// PostgreSQL's transactional DDL: drivers such as psycopg2 open a
+	// transaction before every statement, so refusing it would break them,
+	// and a transaction's writes plus schema changes in one commit is not
+	// something storage offers. ROLLBACK does not undo it
+	// (docs/pg-catalog.md, Transactions).
 	return st.ddl(stmt)
 }
 
