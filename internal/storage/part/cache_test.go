@@ -128,8 +128,8 @@ func TestCacheHitsMatchFreshDecode(t *testing.T) {
 	}
 }
 
-// TestCacheHitAllocations: a FindKey served from the cache allocates
-// nothing.
+// TestCacheHitAllocations: a FindKey and a ReadRows served from the
+// cache allocate nothing.
 func TestCacheHitAllocations(t *testing.T) {
 	fsys := vfs.NewMem()
 	writePaged(t, fsys, "p", 3*PageRows)
@@ -149,6 +149,19 @@ func TestCacheHitAllocations(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("FindKey on a cached page: %v allocations", n)
+	}
+	ids := []catalog.ColumnID{1, 2}
+	var d Data
+	if err := r.ReadRows(0, PageRows+3, PageRows+6, FixAll, ids, &d); err != nil {
+		t.Fatal(err)
+	}
+	n := testing.AllocsPerRun(100, func() {
+		if err := r.ReadRows(0, PageRows+3, PageRows+6, FixAll, ids, &d); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n != 0 {
+		t.Fatalf("ReadRows on cached pages: %v allocations", n)
 	}
 }
 

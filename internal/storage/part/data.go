@@ -177,6 +177,8 @@ type Data struct {
 	scratch *Data
 	// first is the block row of row 0 of a scratch Data.
 	first int
+	// tasks is ReadRows' task list, kept for reuse.
+	tasks []chunkTask
 }
 
 // Reset empties d, keeping every buffer for reuse.

@@ -46,12 +46,15 @@ func (r *Reader) ReadRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 	if dst.Order == nil {
 		dst.Order = types.NewVector(types.Of(types.Bytes), n)
 	}
-	tasks := make([]chunkTask, 0, numFixed+len(cols))
+	// The task list is kept in dst: a lookup served from the page cache
+	// then allocates nothing here.
+	tasks := dst.tasks[:0]
 	for f := range numFixed {
 		if fixed&(1<<f) != 0 {
 			tasks = append(tasks, chunkTask{col: r.fixed[f], fixed: f})
 		}
 	}
+	defer func() { dst.tasks = tasks }()
 	dst.IDs = append(dst.IDs[:0], cols...)
 	for len(dst.Cols) < len(cols) {
 		dst.Cols = append(dst.Cols, nil)
@@ -179,7 +182,20 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		if d := r.cache.get(key); d != nil {
 			return d, d.pageVec(t.fixed), nil
 		}
-		sc, ti = &Data{}, 0
+		// A page of its own, holding only the column decoded, sized to
+		// the page's rows so that the cache's accounting is close.
+		n := r.blocks[blk].Rows
+		if p0+1 < np {
+			n = int(oi.FirstRowIndex(p0 + 1))
+		}
+		n -= first
+		sc, ti, lo, hi = &Data{}, 0, first, first+max(n, 1)
+		switch t.fixed {
+		case fSort:
+			sc.Sort = types.NewVector(types.Of(types.Bytes), hi-lo)
+		case fOrder:
+			sc.Order = types.NewVector(types.Of(types.Bytes), hi-lo)
+		}
 	}
 	buf, base, err := r.verified(w, start, end)
 	if err != nil {
@@ -195,7 +211,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		return nil, nil, r.corrupt("block %d column %d: seek to row %d: %v", blk, t.col, first, err)
 	}
 	sc.Reset()
-	if sc.Sort == nil {
+	if sc.Sort == nil && !cached {
 		sc.Sort = types.NewVector(types.Of(types.Bytes), hi-lo)
 		sc.Order = types.NewVector(types.Of(types.Bytes), hi-lo)
 	}
