@@ -118,6 +118,7 @@ func TestQueries(t *testing.T) {
 		{"SELECT CAST('115792089237316195423570985008687907853269984665640564039457584007913129639935' AS UINT256) - 1", "115792089237316195423570985008687907853269984665640564039457584007913129639934\n"},
 		{"SELECT 7.0 / 2, round(2.5), abs(-5)", "3.500000 3 5\n"},
 		{"SELECT round(2.345, 2), round(1.2, 3), round(CAST(9.99 AS DECIMAL(3,2)), 1), trunc(42.4382, 2), floor(2.5)", "2.35 1.200 10.0 42.43 2\n"},
+		{"SELECT round(123.456, -1), round(-155.5, -1), trunc(199.9, -2), floor(-101.5)", "120 -160 100 -102\n"},
 		{"SELECT name FROM emp ORDER BY salary DESC NULLS LAST, id LIMIT 2 OFFSET 1", "dee\nbob\n"},
 		{"SELECT dept, (SELECT count(*) FROM emp i WHERE i.dept = o.dept) FROM emp o GROUP BY dept ORDER BY dept", "eng 2\nops 2\nsales 1\nNULL 0\n"},
 		{"SELECT dept FROM emp GROUP BY dept HAVING sum(salary) > 150 AND max(bonus) > 5 ORDER BY dept", "eng\n"},

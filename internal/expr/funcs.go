@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/big"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -400,7 +401,7 @@ func roundValue(mode string, v types.Value, digits int64) (types.Value, error) {
 	// zero), then step towards floor or ceiling when the cast went the
 	// wrong way, and widen back to the argument's type.
 	if digits < 0 {
-		digits = 0
+		return roundTens(mode, v, -digits)
 	}
 	if digits >= int64(t.Scale) {
 		return v, nil
@@ -432,6 +433,51 @@ func roundValue(mode string, v types.Value, digits int64) (types.Value, error) {
 	// scale PostgreSQL gives round/trunc with constant digits (the binder's
 	// RoundType).
 	return r, err
+}
+
+// roundTens rounds DECIMAL v to a multiple of 10^k (round(123.456, -1)
+// is 120) in exact integer arithmetic on its unscaled digits: v = U /
+// 10^s, the quotient of U by 10^(s+k) truncated, then moved by the mode.
+func roundTens(mode string, v types.Value, k int64) (types.Value, error) {
+	t := v.Type()
+	if k > 76 {
+		k = 76
+	}
+	text := v.String()
+	neg := strings.HasPrefix(text, "-")
+	text = strings.TrimPrefix(text, "-")
+	intPart, frac, _ := strings.Cut(text, ".")
+	u, ok := new(big.Int).SetString(intPart+frac, 10)
+	if !ok {
+		return types.Value{}, errorf("round: bad DECIMAL text %q", v.String())
+	}
+	if neg {
+		u.Neg(u)
+	}
+	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(len(frac))+k), nil)
+	q, r := new(big.Int).QuoRem(u, d, new(big.Int))
+	switch mode {
+	case "round":
+		twice := new(big.Int).Abs(r)
+		if twice.Lsh(twice, 1).Cmp(d) >= 0 {
+			q.Add(q, big.NewInt(int64(r.Sign())))
+		}
+	case "floor":
+		if r.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		}
+	case "ceil", "ceiling":
+		if r.Sign() > 0 {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	q.Mul(q, new(big.Int).Exp(big.NewInt(10), big.NewInt(k), nil))
+	rt := types.Type{Kind: types.Decimal, Precision: uint8(min(int(t.Precision)+1, 76)), Scale: 0}
+	out, err := types.ParseText(rt, q.String())
+	if err != nil {
+		return out, sqlerr.OutOfRange(-1, "%s overflow: %s(%s, %d)", t, mode, v, -k)
+	}
+	return out, nil
 }
 
 // RoundType is the result type of round(x, digits) and trunc(x, digits)
