@@ -109,13 +109,26 @@ func (j *joinSink) prepare() error {
 	return nil
 }
 
+// pairChunk bounds the candidate pairs one step of a join builds: a left
+// batch against a large right side (a nested loop, a key with many
+// matches) would otherwise become one batch of rows×matches pairs, held
+// at once and uncancellable while it is built and filtered.
+const pairChunk = 4096
+
 func (j *joinSink) push(b *types.Batch) error {
 	j.c.Reset()
 	rows := j.build.rows
 	if (j.n.Kind == plan.JoinSemi || j.n.Kind == plan.JoinAnti) && j.n.Cond == nil && len(j.n.LeftKeys) > 0 {
 		return j.pushSemi(b)
 	}
-	var lsel, rsel []int
+	leftHit := make([]bool, b.Rows)
+	lsel := make([]int, 0, pairChunk)
+	rsel := make([]int, 0, pairChunk)
+	flush := func() error {
+		err := j.pairs(b, lsel, rsel, leftHit)
+		lsel, rsel = lsel[:0], rsel[:0]
+		return err
+	}
 	if len(j.n.LeftKeys) > 0 {
 		var vs []*types.Vector
 		for _, k := range j.n.LeftKeys {
@@ -129,37 +142,28 @@ func (j *joinSink) push(b *types.Batch) error {
 		for i, k := range keys {
 			for _, r := range j.table[string(k)] {
 				lsel, rsel = append(lsel, i), append(rsel, r)
+				if len(lsel) == pairChunk {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	} else {
 		for i := range b.Rows {
 			for r := range rows.Rows {
 				lsel, rsel = append(lsel, i), append(rsel, r)
+				if len(lsel) == pairChunk {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
-	pairs := combine(b, lsel, rows, rsel)
-	keepPair := make([]bool, len(lsel))
-	if j.n.Cond != nil && len(lsel) > 0 {
-		v, err := j.n.Cond.Eval(j.c, pairs)
-		if err != nil {
+	if len(lsel) > 0 {
+		if err := flush(); err != nil {
 			return err
-		}
-		for _, i := range expr.Selection(nil, v, pairs.Rows) {
-			keepPair[i] = true
-		}
-	} else {
-		for i := range keepPair {
-			keepPair[i] = true
-		}
-	}
-	leftHit := make([]bool, b.Rows)
-	var sel []int
-	for p, ok := range keepPair {
-		if ok {
-			leftHit[lsel[p]] = true
-			j.matched[rsel[p]] = true
-			sel = append(sel, p)
 		}
 	}
 	switch j.n.Kind {
@@ -174,13 +178,18 @@ func (j *joinSink) push(b *types.Batch) error {
 			return nil
 		}
 		return j.out.push(expr.Gather(nil, b, ls))
-	}
-	out := expr.Gather(nil, pairs, sel)
-	if j.n.Kind == plan.JoinLeft || j.n.Kind == plan.JoinFull {
+	case plan.JoinLeft, plan.JoinFull:
+		var ls []int
 		for i, hit := range leftHit {
-			if hit {
-				continue
+			if !hit {
+				ls = append(ls, i)
 			}
+		}
+		if len(ls) == 0 {
+			return nil
+		}
+		out := combine(b, nil, rows, nil)
+		for _, i := range ls {
 			for c := range j.lw {
 				out.Cols[c].AppendFrom(b.Cols[c], i)
 			}
@@ -189,11 +198,43 @@ func (j *joinSink) push(b *types.Batch) error {
 			}
 			out.Rows++
 		}
+		return j.out.push(out)
 	}
-	if out.Rows == 0 {
+	return nil
+}
+
+// pairs filters one chunk of candidate pairs (left row lsel[p], right row
+// rsel[p]) by the join condition, marks the rows that matched, and pushes
+// the matching pairs unless the join emits left rows only (semi, anti).
+// It is the join's cancellation point: a statement cancelled by its client
+// or by shutdown stops here within one chunk.
+func (j *joinSink) pairs(b *types.Batch, lsel, rsel []int, leftHit []bool) error {
+	if err := j.r.ctx.Err(); err != nil {
+		return err
+	}
+	pairs := combine(b, lsel, j.build.rows, rsel)
+	var sel []int
+	if j.n.Cond != nil {
+		j.c.Reset()
+		v, err := j.n.Cond.Eval(j.c, pairs)
+		if err != nil {
+			return err
+		}
+		sel = expr.Selection(nil, v, pairs.Rows)
+	} else {
+		sel = make([]int, len(lsel))
+		for i := range sel {
+			sel[i] = i
+		}
+	}
+	for _, p := range sel {
+		leftHit[lsel[p]] = true
+		j.matched[rsel[p]] = true
+	}
+	if len(sel) == 0 || j.n.Kind == plan.JoinSemi || j.n.Kind == plan.JoinAnti {
 		return nil
 	}
-	return j.out.push(out)
+	return j.out.push(expr.Gather(nil, pairs, sel))
 }
 
 // pushSemi probes a semi or anti join without a residual condition: a
