@@ -192,20 +192,6 @@ func floatKey64(f float64) uint64 {
 	return b | 1<<63
 }
 
-func floatKey32(f float32) uint32 {
-	switch {
-	case f == 0:
-		f = 0
-	case f != f:
-		f = float32(math.NaN())
-	}
-	b := math.Float32bits(f)
-	if b>>31 != 0 {
-		return ^b
-	}
-	return b | 1<<31
-}
-
 func appendEscaped[S string | []byte](dst []byte, s S) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
