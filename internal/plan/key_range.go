@@ -33,22 +33,37 @@ func keyRanges(n Node, env *Env) Node {
 		if !ok || cmp.Op == expr.NE {
 			continue
 		}
-		col, lok := cmp.L.(*expr.Col)
+		col, lok := keyCol(cmp.L)
 		k, rok := cmp.R.(*expr.Const)
 		op := cmp.Op
 		if !lok || !rok {
-			col, lok = cmp.R.(*expr.Col)
+			col, lok = keyCol(cmp.R)
 			k, rok = cmp.L.(*expr.Const)
 			op = op.Flip()
 		}
-		if !lok || !rok || k.V.IsNull() || col.T != k.V.Type() {
+		if !lok || !rok || k.V.IsNull() {
 			continue
+		}
+		v := k.V
+		if col.T != v.Type() {
+			// col was widened to compare with a wider constant (a Go int
+			// parameter against a UINT16 key column): the comparison is
+			// the same on col's own type when the constant is exactly a
+			// value of it; otherwise leave it to the filter.
+			nv, err := types.Cast(v, col.T)
+			if err != nil {
+				continue
+			}
+			if back, err := types.Cast(nv, v.Type()); err != nil || types.Compare(back, v) != 0 {
+				continue
+			}
+			v = nv
 		}
 		id, ok := colOf[col.ID]
 		if !ok {
 			continue
 		}
-		bounds[id] = append(bounds[id], bound{op, k.V})
+		bounds[id] = append(bounds[id], bound{op, v})
 	}
 	if key := fullKey(s.Table, func(id catalog.ColumnID) (types.Value, bool) {
 		for _, b := range bounds[id] {
@@ -114,6 +129,20 @@ func keyRanges(n Node, env *Env) Node {
 	s.Ranges = []storage.KeyRange{r}
 	s.RangeText = text
 	return n
+}
+
+// keyCol reads e as a column, looking through a widening integer cast
+// that the binder put on the column to compare it with a wider operand.
+func keyCol(e expr.Expr) (*expr.Col, bool) {
+	if c, ok := e.(*expr.Cast); ok {
+		col, ok := c.X.(*expr.Col)
+		if ok && col.T.Kind.IsInteger() && c.T.Kind.IsInteger() && types.CanWiden(col.T, c.T) {
+			return col, true
+		}
+		return nil, false
+	}
+	col, ok := e.(*expr.Col)
+	return col, ok
 }
 
 // fullKey returns the values of every primary key column of a keyed table,
