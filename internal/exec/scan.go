@@ -36,7 +36,7 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		if err != nil {
 			return nil, err
 		}
-		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs}
+		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Ranges: x.Ranges}
 		return func() error {
 			ss, err := r.env.Source.Versions(r.ctx, spec, f.push)
 			if st != nil {

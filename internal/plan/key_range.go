@@ -15,20 +15,42 @@ func keyRanges(n Node, env *Env) Node {
 	for _, in := range n.Inputs() {
 		keyRanges(in, env)
 	}
-	s, ok := n.(*Scan)
-	if !ok || s.Filter == nil || len(s.Table.OrderBy) == 0 {
-		return n
+	switch s := n.(type) {
+	case *Scan:
+		key, rs, text := rangesOf(s.Table, s.Cols, s.ColIDs, s.Filter)
+		s.Key, s.Ranges, s.RangeText = key, rs, text
+	case *Versions:
+		// versions(t) reads every version of the keys in range; a full
+		// key is the one-key range (there is no Lookup of history).
+		key, rs, _ := rangesOf(s.Table, s.Cols, s.ColIDs, s.Filter)
+		if key != nil {
+			var enc []byte
+			for _, v := range key {
+				enc = types.AppendKey(enc, v)
+			}
+			rs = []storage.KeyRange{{Lo: enc, Hi: prefixEnd(enc)}}
+		}
+		s.Ranges = rs
+	}
+	return n
+}
+
+// rangesOf derives from filter the full key it fixes (key), or else the
+// key-prefix range it bounds, with its text for EXPLAIN.
+func rangesOf(t *catalog.Table, cols []ColRef, ids []catalog.ColumnID, filter expr.Expr) (key []types.Value, rs []storage.KeyRange, text []string) {
+	if filter == nil || len(t.OrderBy) == 0 {
+		return nil, nil, nil
 	}
 	colOf := map[int]catalog.ColumnID{}
-	for i, c := range s.Cols {
-		colOf[c.ID] = s.ColIDs[i]
+	for i, c := range cols {
+		colOf[c.ID] = ids[i]
 	}
 	type bound struct {
 		op expr.CmpOp
 		v  types.Value
 	}
 	bounds := map[catalog.ColumnID][]bound{}
-	for _, c := range conjuncts(s.Filter) {
+	for _, c := range conjuncts(filter) {
 		cmp, ok := c.(*expr.Cmp)
 		if !ok || cmp.Op == expr.NE {
 			continue
@@ -65,7 +87,7 @@ func keyRanges(n Node, env *Env) Node {
 		}
 		bounds[id] = append(bounds[id], bound{op, v})
 	}
-	if key := fullKey(s.Table, func(id catalog.ColumnID) (types.Value, bool) {
+	if key := fullKey(t, func(id catalog.ColumnID) (types.Value, bool) {
 		for _, b := range bounds[id] {
 			if b.op == expr.EQ {
 				return b.v, true
@@ -73,17 +95,15 @@ func keyRanges(n Node, env *Env) Node {
 		}
 		return types.Value{}, false
 	}); key != nil {
-		s.Key = key
-		return n
+		return key, nil, nil
 	}
 	var prefix []byte
-	var text []string
 	names := map[catalog.ColumnID]string{}
-	for _, c := range s.Table.Columns {
+	for _, c := range t.Columns {
 		names[c.ID] = c.Name
 	}
 	var r storage.KeyRange
-	for _, id := range s.Table.OrderBy {
+	for _, id := range t.OrderBy {
 		bs := bounds[id]
 		eq := -1
 		for i, b := range bs {
@@ -116,7 +136,7 @@ func keyRanges(n Node, env *Env) Node {
 		break
 	}
 	if len(text) == 0 {
-		return n
+		return nil, nil, nil
 	}
 	if len(prefix) > 0 {
 		if r.Lo == nil {
@@ -126,9 +146,7 @@ func keyRanges(n Node, env *Env) Node {
 			r.Hi = prefixEnd(prefix)
 		}
 	}
-	s.Ranges = []storage.KeyRange{r}
-	s.RangeText = text
-	return n
+	return nil, []storage.KeyRange{r}, text
 }
 
 // keyCol reads e as a column, looking through a widening integer cast

@@ -70,6 +70,9 @@ type Versions struct {
 	ColIDs []catalog.ColumnID
 	Extra  []ColRef
 	Filter expr.Expr
+	// Ranges are the key ranges the filter bounds (a full key is a
+	// one-key range); storage reads only versions of keys in them.
+	Ranges []storage.KeyRange
 }
 
 // Output implements Node.
