@@ -25,13 +25,9 @@ type sqlPeer struct {
 	bytes func(ctx context.Context, db *sql.DB) (int64, error)
 	stop  func() error
 
-	db          *sql.DB
-	st          map[string]string
-	point, past *sql.Stmt // prepared R1; R4 is prepared per commit
-	pastAt      uint64
-	versions    *sql.Stmt
-	buf         []byte
-	merged      []Row
+	sqlReads
+	buf    []byte
+	merged []Row
 }
 
 func (p *sqlPeer) Name() string { return p.name }
@@ -144,7 +140,18 @@ func (p *sqlPeer) Ingest(ctx context.Context, rows []Row, batch int) (uint64, er
 	return uint64(batch), tx.Commit()
 }
 
-func (p *sqlPeer) Aggregate(ctx context.Context, commit uint64) (Agg, error) {
+// sqlReads are the reads R2–R5 through database/sql, the same for every
+// system spoken to in SQL (the peers and Strata over pgwire): st holds the
+// system's statements (bench/peers/*.sql).
+type sqlReads struct {
+	db          *sql.DB
+	st          map[string]string
+	point, past *sql.Stmt // prepared R1; R4 is prepared per commit
+	pastAt      uint64
+	versions    *sql.Stmt
+}
+
+func (p *sqlReads) Aggregate(ctx context.Context, commit uint64) (Agg, error) {
 	q := p.st["current"]
 	if commit > 0 {
 		q = withCommit(p.st["asof"], commit)
@@ -165,7 +172,7 @@ func (p *sqlPeer) Aggregate(ctx context.Context, commit uint64) (Agg, error) {
 	return sortAgg(out), rs.Err()
 }
 
-func (p *sqlPeer) Point(ctx context.Context, chain int, address, token string, commit uint64) (string, error) {
+func (p *sqlReads) Point(ctx context.Context, chain int, address, token string, commit uint64) (string, error) {
 	stmt := p.point
 	if commit > 0 {
 		if p.past == nil || p.pastAt != commit {
@@ -188,7 +195,7 @@ func (p *sqlPeer) Point(ctx context.Context, chain int, address, token string, c
 	return v.String, err
 }
 
-func (p *sqlPeer) Versions(ctx context.Context, chain int, address, token string) (int, error) {
+func (p *sqlReads) Versions(ctx context.Context, chain int, address, token string) (int, error) {
 	rs, err := p.versions.QueryContext(ctx, chain, address, token)
 	if err != nil {
 		return 0, err

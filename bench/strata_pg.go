@@ -19,15 +19,11 @@ import (
 // port and talks to it through pgx, the statements being Strata's own
 // (bench/peers/strata.sql).
 type strataPG struct {
-	seed        uint64
-	data        string
-	cmd         *exec.Cmd
-	db          *sql.DB
-	st          map[string]string
-	point, vers *sql.Stmt
-	past        *sql.Stmt
-	pastAt      uint64
-	buf         []byte
+	seed uint64
+	data string
+	cmd  *exec.Cmd
+	sqlReads
+	buf []byte
 }
 
 // errNotAvailable marks a system that cannot run on this machine or in
@@ -111,7 +107,7 @@ func (x *strataPG) Open(ctx context.Context, dir string) error {
 	if x.point, err = x.db.PrepareContext(ctx, st["point"]); err != nil {
 		return err
 	}
-	x.vers, err = x.db.PrepareContext(ctx, st["versions"])
+	x.versions, err = x.db.PrepareContext(ctx, st["versions"])
 	return err
 }
 
@@ -132,63 +128,6 @@ func (x *strataPG) Ingest(ctx context.Context, rows []Row, _ int) (uint64, error
 		return 0, err
 	}
 	return c, nil
-}
-
-func (x *strataPG) Aggregate(ctx context.Context, commit uint64) (Agg, error) {
-	q := x.st["current"]
-	if commit > 0 {
-		q = withCommit(x.st["asof"], commit)
-	}
-	rs, err := x.db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
-	var out Agg
-	for rs.Next() {
-		var r AggRow
-		if err := rs.Scan(&r.Token, &r.Count, &r.Sum); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return sortAgg(out), rs.Err()
-}
-
-func (x *strataPG) Point(ctx context.Context, chain int, address, token string, commit uint64) (string, error) {
-	stmt := x.point
-	if commit > 0 {
-		if x.past == nil || x.pastAt != commit {
-			if x.past != nil {
-				x.past.Close()
-			}
-			var err error
-			if x.past, err = x.db.PrepareContext(ctx, withCommit(x.st["point_asof"], commit)); err != nil {
-				return "", err
-			}
-			x.pastAt = commit
-		}
-		stmt = x.past
-	}
-	var v sql.NullString
-	err := stmt.QueryRowContext(ctx, chain, address, token).Scan(&v)
-	if err == sql.ErrNoRows {
-		return "", nil
-	}
-	return v.String, err
-}
-
-func (x *strataPG) Versions(ctx context.Context, chain int, address, token string) (int, error) {
-	rs, err := x.vers.QueryContext(ctx, chain, address, token)
-	if err != nil {
-		return 0, err
-	}
-	defer rs.Close()
-	n := 0
-	for rs.Next() {
-		n++
-	}
-	return n, rs.Err()
 }
 
 // Settle has no SQL form: merges are the embedded system's measure.
