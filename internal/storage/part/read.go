@@ -285,25 +285,11 @@ const (
 	FixAll = FixSort | FixGroup | FixCommit | FixSeq | FixTomb | FixWonAt | FixEndedAt | FixSupersededBy | FixState | FixOrder
 )
 
-// ReadBlockFixed is ReadBlock reading only the fixed columns in fixed: the
-// slices (and vectors) of the others are left empty. A current read needs
-// neither ordering values nor resolution columns, and decoding them is
-// most of the cost of a block (the sort key and ordering values are byte
-// arrays); this keeps it to what the read uses.
-func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
-	if i < 0 || i >= len(r.blocks) {
-		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
-	}
-	n := r.blocks[i].Rows
-	dst.Reset()
-	if dst.Sort == nil {
-		dst.Sort = types.NewVector(types.Of(types.Bytes), n)
-	}
-	if dst.Order == nil {
-		dst.Order = types.NewVector(types.Of(types.Bytes), n)
-	}
-	rg := &r.file.Metadata().RowGroups[i]
-	tasks := make([]chunkTask, 0, numFixed+len(cols))
+// chunkTasks appends to tasks one task per column chunk a read decodes:
+// the fixed columns asked for, then cols, whose vectors in dst are reused
+// when their type still fits (n rows) and are nil for a column the part
+// does not hold.
+func (r *Reader) chunkTasks(tasks []chunkTask, fixed Fixed, cols []catalog.ColumnID, dst *Data, n int) []chunkTask {
 	for f := range numFixed {
 		if fixed&(1<<f) != 0 {
 			tasks = append(tasks, chunkTask{col: r.fixed[f], fixed: f})
@@ -328,6 +314,28 @@ func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 		}
 		tasks = append(tasks, chunkTask{col: r.leaf[k], fixed: -1, v: v, ph: r.phys[k]})
 	}
+	return tasks
+}
+
+// ReadBlockFixed is ReadBlock reading only the fixed columns in fixed: the
+// slices (and vectors) of the others are left empty. A current read needs
+// neither ordering values nor resolution columns, and decoding them is
+// most of the cost of a block (the sort key and ordering values are byte
+// arrays); this keeps it to what the read uses.
+func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
+	if i < 0 || i >= len(r.blocks) {
+		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
+	}
+	n := r.blocks[i].Rows
+	dst.Reset()
+	if dst.Sort == nil {
+		dst.Sort = types.NewVector(types.Of(types.Bytes), n)
+	}
+	if dst.Order == nil {
+		dst.Order = types.NewVector(types.Of(types.Bytes), n)
+	}
+	rg := &r.file.Metadata().RowGroups[i]
+	tasks := r.chunkTasks(make([]chunkTask, 0, numFixed+len(cols)), fixed, cols, dst, n)
 	for t := range tasks {
 		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
 	}

@@ -48,32 +48,8 @@ func (r *Reader) ReadRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 	}
 	// The task list is kept in dst: a lookup served from the page cache
 	// then allocates nothing here.
-	tasks := dst.tasks[:0]
-	for f := range numFixed {
-		if fixed&(1<<f) != 0 {
-			tasks = append(tasks, chunkTask{col: r.fixed[f], fixed: f})
-		}
-	}
+	tasks := r.chunkTasks(dst.tasks[:0], fixed, cols, dst, n)
 	defer func() { dst.tasks = tasks }()
-	dst.IDs = append(dst.IDs[:0], cols...)
-	for len(dst.Cols) < len(cols) {
-		dst.Cols = append(dst.Cols, nil)
-	}
-	dst.Cols = dst.Cols[:len(cols)]
-	for j, id := range cols {
-		k, ok := r.colIdx[id]
-		if !ok {
-			dst.Cols[j] = nil
-			continue
-		}
-		t := r.meta.Columns[k].Type
-		v := dst.Cols[j]
-		if v == nil || v.Type() != t {
-			v = types.NewVector(t, n)
-			dst.Cols[j] = v
-		}
-		tasks = append(tasks, chunkTask{col: r.leaf[k], fixed: -1, v: v, ph: r.phys[k]})
-	}
 	w := r.window()
 	defer r.windows.Put(w)
 	chunks := r.file.RowGroups()[i].ColumnChunks()
