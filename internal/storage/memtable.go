@@ -140,10 +140,11 @@ func (m *keyedMem) note(commit uint64) {
 // entry returns the entry of key, inserting it (with key copied into the
 // arena) if the memtable has none. Callers hold the write lock.
 func (m *keyedMem) entry(key []byte) *keyEntry {
-	var prev [maxHeight]*keyEntry
-	if e := m.list.seek(key, &prev); e != nil && string(e.key) == string(key) {
+	if e := m.list.get(key); e != nil {
 		return e
 	}
+	var prev [maxHeight]*keyEntry
+	m.list.seek(key, &prev) // only for prev: the key is not there
 	e := &keyEntry{key: m.arena.copy(key)}
 	m.list.insert(e, &prev)
 	return e

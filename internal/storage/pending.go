@@ -369,7 +369,7 @@ func (b *memBuilder) appendEntry(key []byte) *keyEntry {
 		b.tail[lvl].next[lvl] = e
 		b.tail[lvl] = e
 	}
-	l.n++
+	l.indexed(e)
 	return e
 }
 

@@ -1,6 +1,9 @@
 package storage
 
-import "bytes"
+import (
+	"bytes"
+	"unsafe"
+)
 
 // maxHeight bounds the towers of the skip list: with a branching factor of
 // 4 it serves 4^12 = 16M keys per memtable at full speed, far past the
@@ -11,17 +14,35 @@ const maxHeight = 12
 // It is not safe for concurrent use; the memtable's lock guards it (writers
 // take it exclusively, readers shared, one batch at a time). Entries are
 // never removed: a memtable only grows until it is flushed and dropped.
+//
+// Beside the list, byKey maps every key to its entry: most writes hit a key
+// the memtable already has, and a hash probe finds it without the seek's
+// dozens of key comparisons over cold memory. Only a new key pays the seek.
 type skiplist struct {
 	head   keyEntry
 	height int
 	rnd    uint64
 	n      int
+	byKey  map[string]*keyEntry // keys alias the entries' arena bytes
 }
 
 func newSkiplist() *skiplist {
-	s := &skiplist{height: 1, rnd: 0x9e3779b97f4a7c15}
+	s := &skiplist{height: 1, rnd: 0x9e3779b97f4a7c15, byKey: map[string]*keyEntry{}}
 	s.head.next = make([]*keyEntry, maxHeight)
 	return s
+}
+
+// get returns the entry of key, nil if the list has none.
+func (s *skiplist) get(key []byte) *keyEntry {
+	return s.byKey[string(key)] // the conversion in a map index does not allocate
+}
+
+// indexed records e, just linked, in byKey. The map's key shares e.key's
+// bytes instead of copying them: they are in the memtable's arena and never
+// modified (invariant 5 of doc.go), so the string stays valid and equal.
+func (s *skiplist) indexed(e *keyEntry) {
+	s.byKey[unsafe.String(unsafe.SliceData(e.key), len(e.key))] = e
+	s.n++
 }
 
 func (s *skiplist) randomHeight() int {
@@ -66,7 +87,7 @@ func (s *skiplist) insert(e *keyEntry, prev *[maxHeight]*keyEntry) {
 		e.next[lvl] = prev[lvl].next[lvl]
 		prev[lvl].next[lvl] = e
 	}
-	s.n++
+	s.indexed(e)
 }
 
 // first returns the smallest entry, nil when empty.
