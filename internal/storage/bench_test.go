@@ -11,6 +11,7 @@ import (
 	"github.com/holiman/uint256"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -336,4 +337,19 @@ func BenchmarkBalances(b *testing.B) {
 	asOf.AsOf = mid
 	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
 	b.Run("merged/lookup", lookup)
+}
+
+// BenchmarkKeyedPartData lays out a memtable of 100 000 keys, 3 versions
+// each, as part rows: the CPU of a flush before the part is written.
+func BenchmarkKeyedPartData(b *testing.B) {
+	e, t := benchEngine(b, catalog.ModeVersioned)
+	fill(b, e, t, 100000, 3)
+	m := e.cur.Load().tables[t.ID].shards[0].keyed
+	b.ReportAllocs()
+	for b.Loop() {
+		var meta part.Meta
+		if _, err := keyedPartData(t, m, &meta); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -2,11 +2,14 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -228,14 +231,23 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	ids := map[catalog.ColumnID]bool{}
+	// The byte sizes of the Sort and Order columns, so that they are
+	// allocated once: grown by appends they are copied over and over.
+	var sortBytes, orderBytes int
 	for e := m.list.first(); e != nil; e = e.next[0] {
+		n := len(e.dels)
 		for _, g := range e.groups {
+			n += len(g.vers)
 			for i := range g.vers {
 				for _, id := range g.vers[i].lay.cols {
 					ids[id] = true
 				}
+				for _, o := range g.vers[i].v.Order {
+					orderBytes += uvarintLen(uint64(len(o))) + len(o)
+				}
 			}
 		}
+		sortBytes += n * len(e.key)
 	}
 	cols, err := partColumns(t, ids)
 	if err != nil {
@@ -243,6 +255,13 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 	}
 	meta.Columns = cols
 	d := newPartData(cols, int(m.rows+m.deletes))
+	d.Sort.Reserve(sortBytes)
+	d.Order.Reserve(orderBytes)
+	for i, c := range cols {
+		// Payload bytes are the binary encoding, a close upper bound of the
+		// values' own bytes.
+		d.Cols[i].Reserve(int(m.colBytes[c.ID]))
+	}
 	type row struct {
 		group catalog.GroupID
 		pos   version.Pos
@@ -261,11 +280,11 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 		for _, p := range e.dels {
 			rows = append(rows, row{group: catalog.DefaultGroup, pos: p})
 		}
-		sort.Slice(rows, func(i, j int) bool {
-			if rows[i].group != rows[j].group {
-				return rows[i].group < rows[j].group
+		slices.SortFunc(rows, func(a, b row) int {
+			if a.group != b.group {
+				return cmp.Compare(a.group, b.group)
 			}
-			return rows[i].pos.Compare(rows[j].pos) < 0
+			return a.pos.Compare(b.pos)
 		})
 		for _, r := range rows {
 			d.Sort.AppendBytes(e.key)
@@ -290,25 +309,34 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 	return d, nil
 }
 
+// uvarintLen is the length of x's binary.AppendUvarint encoding.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
 // appendPayloadColumns appends one row of table columns from a version's
 // payload (all NULL for a delete marker), cast to the part's types.
 func appendPayloadColumns(d *part.Data, cols []part.ColumnMeta, v *memVersion) error {
 	if v != nil {
 		b := v.v.Values
 		for j, st := range v.lay.types {
+			ci := sort.Search(len(cols), func(i int) bool { return cols[i].ID >= v.lay.cols[j] })
+			for d.Cols[ci].Len() < d.Rows {
+				d.Cols[ci].AppendNull()
+			}
+			if st == cols[ci].Type {
+				rest, err := types.DecodeBinaryTo(d.Cols[ci], b)
+				if err != nil {
+					return err
+				}
+				b = rest
+				continue
+			}
 			val, rest, err := types.DecodeBinary(st, b)
 			if err != nil {
 				return err
 			}
 			b = rest
-			ci := sort.Search(len(cols), func(i int) bool { return cols[i].ID >= v.lay.cols[j] })
-			if st != cols[ci].Type {
-				if val, err = types.Cast(val, cols[ci].Type); err != nil {
-					return err
-				}
-			}
-			for d.Cols[ci].Len() < d.Rows {
-				d.Cols[ci].AppendNull()
+			if val, err = types.Cast(val, cols[ci].Type); err != nil {
+				return err
 			}
 			d.Cols[ci].Append(val)
 		}

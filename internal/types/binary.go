@@ -168,3 +168,27 @@ func DecodeBinary(t Type, b []byte) (Value, []byte, error) {
 	}
 	return Value{}, nil, corruptBinary("unsupported", t)
 }
+
+// DecodeBinaryTo decodes one value of vec's type from b, as DecodeBinary
+// does, appends it to vec and returns the rest of b. A STRING or BYTES
+// value is copied from b into the vector's buffer directly: going through
+// a Value would allocate a string or slice per value, which a flush of
+// millions of rows pays for in garbage collection.
+func DecodeBinaryTo(vec *Vector, b []byte) ([]byte, error) {
+	t := vec.Type()
+	if t.Kind.Class() != ClassVarlen || len(b) == 0 || b[0] != 1 {
+		v, rest, err := DecodeBinary(t, b)
+		if err != nil {
+			return nil, err
+		}
+		vec.Append(v)
+		return rest, nil
+	}
+	b = b[1:]
+	l, n := binary.Uvarint(b)
+	if n <= 0 || l > uint64(len(b)-n) {
+		return nil, corruptBinary("short", t)
+	}
+	vec.AppendBytes(b[n : n+int(l)])
+	return b[n+int(l):], nil
+}

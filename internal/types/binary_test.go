@@ -22,6 +22,19 @@ func TestBinaryRoundTrip(t *testing.T) {
 				t.Fatalf("DecodeBinary of %d-byte prefix of %s: %v", i, v, err)
 			}
 		}
+		// DecodeBinaryTo appends what DecodeBinary returns, after what the
+		// vector held, and judges a truncated value corrupt as well.
+		vec := NewVector(ty, 2)
+		vec.AppendNull()
+		rest, err = DecodeBinaryTo(vec, append(enc[1:], 7))
+		if err != nil || len(rest) != 1 || rest[0] != 7 || vec.Len() != 2 || !same(vec.Get(1), v) || !vec.IsNull(0) {
+			t.Fatalf("DecodeBinaryTo(%s %s) = %s, %v, %v", ty, v, vec.Get(1), rest, err)
+		}
+		for i := range len(enc) - 1 {
+			if _, err := DecodeBinaryTo(NewVector(ty, 1), enc[1:1+i]); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("DecodeBinaryTo of %d-byte prefix of %s: %v", i, v, err)
+			}
+		}
 	})
 }
 

@@ -89,6 +89,18 @@ func (v *Vector) Reset() {
 	}
 }
 
+// Reserve makes room for n more bytes of values in a STRING or BYTES vector
+// (a no-op for other types), so that a writer that knows the total size up
+// front appends without regrowing, and recopying, a large buffer.
+func (v *Vector) Reserve(n int) {
+	if v.t.Kind.Class() != ClassVarlen || cap(v.data)-len(v.data) >= n {
+		return
+	}
+	data := make([]byte, len(v.data), len(v.data)+n)
+	copy(data, v.data)
+	v.data = data
+}
+
 // markValid records row n as valid in an existing bitmap.
 func (v *Vector) markValid() {
 	if v.valid == nil {

@@ -194,3 +194,22 @@ func BenchmarkVectorAppend(b *testing.B) {
 		}
 	})
 }
+
+func TestVectorReserve(t *testing.T) {
+	v := NewVector(Of(String), 1)
+	v.AppendString("ab")
+	v.Reserve(100)
+	c := cap(v.data)
+	for range 10 {
+		v.AppendString("0123456789")
+	}
+	if cap(v.data) != c || v.Len() != 11 || v.StringAt(0) != "ab" || v.StringAt(10) != "0123456789" {
+		t.Fatalf("after Reserve: cap %d→%d, %d rows, %q … %q", c, cap(v.data), v.Len(), v.StringAt(0), v.StringAt(10))
+	}
+	n := NewVector(Of(Int64), 1)
+	n.Reserve(100) // not varlen: nothing to do
+	n.AppendInt64(1)
+	if n.Len() != 1 {
+		t.Fatal(n.Len())
+	}
+}
