@@ -129,7 +129,7 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 		}
 		group = g
 	}
-	w, err := newWriter(tab, listed, group, n.Pos())
+	w, err := newWriter(tab, listed, group, len(rows), n.Pos())
 	if err != nil {
 		return nil, err
 	}
@@ -307,14 +307,15 @@ func defaultValue(c *catalog.Column) (types.Value, error) {
 // newWriter decides, before any row is seen, which groups the write touches
 // and where each of their columns comes from (R4.3, R4.4), and checks what
 // can be checked without rows: key columns given, ordering columns given.
-func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Group, pos int) (*writer, error) {
+// rows, the number of input rows, sizes the batches.
+func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Group, rows, pos int) (*writer, error) {
 	w := &writer{tab: t, listed: listed, cast: make([]types.Value, len(listed))}
 	at := make(map[catalog.ColumnID]int, len(listed))
 	for i, c := range listed {
 		at[c.ID] = i
 	}
 	if !t.Keyed() {
-		g, err := newGroupWrite(nil, t.Columns, at)
+		g, err := newGroupWrite(nil, t.Columns, at, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +360,7 @@ func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Gro
 				cols = append(cols, c)
 			}
 		}
-		gw, err := newGroupWrite(g, cols, at)
+		gw, err := newGroupWrite(g, cols, at, rows)
 		if err != nil {
 			return nil, err
 		}
@@ -380,7 +381,7 @@ func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Gro
 	return w, nil
 }
 
-func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.ColumnID]int) (*groupWrite, error) {
+func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.ColumnID]int, rows int) (*groupWrite, error) {
 	gw := &groupWrite{group: g, cols: cols, src: make([]int, len(cols)), defs: make([]types.Value, len(cols)),
 		row: make([]types.Value, len(cols))}
 	typs := make([]types.Type, len(cols))
@@ -406,7 +407,9 @@ func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.Colu
 		}
 		gw.defs[i] = d
 	}
-	gw.batch = types.NewBatch(typs, 16)
+	// Sized for every input row: a batch grown by appends copies its
+	// columns at each doubling.
+	gw.batch = types.NewBatch(typs, max(rows, 1))
 	return gw, nil
 }
 

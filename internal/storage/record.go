@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 	"unsafe"
 
@@ -48,6 +49,9 @@ type commitRecord struct {
 
 // encodeWrites appends the writes section of a payload.
 func encodeWrites(dst []byte, ws []Write) []byte {
+	// A commit of many rows is hundreds of KiB: sized up front, the
+	// payload is not regrown and copied at every doubling.
+	dst = slices.Grow(dst, encodedSizeHint(ws))
 	dst = append(dst, recordFormat)
 	dst = binary.AppendUvarint(dst, uint64(len(ws)))
 	for i := range ws {
@@ -69,6 +73,35 @@ func encodeWrites(dst []byte, ws []Write) []byte {
 		}
 	}
 	return dst
+}
+
+// encodedSizeHint estimates the bytes encodeWrites appends for ws: a
+// value's encoding is its marker and at most 9 bytes of varint, or the
+// bytes of a string plus their length.
+func encodedSizeHint(ws []Write) int {
+	n := 16
+	for i := range ws {
+		b := ws[i].Batch
+		if b == nil {
+			continue
+		}
+		n += 16 + 8*len(ws[i].Cols)
+		for _, vec := range b.Cols {
+			switch vec.Type().Kind.Class() {
+			case types.ClassVarlen:
+			case types.ClassWide, types.ClassUUID:
+				n += 18 * b.Rows // a guess: wide values are mostly small
+				continue
+			default:
+				n += 10 * b.Rows
+				continue
+			}
+			for r := 0; r < b.Rows && r < vec.Len(); r++ {
+				n += 3 + len(vec.BytesAt(r))
+			}
+		}
+	}
+	return n
 }
 
 // appendTrailer appends the trailer of a payload.
