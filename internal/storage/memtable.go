@@ -107,7 +107,18 @@ type keyedMem struct {
 	minCommit uint64
 	maxCommit uint64
 	colBytes  map[catalog.ColumnID]uint64
+	// Slabs that new keys, their first group and its first versions are
+	// cut from (cut, pending.go): one allocation per many keys instead of
+	// several per key, and far fewer objects for the garbage collector.
+	entries []keyEntry
+	groups  []groupHist
+	vers    []memVersion
+	res     []version.Resolved
 }
+
+// firstVersions is the capacity a group's version lists start with: a
+// memtable typically holds a few versions of each key between flushes.
+const firstVersions = 2
 
 func newKeyedMem(versioned bool) *keyedMem {
 	return &keyedMem{list: newSkiplist(), versioned: versioned, colBytes: map[catalog.ColumnID]uint64{}}
@@ -145,7 +156,11 @@ func (m *keyedMem) entry(key []byte) *keyEntry {
 	}
 	var prev [maxHeight]*keyEntry
 	m.list.seek(key, &prev) // only for prev: the key is not there
-	e := &keyEntry{key: m.arena.copy(key)}
+	e := &cut(&m.entries, 1)[0]
+	e.key = m.arena.copy(key)
+	// The first group comes from a slab too; group() fills the element
+	// within capacity in place, as it does for a reused scratch entry.
+	e.groups = cut(&m.groups, 1)[:0]
 	m.list.insert(e, &prev)
 	return e
 }
@@ -264,6 +279,9 @@ func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering)
 			}
 		}
 		g.win = idx
+	}
+	if g.vers == nil {
+		g.vers, g.res = cut(&m.vers, firstVersions)[:0], cut(&m.res, firstVersions)[:0]
 	}
 	g.vers = append(g.vers, nv)
 	g.res = append(g.res, res)

@@ -24,6 +24,7 @@ type skiplist struct {
 	rnd    uint64
 	n      int
 	byKey  map[string]*keyEntry // keys alias the entries' arena bytes
+	nexts  []*keyEntry          // slab the towers of inserted entries are cut from
 }
 
 func newSkiplist() *skiplist {
@@ -82,7 +83,7 @@ func (s *skiplist) insert(e *keyEntry, prev *[maxHeight]*keyEntry) {
 		}
 		s.height = h
 	}
-	e.next = make([]*keyEntry, h)
+	e.next = cut(&s.nexts, h)
 	for lvl := 0; lvl < h; lvl++ {
 		e.next[lvl] = prev[lvl].next[lvl]
 		prev[lvl].next[lvl] = e
