@@ -259,7 +259,7 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 		}
 		return nil
 	}
-	kw := &keyedWrite{w: w, seq0: seq0}
+	kw := &keyedWrite{w: w, seq0: seq0, groups: len(t.Groups)}
 	for _, id := range t.OrderBy {
 		p := pos(id)
 		if p < 0 {

@@ -107,7 +107,7 @@ type keyedMem struct {
 	minCommit uint64
 	maxCommit uint64
 	colBytes  map[catalog.ColumnID]uint64
-	// Slabs that new keys, their first group and its first versions are
+	// Slabs that new keys, their groups and the groups' first versions are
 	// cut from (cut, pending.go): one allocation per many keys instead of
 	// several per key, and far fewer objects for the garbage collector.
 	entries []keyEntry
@@ -139,6 +139,7 @@ type keyedWrite struct {
 	lay    *layout
 	ord    version.Ordering
 	seq0   uint32
+	groups int // the table's attribute groups: room a new key's entry gets
 }
 
 func (m *keyedMem) note(commit uint64) {
@@ -149,8 +150,9 @@ func (m *keyedMem) note(commit uint64) {
 }
 
 // entry returns the entry of key, inserting it (with key copied into the
-// arena) if the memtable has none. Callers hold the write lock.
-func (m *keyedMem) entry(key []byte) *keyEntry {
+// arena, and room for groups groups) if the memtable has none. Callers hold
+// the write lock.
+func (m *keyedMem) entry(key []byte, groups int) *keyEntry {
 	if e := m.list.get(key); e != nil {
 		return e
 	}
@@ -158,9 +160,11 @@ func (m *keyedMem) entry(key []byte) *keyEntry {
 	m.list.seek(key, &prev) // only for prev: the key is not there
 	e := &cut(&m.entries, 1)[0]
 	e.key = m.arena.copy(key)
-	// The first group comes from a slab too; group() fills the element
-	// within capacity in place, as it does for a reused scratch entry.
-	e.groups = cut(&m.groups, 1)[:0]
+	// The groups come from a slab too; group() fills an element within
+	// capacity in place, as it does for a reused scratch entry.
+	if groups > 0 {
+		e.groups = cut(&m.groups, groups)[:0]
+	}
 	m.list.insert(e, &prev)
 	return e
 }
@@ -208,7 +212,7 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 		for _, p := range kw.keyPos {
 			buf = types.AppendKey(buf, peek(b.Cols[p], r))
 		}
-		e := m.entry(buf)
+		e := m.entry(buf, kw.groups)
 		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
 		v.Order = m.arena.orderSlots(len(kw.ordPos))
 		for i, p := range kw.ordPos {
@@ -301,7 +305,7 @@ func (m *keyedMem) applyDeletes(kw *keyedWrite, rows []int, commit uint64, scrat
 			buf = types.AppendKey(buf, peek(b.Cols[p], r))
 		}
 		*scratch = buf
-		e := m.entry(buf)
+		e := m.entry(buf, kw.groups)
 		if err := m.deleteKey(e, version.Delete{Key: e.key, Commit: commit, Seq: kw.seq0 + uint32(r)}); err != nil {
 			return err
 		}
