@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -110,10 +112,16 @@ type keyedMem struct {
 	// Slabs that new keys, their groups and the groups' first versions are
 	// cut from (cut, pending.go): one allocation per many keys instead of
 	// several per key, and far fewer objects for the garbage collector.
-	entries []keyEntry
-	groups  []groupHist
-	vers    []memVersion
-	res     []version.Resolved
+	slabEntries []keyEntry
+	groups      []groupHist
+	vers        []memVersion
+	res         []version.Resolved
+	// scratch of entries, kept between writes.
+	scratch struct {
+		keys          []byte
+		offs, missing []int
+		ents          []*keyEntry
+	}
 }
 
 // firstVersions is the capacity a group's version lists start with: a
@@ -158,15 +166,68 @@ func (m *keyedMem) entry(key []byte, groups int) *keyEntry {
 	}
 	var prev [maxHeight]*keyEntry
 	m.list.seek(key, &prev) // only for prev: the key is not there
-	e := &cut(&m.entries, 1)[0]
+	return m.newEntry(key, groups, &prev)
+}
+
+// newEntry inserts an entry for key, which the memtable lacks, after the
+// nodes prev that a seek for key filled.
+func (m *keyedMem) newEntry(key []byte, groups int, prev *[maxHeight]*keyEntry) *keyEntry {
+	e := &cut(&m.slabEntries, 1)[0]
 	e.key = m.arena.copy(key)
 	// The groups come from a slab too; group() fills an element within
 	// capacity in place, as it does for a reused scratch entry.
 	if groups > 0 {
 		e.groups = cut(&m.groups, groups)[:0]
 	}
-	m.list.insert(e, &prev)
+	m.list.insert(e, prev)
 	return e
+}
+
+// entries returns the entry of each row's key, inserting the keys the
+// memtable lacks. After a flush most keys of a write are new, and a search
+// from the head for each costs dozens of comparisons over cold memory: the
+// new keys are inserted in key order instead, each search starting where
+// the previous one ended (skiplist.seekAfter). Rows are still applied in
+// their order. The result is valid until the next call.
+func (m *keyedMem) entries(kw *keyedWrite, rows []int) []*keyEntry {
+	b := kw.w.Batch
+	sc := &m.scratch
+	sc.keys, sc.offs, sc.ents, sc.missing = sc.keys[:0], sc.offs[:0], sc.ents[:0], sc.missing[:0]
+	for i, r := range rows {
+		start := len(sc.keys)
+		for _, p := range kw.keyPos {
+			sc.keys = types.AppendKey(sc.keys, peek(b.Cols[p], r))
+		}
+		sc.offs = append(sc.offs, start)
+		e := m.list.get(sc.keys[start:])
+		if e == nil {
+			sc.missing = append(sc.missing, i)
+		}
+		sc.ents = append(sc.ents, e)
+	}
+	if len(sc.missing) == 0 {
+		return sc.ents
+	}
+	sc.offs = append(sc.offs, len(sc.keys))
+	key := func(i int) []byte { return sc.keys[sc.offs[i]:sc.offs[i+1]] }
+	slices.SortFunc(sc.missing, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
+	var prev [maxHeight]*keyEntry
+	var last *keyEntry
+	for _, i := range sc.missing {
+		k := key(i)
+		switch {
+		case last != nil && string(last.key) == string(k):
+			// The same new key twice in the write.
+		case last == nil:
+			m.list.seek(k, &prev)
+			last = m.newEntry(k, kw.groups, &prev)
+		default:
+			m.list.seekAfter(k, &prev)
+			last = m.newEntry(k, kw.groups, &prev)
+		}
+		sc.ents[i] = last
+	}
+	return sc.ents
 }
 
 func (e *keyEntry) group(id catalog.GroupID, ord version.Ordering) *groupHist {
@@ -207,12 +268,10 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 	defer m.mu.Unlock()
 	m.note(commit)
 	b := kw.w.Batch
-	for _, r := range rows {
+	ents := m.entries(kw, rows)
+	for ri, r := range rows {
 		buf := (*scratch)[:0]
-		for _, p := range kw.keyPos {
-			buf = types.AppendKey(buf, peek(b.Cols[p], r))
-		}
-		e := m.entry(buf, kw.groups)
+		e := ents[ri]
 		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
 		v.Order = m.arena.orderSlots(len(kw.ordPos))
 		for i, p := range kw.ordPos {

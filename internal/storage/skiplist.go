@@ -73,8 +73,41 @@ func (s *skiplist) seek(key []byte, prev *[maxHeight]*keyEntry) *keyEntry {
 	return x.next[0]
 }
 
+// seekAfter is seek for a key greater than the one prev was last filled
+// for (by seek, seekAfter or insert), starting from prev instead of the
+// head. prev[lvl] is then the last node at level lvl at or before that
+// key, so it is a valid start at every level; the search climbs from level
+// 0 only as high as the gap to key needs, then walks down as seek does.
+// For keys close together that is a few comparisons over nodes just
+// visited, instead of a descent from the head.
+func (s *skiplist) seekAfter(key []byte, prev *[maxHeight]*keyEntry) *keyEntry {
+	top := 0
+	for top < s.height-1 {
+		if nx := prev[top].next[top]; nx == nil || bytes.Compare(nx.key, key) >= 0 {
+			break
+		}
+		top++
+	}
+	var x *keyEntry
+	moved := false
+	for lvl := top; lvl >= 0; lvl-- {
+		// A node walked to on a level above is past the previous key, so
+		// past prev[lvl] too; until the walk moves, prev[lvl] is the
+		// further start.
+		if !moved {
+			x = prev[lvl]
+		}
+		for nx := x.next[lvl]; nx != nil && bytes.Compare(nx.key, key) < 0; nx = x.next[lvl] {
+			x, moved = nx, true
+		}
+		prev[lvl] = x
+	}
+	return x.next[0]
+}
+
 // insert links e, whose key is not in the list, after the nodes prev that
-// seek filled for e.key.
+// seek filled for e.key, and leaves prev[lvl] at e on every level e has
+// (so that a seekAfter may follow).
 func (s *skiplist) insert(e *keyEntry, prev *[maxHeight]*keyEntry) {
 	h := s.randomHeight()
 	if h > s.height {
@@ -87,6 +120,7 @@ func (s *skiplist) insert(e *keyEntry, prev *[maxHeight]*keyEntry) {
 	for lvl := 0; lvl < h; lvl++ {
 		e.next[lvl] = prev[lvl].next[lvl]
 		prev[lvl].next[lvl] = e
+		prev[lvl] = e
 	}
 	s.indexed(e)
 }
