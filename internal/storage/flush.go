@@ -231,23 +231,18 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	ids := map[catalog.ColumnID]bool{}
-	// The byte sizes of the Sort and Order columns, so that they are
-	// allocated once: grown by appends they are copied over and over.
-	var sortBytes, orderBytes int
+	var last *layout // versions of one write share their layout
 	for e := m.list.first(); e != nil; e = e.next[0] {
-		n := len(e.dels)
 		for _, g := range e.groups {
-			n += len(g.vers)
 			for i := range g.vers {
-				for _, id := range g.vers[i].lay.cols {
-					ids[id] = true
-				}
-				for _, o := range g.vers[i].v.Order {
-					orderBytes += uvarintLen(uint64(len(o))) + len(o)
+				if lay := g.vers[i].lay; lay != last {
+					for _, id := range lay.cols {
+						ids[id] = true
+					}
+					last = lay
 				}
 			}
 		}
-		sortBytes += n * len(e.key)
 	}
 	cols, err := partColumns(t, ids)
 	if err != nil {
@@ -255,8 +250,10 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 	}
 	meta.Columns = cols
 	d := newPartData(cols, int(m.rows+m.deletes))
-	d.Sort.Reserve(sortBytes)
-	d.Order.Reserve(orderBytes)
+	// The byte columns are allocated once: grown by appends they would be
+	// copied over and over.
+	d.Sort.Reserve(int(m.sortBytes))
+	d.Order.Reserve(int(m.orderBytes))
 	for i, c := range cols {
 		// Payload bytes are the binary encoding, a close upper bound of the
 		// values' own bytes.

@@ -109,6 +109,11 @@ type keyedMem struct {
 	minCommit uint64
 	maxCommit uint64
 	colBytes  map[catalog.ColumnID]uint64
+	// The bytes the Sort and Order columns of a flush of the versions and
+	// deletes added here take, so that the flush sizes them without a pass
+	// over every version. Versions a memtable shares with another
+	// (memBuilder.clone) are not counted: an underestimate only regrows.
+	sortBytes, orderBytes uint64
 	// Slabs that new keys, their groups and the groups' first versions are
 	// cut from (cut, pending.go): one allocation per many keys instead of
 	// several per key, and far fewer objects for the garbage collector.
@@ -254,6 +259,9 @@ func (e *keyEntry) group(id catalog.GroupID, ord version.Ordering) *groupHist {
 // find returns the index of the version at position p (binary search: vers
 // is in commit order).
 func (g *groupHist) find(p version.Pos) int {
+	if g.win >= 0 && g.vers[g.win].v.Pos() == p {
+		return g.win // what a new version beats or loses to is mostly the newest winner
+	}
 	i := sort.Search(len(g.vers), func(i int) bool { return g.vers[i].v.Pos().Compare(p) >= 0 })
 	if i < len(g.vers) && g.vers[i].v.Pos() == p {
 		return i
@@ -349,6 +357,10 @@ func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering)
 	g.vers = append(g.vers, nv)
 	g.res = append(g.res, res)
 	m.rows++
+	m.sortBytes += uint64(len(v.Key))
+	for _, o := range v.Order {
+		m.orderBytes += uint64(uvarintLen(uint64(len(o))) + len(o))
+	}
 	return nil
 }
 
@@ -376,6 +388,7 @@ func (m *keyedMem) applyDeletes(kw *keyedWrite, rows []int, commit uint64, scrat
 func (m *keyedMem) deleteKey(e *keyEntry, d version.Delete) error {
 	e.dels = append(e.dels, d.Pos())
 	m.deletes++
+	m.sortBytes += uint64(len(d.Key))
 	for gi := range e.groups {
 		g := &e.groups[gi]
 		if m.versioned {
