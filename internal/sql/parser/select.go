@@ -248,6 +248,14 @@ func (p *parser) valueItem() ast.Expr {
 		p.next()
 		return &ast.DefaultExpr{Span: sp}
 	}
+	// Nearly every item of a long VALUES list is a lone literal: one
+	// followed by a comma or the closing parenthesis is all the precedence
+	// levels of expr would return, so it skips their descent.
+	if p.tok == token.NUMBER || p.tok == token.STRING {
+		if t := p.peek(1); t == token.COMMA || t == token.RPAREN {
+			return p.primary()
+		}
+	}
 	return p.expr()
 }
 
