@@ -28,10 +28,13 @@
 // owning a range of a 64-bit hash of the SHARD BY columns' key encodings.
 // A keyed shard's memtable is a skip list from sort key (types.AppendKey of
 // the ORDER BY columns, which for a keyed table are the key) to the key's
-// entry: per attribute group, the retained versions in commit order, and
-// per version what the rules of package version decided about it (a
-// version.Resolved: state, the interval in which it won, who ended it),
-// plus the key's deletes. Writes are blind: no read of older data happens
+// entry, with a hash index beside it so that a write to a key already there
+// needs no search (its keys alias the arena bytes, invariant 5); a write's
+// new keys are inserted in key order, each search resuming where the last
+// ended. An entry holds, per attribute group, the retained versions in
+// commit order, and per version what the rules of package version decided
+// about it (a version.Resolved: state, the interval in which it won, who
+// ended it), plus the key's deletes. Writes are blind: no read of older data happens
 // before a write; the group's version.Register (versioned) or version.Decide
 // against the memtable's winner (upsert) decides each new version, and the
 // Resolved records of the version it beat or of the winner a delete ended
