@@ -800,13 +800,39 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 		for _, pf := range hist {
 			rd.stats.Parts++
 			var err error
-			if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
+			if ins, err = rd.seekKey(pf, key, n, lays, ids, ins); err != nil {
 				return ins, true, err
 			}
 		}
 	}
 	sortInputs(ins)
 	return ins, true, nil
+}
+
+// lookupGroups sets rd.lookupWant to the groups whose columns a lookup
+// reads from parts whose versions are compared with others: each group
+// that holds a column asked for, and none of the others. Whole groups,
+// because rule 3 (repeats) compares a version's whole payload and so
+// decides which of two versions with equal ordering values wins. The other
+// groups' payloads cannot change what is returned: of them only whether
+// the group has a winner matters (a row exists when one group does), and
+// that rests on ordering values, positions and deletes alone. With _commit
+// (or the version columns) asked for, every group's winner counts, so
+// every column is read (lookupAll).
+func (rd *reader) lookupGroups() {
+	if rd.lookupWant != nil || rd.lookupAll {
+		return
+	}
+	if rd.commit || rd.versions {
+		rd.lookupAll = true
+		return
+	}
+	rd.lookupWant = []catalog.GroupID{}
+	for _, p := range rd.plans {
+		if p.keyIdx < 0 && !slices.Contains(rd.lookupWant, p.group) {
+			rd.lookupWant = append(rd.lookupWant, p.group)
+		}
+	}
 }
 
 // seekBufs are the buffers of seekKey: the sort keys searched, the rows
@@ -820,8 +846,8 @@ type seekBufs struct {
 var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 
 // seekKey appends the inputs of key (commit ≤ n) held by one part whose
-// blocks end at keys, with the table columns ids (nil: all the part
-// holds, which repeats are compared on): the block by binary search over the blocks' bounds,
+// blocks end at keys, with the table columns ids (nil: the columns of
+// the groups lookupGroups names, whole, which repeats are compared on): the block by binary search over the blocks' bounds,
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
@@ -843,11 +869,21 @@ func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*l
 	d := &sb.data
 	meta := pf.r.Meta()
 	sb.ids = sb.ids[:0]
-	if ids != nil {
+	rd.lookupGroups()
+	switch {
+	case ids != nil:
 		sb.ids = append(sb.ids, ids...)
-	} else {
+	case rd.lookupAll:
 		for _, c := range meta.Columns {
 			sb.ids = append(sb.ids, c.ID)
+		}
+	default:
+		// In the part's column order, which is the order partVersion
+		// encodes payloads in (repeats compare them byte for byte).
+		for _, c := range meta.Columns {
+			if cc, ok := rd.t.AnyColumn(c.ID); ok && slices.Contains(rd.lookupWant, cc.Group) {
+				sb.ids = append(sb.ids, c.ID)
+			}
 		}
 	}
 	// What resolution and partVersion read: not the sort key (it is

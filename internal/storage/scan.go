@@ -54,6 +54,10 @@ type reader struct {
 	slow bool
 	// seek holds the buffers of seekKey, from seekPool.
 	seek *seekBufs
+	// lookupWant and lookupAll are what lookupGroups decided: the groups
+	// whose payloads a lookup reads from parts, or all of them.
+	lookupWant []catalog.GroupID
+	lookupAll  bool
 	// Scratch of partVersion: the layout key, the columns kept, and the
 	// catalog columns of the Data last seen (partCols).
 	idbuf   []byte
