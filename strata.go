@@ -154,8 +154,16 @@ func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any
 			out.Columns[i] = Column{Name: c.Name, Type: c.Type.String()}
 		}
 		out.Rows = make([][]Value, len(res.Rows))
+		// One backing array for every row's values (capacity capped per
+		// row, so appending to one copies instead of overwriting the next).
+		n := 0
+		for _, r := range res.Rows {
+			n += len(r)
+		}
+		cells := make([]Value, n)
 		for i, r := range res.Rows {
-			row := make([]Value, len(r))
+			row := cells[:len(r):len(r)]
+			cells = cells[len(r):]
 			for j, v := range r {
 				row[j] = Value{v: v}
 			}

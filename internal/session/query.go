@@ -112,8 +112,13 @@ func (st *statement) rows(stmt ast.Stmt) ([]Column, [][]types.Value, error) {
 	}
 	var rows [][]types.Value
 	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
+		// One backing array per batch, not one per row; each row's
+		// capacity ends at its last cell, so appending to a row copies.
+		w := len(b.Cols)
+		cells := make([]types.Value, 0, b.Rows*w)
 		for i := 0; i < b.Rows; i++ {
-			rows = append(rows, b.Row(make([]types.Value, 0, len(b.Cols)), i))
+			cells = b.Row(cells, i)
+			rows = append(rows, cells[i*w:(i+1)*w:(i+1)*w])
 		}
 		return st.ctx.Err()
 	})
