@@ -749,7 +749,11 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		return nil, false, err
 	}
 	rd.seek = seekPool.Get().(*seekBufs)
-	defer seekPool.Put(rd.seek)
+	rd.seek.takeArena(rd)
+	defer func() {
+		rd.seek.keepArena(rd)
+		seekPool.Put(rd.seek)
+	}()
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
