@@ -107,8 +107,8 @@ func TestPlanCacheDDL(t *testing.T) {
 	}
 }
 
-// TestPlanCacheAsOf: AS OF COMMIT as a parameter, at every commit, and the
-// values Build rejects.
+// TestPlanCacheAsOf: AS OF COMMIT as a parameter and as a number, at
+// every commit, and the values Build rejects.
 func TestPlanCacheAsOf(t *testing.T) {
 	db, s := openDB(t)
 	pointTable(t, s)
@@ -126,6 +126,12 @@ func TestPlanCacheAsOf(t *testing.T) {
 		}
 		for _, at := range []any{0, -1, nil, "3", int64(last), uint16(first)} {
 			runBoth(t, db, s, q, 2, "x", at)
+		}
+	}
+	for n := first - 1; n <= last+1; n++ {
+		q := fmt.Sprintf(`SELECT v FROM b AS OF COMMIT %d WHERE c = $1::UINT16 AND a = $2`, n)
+		for _, k := range []string{"x", "y", "x", "z"} {
+			runBoth(t, db, s, q, 2, k)
 		}
 	}
 	if got := runBoth(t, db, s, `SELECT v FROM b AS OF COMMIT $3 WHERE c = $1::UINT16 AND a = $2`, 2, "x", first); got != "SELECT 1 v:INT64 [20];" {

@@ -14,7 +14,7 @@ import (
 // running the statement again with new values skips binding and
 // optimizing: the statement is
 //
-//	SELECT col, … | * FROM t [AS OF COMMIT $n]
+//	SELECT col, … | * FROM t [AS OF COMMIT $n | AS OF COMMIT <number>]
 //	WHERE k1 = $i[::T] AND k2 = $j[::T] …  -- every key column once,
 //	                                        -- or a number or string literal
 //
@@ -33,7 +33,9 @@ type Template struct {
 	scan *Scan
 	keys []keyParam // in key order
 	asOf int        // parameter index (0-based) of AS OF COMMIT, -1 when none
-	cols []Column
+	// asOfFixed is the commit of AS OF COMMIT <number>, 0 when none.
+	asOfFixed uint64
+	cols      []Column
 }
 
 // keyParam is how one key column's value comes from the parameters.
@@ -78,11 +80,25 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 		asOf = ref.AsOf
 	}
 	if asOf != nil {
-		prm, ok := asOf.Expr.(*ast.Param)
-		if !ok || asOf.Kind != ast.AsOfCommit {
+		if asOf.Kind != ast.AsOfCommit {
 			return nil
 		}
-		t.asOf = prm.Index - 1
+		switch x := asOf.Expr.(type) {
+		case *ast.Param:
+			t.asOf = x.Index - 1
+		case *ast.NumberLit:
+			// Build's commit, checked again for every snapshot.
+			if pr, ok := p.Root.(*Project); ok {
+				if sc, ok := pr.In.(*Scan); ok && sc.AsOf > 0 {
+					t.asOfFixed = sc.AsOf
+				}
+			}
+			if t.asOfFixed == 0 {
+				return nil
+			}
+		default:
+			return nil
+		}
 	}
 	var conds []ast.Expr
 	if !whereConjuncts(blk.Where, &conds) {
@@ -260,7 +276,10 @@ func (t *Template) values(env *Env) ([]types.Value, uint64, bool) {
 		}
 		key[k] = v
 	}
-	var commit uint64
+	commit := t.asOfFixed
+	if commit > env.Source.Commit() {
+		return nil, 0, false // Build says the commit is later than the newest
+	}
 	if t.asOf >= 0 {
 		if t.asOf >= len(env.Params) {
 			return nil, 0, false
