@@ -789,12 +789,17 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			}
 		}
 	}
+	fromCur := len(ins)
 	for _, pf := range cur {
 		rd.stats.Parts++
 		var err error
 		if ins, err = rd.seekKey(pf, key, n, lays, ids, ins); err != nil {
 			return ins, true, err
 		}
+	}
+	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:]) {
+		rd.stats.PartsSkipped += len(hist)
+		alone = true // the history cannot change the answer
 	}
 	if !alone {
 		for _, pf := range hist {
@@ -833,6 +838,39 @@ func (rd *reader) lookupGroups() {
 			rd.lookupWant = append(rd.lookupWant, p.group)
 		}
 	}
+}
+
+// mayRepeatHistory reports whether a lookup at or after a merged run's
+// newest commit must read the run's history because the newer sources'
+// inputs (newer) might repeat (rule 3) a version kept there, given the
+// current run's inputs of the key (cur).
+//
+// Every version the history holds of the key's current epoch lost to the
+// current run's winner W of its group: its ordering values are at most
+// W's. A newer version v whose ordering values differ from W's is then
+// either greater than all of them (no repeat of any, and it beats W) or
+// less than W's (it loses to W, or to a greater newer version, whether it
+// counts or is dropped as a repeat; and a later equal version is dropped
+// either way). Only ordering values equal to W's leave the winner to the
+// payloads and positions of versions in the history (a version that W
+// superseded by commit order alone, as in TestFastReadsSeeHistoryRepeats).
+// A group without W has no version in the current epoch before the newer
+// sources, and a group ordered by commit alone drops no repeats. Deletes
+// only end epochs, so ignoring them can only make this say true.
+func mayRepeatHistory(newer, cur []keyInput) bool {
+	for i := range newer {
+		v := &newer[i]
+		if v.tomb || len(v.mv.v.Order) == 0 {
+			continue
+		}
+		for j := range cur {
+			w := &cur[j]
+			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // seekBufs are the buffers of seekKey: the sort keys searched, the rows
