@@ -154,3 +154,31 @@ func BenchmarkPointMemtable(b *testing.B) {
 	}
 	benchQuery(b, s, "SELECT amount FROM balances WHERE chain_id = 1 AND address = '0x00000010' AND token = 'T01'", 1)
 }
+
+// BenchmarkPointMemtableParams is BenchmarkPointMemtable with the key as
+// parameters, the way clients send it (and the statement plan.Template
+// serves).
+func BenchmarkPointMemtableParams(b *testing.B) {
+	db, err := Open(b.TempDir(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { b.StopTimer(); db.Close() }()
+	s := db.NewSession()
+	ctx := context.Background()
+	if _, err := s.Run(ctx, balancesDDL); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Run(ctx, upsertSQL(0, 10_000, 1)); err != nil {
+		b.Fatal(err)
+	}
+	const q = "SELECT amount FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % 10_000
+		r, err := s.Run(ctx, q, k%4, fmt.Sprintf("0x%08x", k/20), fmt.Sprintf("T%02d", k%20))
+		if err != nil || len(r.Rows) != 1 {
+			b.Fatal(err, r)
+		}
+	}
+}

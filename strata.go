@@ -80,6 +80,37 @@ func (db *DB) NewSession() *Session {
 type Session struct {
 	db *DB
 	s  *session.Session
+	// parsed keeps the syntax trees of the queries Run has parsed, by
+	// text, so that a statement repeated with new parameters is not parsed
+	// again. Parsing reads nothing but the text (no catalog, no setting),
+	// so an entry never goes stale; binding and planning, which do depend
+	// on the catalog, the snapshot and the parameters' values, still run
+	// for every statement. Only queries are kept: nothing downstream
+	// modifies their trees (the binder builds plan nodes of its own).
+	parsed map[string]ast.Stmt
+}
+
+// maxParsed bounds Session.parsed: a client that sends ever new texts
+// (values spliced into SQL) would otherwise grow it without end.
+const maxParsed = 256
+
+// parse returns the syntax tree of sql, from the session's cache when it
+// is a query Run has parsed before.
+func (s *Session) parse(sql string) (ast.Stmt, error) {
+	if stmt, ok := s.parsed[sql]; ok {
+		return stmt, nil
+	}
+	stmt, err := parser.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := stmt.(*ast.SelectStmt); ok {
+		if s.parsed == nil || len(s.parsed) >= maxParsed {
+			s.parsed = map[string]ast.Stmt{}
+		}
+		s.parsed[sql] = stmt
+	}
+	return stmt, nil
 }
 
 // LastCommit returns the commit of the session's last write (the SQL
@@ -92,7 +123,7 @@ func (s *Session) InTransaction() bool { return s.s.InTransaction() }
 // Run runs exactly one SQL statement (a trailing semicolon is allowed) with
 // args as the values of $1, $2, …. See Value for the Go types args may have.
 func (s *Session) Run(ctx context.Context, sql string, args ...any) (*Result, error) {
-	stmt, err := parser.Parse(sql)
+	stmt, err := s.parse(sql)
 	if err != nil {
 		return nil, toError(err, sql)
 	}
@@ -154,8 +185,16 @@ func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any
 			out.Columns[i] = Column{Name: c.Name, Type: c.Type.String()}
 		}
 		out.Rows = make([][]Value, len(res.Rows))
+		// One backing array for every row's values (capacity capped per
+		// row, so appending to one copies instead of overwriting the next).
+		n := 0
+		for _, r := range res.Rows {
+			n += len(r)
+		}
+		cells := make([]Value, n)
 		for i, r := range res.Rows {
-			row := make([]Value, len(r))
+			row := cells[:len(r):len(r)]
+			cells = cells[len(r):]
 			for j, v := range r {
 				row[j] = Value{v: v}
 			}

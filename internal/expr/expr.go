@@ -30,8 +30,35 @@ func Walk(e Expr, f func(Expr) bool) {
 	if e == nil || !f(e) {
 		return
 	}
-	for _, k := range e.kids() {
-		Walk(*k, f)
+	// The common nodes are walked without kids(), which allocates a slice
+	// of pointers per node (it serves rewrites, which need them): the
+	// planner walks every predicate several times per statement.
+	switch x := e.(type) {
+	case *Col, *Const, *Outer:
+	case *Cmp:
+		Walk(x.L, f)
+		Walk(x.R, f)
+	case *Logic:
+		for _, a := range x.Args {
+			Walk(a, f)
+		}
+	case *Func:
+		for _, a := range x.Args {
+			Walk(a, f)
+		}
+	case *Arith:
+		Walk(x.L, f)
+		Walk(x.R, f)
+	case *Cast:
+		Walk(x.X, f)
+	case *Not:
+		Walk(x.X, f)
+	case *Is:
+		Walk(x.X, f)
+	default:
+		for _, k := range e.kids() {
+			Walk(*k, f)
+		}
 	}
 }
 

@@ -526,7 +526,7 @@ func and(cs []expr.Expr) expr.Expr {
 	case 1:
 		return cs[0]
 	}
-	var args []expr.Expr
+	args := make([]expr.Expr, 0, len(cs))
 	for _, c := range cs {
 		if l, ok := c.(*expr.Logic); ok && !l.Or {
 			args = append(args, l.Args...)

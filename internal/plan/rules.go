@@ -301,14 +301,20 @@ func foldNode(n Node, env *Env) Node {
 
 // conjuncts splits an AND into its operands.
 func conjuncts(e expr.Expr) []expr.Expr {
+	// One slice for the whole tree: this runs several times per planned
+	// statement, and a slice per AND level was a tenth of a point
+	// lookup's allocations.
+	return appendConjuncts(make([]expr.Expr, 0, 4), e)
+}
+
+func appendConjuncts(out []expr.Expr, e expr.Expr) []expr.Expr {
 	if l, ok := e.(*expr.Logic); ok && !l.Or {
-		var out []expr.Expr
 		for _, a := range l.Args {
-			out = append(out, conjuncts(a)...)
+			out = appendConjuncts(out, a)
 		}
 		return out
 	}
-	return []expr.Expr{e}
+	return append(out, e)
 }
 
 func idsOf(n Node) map[int]bool {

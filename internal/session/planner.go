@@ -35,9 +35,24 @@ func planEnv(q *QueryEnv) *plan.Env {
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {
 	env := planEnv(q)
-	p, err := plan.Build(stmt, env)
-	if err != nil {
-		return nil, err
+	var p *plan.Plan
+	if q.Plans != nil {
+		if t := q.Plans.get(stmt, q.Params); t != nil {
+			p, _ = t.Plan(env)
+		}
+	}
+	if p == nil {
+		var err error
+		if p, err = plan.Build(stmt, env); err != nil {
+			return nil, err
+		}
+		if q.Plans != nil {
+			if t := plan.NewTemplate(stmt, env, p); t != nil {
+				q.Plans.put(stmt, q.Params, t)
+			} else {
+				q.Plans.drop(stmt)
+			}
+		}
 	}
 	pc := p.Columns()
 	cols := make([]Column, len(pc))

@@ -44,6 +44,10 @@ type QueryEnv struct {
 	// Set runs SET [LOCAL] name = value for set_config(); nil where a
 	// statement cannot change settings.
 	Set func(name, value string, local bool) error
+	// Plans, when set, caches the plans of the statement's kind
+	// (PlanCache); only a top-level query sets it, because the queries
+	// inside writes are parsed anew each time and would only churn it.
+	Plans *PlanCache
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -84,7 +88,7 @@ func (st *statement) querier(pos int) (Querier, error) {
 // query runs a statement that returns rows.
 func (st *statement) query(stmt ast.Stmt) (*Result, error) {
 	defer st.release()
-	cols, rows, err := st.rows(stmt)
+	cols, rows, err := st.rowsCached(stmt, &st.s.plans)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +106,11 @@ func (st *statement) selectRows(sel *ast.SelectStmt) ([]Column, [][]types.Value,
 }
 
 func (st *statement) rows(stmt ast.Stmt) ([]Column, [][]types.Value, error) {
+	return st.rowsCached(stmt, nil)
+}
+
+// rowsCached is rows with the plans of stmt cached in plans (nil: none).
+func (st *statement) rowsCached(stmt ast.Stmt, plans *PlanCache) ([]Column, [][]types.Value, error) {
 	q, err := st.querier(stmt.Pos())
 	if err != nil {
 		return nil, nil, err
@@ -110,10 +119,16 @@ func (st *statement) rows(stmt ast.Stmt) ([]Column, [][]types.Value, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	env.Plans = plans
 	var rows [][]types.Value
 	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
+		// One backing array per batch, not one per row; each row's
+		// capacity ends at its last cell, so appending to a row copies.
+		w := len(b.Cols)
+		cells := make([]types.Value, 0, b.Rows*w)
 		for i := 0; i < b.Rows; i++ {
-			rows = append(rows, b.Row(make([]types.Value, 0, len(b.Cols)), i))
+			cells = b.Row(cells, i)
+			rows = append(rows, cells[i*w:(i+1)*w:(i+1)*w])
 		}
 		return st.ctx.Err()
 	})

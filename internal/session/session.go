@@ -63,6 +63,8 @@ type Session struct {
 	settings   settings
 	lastCommit uint64
 	tx         *txn
+	// plans caches the plans of point SELECTs run again (plancache.go).
+	plans PlanCache
 }
 
 // txn is the state of an open BEGIN … COMMIT.

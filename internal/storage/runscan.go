@@ -789,6 +789,7 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			}
 		}
 	}
+	fromCur := len(ins)
 	for _, pf := range cur {
 		rd.stats.Parts++
 		var err error
@@ -796,11 +797,15 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			return ins, true, err
 		}
 	}
+	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:]) {
+		rd.stats.PartsSkipped += len(hist)
+		alone = true // the history cannot change the answer
+	}
 	if !alone {
 		for _, pf := range hist {
 			rd.stats.Parts++
 			var err error
-			if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
+			if ins, err = rd.seekKey(pf, key, n, lays, ids, ins); err != nil {
 				return ins, true, err
 			}
 		}
@@ -809,19 +814,104 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 	return ins, true, nil
 }
 
+// lookupGroups sets rd.lookupWant to the groups whose columns a lookup
+// reads from parts whose versions are compared with others: each group
+// that holds a column asked for, and none of the others. Whole groups,
+// because rule 3 (repeats) compares a version's whole payload and so
+// decides which of two versions with equal ordering values wins. The other
+// groups' payloads cannot change what is returned: of them only whether
+// the group has a winner matters (a row exists when one group does), and
+// that rests on ordering values, positions and deletes alone. With _commit
+// (or the version columns) asked for, every group's winner counts, so
+// every column is read (lookupAll).
+func (rd *reader) lookupGroups() {
+	if rd.lookupWant != nil || rd.lookupAll {
+		return
+	}
+	if rd.commit || rd.versions {
+		rd.lookupAll = true
+		return
+	}
+	rd.lookupWant = []catalog.GroupID{}
+	for _, p := range rd.plans {
+		if p.keyIdx < 0 && !slices.Contains(rd.lookupWant, p.group) {
+			rd.lookupWant = append(rd.lookupWant, p.group)
+		}
+	}
+}
+
+// mayRepeatHistory reports whether a lookup at or after a merged run's
+// newest commit must read the run's history because the newer sources'
+// inputs (newer) might repeat (rule 3) a version kept there, given the
+// current run's inputs of the key (cur).
+//
+// Every version the history holds of the key's current epoch lost to the
+// current run's winner W of its group: its ordering values are at most
+// W's. A newer version v whose ordering values differ from W's is then
+// either greater than all of them (no repeat of any, and it beats W) or
+// less than W's (it loses to W, or to a greater newer version, whether it
+// counts or is dropped as a repeat; and a later equal version is dropped
+// either way). Only ordering values equal to W's leave the winner to the
+// payloads and positions of versions in the history (a version that W
+// superseded by commit order alone, as in TestFastReadsSeeHistoryRepeats).
+// A group without W has no version in the current epoch before the newer
+// sources, and a group ordered by commit alone drops no repeats. Deletes
+// only end epochs, so ignoring them can only make this say true.
+func mayRepeatHistory(newer, cur []keyInput) bool {
+	for i := range newer {
+		v := &newer[i]
+		if v.tomb || len(v.mv.v.Order) == 0 {
+			continue
+		}
+		for j := range cur {
+			w := &cur[j]
+			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // seekBufs are the buffers of seekKey: the sort keys searched, the rows
 // found, the columns read. Lookups take them from seekPool, so that a
 // point read allocates no block-sized buffer.
 type seekBufs struct {
 	keys, data part.Data
 	ids        []catalog.ColumnID
+	// arena is the reader's arena between lookups: the payloads a lookup
+	// rebuilds live only until it returns (the row it returns is copied
+	// out of them), and a fresh arena's first block was most of a
+	// lookup's garbage (64 KiB and 1 024 slots), and so of its GC pauses.
+	arena arena
+}
+
+// maxSeekArena is the most arena bytes seekBufs keeps for the next lookup.
+const maxSeekArena = 1 << 20
+
+// takeArena gives a lookup's reader the pooled arena, emptied.
+func (sb *seekBufs) takeArena(rd *reader) {
+	rd.arena = sb.arena
+	rd.arena.buf, rd.arena.slots, rd.arena.used = rd.arena.buf[:0], rd.arena.slots[:0], 0
+	sb.arena = arena{}
+}
+
+// keepArena takes the reader's arena back when it is not too large,
+// dropping what its slots point to so that the pool holds no payloads.
+func (sb *seekBufs) keepArena(rd *reader) {
+	if cap(rd.arena.buf) > maxSeekArena {
+		return
+	}
+	clear(rd.arena.slots)
+	sb.arena = rd.arena
+	rd.arena = arena{}
 }
 
 var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 
 // seekKey appends the inputs of key (commit ≤ n) held by one part whose
-// blocks end at keys, with the table columns ids (nil: all the part
-// holds, which repeats are compared on): the block by binary search over the blocks' bounds,
+// blocks end at keys, with the table columns ids (nil: the columns of
+// the groups lookupGroups names, whole, which repeats are compared on): the block by binary search over the blocks' bounds,
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
@@ -843,11 +933,21 @@ func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*l
 	d := &sb.data
 	meta := pf.r.Meta()
 	sb.ids = sb.ids[:0]
-	if ids != nil {
+	rd.lookupGroups()
+	switch {
+	case ids != nil:
 		sb.ids = append(sb.ids, ids...)
-	} else {
+	case rd.lookupAll:
 		for _, c := range meta.Columns {
 			sb.ids = append(sb.ids, c.ID)
+		}
+	default:
+		// In the part's column order, which is the order partVersion
+		// encodes payloads in (repeats compare them byte for byte).
+		for _, c := range meta.Columns {
+			if cc, ok := rd.t.AnyColumn(c.ID); ok && slices.Contains(rd.lookupWant, cc.Group) {
+				sb.ids = append(sb.ids, c.ID)
+			}
 		}
 	}
 	// What resolution and partVersion read: not the sort key (it is

@@ -54,6 +54,10 @@ type reader struct {
 	slow bool
 	// seek holds the buffers of seekKey, from seekPool.
 	seek *seekBufs
+	// lookupWant and lookupAll are what lookupGroups decided: the groups
+	// whose payloads a lookup reads from parts, or all of them.
+	lookupWant []catalog.GroupID
+	lookupAll  bool
 	// Scratch of partVersion: the layout key, the columns kept, and the
 	// catalog columns of the Data last seen (partCols).
 	idbuf   []byte
@@ -745,7 +749,11 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		return nil, false, err
 	}
 	rd.seek = seekPool.Get().(*seekBufs)
-	defer seekPool.Put(rd.seek)
+	rd.seek.takeArena(rd)
+	defer func() {
+		rd.seek.keepArena(rd)
+		seekPool.Put(rd.seek)
+	}()
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}

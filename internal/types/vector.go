@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/holiman/uint256"
 )
@@ -208,6 +209,13 @@ func (v *Vector) AppendBool(b bool) {
 	v.markValid()
 	v.bools = append(v.bools, b)
 	v.n++
+}
+
+// GrowBytes makes room in a STRING or BYTES vector for n more bytes of
+// values, so that appending a page of known size copies its bytes once
+// instead of growing the buffer step by step.
+func (v *Vector) GrowBytes(n int) {
+	v.data = slices.Grow(v.data, n)
 }
 
 // AppendBytes appends a copy of b to a STRING or BYTES vector.

@@ -1,0 +1,318 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/expr"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// A Template is the plan of a point SELECT with parameters, kept so that
+// running the statement again with new values skips binding and
+// optimizing: the statement is
+//
+//	SELECT col, … | * FROM t [AS OF COMMIT $n | AS OF COMMIT <number>]
+//	WHERE k1 = $i[::T] AND k2 = $j[::T] …  -- every key column once,
+//	                                        -- or a number or string literal
+//
+// and its plan is a Project over a Scan with a Key. Build's plan for the
+// first values is the template; Plan swaps in the key and AS OF of new
+// values. Plan gives up (false) whenever the new values would not take
+// the path the template was built on: another catalog, a NULL, a cast
+// that fails, a value that is not exactly of the key column's type, an
+// AS OF commit that Build would reject. The caller then runs Build, so
+// every error and every unusual case keeps Build's behaviour; the
+// template serves only the common case, and NewTemplate checks on the
+// first values that its derivation agrees with Build's.
+type Template struct {
+	cat  *catalog.Catalog
+	root *Project
+	scan *Scan
+	keys []keyParam // in key order
+	asOf int        // parameter index (0-based) of AS OF COMMIT, -1 when none
+	// asOfFixed is the commit of AS OF COMMIT <number>, 0 when none.
+	asOfFixed uint64
+	cols      []Column
+}
+
+// keyParam is how one key column's value comes from the parameters.
+type keyParam struct {
+	param   int         // 0-based; -1 for a literal, whose value is fixed
+	fixed   types.Value // the literal's key value, when param < 0
+	cast    types.Type  // the written ::T, when hasCast
+	hasCast bool
+	typ     types.Type // the key column's type
+}
+
+// NewTemplate returns the template of stmt, planned as p against env, or
+// nil when stmt is not a point SELECT of the template's shape.
+func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
+	sel, ok := stmt.(*ast.SelectStmt)
+	if !ok || p.Explain || p.Outer != 0 || sel.With != nil || sel.OrderBy != nil || sel.Limit != nil || sel.Offset != nil {
+		return nil
+	}
+	blk, ok := sel.Body.(*ast.SelectBlock)
+	if !ok || blk.Distinct || blk.GroupBy != nil || blk.Having != nil || len(blk.From) != 1 || blk.Where == nil {
+		return nil
+	}
+	ref, ok := blk.From[0].(*ast.TableRef)
+	if !ok {
+		return nil
+	}
+	// Only plain columns are output: an expression could hold values
+	// folded at bind time (parameters, now(), last_commit()).
+	for _, it := range blk.Items {
+		switch it.Expr.(type) {
+		case *ast.ColumnRef, *ast.StarExpr:
+		default:
+			return nil
+		}
+	}
+	t := &Template{cat: env.Source.Catalog(), asOf: -1}
+	asOf := sel.AsOf
+	if ref.AsOf != nil {
+		if asOf != nil {
+			return nil
+		}
+		asOf = ref.AsOf
+	}
+	if asOf != nil {
+		if asOf.Kind != ast.AsOfCommit {
+			return nil
+		}
+		switch x := asOf.Expr.(type) {
+		case *ast.Param:
+			t.asOf = x.Index - 1
+		case *ast.NumberLit:
+			// Build's commit, checked again for every snapshot.
+			if pr, ok := p.Root.(*Project); ok {
+				if sc, ok := pr.In.(*Scan); ok && sc.AsOf > 0 {
+					t.asOfFixed = sc.AsOf
+				}
+			}
+			if t.asOfFixed == 0 {
+				return nil
+			}
+		default:
+			return nil
+		}
+	}
+	var conds []ast.Expr
+	if !whereConjuncts(blk.Where, &conds) {
+		return nil
+	}
+	proj, ok := p.Root.(*Project)
+	if !ok {
+		return nil
+	}
+	scan, ok := proj.In.(*Scan)
+	if !ok || scan.Key == nil || scan.Table == nil || len(scan.Key) != len(scan.Table.Key) {
+		return nil
+	}
+	bound := conjuncts(scan.Filter)
+	if len(bound) != len(conds) || len(conds) != len(scan.Key) {
+		return nil
+	}
+	t.keys = make([]keyParam, len(scan.Key))
+	seen := make([]bool, len(scan.Key))
+	for i, c := range conds {
+		b := c.(*ast.BinaryExpr)
+		colRef, val := b.L, b.R
+		if _, ok := colRef.(*ast.ColumnRef); !ok {
+			colRef, val = val, colRef
+		}
+		name := colRef.(*ast.ColumnRef).Name
+		kp, ok := paramOf(val)
+		if !ok {
+			return nil
+		}
+		// The bound conjunct i is the written one (the binder keeps
+		// their order): a key column compared with a constant.
+		k := boundKey(scan, bound[i], name)
+		if k < 0 || seen[k] {
+			return nil
+		}
+		seen[k] = true
+		col, ok := scan.Table.AnyColumn(scan.Table.Key[k])
+		if !ok || !templateKind(col.Type.Kind) {
+			return nil
+		}
+		kp.typ = col.Type
+		if kp.param < 0 {
+			kp.fixed = scan.Key[k]
+		}
+		t.keys[k] = kp
+	}
+	t.root, t.scan, t.cols = proj, scan, p.cols
+	// The derivation must give, on the values Build saw, what Build gave.
+	key, asOfCommit, ok := t.values(env)
+	if !ok || asOfCommit != scan.AsOf {
+		return nil
+	}
+	for k, v := range key {
+		if v.Type() != scan.Key[k].Type() || types.Compare(v, scan.Key[k]) != 0 {
+			return nil
+		}
+	}
+	return t
+}
+
+// whereConjuncts appends the AND-ed comparisons of e, each a column
+// equal to something else, and reports whether e is only that (paramOf
+// then says whether each something is a parameter or a literal).
+func whereConjuncts(e ast.Expr, out *[]ast.Expr) bool {
+	b, ok := e.(*ast.BinaryExpr)
+	if !ok {
+		return false
+	}
+	if b.Op == token.AND {
+		return whereConjuncts(b.L, out) && whereConjuncts(b.R, out)
+	}
+	if b.Op != token.EQ {
+		return false
+	}
+	_, lc := b.L.(*ast.ColumnRef)
+	_, rc := b.R.(*ast.ColumnRef)
+	if lc == rc {
+		return false
+	}
+	*out = append(*out, e)
+	return true
+}
+
+// paramOf reads $i or $i::T, or a literal (param -1) whose key value
+// Build decides once.
+func paramOf(e ast.Expr) (keyParam, bool) {
+	switch x := e.(type) {
+	case *ast.NumberLit, *ast.StringLit:
+		return keyParam{param: -1}, true
+	case *ast.Param:
+		return keyParam{param: x.Index - 1}, x.Index >= 1
+	case *ast.CastExpr:
+		prm, ok := x.X.(*ast.Param)
+		if !ok || prm.Index < 1 {
+			return keyParam{}, false
+		}
+		t, err := typeOf(x.Type)
+		if err != nil {
+			return keyParam{}, false
+		}
+		return keyParam{param: prm.Index - 1, cast: t, hasCast: true}, true
+	}
+	return keyParam{}, false
+}
+
+// boundKey returns the key position of the column that bound conjunct c
+// compares with a constant, or -1 when c is not that or the column is not
+// the one named.
+func boundKey(s *Scan, c expr.Expr, name string) int {
+	cmp, ok := c.(*expr.Cmp)
+	if !ok || cmp.Op != expr.EQ {
+		return -1
+	}
+	col, ok := cmp.L.(*expr.Col)
+	if _, k := cmp.R.(*expr.Const); !ok || !k {
+		col, ok = cmp.R.(*expr.Col)
+		if _, k := cmp.L.(*expr.Const); !ok || !k {
+			return -1
+		}
+	}
+	for i, sc := range s.Cols {
+		if sc.ID != col.ID {
+			continue
+		}
+		c, ok := s.Table.AnyColumn(s.ColIDs[i])
+		if !ok || !strings.EqualFold(c.Name, name) {
+			return -1
+		}
+		for k, id := range s.Table.Key {
+			if id == s.ColIDs[i] {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// templateKind reports the key column kinds a template serves: those whose
+// equal values have equal bytes, so that the row a lookup finds is one the
+// filter keeps.
+func templateKind(k types.Kind) bool {
+	return k.IsInteger() || k == types.String || k == types.Bytes
+}
+
+// values derives the key and the AS OF commit (0: none) from env's
+// parameters, or reports false where Build must decide.
+func (t *Template) values(env *Env) ([]types.Value, uint64, bool) {
+	if env.Source.Catalog() != t.cat {
+		return nil, 0, false
+	}
+	key := make([]types.Value, len(t.keys))
+	for k, kp := range t.keys {
+		if kp.param < 0 {
+			key[k] = kp.fixed
+			continue
+		}
+		if kp.param >= len(env.Params) {
+			return nil, 0, false
+		}
+		v := env.Params[kp.param]
+		if v.IsNull() {
+			return nil, 0, false
+		}
+		if kp.hasCast && v.Type() != kp.cast {
+			// What expr.Cast does to the constant when the binder folds it.
+			c, err := types.Cast(v, kp.cast)
+			if err != nil {
+				return nil, 0, false
+			}
+			v = c
+		}
+		if v.Type() != kp.typ {
+			return nil, 0, false
+		}
+		key[k] = v
+	}
+	commit := t.asOfFixed
+	if commit > env.Source.Commit() {
+		return nil, 0, false // Build says the commit is later than the newest
+	}
+	if t.asOf >= 0 {
+		if t.asOf >= len(env.Params) {
+			return nil, 0, false
+		}
+		v := env.Params[t.asOf]
+		if v.IsNull() || !v.Kind().IsInteger() || types.Compare(v, types.NewInt64(0)) <= 0 ||
+			types.Compare(v, types.NewUint64(env.Source.Commit())) > 0 {
+			return nil, 0, false
+		}
+		c, err := types.Cast(v, types.Of(types.Uint64))
+		if err != nil {
+			return nil, 0, false
+		}
+		commit = c.Uint64()
+	}
+	return key, commit, true
+}
+
+// Plan returns the plan of the template's statement for env's parameters,
+// or false when Build must plan it.
+func (t *Template) Plan(env *Env) (*Plan, bool) {
+	key, commit, ok := t.values(env)
+	if !ok {
+		return nil, false
+	}
+	scan := *t.scan
+	scan.Key, scan.AsOf = key, commit
+	// The filter is exactly the key's equalities (NewTemplate checked), so
+	// it holds for the one row the lookup can return: equal values of
+	// these kinds have equal keys. Dropping it spares rebuilding it with
+	// the new constants.
+	scan.Filter = nil
+	root := *t.root
+	root.In = &scan
+	return &Plan{Root: &root, cols: t.cols}, true
+}
