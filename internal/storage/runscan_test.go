@@ -402,7 +402,7 @@ func TestLookupSkipsHistory(t *testing.T) {
 // TestLookupSkipsHistoryGroups is TestLookupSkipsHistory over a table
 // with two ordered groups (one with REVISION BY) and the commit-ordered
 // group default, in both keyed modes, at the newest commits, through several
-// merges: ties, repeats of history versions, deletes and re-deliveries
+// merges and an ADD COLUMN to group g: ties, repeats of history versions, deletes and re-deliveries
 // are frequent, and every key is compared with the general path for
 // every group's columns alone and together, with and without _commit.
 func TestLookupSkipsHistoryGroups(t *testing.T) {
@@ -445,7 +445,11 @@ func TestLookupSkipsHistoryGroups(t *testing.T) {
 					for k := 0; k < keys; k++ {
 						switch x := rng.IntN(12); {
 						case x < 4:
-							gs = append(gs, fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(rng.IntN(2)), rng.IntN(2), rng.IntN(2)))
+							g := fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(rng.IntN(2)), rng.IntN(2), rng.IntN(2))
+							if _, ok := tbl.Column("e"); ok && rng.IntN(2) == 0 {
+								g += fmt.Sprintf(" e=%d", rng.IntN(2))
+							}
+							gs = append(gs, g)
 						case x < 7:
 							hs = append(hs, fmt.Sprintf("k=%d a=%d aidx=%d", k, rng.IntN(2), rng.IntN(2)))
 						case x < 9:
@@ -475,10 +479,13 @@ func TestLookupSkipsHistoryGroups(t *testing.T) {
 						h.mustCommit(&Txn{Kind: KindWrite, Writes: ws})
 					}
 				}
-				c := tbl.Columns
-				colSets := [][]catalog.ColumnID{allCols(tbl), {c[1].ID}, {c[4].ID}, {c[6].ID}, {c[0].ID}, {}, {c[6].ID, c[2].ID}}
 				check := func(stage string) {
 					t.Helper()
+					c := tbl.Columns
+					colSets := [][]catalog.ColumnID{allCols(tbl), {c[1].ID}, {c[4].ID}, {c[6].ID}, {c[0].ID}, {}, {c[6].ID, c[2].ID}}
+					if e, ok := tbl.Column("e"); ok {
+						colSets = append(colSets, []catalog.ColumnID{e.ID}, []catalog.ColumnID{c[1].ID, e.ID})
+					}
 					snap := h.e.Snapshot()
 					defer snap.Release()
 					newest := snap.Commit()
@@ -527,6 +534,16 @@ func TestLookupSkipsHistoryGroups(t *testing.T) {
 					}
 					round()
 					check(fmt.Sprintf("merge %d + delta + memtable", merge))
+					if merge == 0 {
+						// A column added to group g: older parts lack it.
+						h.ddl(func(c *catalog.Catalog, commit uint64) error {
+							_, err := c.AddColumn(catalog.AddColumnSpec{Table: "t", Group: "g",
+								Column: catalog.ColumnSpec{Name: "e", Type: types.Of(types.Int64)}}, commit)
+							return err
+						})
+						tbl = h.table("t")
+						check("after ADD COLUMN")
+					}
 				}
 			})
 		}
