@@ -37,7 +37,7 @@ func TestPlanCacheRandom(t *testing.T) {
 		for i := range kt {
 			kt[i] = rapid.SampledFrom(keyTypes).Draw(rt, fmt.Sprint("type", i))
 		}
-		mode := rapid.SampledFrom([]string{"VERSIONED", "UPSERT"}).Draw(rt, "mode")
+		mode := rapid.SampledFrom([]string{"VERSIONED", "UPSERT", "VERSIONED SHARDS 2"}).Draw(rt, "mode")
 		cols := "k0 " + kt[0] + " NOT NULL"
 		pk := "k0"
 		if nk == 2 {
