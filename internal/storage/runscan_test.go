@@ -398,3 +398,168 @@ func TestLookupSkipsHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupSkipsHistoryGroups is TestLookupSkipsHistory over a table
+// with two ordered groups (one with REVISION BY) and the commit-ordered
+// group default, in both keyed modes, at the newest commits, through
+// several merges, an ADD COLUMN to group g and a DROP COLUMN: ties,
+// repeats of history versions, deletes and re-deliveries are frequent,
+// and every key is compared with the general path for every group's
+// columns alone and together, with and without _commit.
+func TestLookupSkipsHistoryGroups(t *testing.T) {
+	spec := func(mode catalog.Mode) catalog.TableSpec {
+		return catalog.TableSpec{
+			Name: "t", Mode: mode,
+			Columns: []catalog.ColumnSpec{
+				{Name: "k", Type: types.Of(types.Int64), NotNull: true},
+				{Name: "v", Type: types.Of(types.String)},
+				{Name: "idx", Type: types.Of(types.Int64)},
+				{Name: "rev", Type: types.Of(types.Int64)},
+				{Name: "a", Type: types.Of(types.Int64)},
+				{Name: "aidx", Type: types.Of(types.Int64)},
+				{Name: "x", Type: types.Of(types.String)},
+			},
+			PrimaryKey: []string{"k"},
+			Groups: []catalog.GroupSpec{
+				{Name: "g", Columns: []string{"v", "idx", "rev"}, ValidBy: []string{"idx"}, RevisionBy: []string{"rev"}},
+				{Name: "h", Columns: []string{"a", "aidx"}, ValidBy: []string{"aidx"}},
+			},
+		}
+	}
+	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprint(mode, seed), func(t *testing.T) {
+				h := newHarness(t)
+				h.create(spec(mode))
+				tbl := h.table("t")
+				rng := rand.New(rand.NewPCG(seed, 23))
+				const keys = 8
+				group := func(name string, rows []string) Write {
+					w, err := versionWrite(tbl, name, rows)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return w
+				}
+				round := func() {
+					var gs, hs, ds, dels []string
+					for k := 0; k < keys; k++ {
+						switch x := rng.IntN(12); {
+						case x < 4:
+							g := fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(rng.IntN(2)), rng.IntN(2), rng.IntN(2))
+							if _, ok := tbl.Column("e"); ok && rng.IntN(2) == 0 {
+								g += fmt.Sprintf(" e=%d", rng.IntN(2))
+							}
+							gs = append(gs, g)
+						case x < 7:
+							hs = append(hs, fmt.Sprintf("k=%d a=%d aidx=%d", k, rng.IntN(2), rng.IntN(2)))
+						case x < 9:
+							if _, ok := tbl.Column("x"); ok {
+								ds = append(ds, fmt.Sprintf("k=%d x=%c", k, 'a'+rune(rng.IntN(2))))
+							} else {
+								ds = append(ds, fmt.Sprintf("k=%d", k))
+							}
+						case x == 9:
+							dels = append(dels, fmt.Sprintf("k=%d", k))
+						}
+					}
+					var ws []Write
+					if len(gs) > 0 {
+						ws = append(ws, group("g", gs))
+					}
+					if len(hs) > 0 {
+						ws = append(ws, group("h", hs))
+					}
+					if len(ds) > 0 {
+						ws = append(ws, group("default", ds))
+					}
+					if len(dels) > 0 {
+						w, err := deleteWrite(tbl, dels)
+						if err != nil {
+							t.Fatal(err)
+						}
+						ws = append(ws, w)
+					}
+					if len(ws) > 0 {
+						h.mustCommit(&Txn{Kind: KindWrite, Writes: ws})
+					}
+				}
+				check := func(stage string) {
+					t.Helper()
+					c := tbl.Columns
+					colSets := [][]catalog.ColumnID{allCols(tbl), {c[1].ID}, {c[4].ID}, {c[len(c)-1].ID}, {c[0].ID}, {}, {c[len(c)-1].ID, c[2].ID}}
+					if e, ok := tbl.Column("e"); ok {
+						colSets = append(colSets, []catalog.ColumnID{e.ID}, []catalog.ColumnID{c[1].ID, e.ID})
+					}
+					snap := h.e.Snapshot()
+					defer snap.Release()
+					newest := snap.Commit()
+					// 0 is the snapshot's commit; the others are AS OF at
+					// and just before the newest commits.
+					for _, n := range []uint64{0, newest, newest - 1, newest - 2} {
+						if n > 0 && mode == catalog.ModeUpsert {
+							break
+						}
+						for _, cols := range colSets {
+							for _, commit := range []bool{false, true} {
+								spec := ScanSpec{Cols: cols, Commit: commit, AsOf: n}
+								for k := 0; k < keys; k++ {
+									key := []types.Value{types.NewInt64(int64(k))}
+									get := func(slow bool) string {
+										slowReads = slow
+										defer func() { slowReads = false }()
+										row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, spec)
+										if err != nil {
+											t.Fatalf("%s: lookup %d: %v", stage, k, err)
+										}
+										return fmt.Sprint(ok, row)
+									}
+									if got, want := get(false), get(true); got != want {
+										t.Fatalf("%s: lookup of key %d at %d, cols %v, _commit %v: %s, the general path says %s", stage, k, n, cols, commit, got, want)
+									}
+								}
+							}
+						}
+					}
+				}
+				for merge := 0; merge < 3; merge++ {
+					for i := 0; i < 4; i++ {
+						round()
+					}
+					if err := h.e.MergeNow(context.Background(), MergeFull); err != nil {
+						t.Fatal(err)
+					}
+					check(fmt.Sprintf("merge %d", merge))
+					for i := 0; i < 2; i++ {
+						round()
+						if err := h.e.Flush(context.Background()); err != nil {
+							t.Fatal(err)
+						}
+						check(fmt.Sprintf("merge %d + %d delta parts", merge, i+1))
+					}
+					round()
+					check(fmt.Sprintf("merge %d + delta + memtable", merge))
+					if merge == 0 {
+						// A column added to group g: older parts lack it.
+						h.ddl(func(c *catalog.Catalog, commit uint64) error {
+							_, err := c.AddColumn(catalog.AddColumnSpec{Table: "t", Group: "g",
+								Column: catalog.ColumnSpec{Name: "e", Type: types.Of(types.Int64)}}, commit)
+							return err
+						})
+						tbl = h.table("t")
+						check("after ADD COLUMN")
+					}
+					if merge == 1 {
+						// A column of group default dropped: parts keep it.
+						h.ddl(func(c *catalog.Catalog, commit uint64) error {
+							_, err := c.DropColumn(catalog.DropColumnSpec{Table: "t", Column: "x"}, commit)
+							return err
+						})
+						tbl = h.table("t")
+						check("after DROP COLUMN")
+					}
+				}
+			})
+		}
+	}
+}
