@@ -323,6 +323,20 @@ func (r *Reader) chunkTasks(tasks []chunkTask, fixed Fixed, cols []catalog.Colum
 // most of the cost of a block (the sort key and ordering values are byte
 // arrays); this keeps it to what the read uses.
 func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
+	return r.readBlock(i, fixed, cols, dst, true)
+}
+
+// ReadBlockOnce is ReadBlock for a reader that reads the part once (a
+// merge or a split rewriting it): cached chunks still serve it, but what
+// it decodes is not kept, so it does not push out what scans and lookups
+// read again.
+func (r *Reader) ReadBlockOnce(i int, cols []catalog.ColumnID, dst *Data) error {
+	return r.readBlock(i, FixAll, cols, dst, false)
+}
+
+// readBlock is ReadBlockFixed, keeping the chunks it decodes in the cache
+// when keep is set (chunkcache.go).
+func (r *Reader) readBlock(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data, keep bool) error {
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
 	}
@@ -336,6 +350,7 @@ func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 	}
 	rg := &r.file.Metadata().RowGroups[i]
 	tasks := r.chunkTasks(make([]chunkTask, 0, numFixed+len(cols)), fixed, cols, dst, n)
+	tasks = r.fromCache(i, tasks, dst)
 	for t := range tasks {
 		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
 	}
@@ -359,6 +374,9 @@ func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 		for t := lo; t < hi; t++ {
 			if err := r.readChunk(&windowReader{base: base, b: buf}, i, &tasks[t], chunks, n, dst); err != nil {
 				return err
+			}
+			if keep {
+				r.keepChunk(i, &tasks[t], dst)
 			}
 		}
 		lo = hi

@@ -1,0 +1,113 @@
+package part
+
+import (
+	"math"
+	"slices"
+
+	"github.com/strata-db/strata/internal/types"
+)
+
+// Whole decoded column chunks in the cache. A scan reads every block of
+// the parts it touches, and decoding them (zstd, then DELTA_BYTE_ARRAY
+// sort keys and BYTE_STREAM_SPLIT wide integers) was most of a repeated
+// scan's cost even though the parts never change. ReadBlockFixed keeps
+// each chunk it decodes in the reader's cache (the one lookups' pages live
+// in, so one budget bounds both) and copies a cached chunk out instead of
+// reading, verifying and decoding it again: a copy is a memmove per slice.
+//
+// Entries are keyed like pages, with the first row chunkFirst, which no
+// page can start at. They hold exactly one column, copied out of the
+// caller's Data after it decoded without error, so a corrupt chunk is
+// never cached, and the cached copy is never handed out to be modified.
+
+// chunkFirst is the first row of a whole-chunk cache key.
+const chunkFirst = math.MaxUint32
+
+// chunkKey is the cache key of task t's chunk in block blk.
+func (r *Reader) chunkKey(blk int, t *chunkTask) pageKey {
+	return pageKey{reader: r.id, block: uint32(blk), col: uint32(t.col), first: chunkFirst}
+}
+
+// fromCache copies the chunks of tasks the cache holds into dst and
+// returns the tasks left to read.
+func (r *Reader) fromCache(blk int, tasks []chunkTask, dst *Data) []chunkTask {
+	if r.cache == nil {
+		return tasks
+	}
+	left := tasks[:0]
+	for _, t := range tasks {
+		c := r.cache.get(r.chunkKey(blk, &t))
+		if c == nil {
+			left = append(left, t)
+			continue
+		}
+		if t.fixed < 0 {
+			t.v.AppendVector(c.Cols[0])
+			continue
+		}
+		switch t.fixed {
+		case fSort:
+			dst.Sort.AppendVector(c.Sort)
+		case fOrder:
+			dst.Order.AppendVector(c.Order)
+		case fGroup:
+			dst.Group = append(dst.Group, c.Group...)
+		case fCommit:
+			dst.Commit = append(dst.Commit, c.Commit...)
+		case fSeq:
+			dst.Seq = append(dst.Seq, c.Seq...)
+		case fTomb:
+			dst.Tomb = append(dst.Tomb, c.Tomb...)
+		case fWonAt:
+			dst.WonAt = append(dst.WonAt, c.WonAt...)
+		case fEndedAt:
+			dst.EndedAt = append(dst.EndedAt, c.EndedAt...)
+		case fSupersededBy:
+			dst.SupersededBy = append(dst.SupersededBy, c.SupersededBy...)
+		case fState:
+			dst.State = append(dst.State, c.State...)
+		}
+	}
+	return left
+}
+
+// keepChunk caches a copy of the chunk of task t that ReadBlockFixed just
+// decoded into dst (which held nothing of that column before).
+func (r *Reader) keepChunk(blk int, t *chunkTask, dst *Data) {
+	if r.cache == nil {
+		return
+	}
+	c := &Data{}
+	switch t.fixed {
+	case -1:
+		c.Cols = []*types.Vector{cloneVector(t.v)}
+	case fSort:
+		c.Sort = cloneVector(dst.Sort)
+	case fOrder:
+		c.Order = cloneVector(dst.Order)
+	case fGroup:
+		c.Group = slices.Clone(dst.Group)
+	case fCommit:
+		c.Commit = slices.Clone(dst.Commit)
+	case fSeq:
+		c.Seq = slices.Clone(dst.Seq)
+	case fTomb:
+		c.Tomb = slices.Clone(dst.Tomb)
+	case fWonAt:
+		c.WonAt = slices.Clone(dst.WonAt)
+	case fEndedAt:
+		c.EndedAt = slices.Clone(dst.EndedAt)
+	case fSupersededBy:
+		c.SupersededBy = slices.Clone(dst.SupersededBy)
+	case fState:
+		c.State = slices.Clone(dst.State)
+	}
+	r.cache.put(r.chunkKey(blk, t), c)
+}
+
+// cloneVector returns a copy of v sized to its rows.
+func cloneVector(v *types.Vector) *types.Vector {
+	c := types.NewVector(v.Type(), v.Len())
+	c.AppendVector(v)
+	return c
+}
