@@ -102,6 +102,9 @@ type fastPlan struct {
 	groups []catalog.GroupID  // group of each slot
 	keys   keyDecoder
 	absent []types.Value // per output column: what a row without its group reads
+	// keyOut is the output column of each key column read, -1 for one not
+	// read.
+	keyOut []int
 }
 
 // newFastPlan returns the plan, or false when a column is one the fast
@@ -112,6 +115,9 @@ func (rd *reader) newFastPlan() (*fastPlan, bool) {
 		return nil, false
 	}
 	fp := &fastPlan{keys: keyDecoder{types: rd.keyTypes, out: make([]*types.Vector, len(rd.keyTypes))}}
+	for range rd.keyTypes {
+		fp.keyOut = append(fp.keyOut, -1)
+	}
 	for _, g := range rd.t.Groups {
 		fp.groups = append(fp.groups, g.ID)
 	}
@@ -124,6 +130,7 @@ func (rd *reader) newFastPlan() (*fastPlan, bool) {
 			fp.absent[oi] = p.intro
 		}
 		if p.keyIdx >= 0 {
+			fp.keyOut[p.keyIdx] = oi
 			continue
 		}
 		if rd.t.IsKey(p.id) {
@@ -168,10 +175,16 @@ type runScan struct {
 	srcs    [2]*part.Data
 	colIdx  []int32
 	scratch [2]*types.Vector
+	// all: the read has one unbounded span, so it wants every row of the
+	// blocks it loads. keyCols then holds, per source, the key columns
+	// read, decoded for the whole of its block (blockKeys).
+	all     bool
+	keyCols [2][]*types.Vector
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
 	s := &runScan{rd: rd, fp: fp, rs: rs, spans: spans, n: n, fn: fn, gidx: make([][]int32, len(fp.groups))}
+	s.all = len(spans) == 1 && spans[0].Lo == nil && spans[0].Hi == nil
 	for oi := range rd.plans {
 		if k := rd.plans[oi].keyIdx; k >= 0 {
 			fp.keys.out[k] = nil
@@ -197,7 +210,24 @@ func (s *runScan) materialize() error {
 			s.fp.keys.out[k] = b.Cols[oi]
 		}
 	}
-	if rd.needKey {
+	if rd.needKey && s.all {
+		// Every source's block has its key columns decoded: gather them
+		// like any other column.
+		for k, oi := range s.fp.keyOut {
+			if oi < 0 {
+				continue
+			}
+			for src := range s.scratch {
+				s.scratch[src] = nil
+				if s.keyCols[src] != nil {
+					s.scratch[src] = s.keyCols[src][k]
+				}
+			}
+			if err := gather(b.Cols[oi], &s.scratch, s.keyRef, s.fp.absent[oi], s.fp.absent[oi]); err != nil {
+				return err
+			}
+		}
+	} else if rd.needKey {
 		for _, ref := range s.keyRef {
 			d := s.srcs[0]
 			if ref&srcB != 0 {
@@ -266,6 +296,56 @@ func (s *runScan) materialize() error {
 	if rd.full() {
 		rd.arena = arena{}
 		return rd.flush(s.fn)
+	}
+	return nil
+}
+
+// blockKeys decodes the key columns the read wants from every sort key of
+// block bi of pf, now loaded in d, as source src's, when the read wants
+// every row (s.all). Decoding them row by row as rows were emitted cost as
+// much as the rest of a merged scan; decoded per block they are cached
+// with the part's chunks, so a repeated scan only copies them.
+func (s *runScan) blockKeys(src int, pf *partFile, bi int, d *part.Data) error {
+	if !s.all || !s.rd.needKey {
+		return nil
+	}
+	kts := s.rd.keyTypes
+	cols := s.keyCols[src][:0]
+	missing := false
+	for k, oi := range s.fp.keyOut {
+		var v *types.Vector
+		if oi >= 0 {
+			if v = pf.r.Derived(bi, k); v == nil || v.Type() != kts[k] {
+				v, missing = nil, true
+			}
+		}
+		cols = append(cols, v)
+	}
+	s.keyCols[src] = cols
+	if !missing {
+		return nil
+	}
+	kd := keyDecoder{types: kts, out: make([]*types.Vector, len(kts))}
+	for k, oi := range s.fp.keyOut {
+		if oi >= 0 && cols[k] == nil {
+			kd.out[k] = types.NewVector(kts[k], d.Rows)
+		}
+	}
+	for i := range d.Rows {
+		if err := kd.decode(d.Sort.BytesAt(i)); err != nil {
+			return err
+		}
+	}
+	for k, v := range kd.out {
+		if v == nil {
+			continue
+		}
+		// Another read may have kept its copy first; a copy decoded
+		// under other key types is not this read's.
+		if c := pf.r.KeepDerived(bi, k, v); c.Type() == v.Type() {
+			v = c
+		}
+		cols[k] = v
 	}
 	return nil
 }
@@ -417,6 +497,9 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, d); err != nil {
 				return err
 			}
+			if err := s.blockKeys(0, pf, bi, d); err != nil {
+				return err
+			}
 			rd.stats.Blocks++
 			for _, sp := range s.spans {
 				lo, hi := spanOf(d, sp)
@@ -560,6 +643,7 @@ type ivStream struct {
 	loaded bool
 	row    int
 	all    bool // one unbounded span: no per-row range check
+	src    int  // the stream's source in the runScan (0 or 1)
 }
 
 // head returns the key of the next winning row, nil at the end. It may
@@ -606,6 +690,9 @@ func (st *ivStream) head() ([]byte, error) {
 		if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, st.d); err != nil {
 			return nil, err
 		}
+		if err := s.blockKeys(st.src, pf, bi, st.d); err != nil {
+			return nil, err
+		}
 		rd.stats.Blocks++
 		st.loaded, st.row = true, 0
 	}
@@ -616,7 +703,7 @@ func (st *ivStream) head() ([]byte, error) {
 func (s *runScan) scanInterval(ctx context.Context) error {
 	all := len(s.spans) == 1 && s.spans[0].Lo == nil && s.spans[0].Hi == nil
 	a := &ivStream{s: s, parts: s.rs.cur, d: &part.Data{}, all: all}
-	b := &ivStream{s: s, parts: s.rs.hist, d: &part.Data{}, all: all}
+	b := &ivStream{s: s, parts: s.rs.hist, d: &part.Data{}, all: all, src: 1}
 	s.srcs = [2]*part.Data{a.d, b.d}
 	for count := 0; ; count++ {
 		if count%defaultBatchRows == 0 {

@@ -111,3 +111,32 @@ func cloneVector(v *types.Vector) *types.Vector {
 	c.AppendVector(v)
 	return c
 }
+
+// derivedCol is the cache column of a reader's derived vector slot 0; no
+// Parquet column index comes near it.
+const derivedCol = 1 << 30
+
+// Derived returns the vector a caller computed from block blk and kept
+// under slot with KeepDerived (a key column decoded from the sort keys,
+// say), or nil when the cache does not hold it. The vector is shared:
+// it must not be modified.
+func (r *Reader) Derived(blk, slot int) *types.Vector {
+	if r.cache == nil {
+		return nil
+	}
+	if c := r.cache.get(pageKey{reader: r.id, block: uint32(blk), col: derivedCol + uint32(slot), first: chunkFirst}); c != nil {
+		return c.Cols[0]
+	}
+	return nil
+}
+
+// KeepDerived caches v, computed from block blk alone and never modified
+// afterwards, under slot, and returns the vector now cached there (v, or
+// one another reader kept first).
+func (r *Reader) KeepDerived(blk, slot int, v *types.Vector) *types.Vector {
+	if r.cache == nil {
+		return v
+	}
+	c := r.cache.put(pageKey{reader: r.id, block: uint32(blk), col: derivedCol + uint32(slot), first: chunkFirst}, &Data{Cols: []*types.Vector{v}})
+	return c.Cols[0]
+}
