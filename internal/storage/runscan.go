@@ -494,7 +494,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			if err := s.materialize(); err != nil {
 				return err
 			}
-			if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, d); err != nil {
+			if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, d); err != nil {
 				return err
 			}
 			if err := s.blockKeys(0, pf, bi, d); err != nil {
@@ -687,7 +687,7 @@ func (st *ivStream) head() ([]byte, error) {
 			return nil, err
 		}
 		fixed := part.FixSort | part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
-		if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, st.d); err != nil {
+		if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, st.d); err != nil {
 			return nil, err
 		}
 		if err := s.blockKeys(st.src, pf, bi, st.d); err != nil {

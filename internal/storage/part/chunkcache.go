@@ -1,9 +1,11 @@
 package part
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -139,4 +141,113 @@ func (r *Reader) KeepDerived(blk, slot int, v *types.Vector) *types.Vector {
 	}
 	c := r.cache.put(pageKey{reader: r.id, block: uint32(blk), col: derivedCol + uint32(slot), first: chunkFirst}, &Data{Cols: []*types.Vector{v}})
 	return c.Cols[0]
+}
+
+// dropReader evicts every entry of reader id; a nil cache holds none.
+func (c *Cache) dropReader(id uint64) {
+	if c == nil {
+		return
+	}
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		for j := range s.ents {
+			if e := &s.ents[j]; e.d != nil && e.key.reader == id {
+				delete(s.m, e.key)
+				s.bytes -= e.size
+				e.d, e.key = nil, pageKey{}
+				s.free = append(s.free, int32(j))
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// ReadBlockView is ReadBlockFixed without the copy: dst is filled with the
+// cached chunks themselves (those missing are read, decoded and cached
+// first). A scan that only reads its blocks is spared copying every
+// column of every block out of the cache. dst is a view: its slices and
+// vectors are shared and must not be modified; a later read into dst, or
+// its Reset, drops them rather than reusing them. Without a cache it is
+// ReadBlockFixed.
+func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
+	if r.cache == nil {
+		return r.ReadBlockFixed(i, fixed, cols, dst)
+	}
+	if i < 0 || i >= len(r.blocks) {
+		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
+	}
+	*dst = Data{Rows: r.blocks[i].Rows, IDs: append(dst.IDs[:0], cols...), Cols: dst.Cols[:0], view: true}
+	var missFixed Fixed
+	var missCols []catalog.ColumnID
+	var missAt []int
+	for f := range numFixed {
+		if fixed&(1<<f) == 0 {
+			continue
+		}
+		c := r.cache.get(pageKey{reader: r.id, block: uint32(i), col: uint32(r.fixed[f]), first: chunkFirst})
+		if c == nil {
+			missFixed |= 1 << f
+			continue
+		}
+		shareFixed(dst, c, f)
+	}
+	for j, id := range cols {
+		dst.Cols = append(dst.Cols, nil)
+		k, ok := r.colIdx[id]
+		if !ok {
+			continue // the part does not hold it: nil, as ReadBlockFixed
+		}
+		if c := r.cache.get(pageKey{reader: r.id, block: uint32(i), col: uint32(r.leaf[k]), first: chunkFirst}); c != nil {
+			dst.Cols[j] = c.Cols[0]
+			continue
+		}
+		missCols = append(missCols, id)
+		missAt = append(missAt, j)
+	}
+	if missFixed == 0 && len(missCols) == 0 {
+		return nil
+	}
+	// The misses are decoded into a Data of their own, which nobody
+	// modifies afterwards, so dst can share it too.
+	m := &Data{}
+	if err := r.readBlock(i, missFixed, missCols, m, true); err != nil {
+		*dst = Data{}
+		return err
+	}
+	for f := range numFixed {
+		if missFixed&(1<<f) != 0 {
+			shareFixed(dst, m, f)
+		}
+	}
+	for k, j := range missAt {
+		dst.Cols[j] = m.Cols[k]
+	}
+	return nil
+}
+
+// shareFixed points dst's fixed column f at src's.
+func shareFixed(dst, src *Data, f int) {
+	switch f {
+	case fSort:
+		dst.Sort = src.Sort
+	case fOrder:
+		dst.Order = src.Order
+	case fGroup:
+		dst.Group = src.Group
+	case fCommit:
+		dst.Commit = src.Commit
+	case fSeq:
+		dst.Seq = src.Seq
+	case fTomb:
+		dst.Tomb = src.Tomb
+	case fWonAt:
+		dst.WonAt = src.WonAt
+	case fEndedAt:
+		dst.EndedAt = src.EndedAt
+	case fSupersededBy:
+		dst.SupersededBy = src.SupersededBy
+	case fState:
+		dst.State = src.State
+	}
 }

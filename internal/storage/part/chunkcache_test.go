@@ -35,7 +35,7 @@ func TestChunkCacheMatchesFreshDecode(t *testing.T) {
 		{FixAll, []catalog.ColumnID{4, 4}},
 		{FixGroup | FixWonAt | FixEndedAt, nil},
 	}
-	var want, got Data
+	var want, got, view Data
 	for pass := range 2 {
 		before := c.Stats()
 		for _, rd := range reads {
@@ -51,10 +51,41 @@ func TestChunkCacheMatchesFreshDecode(t *testing.T) {
 				if diff := sameData(w, g); diff != "" {
 					t.Fatalf("pass %d, read %+v, block %d: %s", pass, rd, bi, diff)
 				}
+				// A view shares the cached chunks; reading into it again
+				// (as a copy, then as a view) must leave them intact.
+				if err := r.ReadBlockView(bi, rd.fixed, rd.ids, &view); err != nil {
+					t.Fatal(err)
+				}
+				if diff := sameData(w, projected(&view, rd.fixed)); diff != "" {
+					t.Fatalf("pass %d, view %+v, block %d: %s", pass, rd, bi, diff)
+				}
+				if err := r.ReadBlockFixed((bi+1)%len(r.Blocks()), rd.fixed, rd.ids, &view); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		if st := c.Stats(); pass == 1 && (st.Misses != before.Misses || st.Hits == before.Hits) {
 			t.Fatalf("second pass: %+v after %+v, want hits only", st, before)
+		}
+	}
+	// Views first, from a reader with nothing cached: misses, then hits.
+	r3, err := OpenCached(fsys, "p", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r3.Close()
+	for pass := range 2 {
+		for bi := range r3.Blocks() {
+			ids := []catalog.ColumnID{2, 9, 1}
+			if err := plain.ReadBlockFixed(bi, FixSort|FixCommit|FixWonAt, ids, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := r3.ReadBlockView(bi, FixSort|FixCommit|FixWonAt, ids, &view); err != nil {
+				t.Fatal(err)
+			}
+			if diff := sameData(projected(&want, FixSort|FixCommit|FixWonAt), projected(&view, FixSort|FixCommit|FixWonAt)); diff != "" {
+				t.Fatalf("pass %d, fresh view, block %d: %s", pass, bi, diff)
+			}
 		}
 	}
 	// A once-only read (a merge's) is served by the cache but adds nothing.
@@ -111,4 +142,37 @@ func projected(d *Data, fixed Fixed) *Data {
 		}
 	}
 	return &p
+}
+
+// TestCloseDropsCached: closing a reader frees what the cache holds of
+// it, and nothing of another reader.
+func TestCloseDropsCached(t *testing.T) {
+	fsys := newFS(t)
+	writeFixture(t, fsys, "p", balances(1000), WriteOptions{})
+	c := NewCache(DefaultCacheBytes)
+	var d Data
+	var rs []*Reader
+	for range 2 {
+		r, err := OpenCached(fsys, "p", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ReadBlock(0, []catalog.ColumnID{1, 2}, &d); err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	one := c.Stats()
+	if err := rs[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Pages != one.Pages/2 || st.Bytes != one.Bytes/2 {
+		t.Fatalf("after closing one of two readers: %+v, was %+v", st, one)
+	}
+	if err := rs[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Stats(); st.Pages != 0 || st.Bytes != 0 {
+		t.Fatalf("after closing both readers: %+v", st)
+	}
 }

@@ -252,8 +252,13 @@ func (r *Reader) Info() Info {
 	return info
 }
 
-// Close closes the file.
-func (r *Reader) Close() error { return r.f.Close() }
+// Close closes the file and drops what the cache holds of it: a closed
+// reader's pages and chunks are never read again, and a whole scan's worth
+// of them would otherwise crowd out live ones until the clock reached them.
+func (r *Reader) Close() error {
+	r.cache.dropReader(r.id)
+	return r.f.Close()
+}
 
 // ReadBlock reads block i into dst: every fixed column, and the table
 // columns cols in that order (dst.IDs = cols). A column the part does not
