@@ -53,6 +53,11 @@ type source interface {
 	take(key []byte, ins []keyInput) ([]keyInput, error)
 }
 
+// inputFixed are the fixed columns a key's inputs are rebuilt from (take,
+// partVersion): not the stored resolution, which is resolved afresh, so
+// its four columns are not decoded.
+const inputFixed = part.FixSort | part.FixGroup | part.FixCommit | part.FixSeq | part.FixTomb | part.FixOrder
+
 // partCursor walks the wanted rows of one part.
 type partCursor struct {
 	rd     *reader
@@ -74,7 +79,7 @@ func (c *partCursor) key() ([]byte, error) {
 			if len(c.blocks) == 0 {
 				return nil, nil
 			}
-			if err := c.r.ReadBlock(c.blocks[0], c.ids, &c.d); err != nil {
+			if err := c.r.ReadBlockFixed(c.blocks[0], inputFixed, c.ids, &c.d); err != nil {
 				return nil, err
 			}
 			c.blocks, c.loaded, c.row = c.blocks[1:], true, 0

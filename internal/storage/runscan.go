@@ -608,7 +608,7 @@ func (s *runSeeker) take(key []byte, ins []keyInput) ([]keyInput, error) {
 		for _, c := range meta.Columns {
 			s.ids = append(s.ids, c.ID)
 		}
-		if err := pf.r.ReadBlock(s.bi, s.ids, &s.d); err != nil {
+		if err := pf.r.ReadBlockFixed(s.bi, inputFixed, s.ids, &s.d); err != nil {
 			return ins, err
 		}
 		s.loaded, s.row = true, 0

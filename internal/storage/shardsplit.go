@@ -335,7 +335,7 @@ func (sp *splitter) split(pf *partFile) error {
 	row := 0
 	for b := range r.Blocks() {
 		d := &sp.in
-		if err := r.ReadBlockOnce(b, ids, d); err != nil {
+		if err := r.ReadBlock(b, ids, d); err != nil {
 			return fmt.Errorf("storage: split: %w", err)
 		}
 		for i := 0; i < d.Rows; i++ {

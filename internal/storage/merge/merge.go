@@ -345,7 +345,7 @@ type cursor struct {
 // load reads block c.blk; it reports false when the input is exhausted.
 func (c *cursor) load(ids []catalog.ColumnID) (bool, error) {
 	for c.blk < len(c.r.Blocks()) {
-		if err := c.r.ReadBlockOnce(c.blk, ids, &c.d); err != nil {
+		if err := c.r.ReadBlock(c.blk, ids, &c.d); err != nil {
 			return false, fmt.Errorf("merge: %w", err)
 		}
 		c.row = 0

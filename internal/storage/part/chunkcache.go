@@ -3,7 +3,8 @@ package part
 import (
 	"fmt"
 	"math"
-	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
@@ -12,15 +13,16 @@ import (
 // Whole decoded column chunks in the cache. A scan reads every block of
 // the parts it touches, and decoding them (zstd, then DELTA_BYTE_ARRAY
 // sort keys and BYTE_STREAM_SPLIT wide integers) was most of a repeated
-// scan's cost even though the parts never change. ReadBlockFixed keeps
-// each chunk it decodes in the reader's cache (the one lookups' pages live
-// in, so one budget bounds both) and copies a cached chunk out instead of
-// reading, verifying and decoding it again: a copy is a memmove per slice.
+// scan's cost even though the parts never change. ReadBlockView keeps each
+// chunk it decodes in the reader's cache (the one lookups' pages live in,
+// so one budget bounds both) and hands the cached chunks themselves to the
+// caller, read-only; ReadBlockFixed copies cached chunks out (a memmove
+// per slice) but keeps nothing, so the callers decide what is worth the
+// memory: a scan of long-lived merged runs uses views, a merge reading
+// parts it is about to retire does not.
 //
 // Entries are keyed like pages, with the first row chunkFirst, which no
-// page can start at. They hold exactly one column, copied out of the
-// caller's Data after it decoded without error, so a corrupt chunk is
-// never cached, and the cached copy is never handed out to be modified.
+// page can start at. They hold exactly one column and are never modified.
 
 // chunkFirst is the first row of a whole-chunk cache key.
 const chunkFirst = math.MaxUint32
@@ -38,7 +40,7 @@ func (r *Reader) fromCache(blk int, tasks []chunkTask, dst *Data) []chunkTask {
 	}
 	left := tasks[:0]
 	for _, t := range tasks {
-		c := r.cache.get(r.chunkKey(blk, &t))
+		c := r.cache.getChunk(r.chunkKey(blk, &t))
 		if c == nil {
 			left = append(left, t)
 			continue
@@ -73,47 +75,6 @@ func (r *Reader) fromCache(blk int, tasks []chunkTask, dst *Data) []chunkTask {
 	return left
 }
 
-// keepChunk caches a copy of the chunk of task t that ReadBlockFixed just
-// decoded into dst (which held nothing of that column before).
-func (r *Reader) keepChunk(blk int, t *chunkTask, dst *Data) {
-	if r.cache == nil {
-		return
-	}
-	c := &Data{}
-	switch t.fixed {
-	case -1:
-		c.Cols = []*types.Vector{cloneVector(t.v)}
-	case fSort:
-		c.Sort = cloneVector(dst.Sort)
-	case fOrder:
-		c.Order = cloneVector(dst.Order)
-	case fGroup:
-		c.Group = slices.Clone(dst.Group)
-	case fCommit:
-		c.Commit = slices.Clone(dst.Commit)
-	case fSeq:
-		c.Seq = slices.Clone(dst.Seq)
-	case fTomb:
-		c.Tomb = slices.Clone(dst.Tomb)
-	case fWonAt:
-		c.WonAt = slices.Clone(dst.WonAt)
-	case fEndedAt:
-		c.EndedAt = slices.Clone(dst.EndedAt)
-	case fSupersededBy:
-		c.SupersededBy = slices.Clone(dst.SupersededBy)
-	case fState:
-		c.State = slices.Clone(dst.State)
-	}
-	r.cache.put(r.chunkKey(blk, t), c)
-}
-
-// cloneVector returns a copy of v sized to its rows.
-func cloneVector(v *types.Vector) *types.Vector {
-	c := types.NewVector(v.Type(), v.Len())
-	c.AppendVector(v)
-	return c
-}
-
 // derivedCol is the cache column of a reader's derived vector slot 0; no
 // Parquet column index comes near it.
 const derivedCol = 1 << 30
@@ -136,7 +97,7 @@ func (r *Reader) Derived(blk, slot int) *types.Vector {
 // afterwards, under slot, and returns the vector now cached there (v, or
 // one another reader kept first).
 func (r *Reader) KeepDerived(blk, slot int, v *types.Vector) *types.Vector {
-	if r.cache == nil {
+	if r.cache == nil || r.chunks.thrash.Load() {
 		return v
 	}
 	c := r.cache.put(pageKey{reader: r.id, block: uint32(blk), col: derivedCol + uint32(slot), first: chunkFirst}, &Data{Cols: []*types.Vector{v}})
@@ -170,13 +131,20 @@ func (c *Cache) dropReader(id uint64) {
 // vectors are shared and must not be modified; a later read into dst, or
 // its Reset, drops them rather than reusing them. Without a cache it is
 // ReadBlockFixed.
+//
+// A part whose scans need more than the cache holds would have every
+// chunk decoded into fresh memory, kept, and evicted before its next read:
+// slower than decoding into reused buffers. So once a chunk ReadBlockView
+// kept is found evicted, the reader stops keeping (chunkState) and its
+// views are plain ReadBlockFixed reads, which still copy what is cached.
 func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
-	if r.cache == nil {
+	if r.cache == nil || r.chunks.thrash.Load() {
 		return r.ReadBlockFixed(i, fixed, cols, dst)
 	}
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
 	}
+	kept := r.keptChunks(i)
 	*dst = Data{Rows: r.blocks[i].Rows, IDs: append(dst.IDs[:0], cols...), Cols: dst.Cols[:0], view: true}
 	var missFixed Fixed
 	var missCols []catalog.ColumnID
@@ -187,6 +155,9 @@ func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst 
 		}
 		c := r.cache.get(pageKey{reader: r.id, block: uint32(i), col: uint32(r.fixed[f]), first: chunkFirst})
 		if c == nil {
+			if r.evicted(kept, r.fixed[f]) {
+				return r.ReadBlockFixed(i, fixed, cols, dst)
+			}
 			missFixed |= 1 << f
 			continue
 		}
@@ -202,6 +173,9 @@ func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst 
 			dst.Cols[j] = c.Cols[0]
 			continue
 		}
+		if r.evicted(kept, r.leaf[k]) {
+			return r.ReadBlockFixed(i, fixed, cols, dst)
+		}
 		missCols = append(missCols, id)
 		missAt = append(missAt, j)
 	}
@@ -209,21 +183,56 @@ func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst 
 		return nil
 	}
 	// The misses are decoded into a Data of their own, which nobody
-	// modifies afterwards, so dst can share it too.
+	// modifies afterwards: the cache and dst share its slices. Only
+	// chunks that decoded without error get here, so corruption is never
+	// cached.
 	m := &Data{}
-	if err := r.readBlock(i, missFixed, missCols, m, true); err != nil {
+	if err := r.ReadBlockFixed(i, missFixed, missCols, m); err != nil {
 		*dst = Data{}
 		return err
 	}
 	for f := range numFixed {
 		if missFixed&(1<<f) != 0 {
-			shareFixed(dst, m, f)
+			c := &Data{}
+			shareFixed(c, m, f)
+			shareFixed(dst, r.cache.put(pageKey{reader: r.id, block: uint32(i), col: uint32(r.fixed[f]), first: chunkFirst}, c), f)
+			kept.Or(1 << (r.fixed[f] & 63))
 		}
 	}
 	for k, j := range missAt {
-		dst.Cols[j] = m.Cols[k]
+		c := &Data{Cols: []*types.Vector{m.Cols[k]}}
+		col := r.leaf[r.colIdx[missCols[k]]]
+		dst.Cols[j] = r.cache.put(pageKey{reader: r.id, block: uint32(i), col: uint32(col), first: chunkFirst}, c).Cols[0]
+		kept.Or(1 << (col & 63))
 	}
 	return nil
+}
+
+// chunkState is what a Reader remembers of the chunks ReadBlockView kept:
+// per block, a bit per Parquet column (modulo 64) once its chunk was put
+// in the cache, and thrash, set once such a chunk was found evicted.
+type chunkState struct {
+	once   sync.Once
+	kept   []atomic.Uint64
+	thrash atomic.Bool
+}
+
+// keptChunks returns block i's kept bits.
+func (r *Reader) keptChunks(i int) *atomic.Uint64 {
+	r.chunks.once.Do(func() { r.chunks.kept = make([]atomic.Uint64, len(r.blocks)) })
+	return &r.chunks.kept[i]
+}
+
+// evicted reports whether the chunk of Parquet column col, missing from
+// the cache, was kept before (a column sharing its bit may have been: a
+// false alarm only stops keeping early), and if so marks the reader as
+// thrashing.
+func (r *Reader) evicted(kept *atomic.Uint64, col int) bool {
+	if kept.Load()&(1<<(col&63)) == 0 {
+		return false
+	}
+	r.chunks.thrash.Store(true)
+	return true
 }
 
 // shareFixed points dst's fixed column f at src's.
@@ -250,4 +259,25 @@ func shareFixed(dst, src *Data, f int) {
 	case fState:
 		dst.State = src.State
 	}
+}
+
+// getChunk is get for whole chunks: a miss is not counted, as ReadBlockFixed
+// looks for chunks it will not keep, and the miss count is what tells
+// whether lookups' pages are served from the cache.
+func (c *Cache) getChunk(k pageKey) *Data {
+	s := c.shard(k)
+	s.mu.RLock()
+	var d *Data
+	if i, ok := s.m[k]; ok {
+		e := &s.ents[i]
+		d = e.d
+		if !e.ref.Load() {
+			e.ref.Store(true)
+		}
+	}
+	s.mu.RUnlock()
+	if d != nil {
+		s.hits.Add(1)
+	}
+	return d
 }

@@ -1,16 +1,17 @@
 package part
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
 )
 
-// TestChunkCacheMatchesFreshDecode: blocks read through a cached reader —
-// decoded the first time, copied out of the cache after — equal what an
-// uncached reader decodes, for every fixed column and table columns with
-// NULLs, in several projections that share chunks; and the second pass
-// hits only.
+// TestChunkCacheMatchesFreshDecode: blocks read through a cached reader
+// equal what an uncached reader decodes — as views (decoded and kept the
+// first time, shared from the cache after) and as copies (ReadBlockFixed,
+// which copies cached chunks out and keeps nothing) — for every fixed
+// column and table columns with NULLs, in projections that share chunks.
 func TestChunkCacheMatchesFreshDecode(t *testing.T) {
 	fsys := newFS(t)
 	fx := balances(3*DefaultBlockRows/2 + 17)
@@ -30,76 +31,57 @@ func TestChunkCacheMatchesFreshDecode(t *testing.T) {
 		fixed Fixed
 		ids   []catalog.ColumnID
 	}{
-		{FixAll, []catalog.ColumnID{1, 2, 3, 4}},
 		{FixSort | FixCommit, []catalog.ColumnID{3, 9, 1}},
+		{FixAll, []catalog.ColumnID{1, 2, 3, 4}},
 		{FixAll, []catalog.ColumnID{4, 4}},
 		{FixGroup | FixWonAt | FixEndedAt, nil},
 	}
 	var want, got, view Data
+	check := func(what string, rd int, bi int, d *Data) {
+		t.Helper()
+		// sameData wants every fixed column: compare the ones read.
+		if diff := sameData(projected(&want, reads[rd].fixed), projected(d, reads[rd].fixed)); diff != "" {
+			t.Fatalf("%s, read %d, block %d: %s", what, rd, bi, diff)
+		}
+	}
+	// Copies from an empty cache decode and keep nothing.
+	for bi := range r.Blocks() {
+		if err := plain.ReadBlockFixed(bi, FixAll, nil, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ReadBlockFixed(bi, FixAll, nil, &got); err != nil {
+			t.Fatal(err)
+		}
+		check("copy, nothing cached", 1, bi, &got)
+	}
+	if st := c.Stats(); st.Pages != 0 {
+		t.Fatalf("ReadBlockFixed kept %d chunks", st.Pages)
+	}
 	for pass := range 2 {
 		before := c.Stats()
-		for _, rd := range reads {
+		for rd := range reads {
 			for bi := range r.Blocks() {
-				if err := plain.ReadBlockFixed(bi, rd.fixed, rd.ids, &want); err != nil {
+				if err := plain.ReadBlockFixed(bi, reads[rd].fixed, reads[rd].ids, &want); err != nil {
 					t.Fatal(err)
 				}
-				if err := r.ReadBlockFixed(bi, rd.fixed, rd.ids, &got); err != nil {
+				if err := r.ReadBlockView(bi, reads[rd].fixed, reads[rd].ids, &view); err != nil {
 					t.Fatal(err)
 				}
-				// sameData wants every fixed column: compare the ones read.
-				w, g := projected(&want, rd.fixed), projected(&got, rd.fixed)
-				if diff := sameData(w, g); diff != "" {
-					t.Fatalf("pass %d, read %+v, block %d: %s", pass, rd, bi, diff)
-				}
-				// A view shares the cached chunks; reading into it again
-				// (as a copy, then as a view) must leave them intact.
-				if err := r.ReadBlockView(bi, rd.fixed, rd.ids, &view); err != nil {
+				check(fmt.Sprintf("pass %d view", pass), rd, bi, &view)
+				// Reading into a view as a copy drops the shared slices
+				// instead of overwriting the cache's.
+				if err := r.ReadBlockFixed((bi+1)%len(r.Blocks()), reads[rd].fixed, reads[rd].ids, &view); err != nil {
 					t.Fatal(err)
 				}
-				if diff := sameData(w, projected(&view, rd.fixed)); diff != "" {
-					t.Fatalf("pass %d, view %+v, block %d: %s", pass, rd, bi, diff)
-				}
-				if err := r.ReadBlockFixed((bi+1)%len(r.Blocks()), rd.fixed, rd.ids, &view); err != nil {
+				if err := r.ReadBlockFixed(bi, reads[rd].fixed, reads[rd].ids, &got); err != nil {
 					t.Fatal(err)
 				}
+				check(fmt.Sprintf("pass %d copy", pass), rd, bi, &got)
 			}
 		}
-		if st := c.Stats(); pass == 1 && (st.Misses != before.Misses || st.Hits == before.Hits) {
+		if st := c.Stats(); pass == 1 && (st.Misses != before.Misses || st.Hits == before.Hits || st.Pages != before.Pages) {
 			t.Fatalf("second pass: %+v after %+v, want hits only", st, before)
 		}
-	}
-	// Views first, from a reader with nothing cached: misses, then hits.
-	r3, err := OpenCached(fsys, "p", c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r3.Close()
-	for pass := range 2 {
-		for bi := range r3.Blocks() {
-			ids := []catalog.ColumnID{2, 9, 1}
-			if err := plain.ReadBlockFixed(bi, FixSort|FixCommit|FixWonAt, ids, &want); err != nil {
-				t.Fatal(err)
-			}
-			if err := r3.ReadBlockView(bi, FixSort|FixCommit|FixWonAt, ids, &view); err != nil {
-				t.Fatal(err)
-			}
-			if diff := sameData(projected(&want, FixSort|FixCommit|FixWonAt), projected(&view, FixSort|FixCommit|FixWonAt)); diff != "" {
-				t.Fatalf("pass %d, fresh view, block %d: %s", pass, bi, diff)
-			}
-		}
-	}
-	// A once-only read (a merge's) is served by the cache but adds nothing.
-	r2, err := OpenCached(fsys, "p", c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r2.Close()
-	before := c.Stats()
-	if err := r2.ReadBlockOnce(0, []catalog.ColumnID{1}, &got); err != nil {
-		t.Fatal(err)
-	}
-	if st := c.Stats(); st.Pages != before.Pages {
-		t.Fatalf("ReadBlockOnce cached %d chunks", st.Pages-before.Pages)
 	}
 }
 
@@ -157,7 +139,7 @@ func TestCloseDropsCached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.ReadBlock(0, []catalog.ColumnID{1, 2}, &d); err != nil {
+		if err := r.ReadBlockView(0, FixAll, []catalog.ColumnID{1, 2}, &d); err != nil {
 			t.Fatal(err)
 		}
 		rs = append(rs, r)
@@ -174,5 +156,42 @@ func TestCloseDropsCached(t *testing.T) {
 	}
 	if st := c.Stats(); st.Pages != 0 || st.Bytes != 0 {
 		t.Fatalf("after closing both readers: %+v", st)
+	}
+}
+
+// TestViewsStopKeepingWhenEvicted: views of a part larger than the cache
+// still read correctly, and once a kept chunk is found evicted the reader
+// stops keeping chunks (each would be evicted before its next read).
+func TestViewsStopKeepingWhenEvicted(t *testing.T) {
+	fsys := newFS(t)
+	writeFixture(t, fsys, "p", balances(3*DefaultBlockRows+5), WriteOptions{})
+	plain, err := Open(fsys, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	c := NewCache(cacheShards * 256 << 10) // far less than one column of the part
+	r, err := OpenCached(fsys, "p", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ids := []catalog.ColumnID{1, 3}
+	var want, view Data
+	for pass := range 3 {
+		for bi := range r.Blocks() {
+			if err := plain.ReadBlockFixed(bi, FixAll, ids, &want); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.ReadBlockView(bi, FixAll, ids, &view); err != nil {
+				t.Fatal(err)
+			}
+			if diff := sameData(&want, &view); diff != "" {
+				t.Fatalf("pass %d block %d: %s", pass, bi, diff)
+			}
+		}
+	}
+	if !r.chunks.thrash.Load() {
+		t.Fatal("views of a part larger than the cache still keep chunks")
 	}
 }

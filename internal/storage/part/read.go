@@ -51,6 +51,8 @@ type Reader struct {
 	// names this open of the file in its keys.
 	cache *Cache
 	id    uint64
+	// chunks tracks what ReadBlockView kept of this part (chunkcache.go).
+	chunks chunkState
 }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
@@ -327,21 +329,11 @@ func (r *Reader) chunkTasks(tasks []chunkTask, fixed Fixed, cols []catalog.Colum
 // neither ordering values nor resolution columns, and decoding them is
 // most of the cost of a block (the sort key and ordering values are byte
 // arrays); this keeps it to what the read uses.
+//
+// Chunks the cache holds (ReadBlockView keeps them) are copied out of it
+// instead of being read and decoded; what ReadBlockFixed decodes itself is
+// not kept (chunkcache.go).
 func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
-	return r.readBlock(i, fixed, cols, dst, true)
-}
-
-// ReadBlockOnce is ReadBlock for a reader that reads the part once (a
-// merge or a split rewriting it): cached chunks still serve it, but what
-// it decodes is not kept, so it does not push out what scans and lookups
-// read again.
-func (r *Reader) ReadBlockOnce(i int, cols []catalog.ColumnID, dst *Data) error {
-	return r.readBlock(i, FixAll, cols, dst, false)
-}
-
-// readBlock is ReadBlockFixed, keeping the chunks it decodes in the cache
-// when keep is set (chunkcache.go).
-func (r *Reader) readBlock(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data, keep bool) error {
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
 	}
@@ -379,9 +371,6 @@ func (r *Reader) readBlock(i int, fixed Fixed, cols []catalog.ColumnID, dst *Dat
 		for t := lo; t < hi; t++ {
 			if err := r.readChunk(&windowReader{base: base, b: buf}, i, &tasks[t], chunks, n, dst); err != nil {
 				return err
-			}
-			if keep {
-				r.keepChunk(i, &tasks[t], dst)
 			}
 		}
 		lo = hi
