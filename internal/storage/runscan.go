@@ -180,6 +180,9 @@ type runScan struct {
 	// read, decoded for the whole of its block (blockKeys).
 	all     bool
 	keyCols [2][]*types.Vector
+	// ownKeys are per source the key columns decoded for a block that is
+	// not a view of the cache, reused from block to block.
+	ownKeys [2][]*types.Vector
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
@@ -314,21 +317,37 @@ func (s *runScan) blockKeys(src int, pf *partFile, bi int, d *part.Data) error {
 	missing := false
 	for k, oi := range s.fp.keyOut {
 		var v *types.Vector
-		if oi >= 0 {
+		if oi >= 0 && d.Shared() {
 			if v = pf.r.Derived(bi, k); v == nil || v.Type() != kts[k] {
-				v, missing = nil, true
+				v = nil
 			}
 		}
+		missing = missing || oi >= 0 && v == nil
 		cols = append(cols, v)
 	}
 	s.keyCols[src] = cols
 	if !missing {
 		return nil
 	}
+	// A block the cache does not share is decoded into reused vectors;
+	// one it shares gets new ones, kept with its chunks.
+	own := s.ownKeys[src]
+	if own == nil {
+		own = make([]*types.Vector, len(kts))
+		s.ownKeys[src] = own
+	}
 	kd := keyDecoder{types: kts, out: make([]*types.Vector, len(kts))}
 	for k, oi := range s.fp.keyOut {
-		if oi >= 0 && cols[k] == nil {
+		switch {
+		case oi < 0 || cols[k] != nil:
+		case d.Shared():
 			kd.out[k] = types.NewVector(kts[k], d.Rows)
+		default:
+			if own[k] == nil {
+				own[k] = types.NewVector(kts[k], d.Rows)
+			}
+			own[k].Reset()
+			kd.out[k] = own[k]
 		}
 	}
 	for i := range d.Rows {
@@ -338,6 +357,10 @@ func (s *runScan) blockKeys(src int, pf *partFile, bi int, d *part.Data) error {
 	}
 	for k, v := range kd.out {
 		if v == nil {
+			continue
+		}
+		if !d.Shared() {
+			cols[k] = v
 			continue
 		}
 		// Another read may have kept its copy first; a copy decoded
@@ -608,7 +631,7 @@ func (s *runSeeker) take(key []byte, ins []keyInput) ([]keyInput, error) {
 		for _, c := range meta.Columns {
 			s.ids = append(s.ids, c.ID)
 		}
-		if err := pf.r.ReadBlockFixed(s.bi, inputFixed, s.ids, &s.d); err != nil {
+		if err := pf.r.ReadBlockView(s.bi, inputFixed, s.ids, &s.d); err != nil {
 			return ins, err
 		}
 		s.loaded, s.row = true, 0

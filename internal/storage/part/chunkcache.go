@@ -126,7 +126,7 @@ func (c *Cache) dropReader(id uint64) {
 
 // ReadBlockView is ReadBlockFixed without the copy: dst is filled with the
 // cached chunks themselves (those missing are read, decoded and cached
-// first). A scan that only reads its blocks is spared copying every
+// first, from the block's second view on). A scan that only reads its blocks is spared copying every
 // column of every block out of the cache. dst is a view: its slices and
 // vectors are shared and must not be modified; a later read into dst, or
 // its Reset, drops them rather than reusing them. Without a cache it is
@@ -145,6 +145,12 @@ func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst 
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
 	}
 	kept := r.keptChunks(i)
+	if !r.chunks.seen[i].Swap(true) {
+		// The first view of a block keeps nothing: a part that merges
+		// replace before it is scanned again (the common case while they
+		// catch up with ingest) then costs no more than ReadBlockFixed.
+		return r.ReadBlockFixed(i, fixed, cols, dst)
+	}
 	*dst = Data{Rows: r.blocks[i].Rows, IDs: append(dst.IDs[:0], cols...), Cols: dst.Cols[:0], view: true}
 	var missFixed Fixed
 	var missCols []catalog.ColumnID
@@ -211,17 +217,26 @@ func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst 
 // chunkState is what a Reader remembers of the chunks ReadBlockView kept:
 // per block, a bit per Parquet column (modulo 64) once its chunk was put
 // in the cache, and thrash, set once such a chunk was found evicted.
+// seen marks the blocks viewed at least once.
 type chunkState struct {
 	once   sync.Once
 	kept   []atomic.Uint64
+	seen   []atomic.Bool
 	thrash atomic.Bool
 }
 
 // keptChunks returns block i's kept bits.
 func (r *Reader) keptChunks(i int) *atomic.Uint64 {
-	r.chunks.once.Do(func() { r.chunks.kept = make([]atomic.Uint64, len(r.blocks)) })
+	r.chunks.once.Do(func() {
+		r.chunks.kept = make([]atomic.Uint64, len(r.blocks))
+		r.chunks.seen = make([]atomic.Bool, len(r.blocks))
+	})
 	return &r.chunks.kept[i]
 }
+
+// Shared reports whether d is a view of the cache (ReadBlockView shared
+// its chunks rather than decoding into d's own buffers).
+func (d *Data) Shared() bool { return d.view }
 
 // evicted reports whether the chunk of Parquet column col, missing from
 // the cache, was kept before (a column sharing its bit may have been: a
