@@ -180,9 +180,6 @@ type runScan struct {
 	// read, decoded for the whole of its block (blockKeys).
 	all     bool
 	keyCols [2][]*types.Vector
-	// ownKeys are per source the key columns decoded for a block that is
-	// not a view of the cache, reused from block to block.
-	ownKeys [2][]*types.Vector
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
@@ -213,7 +210,8 @@ func (s *runScan) materialize() error {
 			s.fp.keys.out[k] = b.Cols[oi]
 		}
 	}
-	if rd.needKey && s.all {
+	switch {
+	case rd.needKey && s.keyCols[0] != nil && (s.srcs[1] == nil || s.keyCols[1] != nil):
 		// Every source's block has its key columns decoded: gather them
 		// like any other column.
 		for k, oi := range s.fp.keyOut {
@@ -230,14 +228,32 @@ func (s *runScan) materialize() error {
 				return err
 			}
 		}
-	} else if rd.needKey {
+	case rd.needKey:
 		for _, ref := range s.keyRef {
-			d := s.srcs[0]
+			src, row := 0, int(ref&^srcB)
 			if ref&srcB != 0 {
-				d = s.srcs[1]
+				src = 1
 			}
-			if err := s.fp.keys.decode(d.Sort.BytesAt(int(ref &^ srcB))); err != nil {
-				return err
+			if s.keyCols[src] == nil {
+				if err := s.fp.keys.decode(s.srcs[src].Sort.BytesAt(row)); err != nil {
+					return err
+				}
+				continue
+			}
+			for k, oi := range s.fp.keyOut {
+				if oi < 0 {
+					continue
+				}
+				v, dst := s.keyCols[src][k], b.Cols[oi]
+				if v.Type() == dst.Type() {
+					dst.AppendFrom(v, row)
+					continue
+				}
+				x, err := types.Cast(v.Get(row), dst.Type())
+				if err != nil {
+					return err
+				}
+				dst.Append(x)
 			}
 		}
 	}
@@ -303,73 +319,55 @@ func (s *runScan) materialize() error {
 	return nil
 }
 
-// blockKeys decodes the key columns the read wants from every sort key of
-// block bi of pf, now loaded in d, as source src's, when the read wants
-// every row (s.all). Decoding them row by row as rows were emitted cost as
-// much as the rest of a merged scan; decoded per block they are cached
-// with the part's chunks, so a repeated scan only copies them.
+// blockKeys sets source src's key columns (keyCols) to those the read
+// wants of block bi of pf, now loaded in d, decoded from every sort key of
+// the block — when the read wants every row (s.all) and the block is a
+// view of the part cache, so that the decoded columns are kept with its
+// chunks (part.Reader.Derived) and a repeated scan only gathers them.
+// Decoding them row by row as rows were emitted cost as much as the rest
+// of a repeated merged scan. Otherwise keyCols[src] is nil and materialize
+// decodes the emitted rows' keys one by one: a block read once, or a
+// history block of which few rows win, would decode far more than it
+// emits.
 func (s *runScan) blockKeys(src int, pf *partFile, bi int, d *part.Data) error {
-	if !s.all || !s.rd.needKey {
+	s.keyCols[src] = nil
+	if !s.all || !s.rd.needKey || !d.Shared() {
 		return nil
 	}
 	kts := s.rd.keyTypes
-	cols := s.keyCols[src][:0]
+	cols := make([]*types.Vector, len(kts))
+	kd := keyDecoder{types: kts, out: make([]*types.Vector, len(kts))}
 	missing := false
 	for k, oi := range s.fp.keyOut {
-		var v *types.Vector
-		if oi >= 0 && d.Shared() {
-			if v = pf.r.Derived(bi, k); v == nil || v.Type() != kts[k] {
-				v = nil
-			}
-		}
-		missing = missing || oi >= 0 && v == nil
-		cols = append(cols, v)
-	}
-	s.keyCols[src] = cols
-	if !missing {
-		return nil
-	}
-	// A block the cache does not share is decoded into reused vectors;
-	// one it shares gets new ones, kept with its chunks.
-	own := s.ownKeys[src]
-	if own == nil {
-		own = make([]*types.Vector, len(kts))
-		s.ownKeys[src] = own
-	}
-	kd := keyDecoder{types: kts, out: make([]*types.Vector, len(kts))}
-	for k, oi := range s.fp.keyOut {
-		switch {
-		case oi < 0 || cols[k] != nil:
-		case d.Shared():
-			kd.out[k] = types.NewVector(kts[k], d.Rows)
-		default:
-			if own[k] == nil {
-				own[k] = types.NewVector(kts[k], d.Rows)
-			}
-			own[k].Reset()
-			kd.out[k] = own[k]
-		}
-	}
-	for i := range d.Rows {
-		if err := kd.decode(d.Sort.BytesAt(i)); err != nil {
-			return err
-		}
-	}
-	for k, v := range kd.out {
-		if v == nil {
+		if oi < 0 {
 			continue
 		}
-		if !d.Shared() {
+		if v := pf.r.Derived(bi, k); v != nil && v.Type() == kts[k] {
 			cols[k] = v
 			continue
 		}
-		// Another read may have kept its copy first; a copy decoded
-		// under other key types is not this read's.
-		if c := pf.r.KeepDerived(bi, k, v); c.Type() == v.Type() {
-			v = c
-		}
-		cols[k] = v
+		kd.out[k] = types.NewVector(kts[k], d.Rows)
+		missing = true
 	}
+	if missing {
+		for i := range d.Rows {
+			if err := kd.decode(d.Sort.BytesAt(i)); err != nil {
+				return err
+			}
+		}
+		for k, v := range kd.out {
+			if v == nil {
+				continue
+			}
+			// Another read may have kept its copy first; a copy decoded
+			// under other key types is not this read's.
+			if c := pf.r.KeepDerived(bi, k, v); c.Type() == v.Type() {
+				v = c
+			}
+			cols[k] = v
+		}
+	}
+	s.keyCols[src] = cols
 	return nil
 }
 
