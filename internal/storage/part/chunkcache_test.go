@@ -2,6 +2,7 @@ package part
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -198,5 +199,66 @@ func TestViewsStopKeepingWhenEvicted(t *testing.T) {
 	}
 	if !r.chunks.thrash.Load() {
 		t.Fatal("views of a part larger than the cache still keep chunks")
+	}
+}
+
+// TestConcurrentViews: readers viewing the same blocks at once (run with
+// -race) share the cached chunks without writing them, and each sees what
+// a fresh decode gives.
+func TestConcurrentViews(t *testing.T) {
+	fsys := newFS(t)
+	writeFixture(t, fsys, "p", balances(2*DefaultBlockRows+3), WriteOptions{})
+	plain, err := Open(fsys, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ids := []catalog.ColumnID{1, 2}
+	want := make([]*Data, len(plain.Blocks()))
+	for bi := range want {
+		want[bi] = &Data{}
+		if err := plain.ReadBlockFixed(bi, FixAll, ids, want[bi]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := OpenCached(fsys, "p", NewCache(DefaultCacheBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var view, copied Data
+			for pass := range 3 {
+				for k := range want {
+					bi := (k + g) % len(want)
+					if err := r.ReadBlockView(bi, FixAll, ids, &view); err != nil {
+						errs <- err.Error()
+						return
+					}
+					if diff := sameData(want[bi], &view); diff != "" {
+						errs <- fmt.Sprintf("goroutine %d pass %d block %d view: %s", g, pass, bi, diff)
+						return
+					}
+					if err := r.ReadBlockFixed(bi, FixAll, ids, &copied); err != nil {
+						errs <- err.Error()
+						return
+					}
+					if diff := sameData(want[bi], &copied); diff != "" {
+						errs <- fmt.Sprintf("goroutine %d pass %d block %d copy: %s", g, pass, bi, diff)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
 	}
 }
