@@ -337,6 +337,22 @@ func BenchmarkBalances(b *testing.B) {
 	asOf.AsOf = mid
 	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
 	b.Run("merged/lookup", lookup)
+	// Two more rounds of every key, flushed but not merged: the run plus
+	// newer deltas that touch every key, what a read sees while merges
+	// catch up after a burst of ingest (bench/ R2 measures this state).
+	for r := rounds; r < rounds+2; r++ {
+		for k := 0; k < keys; k += 10000 {
+			w := balancesWrite(t, "holding", k, min(10000, keys-k), r)
+			if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := e.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("run+deltas/current", func(b *testing.B) { scan(b, spec) })
+	b.Run("run+deltas/asof-middle", func(b *testing.B) { scan(b, asOf) })
 }
 
 // BenchmarkKeyedPartData lays out a memtable of 100 000 keys, 3 versions

@@ -53,6 +53,11 @@ type source interface {
 	take(key []byte, ins []keyInput) ([]keyInput, error)
 }
 
+// inputFixed are the fixed columns a key's inputs are rebuilt from (take,
+// partVersion): not the stored resolution, which is resolved afresh, so
+// its four columns are not decoded.
+const inputFixed = part.FixSort | part.FixGroup | part.FixCommit | part.FixSeq | part.FixTomb | part.FixOrder
+
 // partCursor walks the wanted rows of one part.
 type partCursor struct {
 	rd     *reader
@@ -74,7 +79,7 @@ func (c *partCursor) key() ([]byte, error) {
 			if len(c.blocks) == 0 {
 				return nil, nil
 			}
-			if err := c.r.ReadBlock(c.blocks[0], c.ids, &c.d); err != nil {
+			if err := c.r.ReadBlockFixed(c.blocks[0], inputFixed, c.ids, &c.d); err != nil {
 				return nil, err
 			}
 			c.blocks, c.loaded, c.row = c.blocks[1:], true, 0
@@ -428,13 +433,51 @@ type partColsEntry struct {
 	cols []*catalog.Column
 }
 
-// sortInputs puts a key's inputs in position order; they usually are
-// already (sources cover increasing commits), which costs one pass and no
-// allocation.
+// sortInputs puts a key's inputs in position order, stably; they usually
+// are already (sources cover increasing commits), which costs one pass
+// and no allocation. When they are not (a run's rows are in group order,
+// and a touched key's run and delta rows interleave), a few are sorted by
+// index and then moved once each: keyInput is large, and sorting the
+// inputs themselves copied each many times (11 % of a read resolving
+// every key).
 func sortInputs(ins []keyInput) {
 	cmp := func(a, b keyInput) int { return a.pos.Compare(b.pos) }
-	if !slices.IsSortedFunc(ins, cmp) {
+	if slices.IsSortedFunc(ins, cmp) {
+		return
+	}
+	var buf [64]uint8
+	if len(ins) > len(buf) {
 		slices.SortStableFunc(ins, cmp)
+		return
+	}
+	idx := buf[:len(ins)]
+	for i := range idx {
+		idx[i] = uint8(i)
+	}
+	// Insertion sort: stable, and the inputs are few and nearly sorted.
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && ins[idx[j]].pos.Compare(ins[idx[j-1]].pos) < 0; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+	// ins[k] must become the old ins[idx[k]]: follow each cycle of the
+	// permutation, marking placed slots with idx[k] = k.
+	for s := range idx {
+		if int(idx[s]) == s {
+			continue
+		}
+		tmp := ins[s]
+		k := s
+		for {
+			j := int(idx[k])
+			idx[k] = uint8(k)
+			if j == s {
+				ins[k] = tmp
+				break
+			}
+			ins[k] = ins[j]
+			k = j
+		}
 	}
 }
 

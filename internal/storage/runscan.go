@@ -102,6 +102,9 @@ type fastPlan struct {
 	groups []catalog.GroupID  // group of each slot
 	keys   keyDecoder
 	absent []types.Value // per output column: what a row without its group reads
+	// keyOut is the output column of each key column read, -1 for one not
+	// read.
+	keyOut []int
 }
 
 // newFastPlan returns the plan, or false when a column is one the fast
@@ -112,6 +115,9 @@ func (rd *reader) newFastPlan() (*fastPlan, bool) {
 		return nil, false
 	}
 	fp := &fastPlan{keys: keyDecoder{types: rd.keyTypes, out: make([]*types.Vector, len(rd.keyTypes))}}
+	for range rd.keyTypes {
+		fp.keyOut = append(fp.keyOut, -1)
+	}
 	for _, g := range rd.t.Groups {
 		fp.groups = append(fp.groups, g.ID)
 	}
@@ -124,6 +130,7 @@ func (rd *reader) newFastPlan() (*fastPlan, bool) {
 			fp.absent[oi] = p.intro
 		}
 		if p.keyIdx >= 0 {
+			fp.keyOut[p.keyIdx] = oi
 			continue
 		}
 		if rd.t.IsKey(p.id) {
@@ -168,10 +175,16 @@ type runScan struct {
 	srcs    [2]*part.Data
 	colIdx  []int32
 	scratch [2]*types.Vector
+	// all: the read has one unbounded span, so it wants every row of the
+	// blocks it loads. keyCols then holds, per source, the key columns
+	// read, decoded for the whole of its block (blockKeys).
+	all     bool
+	keyCols [2][]*types.Vector
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
 	s := &runScan{rd: rd, fp: fp, rs: rs, spans: spans, n: n, fn: fn, gidx: make([][]int32, len(fp.groups))}
+	s.all = len(spans) == 1 && spans[0].Lo == nil && spans[0].Hi == nil
 	for oi := range rd.plans {
 		if k := rd.plans[oi].keyIdx; k >= 0 {
 			fp.keys.out[k] = nil
@@ -197,14 +210,50 @@ func (s *runScan) materialize() error {
 			s.fp.keys.out[k] = b.Cols[oi]
 		}
 	}
-	if rd.needKey {
-		for _, ref := range s.keyRef {
-			d := s.srcs[0]
-			if ref&srcB != 0 {
-				d = s.srcs[1]
+	switch {
+	case rd.needKey && s.keyCols[0] != nil && (s.srcs[1] == nil || s.keyCols[1] != nil):
+		// Every source's block has its key columns decoded: gather them
+		// like any other column.
+		for k, oi := range s.fp.keyOut {
+			if oi < 0 {
+				continue
 			}
-			if err := s.fp.keys.decode(d.Sort.BytesAt(int(ref &^ srcB))); err != nil {
+			for src := range s.scratch {
+				s.scratch[src] = nil
+				if s.keyCols[src] != nil {
+					s.scratch[src] = s.keyCols[src][k]
+				}
+			}
+			if err := gather(b.Cols[oi], &s.scratch, s.keyRef, s.fp.absent[oi], s.fp.absent[oi]); err != nil {
 				return err
+			}
+		}
+	case rd.needKey:
+		for _, ref := range s.keyRef {
+			src, row := 0, int(ref&^srcB)
+			if ref&srcB != 0 {
+				src = 1
+			}
+			if s.keyCols[src] == nil {
+				if err := s.fp.keys.decode(s.srcs[src].Sort.BytesAt(row)); err != nil {
+					return err
+				}
+				continue
+			}
+			for k, oi := range s.fp.keyOut {
+				if oi < 0 {
+					continue
+				}
+				v, dst := s.keyCols[src][k], b.Cols[oi]
+				if v.Type() == dst.Type() {
+					dst.AppendFrom(v, row)
+					continue
+				}
+				x, err := types.Cast(v.Get(row), dst.Type())
+				if err != nil {
+					return err
+				}
+				dst.Append(x)
 			}
 		}
 	}
@@ -267,6 +316,58 @@ func (s *runScan) materialize() error {
 		rd.arena = arena{}
 		return rd.flush(s.fn)
 	}
+	return nil
+}
+
+// blockKeys sets source src's key columns (keyCols) to those the read
+// wants of block bi of pf, now loaded in d, decoded from every sort key of
+// the block — when the read wants every row (s.all) and the block is a
+// view of the part cache, so that the decoded columns are kept with its
+// chunks (part.Reader.Derived) and a repeated scan only gathers them.
+// Decoding them row by row as rows were emitted cost as much as the rest
+// of a repeated merged scan. Otherwise keyCols[src] is nil and materialize
+// decodes the emitted rows' keys one by one: a block read once, or a
+// history block of which few rows win, would decode far more than it
+// emits.
+func (s *runScan) blockKeys(src int, pf *partFile, bi int, d *part.Data) error {
+	s.keyCols[src] = nil
+	if !s.all || !s.rd.needKey || !d.Shared() {
+		return nil
+	}
+	kts := s.rd.keyTypes
+	cols := make([]*types.Vector, len(kts))
+	kd := keyDecoder{types: kts, out: make([]*types.Vector, len(kts))}
+	missing := false
+	for k, oi := range s.fp.keyOut {
+		if oi < 0 {
+			continue
+		}
+		if v := pf.r.Derived(bi, k); v != nil && v.Type() == kts[k] {
+			cols[k] = v
+			continue
+		}
+		kd.out[k] = types.NewVector(kts[k], d.Rows)
+		missing = true
+	}
+	if missing {
+		for i := range d.Rows {
+			if err := kd.decode(d.Sort.BytesAt(i)); err != nil {
+				return err
+			}
+		}
+		for k, v := range kd.out {
+			if v == nil {
+				continue
+			}
+			// Another read may have kept its copy first; a copy decoded
+			// under other key types is not this read's.
+			if c := pf.r.KeepDerived(bi, k, v); c.Type() == v.Type() {
+				v = c
+			}
+			cols[k] = v
+		}
+	}
+	s.keyCols[src] = cols
 	return nil
 }
 
@@ -414,7 +515,10 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			if err := s.materialize(); err != nil {
 				return err
 			}
-			if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, d); err != nil {
+			if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, d); err != nil {
+				return err
+			}
+			if err := s.blockKeys(0, pf, bi, d); err != nil {
 				return err
 			}
 			rd.stats.Blocks++
@@ -525,7 +629,7 @@ func (s *runSeeker) take(key []byte, ins []keyInput) ([]keyInput, error) {
 		for _, c := range meta.Columns {
 			s.ids = append(s.ids, c.ID)
 		}
-		if err := pf.r.ReadBlock(s.bi, s.ids, &s.d); err != nil {
+		if err := pf.r.ReadBlockView(s.bi, inputFixed, s.ids, &s.d); err != nil {
 			return ins, err
 		}
 		s.loaded, s.row = true, 0
@@ -560,6 +664,7 @@ type ivStream struct {
 	loaded bool
 	row    int
 	all    bool // one unbounded span: no per-row range check
+	src    int  // the stream's source in the runScan (0 or 1)
 }
 
 // head returns the key of the next winning row, nil at the end. It may
@@ -603,7 +708,10 @@ func (st *ivStream) head() ([]byte, error) {
 			return nil, err
 		}
 		fixed := part.FixSort | part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
-		if err := pf.r.ReadBlockFixed(bi, fixed, s.fp.ids, st.d); err != nil {
+		if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, st.d); err != nil {
+			return nil, err
+		}
+		if err := s.blockKeys(st.src, pf, bi, st.d); err != nil {
 			return nil, err
 		}
 		rd.stats.Blocks++
@@ -616,7 +724,7 @@ func (st *ivStream) head() ([]byte, error) {
 func (s *runScan) scanInterval(ctx context.Context) error {
 	all := len(s.spans) == 1 && s.spans[0].Lo == nil && s.spans[0].Hi == nil
 	a := &ivStream{s: s, parts: s.rs.cur, d: &part.Data{}, all: all}
-	b := &ivStream{s: s, parts: s.rs.hist, d: &part.Data{}, all: all}
+	b := &ivStream{s: s, parts: s.rs.hist, d: &part.Data{}, all: all, src: 1}
 	s.srcs = [2]*part.Data{a.d, b.d}
 	for count := 0; ; count++ {
 		if count%defaultBatchRows == 0 {

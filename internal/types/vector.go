@@ -300,6 +300,50 @@ func (v *Vector) AppendFrom(src *Vector, i int) {
 	}
 }
 
+// AppendVector appends every row of src, which has the vector's physical
+// class, in bulk: one copy per backing slice instead of a call per row
+// (a cached decoded column is copied out this way).
+func (v *Vector) AppendVector(src *Vector) {
+	if src.n == 0 {
+		return
+	}
+	if src.valid != nil || v.valid != nil {
+		if v.valid == nil {
+			v.materialize()
+		}
+		for i := range src.n {
+			r := v.n + i
+			if w := r >> 6; w == len(v.valid) {
+				v.valid = append(v.valid, 0)
+			}
+			if !src.IsNull(i) {
+				v.valid[r>>6] |= 1 << (uint(r) & 63)
+			}
+		}
+	}
+	switch v.t.Kind.Class() {
+	case ClassInt64:
+		v.i64 = append(v.i64, src.i64[:src.n]...)
+	case ClassUint64:
+		v.u64 = append(v.u64, src.u64[:src.n]...)
+	case ClassWide:
+		v.wide = append(v.wide, src.wide[:src.n]...)
+	case ClassFloat64:
+		v.f64 = append(v.f64, src.f64[:src.n]...)
+	case ClassBool:
+		v.bools = append(v.bools, src.bools[:src.n]...)
+	case ClassVarlen:
+		base := len(v.data) - src.offs[0]
+		v.data = append(v.data, src.data[src.offs[0]:src.offs[src.n]]...)
+		for _, o := range src.offs[1 : src.n+1] {
+			v.offs = append(v.offs, base+o)
+		}
+	case ClassUUID:
+		v.uuids = append(v.uuids, src.uuids[:src.n]...)
+	}
+	v.n += src.n
+}
+
 // Get returns row i as a Value. A STRING or BYTES row is copied out of the
 // vector, so the Value outlives Reset; hot loops use the typed getters.
 func (v *Vector) Get(i int) Value {

@@ -213,3 +213,59 @@ func TestVectorReserve(t *testing.T) {
 		t.Fatal(n.Len())
 	}
 }
+
+// TestVectorAppendVector: a bulk append equals appending row by row, for
+// every class, with and without NULLs on either side.
+func TestVectorAppendVector(t *testing.T) {
+	vals := map[Kind][]Value{
+		Int64:  {NewInt64(-3), NewInt64(7)},
+		String: {NewString("ab"), NewString("")},
+		Bool:   {NewBool(true), NewBool(false)},
+	}
+	var w uint256.Int
+	w.SetUint64(1 << 62)
+	w.Lsh(&w, 100)
+	wide, err := NewWide(Of(Uint256), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals[Uint256] = []Value{wide, wide}
+	vals[Uint64] = []Value{NewUint64(9), NewUint64(1 << 63)}
+	for k, vs := range vals {
+		typ := Of(k)
+		for mask := range 16 {
+			// Bits 0–1 make the destination's rows NULL, 2–3 the source's.
+			dst, src := NewVector(typ, 0), NewVector(typ, 0)
+			for i, x := range vs {
+				if mask&(1<<i) != 0 {
+					dst.AppendNull()
+				} else {
+					dst.Append(x)
+				}
+				if mask&(4<<i) != 0 {
+					src.AppendNull()
+				} else {
+					src.Append(x)
+				}
+			}
+			want := NewVector(typ, 0)
+			for i := range dst.Len() {
+				want.AppendFrom(dst, i)
+			}
+			for i := range src.Len() {
+				want.AppendFrom(src, i)
+			}
+			dst.AppendVector(src)
+			dst.Append(vs[0]) // appends after a bulk append still line up
+			want.Append(vs[0])
+			if dst.Len() != want.Len() {
+				t.Fatalf("%s mask %d: %d rows, want %d", typ, mask, dst.Len(), want.Len())
+			}
+			for i := range want.Len() {
+				if g, w := dst.Get(i), want.Get(i); g.IsNull() != w.IsNull() || !g.IsNull() && Compare(g, w) != 0 {
+					t.Fatalf("%s mask %d row %d: %v, want %v", typ, mask, i, g, w)
+				}
+			}
+		}
+	}
+}

@@ -179,10 +179,17 @@ type Data struct {
 	first int
 	// tasks is ReadRows' task list, kept for reuse.
 	tasks []chunkTask
+	// view: ReadBlockView filled d with the cache's shared slices, which
+	// Reset and the reads into d drop instead of reusing.
+	view bool
 }
 
 // Reset empties d, keeping every buffer for reuse.
 func (d *Data) Reset() {
+	if d.view {
+		*d = Data{}
+		return
+	}
 	d.Rows = 0
 	if d.Sort != nil {
 		d.Sort.Reset()

@@ -91,7 +91,10 @@
 //     for (plus the stripe-aligned bytes around them), and allocates
 //     nothing per row: into a reused Data, only per chunk and per page
 //     (parquet-go's page headers and readers), about 8 per page of at most
-//     Meta.PageRows rows.
+//     Meta.PageRows rows. A chunk the reader's cache holds is copied out of
+//     it, not read; ReadBlockView hands out the cached chunks themselves,
+//     read-only, and keeps what it decodes from a block's second view on
+//     (chunkcache.go), so it allocates per chunk it keeps.
 //  7. Blocks end at sort-key boundaries (Meta.KeyBlocks) and pages at
 //     multiples of Meta.PageRows rows; BlockInfo.Keys holds the sort key at
 //     each such multiple, so a point lookup (FindKey, ReadRows) decodes one

@@ -51,6 +51,8 @@ type Reader struct {
 	// names this open of the file in its keys.
 	cache *Cache
 	id    uint64
+	// chunks tracks what ReadBlockView kept of this part (chunkcache.go).
+	chunks chunkState
 }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
@@ -252,8 +254,13 @@ func (r *Reader) Info() Info {
 	return info
 }
 
-// Close closes the file.
-func (r *Reader) Close() error { return r.f.Close() }
+// Close closes the file and drops what the cache holds of it: a closed
+// reader's pages and chunks are never read again, and a whole scan's worth
+// of them would otherwise crowd out live ones until the clock reached them.
+func (r *Reader) Close() error {
+	r.cache.dropReader(r.id)
+	return r.f.Close()
+}
 
 // ReadBlock reads block i into dst: every fixed column, and the table
 // columns cols in that order (dst.IDs = cols). A column the part does not
@@ -322,6 +329,10 @@ func (r *Reader) chunkTasks(tasks []chunkTask, fixed Fixed, cols []catalog.Colum
 // neither ordering values nor resolution columns, and decoding them is
 // most of the cost of a block (the sort key and ordering values are byte
 // arrays); this keeps it to what the read uses.
+//
+// Chunks the cache holds (ReadBlockView keeps them) are copied out of it
+// instead of being read and decoded; what ReadBlockFixed decodes itself is
+// not kept (chunkcache.go).
 func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
@@ -336,6 +347,7 @@ func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 	}
 	rg := &r.file.Metadata().RowGroups[i]
 	tasks := r.chunkTasks(make([]chunkTask, 0, numFixed+len(cols)), fixed, cols, dst, n)
+	tasks = r.fromCache(i, tasks, dst)
 	for t := range tasks {
 		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
 	}
