@@ -175,20 +175,72 @@ func DecodeBinary(t Type, b []byte) (Value, []byte, error) {
 // a Value would allocate a string or slice per value, which a flush of
 // millions of rows pays for in garbage collection.
 func DecodeBinaryTo(vec *Vector, b []byte) ([]byte, error) {
-	t := vec.Type()
-	if t.Kind.Class() != ClassVarlen || len(b) == 0 || b[0] != 1 {
-		v, rest, err := DecodeBinary(t, b)
-		if err != nil {
-			return nil, err
+	// The common classes are decoded straight into the backing slice; a
+	// value that fails a check goes through DecodeBinary for its error.
+	if len(b) > 0 {
+		switch b[0] {
+		case 0:
+			vec.AppendNull()
+			return b[1:], nil
+		case 1:
+			if rest, ok := decodeBinaryFast(vec, b[1:]); ok {
+				return rest, nil
+			}
 		}
-		vec.Append(v)
-		return rest, nil
 	}
-	b = b[1:]
-	l, n := binary.Uvarint(b)
-	if n <= 0 || l > uint64(len(b)-n) {
-		return nil, corruptBinary("short", t)
+	v, rest, err := DecodeBinary(vec.Type(), b)
+	if err != nil {
+		return nil, err
 	}
-	vec.AppendBytes(b[n : n+int(l)])
-	return b[n+int(l):], nil
+	vec.Append(v)
+	return rest, nil
+}
+
+// decodeBinaryFast appends the non-NULL value encoded at the front of b
+// to vec when its class has a direct path and the value passes
+// DecodeBinary's checks, and reports whether it did.
+func decodeBinaryFast(vec *Vector, b []byte) ([]byte, bool) {
+	k := vec.t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		x, n := binary.Varint(b)
+		if n <= 0 {
+			return nil, false
+		}
+		if bits := k.Bits(); k.IsInteger() && bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
+			return nil, false
+		}
+		vec.AppendInt64(x)
+		return b[n:], true
+	case ClassUint64:
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, false
+		}
+		if bits := k.Bits(); bits < 64 && x>>bits != 0 {
+			return nil, false
+		}
+		vec.AppendUint64(x)
+		return b[n:], true
+	case ClassFloat64:
+		if k == Float32 || len(b) < 8 {
+			return nil, false
+		}
+		vec.AppendFloat64(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+		return b[8:], true
+	case ClassBool:
+		if len(b) < 1 || b[0] > 1 {
+			return nil, false
+		}
+		vec.AppendBool(b[0] == 1)
+		return b[1:], true
+	case ClassVarlen:
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, false
+		}
+		vec.AppendBytes(b[n : n+int(l)])
+		return b[n+int(l):], true
+	}
+	return nil, false
 }
