@@ -289,7 +289,7 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 		buf = buf[:0]
 		for _, p := range kw.payPos {
 			n := len(buf)
-			buf = types.AppendBinary(buf, peek(b.Cols[p], r))
+			buf = types.AppendBinaryAt(buf, b.Cols[p], r)
 			m.colBytes[kw.w.Cols[p]] += uint64(len(buf) - n)
 		}
 		v.Values = m.arena.copy(buf)

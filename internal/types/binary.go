@@ -38,19 +38,7 @@ func AppendBinary(dst []byte, v Value) []byte {
 	case ClassUint64:
 		return binary.AppendUvarint(dst, v.n)
 	case ClassWide:
-		n := num{mag: v.w}
-		if k.IsSigned() || k == Decimal {
-			n = signedNum(&v.w)
-		}
-		nb := (n.mag.BitLen() + 7) / 8
-		hdr := byte(nb)
-		if n.neg {
-			hdr |= 0x80
-		}
-		dst = append(dst, hdr)
-		var buf [32]byte
-		n.mag.WriteToArray32(&buf)
-		return append(dst, buf[32-nb:]...)
+		return appendWideBinary(dst, k, &v.w)
 	case ClassFloat64:
 		if k == Float32 {
 			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(v.Float64())))
@@ -67,6 +55,68 @@ func AppendBinary(dst []byte, v Value) []byte {
 		return append(dst, v.b...)
 	case ClassUUID:
 		return append(dst, v.u[:]...)
+	}
+	return dst
+}
+
+// appendWideBinary appends the body of a wide value's encoding: a header
+// byte (sign bit, byte count) and the magnitude's significant bytes.
+func appendWideBinary(dst []byte, k Kind, w *uint256.Int) []byte {
+	n := num{mag: *w}
+	if k.IsSigned() || k == Decimal {
+		n = signedNum(w)
+	}
+	nb := (n.mag.BitLen() + 7) / 8
+	hdr := byte(nb)
+	if n.neg {
+		hdr |= 0x80
+	}
+	dst = append(dst, hdr)
+	var buf [32]byte
+	n.mag.WriteToArray32(&buf)
+	return append(dst, buf[32-nb:]...)
+}
+
+// AppendBinaryColumn appends the AppendBinary encoding of rows [0, n) of
+// vec, byte for byte what AppendBinary of each row would append, reading
+// the backing slice directly instead of building a Value per row.
+func AppendBinaryColumn(dst []byte, vec *Vector, n int) []byte {
+	for i := range n {
+		dst = AppendBinaryAt(dst, vec, i)
+	}
+	return dst
+}
+
+// AppendBinaryAt appends the AppendBinary encoding of row i of vec.
+func AppendBinaryAt(dst []byte, vec *Vector, i int) []byte {
+	if vec.IsNull(i) {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	k := vec.t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		return binary.AppendVarint(dst, vec.i64[i])
+	case ClassUint64:
+		return binary.AppendUvarint(dst, vec.u64[i])
+	case ClassWide:
+		return appendWideBinary(dst, k, &vec.wide[i])
+	case ClassFloat64:
+		if k == Float32 {
+			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(vec.f64[i])))
+		}
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(vec.f64[i]))
+	case ClassBool:
+		if vec.bools[i] {
+			return append(dst, 1)
+		}
+		return append(dst, 0)
+	case ClassVarlen:
+		b := vec.BytesAt(i)
+		dst = binary.AppendUvarint(dst, uint64(len(b)))
+		return append(dst, b...)
+	case ClassUUID:
+		return append(dst, vec.uuids[i][:]...)
 	}
 	return dst
 }
