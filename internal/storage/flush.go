@@ -274,8 +274,22 @@ func versionColumns(m *keyedMem) map[catalog.ColumnID]bool {
 // payloadPlan is where each payload value of one layout goes: cols[j] is
 // the part column of payload value j, cast[j] whether it is cast there.
 type payloadPlan struct {
+	lay  *layout
 	cols []int
 	cast []bool
+}
+
+// planOf returns the plan of a layout with lay's columns and types, or
+// nil. Every write has a layout of its own but the layouts of a table's
+// writes are mostly a few over and over: a plan is made for each of those
+// few, not for each write.
+func (l *keyedLayout) planOf(lay *layout) *payloadPlan {
+	for _, p := range l.plans {
+		if p.lay == lay || slices.Equal(p.lay.cols, lay.cols) && slices.Equal(p.lay.types, lay.types) {
+			return p
+		}
+	}
+	return nil
 }
 
 // keyedLayout is the state of one layoutKeyed: the part data, the plans
@@ -284,7 +298,7 @@ type keyedLayout struct {
 	d     *part.Data
 	cols  []part.ColumnMeta
 	seen  []bool // part columns some version carries
-	plans map[*layout]*payloadPlan
+	plans []*payloadPlan
 	last  *layout
 	plan  *payloadPlan
 	order []byte
@@ -322,7 +336,7 @@ func layoutKeyed(t *catalog.Table, m *keyedMem, meta *part.Meta, ids map[catalog
 		// values' own bytes.
 		d.Cols[i].Reserve(int(m.colBytes[c.ID]))
 	}
-	l := &keyedLayout{d: d, cols: cols, seen: make([]bool, len(cols)), plans: map[*layout]*payloadPlan{}}
+	l := &keyedLayout{d: d, cols: cols, seen: make([]bool, len(cols))}
 	for e := m.list.first(); e != nil; e = e.next[0] {
 		if err := l.key(e); err != nil {
 			if errors.Is(err, errUncountedColumn) {
@@ -458,9 +472,9 @@ func (l *keyedLayout) row(key []byte, group catalog.GroupID, pos version.Pos, v 
 // skips are caught up with NULLs when next written, or at the end.
 func (l *keyedLayout) payload(v *memVersion) error {
 	if v.lay != l.last {
-		p, ok := l.plans[v.lay]
-		if !ok {
-			p = &payloadPlan{}
+		p := l.planOf(v.lay)
+		if p == nil {
+			p = &payloadPlan{lay: v.lay}
 			for j, id := range v.lay.cols {
 				ci, found := slices.BinarySearchFunc(l.cols, id, func(c part.ColumnMeta, id catalog.ColumnID) int { return cmp.Compare(c.ID, id) })
 				if !found {
@@ -470,7 +484,7 @@ func (l *keyedLayout) payload(v *memVersion) error {
 				p.cols = append(p.cols, ci)
 				p.cast = append(p.cast, v.lay.types[j] != l.cols[ci].Type)
 			}
-			l.plans[v.lay] = p
+			l.plans = append(l.plans, p)
 		}
 		l.last, l.plan = v.lay, p
 	}
