@@ -552,7 +552,7 @@ func appendPartData(t *catalog.Table, m *appendMem, meta *part.Meta) (*part.Data
 					key = append(key, 0xff)
 					continue
 				}
-				key = types.AppendKey(key, peek(c.cols[kc], r))
+				key = types.AppendKeyAt(key, c.cols[kc], r)
 			}
 			rows = append(rows, row{key: key, c: c, r: r, commit: c.commit, seq: seq[c.commit]})
 			seq[c.commit]++
