@@ -108,6 +108,29 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	w := st.valuesWriter(n, tab, listed)
+	if w == nil {
+		if w, err = st.buildWriter(n, tab, listed); err != nil {
+			return nil, err
+		}
+	}
+	txn := w.txn(cat.Commit())
+	seq, err := st.commit(txn)
+	if err != nil {
+		return nil, err
+	}
+	tag := fmt.Sprintf("UPSERT %d", w.rows)
+	if verb == "INSERT" {
+		tag = fmt.Sprintf("INSERT 0 %d", w.rows)
+	}
+	return &Result{Tag: tag, RowsAffected: int64(w.rows), Commit: seq}, nil
+}
+
+// buildWriter evaluates an INSERT's input rows and casts them into a
+// writer, reporting the first error a statement can have in the order
+// the checks are made: the rows' shape and values, the column list, the
+// attribute group, then each row's casts and NOT NULLs.
+func (st *statement) buildWriter(n *ast.InsertStmt, tab *catalog.Table, listed []*catalog.Column) (*writer, error) {
 	rows, width, err := st.inputRows(n.Source, listed)
 	if err != nil {
 		return nil, err
@@ -143,16 +166,7 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 			return nil, err
 		}
 	}
-	txn := w.txn(cat.Commit())
-	seq, err := st.commit(txn)
-	if err != nil {
-		return nil, err
-	}
-	tag := fmt.Sprintf("UPSERT %d", len(rows))
-	if verb == "INSERT" {
-		tag = fmt.Sprintf("INSERT 0 %d", len(rows))
-	}
-	return &Result{Tag: tag, RowsAffected: int64(len(rows)), Commit: seq}, nil
+	return w, nil
 }
 
 // listedColumns resolves an INSERT's column list; nil means every current

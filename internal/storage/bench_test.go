@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -47,6 +48,18 @@ func benchWrite(t *catalog.Table, first, rows int, idx int64) Write {
 	}
 	batch.Rows = rows
 	return Write{Kind: WriteVersion, Table: t.ID, Group: g.ID, Cols: append(append([]catalog.ColumnID(nil), t.Key...), g.Columns...), Batch: batch}
+}
+
+// benchWriteKeys builds a version batch of the given keys, at idx.
+func benchWriteKeys(t *catalog.Table, keys []int, idx int64) Write {
+	w := benchWrite(t, 0, 0, idx)
+	for _, k := range keys {
+		w.Batch.Cols[0].AppendInt64(int64(k))
+		w.Batch.Cols[1].AppendString("value-of-some-length")
+		w.Batch.Cols[2].AppendInt64(idx)
+	}
+	w.Batch.Rows = len(keys)
+	return w
 }
 
 func fill(b *testing.B, e *Engine, t *catalog.Table, keys, versions int) {
@@ -360,6 +373,32 @@ func BenchmarkBalances(b *testing.B) {
 func BenchmarkKeyedPartData(b *testing.B) {
 	e, t := benchEngine(b, catalog.ModeVersioned)
 	fill(b, e, t, 100000, 3)
+	m := e.cur.Load().tables[t.ID].shards[0].keyed
+	b.ReportAllocs()
+	for b.Loop() {
+		var meta part.Meta
+		if _, err := keyedPartData(t, m, &meta); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkKeyedPartDataShuffled is BenchmarkKeyedPartData with the keys
+// written in random order, as an ingest of unsorted batches writes them:
+// the memtable's memory is then in arrival order, not key order, and the
+// flush's walk in key order jumps around it.
+func BenchmarkKeyedPartDataShuffled(b *testing.B) {
+	e, t := benchEngine(b, catalog.ModeVersioned)
+	r := rand.New(rand.NewPCG(1, 2))
+	for v := range 3 {
+		keys := r.Perm(100000)
+		for lo := 0; lo < len(keys); lo += 1000 {
+			w := benchWriteKeys(t, keys[lo:lo+1000], int64(v+1))
+			if _, err := e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	m := e.cur.Load().tables[t.ID].shards[0].keyed
 	b.ReportAllocs()
 	for b.Loop() {

@@ -239,7 +239,7 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 		for r := 0; r < rows; r++ {
 			buf := (*scratch)[:0]
 			for _, p := range sp {
-				buf = types.AppendKey(buf, peek(w.Batch.Cols[p], r))
+				buf = types.AppendKeyAt(buf, w.Batch.Cols[p], r)
 			}
 			*scratch = buf
 			s := td.shardOf(shardHash(buf))

@@ -63,6 +63,15 @@
 // and the WAL drops the segments behind the checkpoint. A crash before the
 // edit leaves part files no manifest names, which Open deletes.
 //
+// Laying a keyed memtable out as part rows (keyedPartData) walks its
+// versions once, in key order. A memtable filled by unsorted writes holds
+// them in arrival order, so that walk is a cache miss per key, version,
+// ordering value and payload, and is most of a flush's cost: nothing else
+// walks them. The part's columns come from the sizes counted as versions
+// arrived, each key's rows are merged from its groups' versions and
+// deletes, which are kept in position order, rather than sorted, and
+// payloads are decoded straight into the typed columns.
+//
 // A part row stores a version's columns as table columns; its payload (the
 // group's columns that existed at its commit, in column id order, which is
 // also the order the memtable encodes them in) is rebuilt from them, so a

@@ -227,9 +227,33 @@ func newPartData(cols []part.ColumnMeta, rows int) *part.Data {
 // marker is a row of group default with Tomb set. Ordering values are
 // stored length-prefixed in Order; each version's payload columns in the
 // table columns, NULL where its group has none.
+//
+// A flush walks every version once, in key order, which for a memtable
+// filled in arrival order is a walk over scattered memory: that walk, not
+// the arithmetic, is the cost, so nothing else walks the versions. The
+// part's columns are taken from the column sizes the memtable counted as
+// versions arrived (colBytes); only if a version turns out to carry a
+// column that count never saw is the memtable walked for its columns.
 func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	ids := make(map[catalog.ColumnID]bool, len(m.colBytes))
+	for id := range m.colBytes {
+		ids[id] = true
+	}
+	d, err := layoutKeyed(t, m, meta, ids)
+	if errors.Is(err, errUncountedColumn) {
+		d, err = layoutKeyed(t, m, meta, versionColumns(m))
+	}
+	return d, err
+}
+
+// errUncountedColumn is a version carrying a column outside the set the
+// layout was given.
+var errUncountedColumn = errors.New("storage: flush: version column not counted")
+
+// versionColumns returns the columns of every version's payload in m.
+func versionColumns(m *keyedMem) map[catalog.ColumnID]bool {
 	ids := map[catalog.ColumnID]bool{}
 	var last *layout // versions of one write share their layout
 	for e := m.list.first(); e != nil; e = e.next[0] {
@@ -244,12 +268,65 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 			}
 		}
 	}
+	return ids
+}
+
+// payloadPlan is where each payload value of one layout goes: cols[j] is
+// the part column of payload value j, cast[j] whether it is cast there.
+type payloadPlan struct {
+	lay  *layout
+	cols []int
+	cast []bool
+}
+
+// planOf returns the plan of a layout with lay's columns and types, or
+// nil. Every write has a layout of its own but the layouts of a table's
+// writes are mostly a few over and over: a plan is made for each of those
+// few, not for each write.
+func (l *keyedLayout) planOf(lay *layout) *payloadPlan {
+	for _, p := range l.plans {
+		if p.lay == lay || slices.Equal(p.lay.cols, lay.cols) && slices.Equal(p.lay.types, lay.types) {
+			return p
+		}
+	}
+	return nil
+}
+
+// keyedLayout is the state of one layoutKeyed: the part data, the plans
+// of the layouts met so far and scratch reused from key to key.
+type keyedLayout struct {
+	d     *part.Data
+	cols  []part.ColumnMeta
+	seen  []bool // part columns some version carries
+	plans []*payloadPlan
+	last  *layout
+	plan  *payloadPlan
+	order []byte
+	rows  []keyedRow
+	gs    []int
+}
+
+// keyedRow is one part row of a key: a version, or a delete marker (v nil).
+type keyedRow struct {
+	group catalog.GroupID
+	pos   version.Pos
+	v     *memVersion
+}
+
+// layoutKeyed is keyedPartData over the part columns ids. It fails with
+// errUncountedColumn if a version carries a column ids lacks; columns no
+// version carries are left out of the part.
+func layoutKeyed(t *catalog.Table, m *keyedMem, meta *part.Meta, ids map[catalog.ColumnID]bool) (*part.Data, error) {
 	cols, err := partColumns(t, ids)
 	if err != nil {
 		return nil, err
 	}
-	meta.Columns = cols
-	d := newPartData(cols, int(m.rows+m.deletes))
+	n := int(m.rows + m.deletes)
+	d := newPartData(cols, n)
+	d.Group = make([]uint16, 0, n)
+	d.Commit = make([]uint64, 0, n)
+	d.Seq = make([]uint32, 0, n)
+	d.Tomb = make([]bool, 0, n)
 	// The byte columns are allocated once: grown by appends they would be
 	// copied over and over.
 	d.Sort.Reserve(int(m.sortBytes))
@@ -259,92 +336,185 @@ func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, 
 		// values' own bytes.
 		d.Cols[i].Reserve(int(m.colBytes[c.ID]))
 	}
-	type row struct {
-		group catalog.GroupID
-		pos   version.Pos
-		v     *memVersion
-	}
-	var rows []row
-	var buf []byte
+	l := &keyedLayout{d: d, cols: cols, seen: make([]bool, len(cols))}
 	for e := m.list.first(); e != nil; e = e.next[0] {
-		rows = rows[:0]
-		for gi := range e.groups {
-			g := &e.groups[gi]
-			for i := range g.vers {
-				rows = append(rows, row{group: g.id, pos: g.vers[i].v.Pos(), v: &g.vers[i]})
+		if err := l.key(e); err != nil {
+			if errors.Is(err, errUncountedColumn) {
+				return nil, err
 			}
-		}
-		for _, p := range e.dels {
-			rows = append(rows, row{group: catalog.DefaultGroup, pos: p})
-		}
-		slices.SortFunc(rows, func(a, b row) int {
-			if a.group != b.group {
-				return cmp.Compare(a.group, b.group)
-			}
-			return a.pos.Compare(b.pos)
-		})
-		for _, r := range rows {
-			d.Sort.AppendBytes(e.key)
-			d.Group = append(d.Group, uint16(r.group))
-			d.Commit = append(d.Commit, r.pos.Commit)
-			d.Seq = append(d.Seq, r.pos.Seq)
-			d.Tomb = append(d.Tomb, r.v == nil)
-			buf = buf[:0]
-			if r.v != nil {
-				for _, o := range r.v.v.Order {
-					buf = binary.AppendUvarint(buf, uint64(len(o)))
-					buf = append(buf, o...)
-				}
-			}
-			d.Order.AppendBytes(buf)
-			if err := appendPayloadColumns(d, cols, r.v); err != nil {
-				return nil, fmt.Errorf("storage: flush table %s: %w", t.Name, err)
-			}
-			d.Rows++
-		}
-	}
-	return d, nil
-}
-
-// uvarintLen is the length of x's binary.AppendUvarint encoding.
-func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
-
-// appendPayloadColumns appends one row of table columns from a version's
-// payload (all NULL for a delete marker), cast to the part's types.
-func appendPayloadColumns(d *part.Data, cols []part.ColumnMeta, v *memVersion) error {
-	if v != nil {
-		b := v.v.Values
-		for j, st := range v.lay.types {
-			ci := sort.Search(len(cols), func(i int) bool { return cols[i].ID >= v.lay.cols[j] })
-			for d.Cols[ci].Len() < d.Rows {
-				d.Cols[ci].AppendNull()
-			}
-			if st == cols[ci].Type {
-				rest, err := types.DecodeBinaryTo(d.Cols[ci], b)
-				if err != nil {
-					return err
-				}
-				b = rest
-				continue
-			}
-			val, rest, err := types.DecodeBinary(st, b)
-			if err != nil {
-				return err
-			}
-			b = rest
-			if val, err = types.Cast(val, cols[ci].Type); err != nil {
-				return err
-			}
-			d.Cols[ci].Append(val)
+			return nil, fmt.Errorf("storage: flush table %s: %w", t.Name, err)
 		}
 	}
 	for _, c := range d.Cols {
-		for c.Len() < d.Rows+1 {
-			c.AppendNull()
+		c.AppendNulls(d.Rows - c.Len())
+	}
+	// A column only discarded versions carried (a repeat, or a loser an
+	// upsert table drops) was counted but has no place in the part.
+	keep := 0
+	for i := range cols {
+		if l.seen[i] {
+			cols[keep], d.IDs[keep], d.Cols[keep] = cols[i], d.IDs[i], d.Cols[i]
+			keep++
+		}
+	}
+	cols, d.IDs, d.Cols = cols[:keep], d.IDs[:keep], d.Cols[:keep]
+	meta.Columns = cols
+	return d, nil
+}
+
+// key appends the rows of e in (group, commit, seq) order. A group's
+// versions and the key's deletes are each kept in position order, so the
+// rows are merged from them rather than sorted; the groups are few.
+func (l *keyedLayout) key(e *keyEntry) error {
+	gs := l.gs[:0]
+	for gi := range e.groups {
+		gs = append(gs, gi)
+	}
+	for i := 1; i < len(gs); i++ { // insertion sort by group id
+		for j := i; j > 0 && e.groups[gs[j]].id < e.groups[gs[j-1]].id; j-- {
+			gs[j], gs[j-1] = gs[j-1], gs[j]
+		}
+	}
+	l.gs = gs
+	dels := e.dels
+	for _, gi := range gs {
+		g := &e.groups[gi]
+		if g.id > catalog.DefaultGroup && len(dels) > 0 {
+			// Delete markers belong to the default group, which e lacks.
+			if err := l.merge(e.key, catalog.DefaultGroup, nil, dels); err != nil {
+				return err
+			}
+			dels = nil
+		}
+		var gd []version.Pos
+		if g.id == catalog.DefaultGroup {
+			gd, dels = dels, nil
+		}
+		if err := l.merge(e.key, g.id, g.vers, gd); err != nil {
+			return err
+		}
+	}
+	if len(dels) > 0 {
+		return l.merge(e.key, catalog.DefaultGroup, nil, dels)
+	}
+	return nil
+}
+
+// merge appends the rows of one (key, group): its versions vers and
+// delete markers dels, each in position order, merged by position. Should
+// either not be in order it falls back to sorting.
+func (l *keyedLayout) merge(key []byte, group catalog.GroupID, vers []memVersion, dels []version.Pos) error {
+	if len(dels) == 0 && inOrder(vers) {
+		for i := range vers {
+			if err := l.row(key, group, vers[i].v.Pos(), &vers[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rows := l.rows[:0]
+	for i := range vers {
+		rows = append(rows, keyedRow{group: group, pos: vers[i].v.Pos(), v: &vers[i]})
+	}
+	for _, p := range dels {
+		rows = append(rows, keyedRow{group: group, pos: p})
+	}
+	slices.SortStableFunc(rows, func(a, b keyedRow) int { return a.pos.Compare(b.pos) })
+	l.rows = rows
+	for _, r := range rows {
+		if err := l.row(key, group, r.pos, r.v); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// inOrder reports whether vers is in strictly ascending position order.
+func inOrder(vers []memVersion) bool {
+	for i := 1; i < len(vers); i++ {
+		a, b := &vers[i-1].v, &vers[i].v
+		if a.Commit > b.Commit || a.Commit == b.Commit && a.Seq >= b.Seq {
+			return false
+		}
+	}
+	return true
+}
+
+// row appends one part row: version v of key, or a delete marker if v is
+// nil.
+func (l *keyedLayout) row(key []byte, group catalog.GroupID, pos version.Pos, v *memVersion) error {
+	d := l.d
+	d.Sort.AppendBytes(key)
+	d.Group = append(d.Group, uint16(group))
+	d.Commit = append(d.Commit, pos.Commit)
+	d.Seq = append(d.Seq, pos.Seq)
+	d.Tomb = append(d.Tomb, v == nil)
+	buf := l.order[:0]
+	if v != nil {
+		for _, o := range v.v.Order {
+			buf = binary.AppendUvarint(buf, uint64(len(o)))
+			buf = append(buf, o...)
+		}
+	}
+	l.order = buf
+	d.Order.AppendBytes(buf)
+	if v != nil {
+		if err := l.payload(v); err != nil {
+			return err
+		}
+	}
+	d.Rows++
+	return nil
+}
+
+// payload decodes a version's payload into the part columns of row
+// d.Rows, casting values written under an older type; the columns it
+// skips are caught up with NULLs when next written, or at the end.
+func (l *keyedLayout) payload(v *memVersion) error {
+	if v.lay != l.last {
+		p := l.planOf(v.lay)
+		if p == nil {
+			p = &payloadPlan{lay: v.lay}
+			for j, id := range v.lay.cols {
+				ci, found := slices.BinarySearchFunc(l.cols, id, func(c part.ColumnMeta, id catalog.ColumnID) int { return cmp.Compare(c.ID, id) })
+				if !found {
+					return errUncountedColumn
+				}
+				l.seen[ci] = true
+				p.cols = append(p.cols, ci)
+				p.cast = append(p.cast, v.lay.types[j] != l.cols[ci].Type)
+			}
+			l.plans = append(l.plans, p)
+		}
+		l.last, l.plan = v.lay, p
+	}
+	d, b := l.d, v.v.Values
+	for j, ci := range l.plan.cols {
+		col := d.Cols[ci]
+		col.AppendNulls(d.Rows - col.Len())
+		if !l.plan.cast[j] {
+			rest, err := types.DecodeBinaryTo(col, b)
+			if err != nil {
+				return err
+			}
+			b = rest
+			continue
+		}
+		val, rest, err := types.DecodeBinary(v.lay.types[j], b)
+		if err != nil {
+			return err
+		}
+		b = rest
+		if val, err = types.Cast(val, l.cols[ci].Type); err != nil {
+			return err
+		}
+		col.Append(val)
+	}
+	return nil
+}
+
+// uvarintLen is the length of x's binary.AppendUvarint encoding.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
 
 // appendPartData lays an append memtable out as part rows in (sort key,
 // commit, seq) order, seq counting rows within a commit.
@@ -382,7 +552,7 @@ func appendPartData(t *catalog.Table, m *appendMem, meta *part.Meta) (*part.Data
 					key = append(key, 0xff)
 					continue
 				}
-				key = types.AppendKey(key, peek(c.cols[kc], r))
+				key = types.AppendKeyAt(key, c.cols[kc], r)
 			}
 			rows = append(rows, row{key: key, c: c, r: r, commit: c.commit, seq: seq[c.commit]})
 			seq[c.commit]++

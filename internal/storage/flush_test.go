@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/vfs"
 	"pgregory.net/rapid"
@@ -231,5 +232,58 @@ func TestFlushFailureChangesNothing(t *testing.T) {
 	}
 	if rows != 200 || len(snap.Parts(tbl.ID)) != 1 {
 		t.Fatalf("%d rows in %d parts after the retried flush", rows, len(snap.Parts(tbl.ID)))
+	}
+}
+
+// TestKeyedPartDataColumns checks that a flush's columns do not depend on
+// the memtable's column count being exact: a column the count lacks is
+// found by walking the versions, one no retained version carries is left
+// out of the part.
+func TestKeyedPartDataColumns(t *testing.T) {
+	e, err := Open(t.TempDir(), Options{MemtableBytes: 1 << 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tbl := createKV(t, e)
+	for v := range 3 {
+		w := benchWrite(tbl, v*5, 20, int64(3-v)) // later writes lose for some keys
+		if _, err := e.Commit(t.Context(), &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := e.cur.Load().tables[tbl.ID].shards[0].keyed
+	layout := func() (part.Meta, string) {
+		var meta part.Meta
+		d, err := keyedPartData(tbl, m, &meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for r := range d.Rows {
+			fmt.Fprintf(&b, "%x %d %d %d %v", d.Sort.BytesAt(r), d.Group[r], d.Commit[r], d.Seq[r], d.Tomb[r])
+			for _, c := range d.Cols {
+				fmt.Fprintf(&b, " %s", c.Get(r))
+			}
+			b.WriteByte('\n')
+		}
+		return meta, b.String()
+	}
+	wantMeta, want := layout()
+	if len(wantMeta.Columns) != 2 {
+		t.Fatalf("columns %v, want v and idx", wantMeta.Columns)
+	}
+	counted := m.colBytes
+	defer func() { m.colBytes = counted }()
+	g, _ := tbl.Group("g")
+	for name, c := range map[string]map[catalog.ColumnID]uint64{
+		"missing": {g.Columns[0]: 1},
+		"extra":   {g.Columns[0]: 1, g.Columns[1]: 1, tbl.Key[0]: 1},
+	} {
+		m.colBytes = c
+		meta, got := layout()
+		if fmt.Sprint(meta.Columns) != fmt.Sprint(wantMeta.Columns) || got != want {
+			t.Errorf("%s: columns %v, rows\n%s\nwant %v\n%s", name, meta.Columns, got, wantMeta.Columns, want)
+		}
 	}
 }

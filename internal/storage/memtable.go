@@ -201,7 +201,7 @@ func (m *keyedMem) entries(kw *keyedWrite, rows []int) []*keyEntry {
 	for i, r := range rows {
 		start := len(sc.keys)
 		for _, p := range kw.keyPos {
-			sc.keys = types.AppendKey(sc.keys, peek(b.Cols[p], r))
+			sc.keys = types.AppendKeyAt(sc.keys, b.Cols[p], r)
 		}
 		sc.offs = append(sc.offs, start)
 		e := m.list.get(sc.keys[start:])
@@ -283,13 +283,13 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
 		v.Order = m.arena.orderSlots(len(kw.ordPos))
 		for i, p := range kw.ordPos {
-			buf = types.AppendKey(buf[:0], peek(b.Cols[p], r))
+			buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
 			v.Order[i] = m.arena.copy(buf)
 		}
 		buf = buf[:0]
 		for _, p := range kw.payPos {
 			n := len(buf)
-			buf = types.AppendBinary(buf, peek(b.Cols[p], r))
+			buf = types.AppendBinaryAt(buf, b.Cols[p], r)
 			m.colBytes[kw.w.Cols[p]] += uint64(len(buf) - n)
 		}
 		v.Values = m.arena.copy(buf)
@@ -373,7 +373,7 @@ func (m *keyedMem) applyDeletes(kw *keyedWrite, rows []int, commit uint64, scrat
 	for _, r := range rows {
 		buf := (*scratch)[:0]
 		for _, p := range kw.keyPos {
-			buf = types.AppendKey(buf, peek(b.Cols[p], r))
+			buf = types.AppendKeyAt(buf, b.Cols[p], r)
 		}
 		*scratch = buf
 		e := m.entry(buf, kw.groups)

@@ -66,10 +66,7 @@ func encodeWrites(dst []byte, ws []Write) []byte {
 		}
 		dst = binary.AppendUvarint(dst, uint64(w.Batch.Rows))
 		for c := range w.Cols {
-			vec := w.Batch.Cols[c]
-			for r := 0; r < w.Batch.Rows; r++ {
-				dst = types.AppendBinary(dst, peek(vec, r))
-			}
+			dst = types.AppendBinaryColumn(dst, w.Batch.Cols[c], w.Batch.Rows)
 		}
 	}
 	return dst

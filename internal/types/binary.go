@@ -38,19 +38,7 @@ func AppendBinary(dst []byte, v Value) []byte {
 	case ClassUint64:
 		return binary.AppendUvarint(dst, v.n)
 	case ClassWide:
-		n := num{mag: v.w}
-		if k.IsSigned() || k == Decimal {
-			n = signedNum(&v.w)
-		}
-		nb := (n.mag.BitLen() + 7) / 8
-		hdr := byte(nb)
-		if n.neg {
-			hdr |= 0x80
-		}
-		dst = append(dst, hdr)
-		var buf [32]byte
-		n.mag.WriteToArray32(&buf)
-		return append(dst, buf[32-nb:]...)
+		return appendWideBinary(dst, k, &v.w)
 	case ClassFloat64:
 		if k == Float32 {
 			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(v.Float64())))
@@ -67,6 +55,68 @@ func AppendBinary(dst []byte, v Value) []byte {
 		return append(dst, v.b...)
 	case ClassUUID:
 		return append(dst, v.u[:]...)
+	}
+	return dst
+}
+
+// appendWideBinary appends the body of a wide value's encoding: a header
+// byte (sign bit, byte count) and the magnitude's significant bytes.
+func appendWideBinary(dst []byte, k Kind, w *uint256.Int) []byte {
+	n := num{mag: *w}
+	if k.IsSigned() || k == Decimal {
+		n = signedNum(w)
+	}
+	nb := (n.mag.BitLen() + 7) / 8
+	hdr := byte(nb)
+	if n.neg {
+		hdr |= 0x80
+	}
+	dst = append(dst, hdr)
+	var buf [32]byte
+	n.mag.WriteToArray32(&buf)
+	return append(dst, buf[32-nb:]...)
+}
+
+// AppendBinaryColumn appends the AppendBinary encoding of rows [0, n) of
+// vec, byte for byte what AppendBinary of each row would append, reading
+// the backing slice directly instead of building a Value per row.
+func AppendBinaryColumn(dst []byte, vec *Vector, n int) []byte {
+	for i := range n {
+		dst = AppendBinaryAt(dst, vec, i)
+	}
+	return dst
+}
+
+// AppendBinaryAt appends the AppendBinary encoding of row i of vec.
+func AppendBinaryAt(dst []byte, vec *Vector, i int) []byte {
+	if vec.IsNull(i) {
+		return append(dst, 0)
+	}
+	dst = append(dst, 1)
+	k := vec.t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		return binary.AppendVarint(dst, vec.i64[i])
+	case ClassUint64:
+		return binary.AppendUvarint(dst, vec.u64[i])
+	case ClassWide:
+		return appendWideBinary(dst, k, &vec.wide[i])
+	case ClassFloat64:
+		if k == Float32 {
+			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(vec.f64[i])))
+		}
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(vec.f64[i]))
+	case ClassBool:
+		if vec.bools[i] {
+			return append(dst, 1)
+		}
+		return append(dst, 0)
+	case ClassVarlen:
+		b := vec.BytesAt(i)
+		dst = binary.AppendUvarint(dst, uint64(len(b)))
+		return append(dst, b...)
+	case ClassUUID:
+		return append(dst, vec.uuids[i][:]...)
 	}
 	return dst
 }
@@ -175,20 +225,72 @@ func DecodeBinary(t Type, b []byte) (Value, []byte, error) {
 // a Value would allocate a string or slice per value, which a flush of
 // millions of rows pays for in garbage collection.
 func DecodeBinaryTo(vec *Vector, b []byte) ([]byte, error) {
-	t := vec.Type()
-	if t.Kind.Class() != ClassVarlen || len(b) == 0 || b[0] != 1 {
-		v, rest, err := DecodeBinary(t, b)
-		if err != nil {
-			return nil, err
+	// The common classes are decoded straight into the backing slice; a
+	// value that fails a check goes through DecodeBinary for its error.
+	if len(b) > 0 {
+		switch b[0] {
+		case 0:
+			vec.AppendNull()
+			return b[1:], nil
+		case 1:
+			if rest, ok := decodeBinaryFast(vec, b[1:]); ok {
+				return rest, nil
+			}
 		}
-		vec.Append(v)
-		return rest, nil
 	}
-	b = b[1:]
-	l, n := binary.Uvarint(b)
-	if n <= 0 || l > uint64(len(b)-n) {
-		return nil, corruptBinary("short", t)
+	v, rest, err := DecodeBinary(vec.Type(), b)
+	if err != nil {
+		return nil, err
 	}
-	vec.AppendBytes(b[n : n+int(l)])
-	return b[n+int(l):], nil
+	vec.Append(v)
+	return rest, nil
+}
+
+// decodeBinaryFast appends the non-NULL value encoded at the front of b
+// to vec when its class has a direct path and the value passes
+// DecodeBinary's checks, and reports whether it did.
+func decodeBinaryFast(vec *Vector, b []byte) ([]byte, bool) {
+	k := vec.t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		x, n := binary.Varint(b)
+		if n <= 0 {
+			return nil, false
+		}
+		if bits := k.Bits(); k.IsInteger() && bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
+			return nil, false
+		}
+		vec.AppendInt64(x)
+		return b[n:], true
+	case ClassUint64:
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, false
+		}
+		if bits := k.Bits(); bits < 64 && x>>bits != 0 {
+			return nil, false
+		}
+		vec.AppendUint64(x)
+		return b[n:], true
+	case ClassFloat64:
+		if k == Float32 || len(b) < 8 {
+			return nil, false
+		}
+		vec.AppendFloat64(math.Float64frombits(binary.LittleEndian.Uint64(b)))
+		return b[8:], true
+	case ClassBool:
+		if len(b) < 1 || b[0] > 1 {
+			return nil, false
+		}
+		vec.AppendBool(b[0] == 1)
+		return b[1:], true
+	case ClassVarlen:
+		l, n := binary.Uvarint(b)
+		if n <= 0 || l > uint64(len(b)-n) {
+			return nil, false
+		}
+		vec.AppendBytes(b[n : n+int(l)])
+		return b[n+int(l):], true
+	}
+	return nil, false
 }

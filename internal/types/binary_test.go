@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"testing"
@@ -80,4 +81,22 @@ func BenchmarkAppendBinary(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestAppendBinaryColumn checks that a column is encoded byte for byte as
+// AppendBinary encodes its values one by one.
+func TestAppendBinaryColumn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ty := genType().Draw(t, "type")
+		vals := rapid.SliceOf(genValue(ty)).Draw(t, "vals")
+		vec := NewVector(ty, len(vals))
+		var want []byte
+		for _, v := range vals {
+			vec.Append(v)
+			want = AppendBinary(want, v)
+		}
+		if got := AppendBinaryColumn(nil, vec, vec.Len()); !bytes.Equal(got, want) {
+			t.Fatalf("AppendBinaryColumn(%s %v) = %x, want %x", ty, vals, got, want)
+		}
+	})
 }

@@ -82,6 +82,48 @@ func AppendKey(dst []byte, v Value) []byte {
 	return dst
 }
 
+// AppendKeyAt appends the AppendKey encoding of row i of vec, byte for
+// byte what AppendKey of the row's Value would append, read from the
+// backing slice directly instead of through a Value.
+func AppendKeyAt(dst []byte, vec *Vector, i int) []byte {
+	if vec.IsNull(i) {
+		return append(dst, keyNull)
+	}
+	dst = append(dst, keyValue)
+	k := vec.t.Kind
+	switch k.Class() {
+	case ClassInt64:
+		if !k.IsInteger() {
+			return appendBE(dst, uint64(vec.i64[i])^1<<63, 8)
+		}
+		return appendIntKey(dst, vec.i64[i])
+	case ClassUint64:
+		return appendUintKey(dst, vec.u64[i])
+	case ClassWide:
+		if k == Decimal {
+			w := vec.wide[i]
+			w[3] ^= 1 << 63
+			for j := 3; j >= 0; j-- {
+				dst = binary.BigEndian.AppendUint64(dst, w[j])
+			}
+			return dst
+		}
+		return appendWideKey(dst, &vec.wide[i], k.IsSigned())
+	case ClassFloat64:
+		return binary.BigEndian.AppendUint64(dst, floatKey64(vec.f64[i]))
+	case ClassBool:
+		if vec.bools[i] {
+			return append(dst, 1)
+		}
+		return append(dst, 0)
+	case ClassVarlen:
+		return appendEscaped(dst, vec.BytesAt(i))
+	case ClassUUID:
+		return append(dst, vec.uuids[i][:]...)
+	}
+	return dst
+}
+
 // Length bytes of the integer encoding: keyIntZero+n for a non-negative
 // value of n significant bytes, keyIntMinus1-n for a negative one.
 const (

@@ -262,3 +262,21 @@ func BenchmarkAppendKey(b *testing.B) {
 		})
 	}
 }
+
+// TestAppendKeyAt checks that a vector's rows are encoded byte for byte as
+// AppendKey encodes their values.
+func TestAppendKeyAt(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ty := genType().Draw(t, "type")
+		vals := rapid.SliceOf(genValue(ty)).Draw(t, "vals")
+		vec := NewVector(ty, len(vals))
+		for _, v := range vals {
+			vec.Append(v)
+		}
+		for i, v := range vals {
+			if got, want := AppendKeyAt([]byte{7}, vec, i), AppendKey([]byte{7}, v); !bytes.Equal(got, want) {
+				t.Fatalf("AppendKeyAt(%s %s) = %x, want %x", ty, v, got, want)
+			}
+		}
+	})
+}

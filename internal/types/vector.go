@@ -163,6 +163,51 @@ func (v *Vector) AppendNull() {
 	v.n++
 }
 
+// AppendNulls appends n NULL rows, as n AppendNull calls would, growing
+// each slice once: a writer that pads a sparse column catches up on a run
+// of NULLs at a time.
+func (v *Vector) AppendNulls(n int) {
+	if n <= 0 {
+		return
+	}
+	if v.valid == nil {
+		v.materialize()
+	}
+	// Bits past row n-1 are always clear, so the new rows are NULL once
+	// the bitmap has words for them.
+	for words := (v.n + n + 63) >> 6; len(v.valid) < words; {
+		v.valid = append(v.valid, 0)
+	}
+	switch v.t.Kind.Class() {
+	case ClassInt64:
+		v.i64 = growZero(v.i64, n)
+	case ClassUint64:
+		v.u64 = growZero(v.u64, n)
+	case ClassWide:
+		v.wide = growZero(v.wide, n)
+	case ClassFloat64:
+		v.f64 = growZero(v.f64, n)
+	case ClassBool:
+		v.bools = growZero(v.bools, n)
+	case ClassVarlen:
+		end := len(v.data)
+		for range n {
+			v.offs = append(v.offs, end)
+		}
+	case ClassUUID:
+		v.uuids = growZero(v.uuids, n)
+	}
+	v.n += n
+}
+
+// growZero extends s by n zero elements.
+func growZero[T any](s []T, n int) []T {
+	s = slices.Grow(s, n)
+	s = s[:len(s)+n]
+	clear(s[len(s)-n:])
+	return s
+}
+
 // SetNull makes the existing row i NULL; its slot keeps its old contents.
 func (v *Vector) SetNull(i int) {
 	if v.valid == nil {

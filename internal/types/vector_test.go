@@ -269,3 +269,42 @@ func TestVectorAppendVector(t *testing.T) {
 		}
 	}
 }
+
+// AppendNulls leaves a vector as that many AppendNull calls would, before
+// and after a materialized bitmap and across word boundaries.
+func TestVectorAppendNulls(t *testing.T) {
+	for _, ty := range []Type{Of(Int64), Of(Uint64), Of(String), Of(Bool), Of(Float64)} {
+		a, b := NewVector(ty, 0), NewVector(ty, 0)
+		for i, run := range []int{0, 3, 70, 1, 64, 5} {
+			a.AppendNulls(run)
+			for range run {
+				b.AppendNull()
+			}
+			if i%2 == 0 {
+				v := Null(ty)
+				switch ty.Kind.Class() {
+				case ClassInt64:
+					v = mkInt(ty, int64(i))
+				case ClassUint64:
+					v = mkUint(ty, uint64(i))
+				case ClassVarlen:
+					v = Value{t: ty, s: "x"}
+				case ClassBool:
+					v = Value{t: ty, n: 1}
+				case ClassFloat64:
+					v = mkFloat(ty, 1.5)
+				}
+				a.Append(v)
+				b.Append(v)
+			}
+		}
+		if a.Len() != b.Len() {
+			t.Fatalf("%s: Len %d, want %d", ty, a.Len(), b.Len())
+		}
+		for i := range a.Len() {
+			if a.IsNull(i) != b.IsNull(i) || !same(a.Get(i), b.Get(i)) {
+				t.Fatalf("%s row %d: %s, want %s", ty, i, a.Get(i), b.Get(i))
+			}
+		}
+	}
+}

@@ -93,6 +93,40 @@ type parser struct {
 	// relAsOf is the position of the first relation-level AS OF in the
 	// query block being parsed, or -1 (invariant 4).
 	relAsOf int
+
+	// Slabs the rows and lone literals of VALUES lists are cut from: a
+	// long list is thousands of them, one allocation each otherwise.
+	rows  []ast.Row
+	items []ast.Expr
+	nums  []ast.NumberLit
+	strs  []ast.StringLit
+}
+
+// valuesSlab is how many elements a parser slab holds.
+const valuesSlab = 256
+
+// cut returns the address of a fresh zero element of slab, starting a
+// new slab when it is full.
+func cut[T any](slab *[]T) *T {
+	if len(*slab) == cap(*slab) {
+		*slab = make([]T, 0, valuesSlab)
+	}
+	*slab = (*slab)[:len(*slab)+1]
+	return &(*slab)[len(*slab)-1]
+}
+
+// cutItems returns an empty slice with room for n items from the items
+// slab, capped so that appending past n never writes into a neighbour's.
+func (p *parser) cutItems(n int) []ast.Expr {
+	if n == 0 || n > valuesSlab {
+		return make([]ast.Expr, 0, n)
+	}
+	if cap(p.items)-len(p.items) < n {
+		p.items = make([]ast.Expr, 0, valuesSlab)
+	}
+	s := len(p.items)
+	p.items = p.items[:s+n]
+	return p.items[s : s : s+n]
 }
 
 // bailout carries a syntax error from the point of failure to recover.

@@ -222,7 +222,8 @@ func (p *parser) values() *ast.Values {
 	width := 0 // rows are usually all as wide as the first
 	for {
 		rstart := p.expect(token.LPAREN)
-		r := &ast.Row{Items: make([]ast.Expr, 0, width)}
+		r := cut(&p.rows)
+		r.Items = p.cutItems(width)
 		for {
 			r.Items = append(r.Items, p.valueItem())
 			if !p.got(token.COMMA) {
@@ -253,7 +254,20 @@ func (p *parser) valueItem() ast.Expr {
 	// levels of expr would return, so it skips their descent.
 	if p.tok == token.NUMBER || p.tok == token.STRING {
 		if t := p.peek(1); t == token.COMMA || t == token.RPAREN {
-			return p.primary()
+			// The node primary would return, cut from a slab.
+			sp := ast.Span{Start: p.pos, Stop: p.end}
+			var e ast.Expr
+			if p.tok == token.NUMBER {
+				n := cut(&p.nums)
+				n.Span, n.Text = sp, p.lit
+				e = n
+			} else {
+				s := cut(&p.strs)
+				s.Span, s.Value = sp, p.lit
+				e = s
+			}
+			p.next()
+			return e
 		}
 	}
 	return p.expr()

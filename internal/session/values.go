@@ -1,0 +1,189 @@
+package session
+
+import (
+	"github.com/holiman/uint256"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// noValuesWriter turns valuesWriter off, for tests that compare it with
+// buildWriter.
+var noValuesWriter bool
+
+// valueDest is a batch column a listed column's values are written to.
+type valueDest struct {
+	vec *types.Vector
+	g   *groupWrite
+	i   int // index of the column in g.cols
+}
+
+// valuesWriter is the writer of an INSERT whose source is a VALUES list of
+// literals, parameters and DEFAULTs, or nil when the statement is anything
+// else or has an error. Each value is written into its batch columns as it
+// is read, without the matrix of evaluated cells buildWriter keeps, and an
+// integer or string literal meant for a column of its kind is appended
+// without becoming a Value. On any error it gives up and buildWriter runs
+// instead, which reports the statement's first error exactly as it always
+// has; the cells read until then were literals, whose evaluation has no
+// effect, so evaluating them again is harmless.
+func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed []*catalog.Column) *writer {
+	if noValuesWriter {
+		return nil
+	}
+	src := n.Source
+	v, ok := src.Body.(*ast.Values)
+	if !ok || src.With != nil || src.OrderBy != nil || src.Limit != nil || src.Offset != nil || src.AsOf != nil || len(v.Rows) == 0 {
+		return nil
+	}
+	width := len(v.Rows[0].Items)
+	if n.Columns == nil {
+		if width > len(tab.Columns) {
+			return nil
+		}
+		listed = listed[:width]
+	} else if width != len(listed) {
+		return nil
+	}
+	var group *catalog.Group
+	if n.Group != nil {
+		if group, ok = tab.Group(n.Group.Name); !ok {
+			return nil
+		}
+	}
+	w, err := newWriter(tab, listed, group, len(v.Rows), n.Pos())
+	if err != nil {
+		return nil
+	}
+	dests := make([][]valueDest, width)
+	var defs []valueDest // columns no listed column feeds: their DEFAULT
+	for _, g := range w.groups {
+		if g.group != nil && g.group.Owner != "" {
+			return nil
+		}
+		for i, c := range g.cols {
+			d := valueDest{vec: g.batch.Cols[i], g: g, i: i}
+			if j := g.src[i]; j >= 0 && j < width {
+				dests[j] = append(dests[j], d)
+				continue
+			}
+			if g.defs[i].IsNull() && w.nullError(g, c, 0) != nil {
+				return nil
+			}
+			defs = append(defs, d)
+		}
+	}
+	for r, row := range v.Rows {
+		if len(row.Items) != width {
+			return nil
+		}
+		for j, e := range row.Items {
+			ds := dests[j]
+			switch e.(type) {
+			case *ast.DefaultExpr:
+				for _, d := range ds {
+					x := d.g.defs[d.i]
+					if x.IsNull() && w.nullError(d.g, d.g.cols[d.i], 0) != nil {
+						return nil
+					}
+					d.vec.Append(x)
+				}
+				continue
+			case *ast.NumberLit, *ast.StringLit, *ast.BoolLit, *ast.NullLit, *ast.Param:
+			case *ast.UnaryExpr:
+				if u := e.(*ast.UnaryExpr); u.Op != token.MINUS {
+					return nil
+				} else if _, num := u.X.(*ast.NumberLit); !num {
+					return nil
+				}
+			default:
+				// Anything else is planned and evaluated: left to
+				// buildWriter, which evaluates it once.
+				return nil
+			}
+			if len(ds) > 0 && appendLiteral(ds[0].vec, e) {
+				for _, d := range ds[1:] {
+					d.vec.AppendFrom(ds[0].vec, r)
+				}
+				continue
+			}
+			x, err := st.evalConst(e)
+			if err != nil {
+				return nil
+			}
+			if x, err = types.Cast(x, listed[j].Type); err != nil {
+				return nil
+			}
+			for _, d := range ds {
+				if x.IsNull() && w.nullError(d.g, d.g.cols[d.i], 0) != nil {
+					return nil
+				}
+				d.vec.Append(x)
+			}
+		}
+		for _, d := range defs {
+			d.vec.Append(d.g.defs[d.i])
+		}
+		w.rows++
+	}
+	for _, g := range w.groups {
+		g.batch.Rows = w.rows
+	}
+	return w
+}
+
+// appendLiteral appends e to vec if e is a literal that needs no
+// evaluation to be a value of vec's type, and reports whether it did: a
+// string literal for a STRING column, or an unsigned integer literal of at
+// most 18 digits for an integer column whose range holds it. Everything
+// else, including every value out of range, takes evalConst and
+// types.Cast, which judge it.
+func appendLiteral(vec *types.Vector, e ast.Expr) bool {
+	t := vec.Type()
+	switch x := e.(type) {
+	case *ast.StringLit:
+		if t != stringType {
+			return false
+		}
+		vec.AppendString(x.Value)
+		return true
+	case *ast.NumberLit:
+		k := t.Kind
+		if !k.IsInteger() || len(x.Text) == 0 || len(x.Text) > 18 {
+			return false
+		}
+		var n uint64
+		for i := 0; i < len(x.Text); i++ {
+			c := x.Text[i]
+			if c < '0' || c > '9' {
+				return false
+			}
+			n = n*10 + uint64(c-'0')
+		}
+		switch k.Class() {
+		case types.ClassInt64:
+			if b := k.Bits(); b < 64 && n >= 1<<(b-1) {
+				return false
+			}
+			vec.AppendInt64(int64(n))
+		case types.ClassUint64:
+			if b := k.Bits(); b < 64 && n >= 1<<b {
+				return false
+			}
+			vec.AppendUint64(n)
+		case types.ClassWide:
+			var w uint256.Int
+			w.SetUint64(n)
+			vec.AppendWide(&w)
+		default:
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// stringType is the type of a string literal.
+var stringType = types.NewString("").Type()
