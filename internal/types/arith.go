@@ -410,6 +410,12 @@ func arithDecimal(op Op, a, b Value, t Type) (Value, error) {
 	var r num
 	switch op {
 	case OpAdd, OpSub, OpMod:
+		// A zero divisor is reported before the operands are aligned: the
+		// alignment of a large dividend to a fine scale may overflow, and
+		// PostgreSQL says division by zero for x % 0 whatever x is.
+		if op == OpMod && y.n.mag.IsZero() {
+			return Value{}, ErrDivisionByZero
+		}
 		var over1, over2 bool
 		x.n.mag, over1 = rescaleUp(&x.n.mag, ts-x.scale)
 		y.n.mag, over2 = rescaleUp(&y.n.mag, ts-y.scale)

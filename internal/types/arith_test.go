@@ -393,3 +393,23 @@ func TestDecimalMatchesRat(t *testing.T) {
 		}
 	})
 }
+
+// A zero divisor of % is division by zero even when aligning the dividend
+// to the divisor's scale would overflow (found by TestDecimalMatchesRat:
+// 200000000000000 % 0.000…0 at DECIMAL(63,63) said overflow).
+func TestDecimalModZeroBeforeAlignment(t *testing.T) {
+	a, err := ParseText(Type{Kind: Decimal, Precision: 15, Scale: 0}, "200000000000000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, err := ParseText(Type{Kind: Decimal, Precision: 63, Scale: 63}, "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Arith(OpMod, a, zero); !errors.Is(err, ErrDivisionByZero) {
+		t.Fatalf("%s %% %s: %v, want division by zero", a, zero, err)
+	}
+	if _, err := Arith(OpDiv, a, zero); !errors.Is(err, ErrDivisionByZero) {
+		t.Fatalf("%s / %s: %v, want division by zero", a, zero, err)
+	}
+}
