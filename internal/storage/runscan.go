@@ -26,9 +26,10 @@ import (
 //     source touches (commit ≤ n) reads exactly its current-run rows: the
 //     winners did not change. Those rows are streamed block by block,
 //     column by column, into the output (scanCurrent). A key a newer
-//     source touches is resolved from all its inputs — current, history,
-//     deltas, memtable — as the general path does (rule 7 of package
-//     version), the history found by seeking, not scanning.
+//     source touches is resolved from its inputs as the general path does
+//     (rule 7 of package version): its newer ones, its current-run rows
+//     taken from the streamed block, and its history (found by seeking,
+//     not scanning) only when mayRepeatHistory says it can matter.
 //   - At a commit n before the run's newest commit, nothing newer is
 //     visible, and the winner of each (key, group) is the one row of the
 //     current or history run with WonAt ≤ n < EndedAt (rule 6): a range
@@ -40,8 +41,9 @@ import (
 // takes the general path (partscan.go), which tests compare these with.
 
 // fastReads and intervalReads count the shard reads the fast paths took,
-// so tests can tell that they ran.
-var fastReads, intervalReads atomic.Int64
+// so tests can tell that they ran; touchedAlone and touchedHistory count
+// the touched keys scanCurrent resolved without and with the history run.
+var fastReads, intervalReads, touchedAlone, touchedHistory atomic.Int64
 
 // runShard is a shard's parts, classified for the fast paths.
 type runShard struct {
@@ -136,8 +138,15 @@ func (rd *reader) newFastPlan() (*fastPlan, bool) {
 		if rd.t.IsKey(p.id) {
 			return nil, false
 		}
-		fp.colOf[oi] = len(fp.ids)
-		fp.ids = append(fp.ids, p.id)
+		// A column asked for twice is read once: the current run's rows
+		// of a touched key are rebuilt from the streamed block
+		// (runScan.curInputs), and a payload must not hold a column twice.
+		ci := slices.Index(fp.ids, p.id)
+		if ci < 0 {
+			ci = len(fp.ids)
+			fp.ids = append(fp.ids, p.id)
+		}
+		fp.colOf[oi] = ci
 		for s, g := range fp.groups {
 			if g == p.group {
 				fp.slotOf[oi] = s
@@ -404,8 +413,12 @@ func spanOf(d *part.Data, r KeyRange) (int, int) {
 	return lo, max(lo, hi)
 }
 
-// scanCurrent is the read at n ≥ runMax: the current run streamed, the
-// keys newer sources touch resolved in full.
+// scanCurrent is the read at n ≥ runMax: the current run streamed, each
+// key a newer source touches resolved from its newer inputs and its
+// current-run rows, and from the history run only when that can change
+// the answer (mayRepeatHistory, as lookups do). After a burst of ingest
+// the newer sources touch nearly every key, and seeking and rebuilding
+// every key's history was most of such a read.
 func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	rd := s.rd
 	versioned := rd.t.Mode == catalog.ModeVersioned
@@ -442,6 +455,8 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	histSeek := &runSeeker{rd: rd, parts: s.rs.hist, n: s.n, lays: lays}
 	var tbuf []byte
 	var ins []keyInput
+	var alone, withHist int64
+	defer func() { touchedAlone.Add(alone); touchedHistory.Add(withHist) }()
 	// touched returns the next key a newer source holds, nil when none.
 	touched := func() ([]byte, error) {
 		var min []byte
@@ -460,23 +475,53 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		tbuf = append(tbuf[:0], min...)
 		return tbuf, nil
 	}
-	// resolve emits key from all of its inputs.
-	resolve := func(key []byte) error {
+	// resolve emits key from its inputs. The key's current-run rows are
+	// rows [cur.lo, cur.hi) of the streamed block cur.d when cur.known,
+	// so that block is not decoded a second time; curSeek reads them
+	// (with every column: their payloads are compared) only when the
+	// history must be read too.
+	resolve := func(key []byte, cur curRows) error {
 		if err := s.materialize(); err != nil {
 			return err
 		}
 		var err error
 		ins = ins[:0]
-		if ins, err = curSeek.take(key, ins); err != nil {
-			return err
-		}
-		if ins, err = histSeek.take(key, ins); err != nil {
-			return err
-		}
 		for _, src := range newer {
 			if ins, err = src.take(key, ins); err != nil {
 				return err
 			}
+		}
+		fromNewer := len(ins)
+		if cur.known {
+			d := cur.d
+			for i := cur.lo; i < cur.hi; i++ {
+				if d.Commit[i] > s.n {
+					continue
+				}
+				in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
+				if !in.tomb {
+					// Only the columns read: no version of the newer
+					// sources ties with this one on its ordering values
+					// (else the rows are read again, whole, below), so its
+					// payload is never compared (rule 3), only emitted.
+					if in.mv, err = rd.partVersion(d, cur.meta, i, key, lays); err != nil {
+						return err
+					}
+				}
+				ins = append(ins, in)
+			}
+		}
+		if !cur.known || mayRepeatHistory(ins[:fromNewer], ins[fromNewer:]) {
+			withHist++
+			ins = ins[:fromNewer]
+			if ins, err = curSeek.take(key, ins); err != nil {
+				return err
+			}
+			if ins, err = histSeek.take(key, ins); err != nil {
+				return err
+			}
+		} else {
+			alone++
 		}
 		sortInputs(ins)
 		e, err := rd.resolveKey(key, ins, versioned)
@@ -515,7 +560,17 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			if err := s.materialize(); err != nil {
 				return err
 			}
-			if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, d); err != nil {
+			// A block that may hold a touched key is read with what its
+			// rows are rebuilt from as inputs (resolve).
+			t, err := touched()
+			if err != nil {
+				return err
+			}
+			f, inputs := fixed, t != nil && bytes.Compare(t, b.MaxSort) <= 0
+			if inputs {
+				f |= inputFixed
+			}
+			if err := pf.r.ReadBlockView(bi, f, s.fp.ids, d); err != nil {
 				return err
 			}
 			if err := s.blockKeys(0, pf, bi, d); err != nil {
@@ -531,14 +586,17 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 					}
 					if t != nil {
 						if c := bytes.Compare(t, d.Sort.BytesAt(i)); c <= 0 {
-							if err := resolve(t); err != nil {
+							// Every row of a key is in one block
+							// (KeyBlocks), and the rows before i are of
+							// smaller keys: t's run rows are [i, j).
+							j := i
+							for c == 0 && j < hi && bytes.Equal(d.Sort.BytesAt(j), t) {
+								j++
+							}
+							if err := resolve(t, curRows{d: d, meta: meta, lo: i, hi: j, known: inputs || c < 0}); err != nil {
 								return err
 							}
-							if c == 0 {
-								for i < hi && bytes.Equal(d.Sort.BytesAt(i), t) {
-									i++
-								}
-							}
+							i = j
 							continue
 						}
 					}
@@ -584,10 +642,22 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		if err != nil || t == nil {
 			return err
 		}
-		if err := resolve(t); err != nil {
+		// Past the run's last wanted row: t has none.
+		if err := resolve(t, curRows{known: true}); err != nil {
 			return err
 		}
 	}
+}
+
+// curRows are the rows of one key in a streamed block of the current run
+// (scanCurrent): rows [lo, hi) of d, from the part meta describes. known
+// is false when the block was read without the columns inputs are rebuilt
+// from (inputFixed).
+type curRows struct {
+	d      *part.Data
+	meta   *part.Meta
+	lo, hi int
+	known  bool
 }
 
 // runSeeker finds the rows of keys, asked for in increasing order, in one
@@ -948,8 +1018,8 @@ func (rd *reader) lookupGroups() {
 	}
 }
 
-// mayRepeatHistory reports whether a lookup at or after a merged run's
-// newest commit must read the run's history because the newer sources'
+// mayRepeatHistory reports whether a lookup or scan at or after a merged
+// run's newest commit must read the run's history because the newer sources'
 // inputs (newer) might repeat (rule 3) a version kept there, given the
 // current run's inputs of the key (cur).
 //
