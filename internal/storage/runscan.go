@@ -42,8 +42,9 @@ import (
 
 // fastReads and intervalReads count the shard reads the fast paths took,
 // so tests can tell that they ran; touchedAlone and touchedHistory count
-// the touched keys scanCurrent resolved without and with the history run.
-var fastReads, intervalReads, touchedAlone, touchedHistory atomic.Int64
+// the touched keys scanCurrent resolved without and with the history run,
+// touchedRepeats those of the first whose tie was an exact repeat.
+var fastReads, intervalReads, touchedAlone, touchedHistory, touchedRepeats atomic.Int64
 
 // runShard is a shard's parts, classified for the fast paths.
 type runShard struct {
@@ -189,6 +190,8 @@ type runScan struct {
 	// read, decoded for the whole of its block (blockKeys).
 	all     bool
 	keyCols [2][]*types.Vector
+	// curIDs are the columns of each current-run part, for seekCur.
+	curIDs [][]catalog.ColumnID
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
@@ -451,12 +454,11 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		newer = append(newer, c)
 	}
 	newer = append(newer, &memCursor{m: sd.keyed, rs: s.spans, n: s.n})
-	curSeek := &runSeeker{rd: rd, parts: s.rs.cur, n: s.n, lays: lays}
 	histSeek := &runSeeker{rd: rd, parts: s.rs.hist, n: s.n, lays: lays}
 	var tbuf []byte
 	var ins []keyInput
-	var alone, withHist int64
-	defer func() { touchedAlone.Add(alone); touchedHistory.Add(withHist) }()
+	var alone, withHist, repeats int64
+	defer func() { touchedAlone.Add(alone); touchedHistory.Add(withHist); touchedRepeats.Add(repeats) }()
 	// touched returns the next key a newer source holds, nil when none.
 	touched := func() ([]byte, error) {
 		var min []byte
@@ -477,9 +479,10 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	}
 	// resolve emits key from its inputs. The key's current-run rows are
 	// rows [cur.lo, cur.hi) of the streamed block cur.d when cur.known,
-	// so that block is not decoded a second time; curSeek reads them
-	// (with every column: their payloads are compared) only when the
-	// history must be read too.
+	// so that block is not decoded a second time; seekCur reads them whole
+	// (their payloads compared) only when a newer version ties with one
+	// of them, or when the streamed block lacks the columns inputs are
+	// rebuilt from.
 	resolve := func(key []byte, cur curRows) error {
 		if err := s.materialize(); err != nil {
 			return err
@@ -500,23 +503,35 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 				}
 				in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
 				if !in.tomb {
-					// Only the columns read: no version of the newer
-					// sources ties with this one on its ordering values
-					// (else the rows are read again, whole, below), so its
-					// payload is never compared (rule 3), only emitted.
+					// Only the columns read: unless a version of the
+					// newer sources ties with this one on its ordering
+					// values (then the rows are read again, whole, below),
+					// its payload is never compared (rule 3), only
+					// emitted.
 					if in.mv, err = rd.partVersion(d, cur.meta, i, key, lays); err != nil {
 						return err
 					}
 				}
 				ins = append(ins, in)
 			}
+		} else if ins, err = s.seekCur(key, lays, ins); err != nil {
+			return err
 		}
-		if !cur.known || mayRepeatHistory(ins[:fromNewer], ins[fromNewer:]) {
-			withHist++
+		whole := !cur.known
+		hist := mayRepeatHistory(ins[:fromNewer], ins[fromNewer:], whole)
+		if hist && !whole {
+			// Whether the tie is an exact repeat of the run's row, which
+			// needs no history, is told by the whole payloads.
 			ins = ins[:fromNewer]
-			if ins, err = curSeek.take(key, ins); err != nil {
+			if ins, err = s.seekCur(key, lays, ins); err != nil {
 				return err
 			}
+			if hist = mayRepeatHistory(ins[:fromNewer], ins[fromNewer:], true); !hist {
+				repeats++
+			}
+		}
+		if hist {
+			withHist++
 			if ins, err = histSeek.take(key, ins); err != nil {
 				return err
 			}
@@ -647,6 +662,29 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			return err
 		}
 	}
+}
+
+// seekCur appends the rows of key (commit ≤ n) in the current run, with
+// their whole payloads: only the pages that hold them are read
+// (reader.seekKey), because few keys need them (a tie on every ordering
+// value, mayRepeatHistory) and the run's block was decoded for the stream
+// already, without the columns the read does not return.
+func (s *runScan) seekCur(key []byte, lays map[string]*layout, ins []keyInput) ([]keyInput, error) {
+	cur := s.rs.cur
+	i := sort.Search(len(cur), func(i int) bool { return bytes.Compare(cur[i].r.Meta().MaxSort, key) >= 0 })
+	if i == len(cur) || bytes.Compare(cur[i].r.Meta().MinSort, key) > 0 {
+		return ins, nil
+	}
+	if s.curIDs == nil {
+		s.curIDs = make([][]catalog.ColumnID, len(cur))
+	}
+	if s.curIDs[i] == nil {
+		s.curIDs[i] = []catalog.ColumnID{}
+		for _, c := range cur[i].r.Meta().Columns {
+			s.curIDs[i] = append(s.curIDs[i], c.ID)
+		}
+	}
+	return s.rd.seekKey(cur[i], key, s.n, lays, s.curIDs[i], ins)
 }
 
 // curRows are the rows of one key in a streamed block of the current run
@@ -975,7 +1013,7 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			return ins, true, err
 		}
 	}
-	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:]) {
+	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:], false) {
 		rd.stats.PartsSkipped += len(hist)
 		alone = true // the history cannot change the answer
 	}
@@ -1035,7 +1073,16 @@ func (rd *reader) lookupGroups() {
 // A group without W has no version in the current epoch before the newer
 // sources, and a group ordered by commit alone drops no repeats. Deletes
 // only end epochs, so ignoring them can only make this say true.
-func mayRepeatHistory(newer, cur []keyInput) bool {
+//
+// whole says that every payload in newer and cur is whole (every column
+// of its group, as partVersion rebuilds it from all of a part's columns,
+// or as the memtable holds it). Then a tie whose payload equals W's is a
+// repeat of W, which still counts when it arrives (or a delete between
+// ended W and the history's versions alike): it is dropped whatever the
+// history holds (rule 3; rule 4 in an upsert table, where W or a greater
+// winner decides). That is the common tie, an at-least-once producer
+// re-delivering the version that won.
+func mayRepeatHistory(newer, cur []keyInput, whole bool) bool {
 	for i := range newer {
 		v := &newer[i]
 		if v.tomb || len(v.mv.v.Order) == 0 {
@@ -1043,7 +1090,8 @@ func mayRepeatHistory(newer, cur []keyInput) bool {
 		}
 		for j := range cur {
 			w := &cur[j]
-			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) {
+			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) &&
+				!(whole && bytes.Equal(w.mv.v.Values, v.mv.v.Values)) {
 				return true
 			}
 		}
