@@ -442,7 +442,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			continue
 		}
 		rd.stats.Parts++
-		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: allIDs(pf)}
+		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: allIDs(pf), view: true}
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
 			if blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
