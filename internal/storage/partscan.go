@@ -330,7 +330,7 @@ func (rd *reader) resolveKey(key []byte, ins []keyInput, versioned bool) (*keyEn
 	return e, nil
 }
 
-// scanMerged reads a shard that has parts. The payload arena is dropped
+// scanMerged reads a shard that has parts. The payload arena is emptied
 // with each batch handed on: nothing of it outlives the key it was built
 // for.
 func (rd *reader) scanMerged(ctx context.Context, sd *shardData, rs []KeyRange, n uint64, fn func(*types.Batch) error, emit func(*keyEntry, uint64) error) error {
@@ -344,7 +344,7 @@ func (rd *reader) scanMerged(ctx context.Context, sd *shardData, rs []KeyRange, 
 			return err
 		}
 		if rd.full() {
-			rd.arena = arena{}
+			rd.arena.reset()
 			return rd.flush(fn)
 		}
 		return nil

@@ -325,7 +325,7 @@ func (s *runScan) materialize() error {
 		s.gidx[sl] = s.gidx[sl][:0]
 	}
 	if rd.full() {
-		rd.arena = arena{}
+		rd.arena.reset()
 		return rd.flush(s.fn)
 	}
 	return nil
@@ -547,7 +547,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			return err
 		}
 		if rd.full() {
-			rd.arena = arena{}
+			rd.arena.reset()
 			return rd.flush(s.fn)
 		}
 		return nil
