@@ -71,6 +71,10 @@ type partCursor struct {
 	rs     []KeyRange
 	n      uint64
 	lays   map[string]*layout
+	// view reads blocks as views of the part cache (ReadBlockView), for
+	// the newer parts of a merged shard's fast read: a read repeated
+	// while merges catch up then decodes them once, not every time.
+	view bool
 }
 
 func (c *partCursor) key() ([]byte, error) {
@@ -79,7 +83,11 @@ func (c *partCursor) key() ([]byte, error) {
 			if len(c.blocks) == 0 {
 				return nil, nil
 			}
-			if err := c.r.ReadBlockFixed(c.blocks[0], inputFixed, c.ids, &c.d); err != nil {
+			read := c.r.ReadBlockFixed
+			if c.view {
+				read = c.r.ReadBlockView
+			}
+			if err := read(c.blocks[0], inputFixed, c.ids, &c.d); err != nil {
 				return nil, err
 			}
 			c.blocks, c.loaded, c.row = c.blocks[1:], true, 0
@@ -322,7 +330,7 @@ func (rd *reader) resolveKey(key []byte, ins []keyInput, versioned bool) (*keyEn
 	return e, nil
 }
 
-// scanMerged reads a shard that has parts. The payload arena is dropped
+// scanMerged reads a shard that has parts. The payload arena is emptied
 // with each batch handed on: nothing of it outlives the key it was built
 // for.
 func (rd *reader) scanMerged(ctx context.Context, sd *shardData, rs []KeyRange, n uint64, fn func(*types.Batch) error, emit func(*keyEntry, uint64) error) error {
@@ -336,7 +344,7 @@ func (rd *reader) scanMerged(ctx context.Context, sd *shardData, rs []KeyRange, 
 			return err
 		}
 		if rd.full() {
-			rd.arena = arena{}
+			rd.arena.reset()
 			return rd.flush(fn)
 		}
 		return nil

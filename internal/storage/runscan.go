@@ -26,9 +26,10 @@ import (
 //     source touches (commit ≤ n) reads exactly its current-run rows: the
 //     winners did not change. Those rows are streamed block by block,
 //     column by column, into the output (scanCurrent). A key a newer
-//     source touches is resolved from all its inputs — current, history,
-//     deltas, memtable — as the general path does (rule 7 of package
-//     version), the history found by seeking, not scanning.
+//     source touches is resolved from its inputs as the general path does
+//     (rule 7 of package version): its newer ones, its current-run rows
+//     taken from the streamed block, and its history (found by seeking,
+//     not scanning) only when mayRepeatHistory says it can matter.
 //   - At a commit n before the run's newest commit, nothing newer is
 //     visible, and the winner of each (key, group) is the one row of the
 //     current or history run with WonAt ≤ n < EndedAt (rule 6): a range
@@ -40,8 +41,10 @@ import (
 // takes the general path (partscan.go), which tests compare these with.
 
 // fastReads and intervalReads count the shard reads the fast paths took,
-// so tests can tell that they ran.
-var fastReads, intervalReads atomic.Int64
+// so tests can tell that they ran; touchedAlone and touchedHistory count
+// the touched keys scanCurrent resolved without and with the history run,
+// touchedRepeats those of the first whose tie was an exact repeat.
+var fastReads, intervalReads, touchedAlone, touchedHistory, touchedRepeats atomic.Int64
 
 // runShard is a shard's parts, classified for the fast paths.
 type runShard struct {
@@ -136,8 +139,15 @@ func (rd *reader) newFastPlan() (*fastPlan, bool) {
 		if rd.t.IsKey(p.id) {
 			return nil, false
 		}
-		fp.colOf[oi] = len(fp.ids)
-		fp.ids = append(fp.ids, p.id)
+		// A column asked for twice is read once: the current run's rows
+		// of a touched key are rebuilt from the streamed block
+		// (runScan.curInputs), and a payload must not hold a column twice.
+		ci := slices.Index(fp.ids, p.id)
+		if ci < 0 {
+			ci = len(fp.ids)
+			fp.ids = append(fp.ids, p.id)
+		}
+		fp.colOf[oi] = ci
 		for s, g := range fp.groups {
 			if g == p.group {
 				fp.slotOf[oi] = s
@@ -180,6 +190,8 @@ type runScan struct {
 	// read, decoded for the whole of its block (blockKeys).
 	all     bool
 	keyCols [2][]*types.Vector
+	// curIDs are the columns of each current-run part, for seekCur.
+	curIDs [][]catalog.ColumnID
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
@@ -313,7 +325,7 @@ func (s *runScan) materialize() error {
 		s.gidx[sl] = s.gidx[sl][:0]
 	}
 	if rd.full() {
-		rd.arena = arena{}
+		rd.arena.reset()
 		return rd.flush(s.fn)
 	}
 	return nil
@@ -404,8 +416,12 @@ func spanOf(d *part.Data, r KeyRange) (int, int) {
 	return lo, max(lo, hi)
 }
 
-// scanCurrent is the read at n ≥ runMax: the current run streamed, the
-// keys newer sources touch resolved in full.
+// scanCurrent is the read at n ≥ runMax: the current run streamed, each
+// key a newer source touches resolved from its newer inputs and its
+// current-run rows, and from the history run only when that can change
+// the answer (mayRepeatHistory, as lookups do). After a burst of ingest
+// the newer sources touch nearly every key, and seeking and rebuilding
+// every key's history was most of such a read.
 func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	rd := s.rd
 	versioned := rd.t.Mode == catalog.ModeVersioned
@@ -426,7 +442,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			continue
 		}
 		rd.stats.Parts++
-		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: allIDs(pf)}
+		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: allIDs(pf), view: true}
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
 			if blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
@@ -438,10 +454,11 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		newer = append(newer, c)
 	}
 	newer = append(newer, &memCursor{m: sd.keyed, rs: s.spans, n: s.n})
-	curSeek := &runSeeker{rd: rd, parts: s.rs.cur, n: s.n, lays: lays}
 	histSeek := &runSeeker{rd: rd, parts: s.rs.hist, n: s.n, lays: lays}
 	var tbuf []byte
 	var ins []keyInput
+	var alone, withHist, repeats int64
+	defer func() { touchedAlone.Add(alone); touchedHistory.Add(withHist); touchedRepeats.Add(repeats) }()
 	// touched returns the next key a newer source holds, nil when none.
 	touched := func() ([]byte, error) {
 		var min []byte
@@ -460,23 +477,66 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		tbuf = append(tbuf[:0], min...)
 		return tbuf, nil
 	}
-	// resolve emits key from all of its inputs.
-	resolve := func(key []byte) error {
+	// resolve emits key from its inputs. The key's current-run rows are
+	// rows [cur.lo, cur.hi) of the streamed block cur.d when cur.known,
+	// so that block is not decoded a second time; seekCur reads them whole
+	// (their payloads compared) only when a newer version ties with one
+	// of them, or when the streamed block lacks the columns inputs are
+	// rebuilt from.
+	resolve := func(key []byte, cur curRows) error {
 		if err := s.materialize(); err != nil {
 			return err
 		}
 		var err error
 		ins = ins[:0]
-		if ins, err = curSeek.take(key, ins); err != nil {
-			return err
-		}
-		if ins, err = histSeek.take(key, ins); err != nil {
-			return err
-		}
 		for _, src := range newer {
 			if ins, err = src.take(key, ins); err != nil {
 				return err
 			}
+		}
+		fromNewer := len(ins)
+		if cur.known {
+			d := cur.d
+			for i := cur.lo; i < cur.hi; i++ {
+				if d.Commit[i] > s.n {
+					continue
+				}
+				in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
+				if !in.tomb {
+					// Only the columns read: unless a version of the
+					// newer sources ties with this one on its ordering
+					// values (then the rows are read again, whole, below),
+					// its payload is never compared (rule 3), only
+					// emitted.
+					if in.mv, err = rd.partVersion(d, cur.meta, i, key, lays); err != nil {
+						return err
+					}
+				}
+				ins = append(ins, in)
+			}
+		} else if ins, err = s.seekCur(key, lays, ins); err != nil {
+			return err
+		}
+		whole := !cur.known
+		hist := mayRepeatHistory(ins[:fromNewer], ins[fromNewer:], whole)
+		if hist && !whole {
+			// Whether the tie is an exact repeat of the run's row, which
+			// needs no history, is told by the whole payloads.
+			ins = ins[:fromNewer]
+			if ins, err = s.seekCur(key, lays, ins); err != nil {
+				return err
+			}
+			if hist = mayRepeatHistory(ins[:fromNewer], ins[fromNewer:], true); !hist {
+				repeats++
+			}
+		}
+		if hist {
+			withHist++
+			if ins, err = histSeek.take(key, ins); err != nil {
+				return err
+			}
+		} else {
+			alone++
 		}
 		sortInputs(ins)
 		e, err := rd.resolveKey(key, ins, versioned)
@@ -487,7 +547,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			return err
 		}
 		if rd.full() {
-			rd.arena = arena{}
+			rd.arena.reset()
 			return rd.flush(s.fn)
 		}
 		return nil
@@ -515,7 +575,17 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			if err := s.materialize(); err != nil {
 				return err
 			}
-			if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, d); err != nil {
+			// A block that may hold a touched key is read with what its
+			// rows are rebuilt from as inputs (resolve).
+			t, err := touched()
+			if err != nil {
+				return err
+			}
+			f, inputs := fixed, t != nil && bytes.Compare(t, b.MaxSort) <= 0
+			if inputs {
+				f |= inputFixed
+			}
+			if err := pf.r.ReadBlockView(bi, f, s.fp.ids, d); err != nil {
 				return err
 			}
 			if err := s.blockKeys(0, pf, bi, d); err != nil {
@@ -531,14 +601,17 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 					}
 					if t != nil {
 						if c := bytes.Compare(t, d.Sort.BytesAt(i)); c <= 0 {
-							if err := resolve(t); err != nil {
+							// Every row of a key is in one block
+							// (KeyBlocks), and the rows before i are of
+							// smaller keys: t's run rows are [i, j).
+							j := i
+							for c == 0 && j < hi && bytes.Equal(d.Sort.BytesAt(j), t) {
+								j++
+							}
+							if err := resolve(t, curRows{d: d, meta: meta, lo: i, hi: j, known: inputs || c < 0}); err != nil {
 								return err
 							}
-							if c == 0 {
-								for i < hi && bytes.Equal(d.Sort.BytesAt(i), t) {
-									i++
-								}
-							}
+							i = j
 							continue
 						}
 					}
@@ -584,10 +657,45 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		if err != nil || t == nil {
 			return err
 		}
-		if err := resolve(t); err != nil {
+		// Past the run's last wanted row: t has none.
+		if err := resolve(t, curRows{known: true}); err != nil {
 			return err
 		}
 	}
+}
+
+// seekCur appends the rows of key (commit ≤ n) in the current run, with
+// their whole payloads: only the pages that hold them are read
+// (reader.seekKey), because few keys need them (a tie on every ordering
+// value, mayRepeatHistory) and the run's block was decoded for the stream
+// already, without the columns the read does not return.
+func (s *runScan) seekCur(key []byte, lays map[string]*layout, ins []keyInput) ([]keyInput, error) {
+	cur := s.rs.cur
+	i := sort.Search(len(cur), func(i int) bool { return bytes.Compare(cur[i].r.Meta().MaxSort, key) >= 0 })
+	if i == len(cur) || bytes.Compare(cur[i].r.Meta().MinSort, key) > 0 {
+		return ins, nil
+	}
+	if s.curIDs == nil {
+		s.curIDs = make([][]catalog.ColumnID, len(cur))
+	}
+	if s.curIDs[i] == nil {
+		s.curIDs[i] = []catalog.ColumnID{}
+		for _, c := range cur[i].r.Meta().Columns {
+			s.curIDs[i] = append(s.curIDs[i], c.ID)
+		}
+	}
+	return s.rd.seekKey(cur[i], key, s.n, lays, s.curIDs[i], ins)
+}
+
+// curRows are the rows of one key in a streamed block of the current run
+// (scanCurrent): rows [lo, hi) of d, from the part meta describes. known
+// is false when the block was read without the columns inputs are rebuilt
+// from (inputFixed).
+type curRows struct {
+	d      *part.Data
+	meta   *part.Meta
+	lo, hi int
+	known  bool
 }
 
 // runSeeker finds the rows of keys, asked for in increasing order, in one
@@ -905,7 +1013,7 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 			return ins, true, err
 		}
 	}
-	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:]) {
+	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:], false) {
 		rd.stats.PartsSkipped += len(hist)
 		alone = true // the history cannot change the answer
 	}
@@ -948,8 +1056,8 @@ func (rd *reader) lookupGroups() {
 	}
 }
 
-// mayRepeatHistory reports whether a lookup at or after a merged run's
-// newest commit must read the run's history because the newer sources'
+// mayRepeatHistory reports whether a lookup or scan at or after a merged
+// run's newest commit must read the run's history because the newer sources'
 // inputs (newer) might repeat (rule 3) a version kept there, given the
 // current run's inputs of the key (cur).
 //
@@ -965,7 +1073,16 @@ func (rd *reader) lookupGroups() {
 // A group without W has no version in the current epoch before the newer
 // sources, and a group ordered by commit alone drops no repeats. Deletes
 // only end epochs, so ignoring them can only make this say true.
-func mayRepeatHistory(newer, cur []keyInput) bool {
+//
+// whole says that every payload in newer and cur is whole (every column
+// of its group, as partVersion rebuilds it from all of a part's columns,
+// or as the memtable holds it). Then a tie whose payload equals W's is a
+// repeat of W, which still counts when it arrives (or a delete between
+// ended W and the history's versions alike): it is dropped whatever the
+// history holds (rule 3; rule 4 in an upsert table, where W or a greater
+// winner decides). That is the common tie, an at-least-once producer
+// re-delivering the version that won.
+func mayRepeatHistory(newer, cur []keyInput, whole bool) bool {
 	for i := range newer {
 		v := &newer[i]
 		if v.tomb || len(v.mv.v.Order) == 0 {
@@ -973,7 +1090,8 @@ func mayRepeatHistory(newer, cur []keyInput) bool {
 		}
 		for j := range cur {
 			w := &cur[j]
-			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) {
+			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) &&
+				!(whole && bytes.Equal(w.mv.v.Values, v.mv.v.Values)) {
 				return true
 			}
 		}
