@@ -71,6 +71,8 @@ type prepared struct {
 	// described is the result a Describe of the statement announced; a
 	// client decodes every execution's rows by it.
 	described []session.Column
+	// desc is how described was obtained, to check it before each run.
+	desc description
 }
 
 // portal is a statement bound to parameter values by Bind.
@@ -81,6 +83,10 @@ type portal struct {
 	res     *session.Result
 	next    int // next row to send
 	ran     bool
+	// described is what a Describe of the portal itself announced, when
+	// its statement had not been described (then ps.described rules).
+	described []session.Column
+	desc      description
 }
 
 func (s *Server) handle(nc net.Conn) {

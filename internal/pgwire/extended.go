@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/session"
 	"github.com/strata-db/strata/internal/sql/parser"
 	"github.com/strata-db/strata/internal/sqlerr"
@@ -110,8 +111,8 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 		for i := range params {
 			params[i] = types.Null(types.Of(types.Unknown))
 		}
-		cols, err := c.sendDescription(ps, params, nil)
-		ps.described = cols
+		cols, desc, err := c.sendDescription(ps, params, nil)
+		ps.described, ps.desc = cols, desc
 		return ps.sql, err
 	case 'P':
 		p, ok := c.portals[m.Name]
@@ -126,27 +127,97 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 			c.sendColumns(p.ps.described, p.formats)
 			return "", nil
 		}
-		_, err := c.sendDescription(p.ps, p.params, p.formats)
+		cols, desc, err := c.sendDescription(p.ps, p.params, p.formats)
+		p.described, p.desc = cols, desc
 		return p.ps.sql, err
 	}
 	return "", protoErr("invalid DESCRIBE message subtype %d", m.ObjectType)
 }
 
+// description records how the columns a Describe announced were found:
+// the parameters it described with and the catalog it saw. Execute
+// describes the statement again with the same parameters when the catalog
+// has changed since (DDL), and only then, so an unchanged schema costs a
+// pointer comparison.
+type description struct {
+	params []types.Value
+	schema *catalog.Catalog
+}
+
 // sendDescription sends the RowDescription (or NoData) of ps and returns
-// the columns it described.
-func (c *conn) sendDescription(ps *prepared, params []types.Value, formats []int16) ([]session.Column, error) {
+// the columns it described and how.
+func (c *conn) sendDescription(ps *prepared, params []types.Value, formats []int16) ([]session.Column, description, error) {
 	if ps.stmt == nil {
 		c.be.Send(&pgproto3.NoData{})
-		return nil, nil
+		return nil, description{}, nil
 	}
+	// The catalog is read before describing: DDL committed meanwhile then
+	// makes Execute check again rather than go unnoticed.
+	desc := description{params: params, schema: c.sess.Schema()}
 	ctx, done := c.statementContext()
 	defer done()
 	cols, err := c.sess.Describe(ctx, ps.stmt, ps.sql, params)
 	if err != nil {
-		return nil, err
+		return nil, description{}, err
 	}
 	c.sendColumns(cols, formats)
-	return cols, nil
+	return cols, desc, nil
+}
+
+// errResultChanged is PostgreSQL's error for a prepared statement whose
+// result columns changed since they were described (its plan cache's
+// fixed_result check). Drivers know it: pgx forgets its cached statement
+// descriptions on it, so the next call prepares the statement anew.
+func errResultChanged() error {
+	return sqlerr.New("0A000", "cached plan must not change result type")
+}
+
+// checkShape fails the run of portal p if the columns its statement would
+// return now differ (count, names or wire types) from those announced to
+// the client, which decodes rows by the announcement: after ALTER TABLE
+// changed a table the statement reads with *, say. It runs before the
+// statement, so nothing is written and the connection stays usable.
+func (c *conn) checkShape(p *portal) error {
+	cols, desc := p.ps.described, &p.ps.desc
+	if p.described != nil {
+		cols, desc = p.described, &p.desc
+	}
+	if cols == nil || desc.schema == nil {
+		return nil
+	}
+	schema := c.sess.Schema()
+	if schema == desc.schema {
+		return nil
+	}
+	ctx, done := c.statementContext()
+	now, err := c.sess.Describe(ctx, p.ps.stmt, p.ps.sql, desc.params)
+	done()
+	if err != nil {
+		return err
+	}
+	if !sameShape(cols, now) {
+		// As every error in PostgreSQL, it fails an open transaction;
+		// the description is kept, so the statement fails again until
+		// the client prepares it anew, as PostgreSQL's does.
+		c.sess.FailTransaction()
+		return errResultChanged()
+	}
+	desc.schema = schema
+	return nil
+}
+
+// sameShape reports whether a and b announce the same result to a
+// client: as many columns, with the same names and wire types.
+func sameShape(a, b []session.Column) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || wireType(a[i].Type).oid != wireType(b[i].Type).oid {
+			return false
+		}
+	}
+	return true
 }
 
 // conform casts the columns of res whose wire type differs from what the
@@ -195,6 +266,9 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 		return "", nil
 	}
 	if !p.ran {
+		if err := c.checkShape(p); err != nil {
+			return p.ps.sql, err
+		}
 		res, err := c.run(p.ps.stmt, p.ps.sql, p.params)
 		if err != nil {
 			return p.ps.sql, err

@@ -58,6 +58,13 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 	return res.Columns, nil
 }
 
+// Schema returns the catalog the session's next statement plans against.
+// Every DDL commit installs a new catalog, so a caller that remembers it
+// when describing a statement knows, by comparing pointers, whether that
+// description may be stale: the wire server describes a prepared
+// statement again only then, not on every Execute.
+func (s *Session) Schema() *catalog.Catalog { return s.eng.Catalog() }
+
 // ParamCount returns the highest $n that stmt uses: the number of values a
 // Bind must supply.
 func ParamCount(stmt ast.Stmt) int {
