@@ -407,30 +407,11 @@ func TestLookupSkipsHistory(t *testing.T) {
 // and every key is compared with the general path for every group's
 // columns alone and together, with and without _commit.
 func TestLookupSkipsHistoryGroups(t *testing.T) {
-	spec := func(mode catalog.Mode) catalog.TableSpec {
-		return catalog.TableSpec{
-			Name: "t", Mode: mode,
-			Columns: []catalog.ColumnSpec{
-				{Name: "k", Type: types.Of(types.Int64), NotNull: true},
-				{Name: "v", Type: types.Of(types.String)},
-				{Name: "idx", Type: types.Of(types.Int64)},
-				{Name: "rev", Type: types.Of(types.Int64)},
-				{Name: "a", Type: types.Of(types.Int64)},
-				{Name: "aidx", Type: types.Of(types.Int64)},
-				{Name: "x", Type: types.Of(types.String)},
-			},
-			PrimaryKey: []string{"k"},
-			Groups: []catalog.GroupSpec{
-				{Name: "g", Columns: []string{"v", "idx", "rev"}, ValidBy: []string{"idx"}, RevisionBy: []string{"rev"}},
-				{Name: "h", Columns: []string{"a", "aidx"}, ValidBy: []string{"aidx"}},
-			},
-		}
-	}
 	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
 		for seed := uint64(1); seed <= 4; seed++ {
 			t.Run(fmt.Sprint(mode, seed), func(t *testing.T) {
 				h := newHarness(t)
-				h.create(spec(mode))
+				h.create(groupsSpec(mode))
 				tbl := h.table("t")
 				rng := rand.New(rand.NewPCG(seed, 23))
 				const keys = 8
@@ -522,43 +503,7 @@ func TestLookupSkipsHistoryGroups(t *testing.T) {
 						}
 					}
 				}
-				for merge := 0; merge < 3; merge++ {
-					for i := 0; i < 4; i++ {
-						round()
-					}
-					if err := h.e.MergeNow(context.Background(), MergeFull); err != nil {
-						t.Fatal(err)
-					}
-					check(fmt.Sprintf("merge %d", merge))
-					for i := 0; i < 2; i++ {
-						round()
-						if err := h.e.Flush(context.Background()); err != nil {
-							t.Fatal(err)
-						}
-						check(fmt.Sprintf("merge %d + %d delta parts", merge, i+1))
-					}
-					round()
-					check(fmt.Sprintf("merge %d + delta + memtable", merge))
-					if merge == 0 {
-						// A column added to group g: older parts lack it.
-						h.ddl(func(c *catalog.Catalog, commit uint64) error {
-							_, err := c.AddColumn(catalog.AddColumnSpec{Table: "t", Group: "g",
-								Column: catalog.ColumnSpec{Name: "e", Type: types.Of(types.Int64)}}, commit)
-							return err
-						})
-						tbl = h.table("t")
-						check("after ADD COLUMN")
-					}
-					if merge == 1 {
-						// A column of group default dropped: parts keep it.
-						h.ddl(func(c *catalog.Catalog, commit uint64) error {
-							_, err := c.DropColumn(catalog.DropColumnSpec{Table: "t", Column: "x"}, commit)
-							return err
-						})
-						tbl = h.table("t")
-						check("after DROP COLUMN")
-					}
-				}
+				groupsSchedule(t, h, &tbl, round, check, nil)
 			})
 		}
 	}
@@ -578,25 +523,6 @@ func TestLookupSkipsHistoryGroups(t *testing.T) {
 // together, with and without _commit, over key ranges, in small batches;
 // both the skipping and the history-reading cases must occur.
 func TestScanSkipsHistory(t *testing.T) {
-	spec := func(mode catalog.Mode) catalog.TableSpec {
-		return catalog.TableSpec{
-			Name: "t", Mode: mode,
-			Columns: []catalog.ColumnSpec{
-				{Name: "k", Type: types.Of(types.Int64), NotNull: true},
-				{Name: "v", Type: types.Of(types.String)},
-				{Name: "idx", Type: types.Of(types.Int64)},
-				{Name: "rev", Type: types.Of(types.Int64)},
-				{Name: "a", Type: types.Of(types.Int64)},
-				{Name: "aidx", Type: types.Of(types.Int64)},
-				{Name: "x", Type: types.Of(types.String)},
-			},
-			PrimaryKey: []string{"k"},
-			Groups: []catalog.GroupSpec{
-				{Name: "g", Columns: []string{"v", "idx", "rev"}, ValidBy: []string{"idx"}, RevisionBy: []string{"rev"}},
-				{Name: "h", Columns: []string{"a", "aidx"}, ValidBy: []string{"aidx"}},
-			},
-		}
-	}
 	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
 		alone0, hist0, rep0 := touchedAlone.Load(), touchedHistory.Load(), touchedRepeats.Load()
 		ran := false // not when -run filters the subtests out
@@ -606,7 +532,7 @@ func TestScanSkipsHistory(t *testing.T) {
 				h := newHarness(t)
 				h.mergePartRows = 16 // several parts per run
 				h.reopen()
-				h.create(spec(mode))
+				h.create(groupsSpec(mode))
 				tbl := h.table("t")
 				rng := rand.New(rand.NewPCG(seed, 31))
 				const keys = 24
@@ -695,51 +621,88 @@ func TestScanSkipsHistory(t *testing.T) {
 						}
 					}
 				}
-				for merge := 0; merge < 3; merge++ {
-					for i := 0; i < 4; i++ {
-						round()
-					}
-					if err := h.e.MergeNow(context.Background(), MergeFull); err != nil {
-						t.Fatal(err)
-					}
+				groupsSchedule(t, h, &tbl, round, check, func(merge int) {
 					if ks := shardKinds(h, tbl.ID); !slices.Contains(ks, part.KindCurrent) {
 						t.Fatalf("merge %d: parts %v hold no current run", merge, ks)
 					}
-					check(fmt.Sprintf("merge %d", merge))
-					for i := 0; i < 2; i++ {
-						round()
-						if err := h.e.Flush(context.Background()); err != nil {
-							t.Fatal(err)
-						}
-						check(fmt.Sprintf("merge %d + %d delta parts", merge, i+1))
-					}
-					round()
-					check(fmt.Sprintf("merge %d + delta + memtable", merge))
-					if merge == 0 {
-						// A column added to group g: older parts lack it.
-						h.ddl(func(c *catalog.Catalog, commit uint64) error {
-							_, err := c.AddColumn(catalog.AddColumnSpec{Table: "t", Group: "g",
-								Column: catalog.ColumnSpec{Name: "e", Type: types.Of(types.Int64)}}, commit)
-							return err
-						})
-						tbl = h.table("t")
-						check("after ADD COLUMN")
-					}
-					if merge == 1 {
-						// A column of group default dropped: parts keep it.
-						h.ddl(func(c *catalog.Catalog, commit uint64) error {
-							_, err := c.DropColumn(catalog.DropColumnSpec{Table: "t", Column: "x"}, commit)
-							return err
-						})
-						tbl = h.table("t")
-						check("after DROP COLUMN")
-					}
-				}
+				})
 			})
 		}
 		if ran && (touchedAlone.Load() == alone0 || touchedHistory.Load() == hist0 || touchedRepeats.Load() == rep0) {
 			t.Fatalf("%s: touched keys resolved without history %d (%d of them exact repeats), with it %d: each case must occur",
 				mode, touchedAlone.Load()-alone0, touchedRepeats.Load()-rep0, touchedHistory.Load()-hist0)
+		}
+	}
+}
+
+// groupsSpec is the table of TestLookupSkipsHistoryGroups and
+// TestScanSkipsHistory: two ordered groups (g with REVISION BY, h) and the
+// commit-ordered group default.
+func groupsSpec(mode catalog.Mode) catalog.TableSpec {
+	return catalog.TableSpec{
+		Name: "t", Mode: mode,
+		Columns: []catalog.ColumnSpec{
+			{Name: "k", Type: types.Of(types.Int64), NotNull: true},
+			{Name: "v", Type: types.Of(types.String)},
+			{Name: "idx", Type: types.Of(types.Int64)},
+			{Name: "rev", Type: types.Of(types.Int64)},
+			{Name: "a", Type: types.Of(types.Int64)},
+			{Name: "aidx", Type: types.Of(types.Int64)},
+			{Name: "x", Type: types.Of(types.String)},
+		},
+		PrimaryKey: []string{"k"},
+		Groups: []catalog.GroupSpec{
+			{Name: "g", Columns: []string{"v", "idx", "rev"}, ValidBy: []string{"idx"}, RevisionBy: []string{"rev"}},
+			{Name: "h", Columns: []string{"a", "aidx"}, ValidBy: []string{"aidx"}},
+		},
+	}
+}
+
+// groupsSchedule drives a groupsSpec table through three full merges,
+// each followed by two flushed delta parts and a memtable, with an ADD
+// COLUMN to group g after the first and a DROP COLUMN of x after the
+// second, calling check at every stage; merged, when given, runs right
+// after each merge. *tbl follows the DDL.
+func groupsSchedule(t *testing.T, h *harness, tbl **catalog.Table, round func(), check func(string), merged func(int)) {
+	t.Helper()
+	for merge := 0; merge < 3; merge++ {
+		for i := 0; i < 4; i++ {
+			round()
+		}
+		if err := h.e.MergeNow(context.Background(), MergeFull); err != nil {
+			t.Fatal(err)
+		}
+		if merged != nil {
+			merged(merge)
+		}
+		check(fmt.Sprintf("merge %d", merge))
+		for i := 0; i < 2; i++ {
+			round()
+			if err := h.e.Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			check(fmt.Sprintf("merge %d + %d delta parts", merge, i+1))
+		}
+		round()
+		check(fmt.Sprintf("merge %d + delta + memtable", merge))
+		if merge == 0 {
+			// A column added to group g: older parts lack it.
+			h.ddl(func(c *catalog.Catalog, commit uint64) error {
+				_, err := c.AddColumn(catalog.AddColumnSpec{Table: "t", Group: "g",
+					Column: catalog.ColumnSpec{Name: "e", Type: types.Of(types.Int64)}}, commit)
+				return err
+			})
+			*tbl = h.table("t")
+			check("after ADD COLUMN")
+		}
+		if merge == 1 {
+			// A column of group default dropped: parts keep it.
+			h.ddl(func(c *catalog.Catalog, commit uint64) error {
+				_, err := c.DropColumn(catalog.DropColumnSpec{Table: "t", Column: "x"}, commit)
+				return err
+			})
+			*tbl = h.table("t")
+			check("after DROP COLUMN")
 		}
 	}
 }
