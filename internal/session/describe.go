@@ -58,8 +58,8 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 	return res.Columns, nil
 }
 
-// Schema returns the catalog the session's next statement plans against.
-// Every DDL commit installs a new catalog, so a caller that remembers it
+// Schema returns the engine's current catalog (inside a transaction the
+// session may plan against the transaction's own). Every DDL commit installs a new catalog, so a caller that remembers it
 // when describing a statement knows, by comparing pointers, whether that
 // description may be stale: the wire server describes a prepared
 // statement again only then, not on every Execute.

@@ -11,22 +11,31 @@ import (
 // PlanCache keeps, per statement, the plan template of a point SELECT
 // (plan.Template) so that the statement run again with new parameters is
 // not bound and optimized again. It is one session's (not safe for
-// concurrent use) and is keyed by the statement's syntax tree, which
-// callers that cache parsing (package strata) hand over unchanged for the
-// same text, and by the parameters' types, which binding depends on.
+// concurrent use) and is keyed by the statement's syntax tree and by the
+// parameters' types, which binding depends on. Only callers that hand
+// over the same tree for the same statement hit it: package strata
+// (which caches parsing by text) and pgwire's prepared statements; a
+// query parsed anew for every run (pgwire's simple protocol) never does,
+// so a template is derived only when a tree is run a second time.
 //
 // Invalidation: a template holds the catalog it was planned against and
 // is not used on another, so DDL (which makes a new catalog) retires it;
 // no setting changes how such a statement binds. Every new value is
 // checked by the template (plan.Template.Plan), which leaves anything
-// unusual to Build.
+// unusual to Build without retiring the template. A template also keeps
+// its catalog alive until the cache lets go of it.
 type PlanCache struct {
 	m map[ast.Stmt]*cachedPlan
 }
 
+// cachedPlan is what the cache knows of one tree: seen once (tmpl nil,
+// tried false), a template for params' types, or tried and refused (not
+// a point SELECT of the template's shape, or its first derivation met
+// values Build treats specially), which is not derived again.
 type cachedPlan struct {
 	params []types.Type
 	tmpl   *plan.Template
+	tried  bool
 }
 
 // maxCachedPlans bounds a PlanCache: statements that are parsed anew for
@@ -36,7 +45,7 @@ const maxCachedPlans = 256
 // get returns the cached template of stmt for params' types, or nil.
 func (c *PlanCache) get(stmt ast.Stmt, params []types.Value) *plan.Template {
 	e := c.m[stmt]
-	if e == nil || len(e.params) != len(params) {
+	if e == nil || e.tmpl == nil || len(e.params) != len(params) {
 		return nil
 	}
 	for i, p := range params {
@@ -47,17 +56,39 @@ func (c *PlanCache) get(stmt ast.Stmt, params []types.Value) *plan.Template {
 	return e.tmpl
 }
 
-// put keeps t as stmt's template for params' types.
-func (c *PlanCache) put(stmt ast.Stmt, params []types.Value, t *plan.Template) {
+// derive reports whether a template should be derived for stmt after
+// Build planned it without one: not on a tree's first run (it may never
+// come again) nor after a refusal, but again when the parameters' types
+// changed; a first run is remembered.
+func (c *PlanCache) derive(stmt ast.Stmt) bool {
+	e := c.m[stmt]
+	if e == nil {
+		c.entry(stmt)
+		return false
+	}
+	return !e.tried || e.tmpl != nil
+}
+
+// entry returns stmt's entry, making room for it when the cache is full.
+func (c *PlanCache) entry(stmt ast.Stmt) *cachedPlan {
+	if e := c.m[stmt]; e != nil {
+		return e
+	}
 	if c.m == nil || len(c.m) >= maxCachedPlans {
 		c.m = map[ast.Stmt]*cachedPlan{}
 	}
+	e := &cachedPlan{}
+	c.m[stmt] = e
+	return e
+}
+
+// put keeps t (nil: refused) as stmt's template for params' types.
+func (c *PlanCache) put(stmt ast.Stmt, params []types.Value, t *plan.Template) {
+	e := c.entry(stmt)
+	e.tmpl, e.tried = t, true
 	ts := make([]types.Type, len(params))
 	for i, p := range params {
 		ts[i] = p.Type()
 	}
-	c.m[stmt] = &cachedPlan{params: slices.Clip(ts), tmpl: t}
+	e.params = slices.Clip(ts)
 }
-
-// drop forgets stmt's template (its plan no longer applies).
-func (c *PlanCache) drop(stmt ast.Stmt) { delete(c.m, stmt) }

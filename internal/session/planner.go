@@ -36,9 +36,10 @@ func planEnv(q *QueryEnv) *plan.Env {
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {
 	env := planEnv(q)
 	var p *plan.Plan
+	var cached *plan.Template
 	if q.Plans != nil {
-		if t := q.Plans.get(stmt, q.Params); t != nil {
-			p, _ = t.Plan(env)
+		if cached = q.Plans.get(stmt, q.Params); cached != nil {
+			p, _ = cached.Plan(env)
 		}
 	}
 	if p == nil {
@@ -46,12 +47,10 @@ func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn fun
 		if p, err = plan.Build(stmt, env); err != nil {
 			return nil, err
 		}
-		if q.Plans != nil {
-			if t := plan.NewTemplate(stmt, env, p); t != nil {
-				q.Plans.put(stmt, q.Params, t)
-			} else {
-				q.Plans.drop(stmt)
-			}
+		// A template that gave up on unusual values stays for the next
+		// usual ones; otherwise a tree run again gets one derived.
+		if q.Plans != nil && cached == nil && q.Plans.derive(stmt) {
+			q.Plans.put(stmt, q.Params, plan.NewTemplate(stmt, env, p))
 		}
 	}
 	pc := p.Columns()

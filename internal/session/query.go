@@ -44,7 +44,7 @@ type QueryEnv struct {
 	// Set runs SET [LOCAL] name = value for set_config(); nil where a
 	// statement cannot change settings.
 	Set func(name, value string, local bool) error
-	// Plans, when set, caches the plans of the statement's kind
+	// Plans, when set, caches point-SELECT plan templates
 	// (PlanCache); only a top-level query sets it, because the queries
 	// inside writes are parsed anew each time and would only churn it.
 	Plans *PlanCache

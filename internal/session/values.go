@@ -10,7 +10,8 @@ import (
 )
 
 // noValuesWriter turns valuesWriter off, for tests that compare it with
-// buildWriter.
+// buildWriter; test-only, set before any session runs (not safe to change
+// while statements run).
 var noValuesWriter bool
 
 // valueDest is a batch column a listed column's values are written to.
@@ -186,4 +187,4 @@ func appendLiteral(vec *types.Vector, e ast.Expr) bool {
 }
 
 // stringType is the type of a string literal.
-var stringType = types.NewString("").Type()
+var stringType = types.Of(types.String)
