@@ -293,7 +293,7 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 	}
 	vals := rd.scratch[:0]
 	for _, j := range cols {
-		vals = appendVecBinary(vals, d.Cols[j], i)
+		vals = types.AppendBinaryAt(vals, d.Cols[j], i)
 	}
 	rd.scratch = vals
 	v.Values = rd.arena.copy(vals)
@@ -487,35 +487,4 @@ func sortInputs(ins []keyInput) {
 			k = j
 		}
 	}
-}
-
-// appendVecBinary appends types.AppendBinary of row i of vec, reading
-// the common classes straight from the vector instead of building a Value
-// (partVersion runs it for every column of every stored row). A test
-// checks that it agrees with AppendBinary.
-func appendVecBinary(dst []byte, vec *types.Vector, i int) []byte {
-	if vec.IsNull(i) {
-		return append(dst, 0)
-	}
-	k := vec.Type().Kind
-	switch k.Class() {
-	case types.ClassInt64:
-		return binary.AppendVarint(append(dst, 1), vec.Int64s()[i])
-	case types.ClassUint64:
-		return binary.AppendUvarint(append(dst, 1), vec.Uint64s()[i])
-	case types.ClassVarlen:
-		b := vec.BytesAt(i)
-		dst = binary.AppendUvarint(append(dst, 1), uint64(len(b)))
-		return append(dst, b...)
-	case types.ClassWide:
-		if k.IsSigned() || k == types.Decimal {
-			break
-		}
-		w := &vec.Wides()[i]
-		nb := (w.BitLen() + 7) / 8
-		var buf [32]byte
-		w.WriteToArray32(&buf)
-		return append(append(dst, 1, byte(nb)), buf[32-nb:]...)
-	}
-	return types.AppendBinary(dst, peek(vec, i))
 }

@@ -223,7 +223,9 @@ func TestKeyAndOrderingTypesWiden(t *testing.T) {
 	}
 }
 
-func TestAppendVecBinaryAgreesWithAppendBinary(t *testing.T) {
+// types.AppendBinaryAt, which partVersion uses for every stored column,
+// agrees with AppendBinary over a Value.
+func TestAppendBinaryAtAgreesWithAppendBinary(t *testing.T) {
 	vals := map[types.Kind][]string{
 		types.Int64:  {"0", "-1", "9223372036854775807", "-9223372036854775808"},
 		types.Uint16: {"0", "65535"}, types.Uint64: {"0", "18446744073709551615"},
@@ -244,7 +246,7 @@ func TestAppendVecBinaryAgreesWithAppendBinary(t *testing.T) {
 		}
 		vec.AppendNull()
 		for i := 0; i < vec.Len(); i++ {
-			if got, want := appendVecBinary([]byte{7}, vec, i), types.AppendBinary([]byte{7}, vec.Get(i)); !bytes.Equal(got, want) {
+			if got, want := types.AppendBinaryAt([]byte{7}, vec, i), types.AppendBinary([]byte{7}, vec.Get(i)); !bytes.Equal(got, want) {
 				t.Fatalf("%s row %d: %x, AppendBinary says %x", ty, i, got, want)
 			}
 		}

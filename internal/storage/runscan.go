@@ -976,7 +976,7 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 	}
 	m := sd.keyed
 	m.mu.RLock()
-	if e := m.list.seek(key, nil); e != nil && bytes.Equal(e.key, key) {
+	if e := m.list.get(key); e != nil {
 		for gi := range e.groups {
 			g := &e.groups[gi]
 			for i := range g.vers {

@@ -789,8 +789,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	default:
 		m := sd.keyed
 		m.mu.RLock()
-		e := m.list.seek(sk, nil)
-		if e != nil && bytes.Equal(e.key, sk) {
+		if e := m.list.get(sk); e != nil {
 			found, err = rd.emitCurrent(e, n)
 		}
 		m.mu.RUnlock()

@@ -256,13 +256,6 @@ func (v *Vector) AppendBool(b bool) {
 	v.n++
 }
 
-// GrowBytes makes room in a STRING or BYTES vector for n more bytes of
-// values, so that appending a page of known size copies its bytes once
-// instead of growing the buffer step by step.
-func (v *Vector) GrowBytes(n int) {
-	v.data = slices.Grow(v.data, n)
-}
-
 // AppendBytes appends a copy of b to a STRING or BYTES vector.
 func (v *Vector) AppendBytes(b []byte) {
 	v.markValid()

@@ -113,7 +113,7 @@ func appendBytes(v *types.Vector, pd *encoding.Values, defs []byte, n int) error
 	data, offs := pd.ByteArray()
 	// The page's bytes bound what is appended: one copy, no regrowth
 	// (growing row by row was a tenth of a lookup's time).
-	v.GrowBytes(len(data))
+	v.Reserve(len(data))
 	j := 0
 	for i := range n {
 		if defs != nil && defs[i] == 0 {
