@@ -58,6 +58,13 @@ type scope struct {
 	parent *scope // the enclosing query, for correlated references
 	corr   *corrList
 	ctes   *cteEnv
+	// block is set on the scope of a SELECT block (not on the helper scopes
+	// of VALUES or FROM-clause functions): only a block can become an
+	// aggregate when a subquery's aggregate turns out to be its own.
+	block bool
+	// clause names the clause being bound when aggregates are not allowed
+	// in it ("WHERE", "JOIN conditions", "GROUP BY"); "" elsewhere.
+	clause string
 }
 
 // corrList collects the outer expressions a subquery reads.
@@ -489,7 +496,13 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 		conds = append(conds, c)
 	}
 	if j.On != nil {
+		if hasLocalAgg(sc, j.On) {
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in JOIN conditions").WithPos(j.On.Pos())
+		}
+		saved := sc.clause
+		sc.clause = "JOIN conditions"
 		c, err := b.predicate(sc, j.On, "JOIN/ON")
+		sc.clause = saved
 		if err != nil {
 			return nil, err
 		}

@@ -180,6 +180,11 @@ var arithOps = map[token.Token]types.Op{token.PLUS: types.OpAdd, token.MINUS: ty
 
 // expr binds a scalar expression in scope sc.
 func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
+	if f, ok := e.(*ast.FuncCall); ok && f.Schema == "" && aggFuncs[f.Name] {
+		if l := aggLevel(sc, f); l > 0 {
+			return b.outerAggregate(sc, f, l)
+		}
+	}
 	if b.agg != nil && b.agg.scope == sc {
 		if g, ok := b.agg.groups[ast.Format(e)]; ok {
 			return colExpr(g), nil

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"errors"
+
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
@@ -52,11 +54,38 @@ func hasAgg(e ast.Node) bool {
 
 // block binds one SELECT … FROM … WHERE … GROUP BY … HAVING block with the
 // ORDER BY of its statement.
+//
+// A block that shows no aggregate of its own may still be one: a subquery
+// in its select list, HAVING or ORDER BY can call an aggregate over this
+// block's columns only (SELECT (SELECT max(t.v)) FROM t), which PostgreSQL
+// computes here. Binding then stops with needAgg for this block's scope,
+// and the block is bound once more as an aggregate.
 func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
-	sc := &scope{parent: parent, ctes: ctes}
+	var corr *corrList
 	if parent != nil && len(b.corrStack) > 0 {
-		sc.corr = b.corrStack[len(b.corrStack)-1]
+		corr = b.corrStack[len(b.corrStack)-1]
 	}
+	mark := 0
+	if corr != nil {
+		mark = len(corr.exprs)
+	}
+	sc := &scope{parent: parent, ctes: ctes, corr: corr, block: true}
+	n, names, err := b.blockIn(sc, blk, order, inh, false)
+	var na *needAgg
+	if errors.As(err, &na) && na.sc == sc {
+		// The first attempt's correlated references are dropped with it.
+		if corr != nil {
+			corr.exprs = corr.exprs[:mark]
+		}
+		sc = &scope{parent: parent, ctes: ctes, corr: corr, block: true}
+		n, names, err = b.blockIn(sc, blk, order, inh, true)
+	}
+	return n, names, err
+}
+
+// blockIn binds blk in its fresh scope sc; forceAgg makes it an aggregate
+// even when none of its own expressions call one.
+func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem, inh *asOf, forceAgg bool) (Node, []string, error) {
 	savedAsOf := b.inheritedAsOf
 	b.inheritedAsOf = inh
 	defer func() { b.inheritedAsOf = savedAsOf }()
@@ -71,23 +100,25 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 		node = &Values{Rows: [][]expr.Expr{{}}}
 	}
 	if blk.Where != nil {
-		if hasAgg(blk.Where) {
+		if hasLocalAgg(sc, blk.Where) {
 			return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in WHERE").WithPos(blk.Where.Pos())
 		}
+		sc.clause = "WHERE"
 		c, err := b.predicate(sc, blk.Where, "WHERE")
+		sc.clause = ""
 		if err != nil {
 			return nil, nil, err
 		}
 		node = &Filter{In: node, Cond: c}
 	}
-	aggregated := len(blk.GroupBy) > 0 || hasAgg(blk.Having)
+	aggregated := forceAgg || len(blk.GroupBy) > 0 || hasLocalAgg(sc, blk.Having)
 	for _, it := range blk.Items {
-		if hasAgg(it.Expr) {
+		if hasLocalAgg(sc, it.Expr) {
 			aggregated = true
 		}
 	}
 	for _, it := range order {
-		if hasAgg(it.Expr) {
+		if hasLocalAgg(sc, it.Expr) {
 			aggregated = true
 		}
 	}
@@ -118,7 +149,12 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 			if _, dup := ac.groups[key]; dup {
 				continue
 			}
+			if hasLocalAgg(sc, ge) {
+				return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in GROUP BY").WithPos(ge.Pos())
+			}
+			sc.clause = "GROUP BY"
 			e, err := b.expr(sc, ge)
+			sc.clause = ""
 			if err != nil {
 				return nil, nil, err
 			}
@@ -267,7 +303,7 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 		call.Fn = "bool_and"
 	}
 	for _, a := range f.Args {
-		if hasAgg(a) {
+		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
 		}
 		e, err := b.expr(ac.scope, a)
