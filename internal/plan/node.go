@@ -192,7 +192,37 @@ func (n *Join) Output() []ColRef {
 	if n.Kind == JoinSemi || n.Kind == JoinAnti {
 		return n.L.Output()
 	}
-	return append(append([]ColRef(nil), n.L.Output()...), n.R.Output()...)
+	return appendJoinOutput(make([]ColRef, 0, joinOutputLen(n)), n)
+}
+
+// joinOutputLen and appendJoinOutput build a join tree's output in one
+// allocation: asking each nested join for its Output copied every column
+// once per level, quadratic in a left-deep tree of many joins.
+func joinOutputLen(n Node) int {
+	switch x := n.(type) {
+	case *Join:
+		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+			return joinOutputLen(x.L)
+		}
+		return joinOutputLen(x.L) + joinOutputLen(x.R)
+	case *Filter:
+		return joinOutputLen(x.In)
+	}
+	return len(n.Output())
+}
+
+func appendJoinOutput(dst []ColRef, n Node) []ColRef {
+	switch x := n.(type) {
+	case *Join:
+		dst = appendJoinOutput(dst, x.L)
+		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+			return dst
+		}
+		return appendJoinOutput(dst, x.R)
+	case *Filter:
+		return appendJoinOutput(dst, x.In)
+	}
+	return append(dst, n.Output()...)
 }
 
 // Inputs implements Node.
