@@ -13,6 +13,7 @@ const (
 	SubScalar SubKind = iota // (SELECT …) as a value
 	SubExists                // EXISTS (SELECT …)
 	SubIn                    // X IN (SELECT …)
+	SubCmp                   // X op ANY (SELECT …) or X op ALL (SELECT …) (Op, All)
 )
 
 // CodeCardinality is the SQLSTATE of a scalar subquery returning more than
@@ -28,6 +29,10 @@ type Subquery struct {
 	Corr  []Expr
 	X     Expr
 	Not   bool
+	// Op and All are a SubCmp's comparison and quantifier (ANY when All is
+	// false). X = ANY and X <> ALL are bound as IN and NOT IN instead.
+	Op    CmpOp
+	All   bool
 	T     types.Type
 	Pos   int
 	Label string // for EXPLAIN
@@ -38,6 +43,11 @@ type subResult struct {
 	exists  bool
 	set     map[string]struct{}
 	hasNull bool
+	// min and max are the least and greatest non-NULL values of a SubCmp's
+	// rows (unset when every row is NULL): X < ANY holds when X < max,
+	// X < ALL when X < min, and so on.
+	min, max types.Value
+	nonNull  int
 }
 
 type subCache struct {
@@ -56,6 +66,12 @@ func (e *Subquery) String() string {
 		if e.Not {
 			s = "NOT " + s
 		}
+	case SubCmp:
+		q := " ANY ("
+		if e.All {
+			q = " ALL ("
+		}
+		s = e.X.String() + " " + e.Op.String() + q + s + ")"
 	default:
 		s = "(" + s + ")"
 	}
@@ -91,13 +107,15 @@ func (e *Subquery) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 	}
 	var xv *types.Vector
 	var xkeys [][]byte
-	if e.Kind == SubIn {
+	if e.Kind == SubIn || e.Kind == SubCmp {
 		v, err := e.X.Eval(c, b)
 		if err != nil {
 			return nil, err
 		}
 		xv = v
-		xkeys = EncodeKeys(make([][]byte, n), xv, n)
+		if e.Kind == SubIn {
+			xkeys = EncodeKeys(make([][]byte, n), xv, n)
+		}
 	}
 	var keys [][]byte
 	if len(corr) > 0 {
@@ -144,9 +162,78 @@ func (e *Subquery) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 				continue
 			}
 			out.AppendBool(found != e.Not)
+		case SubCmp:
+			if !r.exists {
+				// Over no rows ANY is false and ALL is true, even for NULL.
+				out.AppendBool(e.All)
+				continue
+			}
+			if xv.IsNull(i) {
+				out.AppendNull()
+				continue
+			}
+			switch quantified(e.Op, e.All, xv.Get(i), r) {
+			case 1:
+				out.AppendBool(true)
+			case 0:
+				out.AppendBool(false)
+			default:
+				out.AppendNull()
+			}
 		}
 	}
 	return out, nil
+}
+
+// quantified decides x op ANY/ALL over a non-empty result r, x not NULL:
+// 1 true, 0 false, -1 NULL. ANY is true when some row's comparison is
+// true, else NULL when some row is NULL, else false; ALL is false when
+// some row's comparison is false, else NULL when some row is NULL, else
+// true (SQL's three-valued OR and AND over the rows). The rows' least and
+// greatest non-NULL values decide which comparisons hold.
+func quantified(op CmpOp, all bool, x types.Value, r *subResult) int {
+	unknown := -1
+	if !r.hasNull {
+		unknown = 0
+		if all {
+			unknown = 1
+		}
+	}
+	if r.nonNull == 0 {
+		return unknown
+	}
+	lo, hi := types.Compare(x, r.min), types.Compare(x, r.max)
+	// some: a non-NULL row satisfies op; every: all of them do. For = and
+	// <> min and max decide only = ALL and <> ANY (every row equals x
+	// exactly when min = max = x); = ANY and <> ALL are bound as IN and
+	// NOT IN and never come here.
+	var some, every bool
+	switch op {
+	case EQ:
+		every = lo == 0 && hi == 0
+		some = every
+	case NE:
+		some = lo != 0 || hi != 0
+		every = some
+	case LT:
+		some, every = hi < 0, lo < 0
+	case LE:
+		some, every = hi <= 0, lo <= 0
+	case GT:
+		some, every = lo > 0, hi > 0
+	case GE:
+		some, every = lo >= 0, hi >= 0
+	}
+	if all {
+		if !every {
+			return 0
+		}
+		return unknown
+	}
+	if some {
+		return 1
+	}
+	return unknown
 }
 
 func (e *Subquery) run(c *Ctx, outer []types.Value) (*subResult, error) {
@@ -169,6 +256,22 @@ func (e *Subquery) run(c *Ctx, outer []types.Value) (*subResult, error) {
 			}
 		default:
 			r.v = types.Null(e.T)
+		}
+	case SubCmp:
+		col := rows.Cols[0]
+		for i := range rows.Rows {
+			if col.IsNull(i) {
+				r.hasNull = true
+				continue
+			}
+			v := col.Get(i)
+			if r.nonNull == 0 || types.Compare(v, r.min) < 0 {
+				r.min = v
+			}
+			if r.nonNull == 0 || types.Compare(v, r.max) > 0 {
+				r.max = v
+			}
+			r.nonNull++
 		}
 	case SubIn:
 		r.set = make(map[string]struct{}, rows.Rows)

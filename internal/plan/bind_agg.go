@@ -48,34 +48,37 @@ func colLevel(sc *scope, c *ast.ColumnRef) int {
 func aggLevel(sc *scope, f *ast.FuncCall) int {
 	level := -1
 	for _, a := range f.Args {
-		ast.Inspect(a, func(n ast.Node) bool {
-			switch x := n.(type) {
-			case *ast.ColumnRef:
-				if l := colLevel(sc, x); l >= 0 && (level < 0 || l < level) {
-					level = l
-				}
-			case *ast.SubqueryExpr, *ast.ExistsExpr, *ast.QuantifiedExpr:
-				return false
-			case *ast.InExpr:
-				if x.Query != nil {
-					ast.Inspect(x.X, func(n ast.Node) bool {
-						if c, ok := n.(*ast.ColumnRef); ok {
-							if l := colLevel(sc, c); l >= 0 && (level < 0 || l < level) {
-								level = l
-							}
-						}
-						return true
-					})
-					return false
-				}
-			}
-			return level != 0
-		})
+		minLevel(sc, a, &level)
 	}
 	if level < 0 {
 		return 0
 	}
 	return level
+}
+
+// minLevel lowers *level to the level of each column n reads outside its
+// subqueries (the left operand of IN or a quantified comparison is read
+// here, not in the subquery).
+func minLevel(sc *scope, n ast.Node, level *int) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.ColumnRef:
+			if l := colLevel(sc, x); l >= 0 && (*level < 0 || l < *level) {
+				*level = l
+			}
+		case *ast.SubqueryExpr, *ast.ExistsExpr:
+			return false
+		case *ast.QuantifiedExpr:
+			minLevel(sc, x.X, level)
+			return false
+		case *ast.InExpr:
+			if x.Query != nil {
+				minLevel(sc, x.X, level)
+				return false
+			}
+		}
+		return *level != 0
+	})
 }
 
 // hasLocalAgg reports whether e calls an aggregate that belongs to the query
@@ -94,7 +97,12 @@ func hasLocalAgg(sc *scope, e ast.Node) bool {
 				}
 				return false
 			}
-		case *ast.SubqueryExpr, *ast.ExistsExpr, *ast.QuantifiedExpr:
+		case *ast.SubqueryExpr, *ast.ExistsExpr:
+			return false
+		case *ast.QuantifiedExpr:
+			if hasLocalAgg(sc, x.X) {
+				found = true
+			}
 			return false
 		case *ast.InExpr:
 			if x.Query != nil {

@@ -314,6 +314,19 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		var res expr.Expr = &expr.Logic{Args: []expr.Expr{c1, c2}}
+		if x.Symmetric {
+			// BETWEEN SYMMETRIC accepts the bounds in either order:
+			// (x BETWEEN lo AND hi) OR (x BETWEEN hi AND lo).
+			c3, err := b.compare(expr.GE, v, hi, x.Pos())
+			if err != nil {
+				return nil, err
+			}
+			c4, err := b.compare(expr.LE, v, lo, x.Pos())
+			if err != nil {
+				return nil, err
+			}
+			res = &expr.Logic{Or: true, Args: []expr.Expr{res, &expr.Logic{Args: []expr.Expr{c3, c4}}}}
+		}
 		if x.Not {
 			res = &expr.Not{X: res}
 		}
@@ -374,6 +387,8 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 		return b.subquery(sc, x.Query, expr.SubScalar, nil, false, x.Pos())
 	case *ast.ExistsExpr:
 		return b.subquery(sc, x.Query, expr.SubExists, nil, false, x.Pos())
+	case *ast.QuantifiedExpr:
+		return b.quantified(sc, x)
 	}
 	return nil, notSupported(e, "expression %s is not supported", ast.Format(e))
 }
@@ -695,7 +710,7 @@ func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x exp
 		}
 	case expr.SubExists:
 		s.T = types.Of(types.Bool)
-	case expr.SubIn:
+	case expr.SubIn, expr.SubCmp:
 		if len(out) != 1 {
 			return nil, sqlerr.New(sqlerr.CodeSyntax, "subquery has too many columns").WithPos(pos)
 		}
@@ -716,6 +731,34 @@ func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x exp
 	node = optimize(node, b.env)
 	s.Plan = &Plan{Root: node, Outer: len(corr)}
 	s.Corr = corr
+	return s, nil
+}
+
+// quantified binds X op ANY (q) and X op ALL (q). X = ANY is X IN and
+// X <> ALL is X NOT IN, in PostgreSQL as in the standard, so they take
+// that path (and its semi-join rewrite); the other forms compare X with
+// the least or greatest of q's rows (expr.SubCmp).
+func (b *binder) quantified(sc *scope, x *ast.QuantifiedExpr) (expr.Expr, error) {
+	op, ok := cmpOps[x.Op]
+	if !ok {
+		return nil, notSupported(x, "operator %s is not supported with ANY or ALL", x.Op)
+	}
+	v, err := b.expr(sc, x.X)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case op == expr.EQ && !x.All:
+		return b.subquery(sc, x.Query, expr.SubIn, v, false, x.Pos())
+	case op == expr.NE && x.All:
+		return b.subquery(sc, x.Query, expr.SubIn, v, true, x.Pos())
+	}
+	e, err := b.subquery(sc, x.Query, expr.SubCmp, v, false, x.Pos())
+	if err != nil {
+		return nil, err
+	}
+	s := e.(*expr.Subquery)
+	s.Op, s.All = op, x.All
 	return s, nil
 }
 

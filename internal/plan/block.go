@@ -39,6 +39,11 @@ func hasAgg(e ast.Node) bool {
 			}
 		case *ast.SubqueryExpr, *ast.ExistsExpr:
 			return false
+		case *ast.QuantifiedExpr:
+			if hasAgg(x.X) {
+				found = true
+			}
+			return false
 		case *ast.InExpr:
 			if x.Query != nil {
 				if hasAgg(x.X) {
