@@ -24,11 +24,11 @@ const CodeCardinality = "21000"
 // the enclosing query whose values the subquery reads as Outer slots 0…n-1;
 // X is the left operand of IN, already cast to the subquery column's type.
 type Subquery struct {
-	Kind  SubKind
-	Plan  any // *plan.Plan
-	Corr  []Expr
-	X     Expr
-	Not   bool
+	Kind SubKind
+	Plan any // *plan.Plan
+	Corr []Expr
+	X    Expr
+	Not  bool
 	// Op and All are a SubCmp's comparison and quantifier (ANY when All is
 	// false). X = ANY and X <> ALL are bound as IN and NOT IN instead.
 	Op    CmpOp
