@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -42,6 +43,23 @@ type relCol struct {
 	name   string
 	ref    ColRef
 	hidden bool // not part of SELECT *
+	// merged marks a column a JOIN … USING (or NATURAL JOIN) merged into
+	// one: reachable qualified (a.k) and through a.*, but an unqualified k
+	// or a bare * reads the join's merged column instead.
+	merged bool
+	// mk, when set, builds the column's value instead of reading ref: the
+	// merged column of a FULL JOIN … USING is coalesce(left, right). It
+	// returns a fresh expression each time (operators resolve expressions
+	// in place).
+	mk func() expr.Expr
+}
+
+// value is the expression reading c.
+func (c *relCol) value() expr.Expr {
+	if c.mk != nil {
+		return c.mk()
+	}
+	return colExpr(c.ref)
 }
 
 // rel is a relation of a FROM clause.
@@ -434,7 +452,13 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 		if x.Alias != nil && x.Alias.Name != nil {
 			r := &rel{name: x.Alias.Name.Name, b: b}
 			for _, ir := range inner.rels {
-				r.cols = append(r.cols, ir.cols...)
+				for _, c := range ir.cols {
+					// The aliased join shows its merged USING columns
+					// once, as its SELECT * does.
+					if !c.merged {
+						r.cols = append(r.cols, c)
+					}
+				}
 			}
 			if err := renameCols(r, x.Alias.Columns, x.Pos()); err != nil {
 				return nil, err
@@ -454,6 +478,7 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 }
 
 func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
+	start := len(sc.rels)
 	l, err := b.tableExpr(j.Left, sc, inh)
 	if err != nil {
 		return nil, err
@@ -467,12 +492,18 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 	n := &Join{Kind: kind, L: l, R: r}
 	var conds []expr.Expr
 	using := j.Using
+	left, right := sc.rels[start:nl], sc.rels[nl:]
 	if j.Natural {
-		for _, lr := range sc.rels[:nl] {
+		seen := map[string]bool{}
+		for _, lr := range left {
 			for _, lc := range lr.cols {
-				for _, rr := range sc.rels[nl:] {
+				if lc.hidden || lc.merged || seen[lc.name] {
+					continue
+				}
+				for _, rr := range right {
 					for _, rc := range rr.cols {
-						if !lc.hidden && !rc.hidden && lc.name == rc.name {
+						if !rc.hidden && !rc.merged && lc.name == rc.name && !seen[lc.name] {
+							seen[lc.name] = true
 							using = append(using, &ast.Ident{Span: j.Span, Name: lc.name})
 						}
 					}
@@ -480,20 +511,59 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 			}
 		}
 	}
-	for _, u := range using {
-		lc, err := findIn(sc.rels[:nl], u.Name, u.Pos())
+	// USING (and NATURAL) columns merge, as in PostgreSQL: the join shows
+	// each once, first, and an unqualified name reads the merged column:
+	// the left one for INNER and LEFT joins, the right one for RIGHT, and
+	// coalesce(left, right) for FULL.
+	merged := &rel{b: b}
+	for i, u := range using {
+		for _, w := range using[:i] {
+			if w.Name == u.Name {
+				return nil, sqlerr.New(sqlerr.CodeDuplicateColumn, "column name %q appears more than once in USING clause", u.Name).WithPos(u.Pos()).WithToken(u.Name)
+			}
+		}
+		lc, err := findColIn(left, u.Name, u.Pos())
 		if err != nil {
 			return nil, err
 		}
-		rc, err := findIn(sc.rels[nl:], u.Name, u.Pos())
+		rc, err := findColIn(right, u.Name, u.Pos())
 		if err != nil {
 			return nil, err
 		}
-		c, err := b.compare(expr.EQ, colExpr(lc), colExpr(rc), u.Pos())
+		c, err := b.compare(expr.EQ, lc.value(), rc.value(), u.Pos())
 		if err != nil {
 			return nil, err
 		}
 		conds = append(conds, c)
+		m := relCol{name: u.Name, ref: lc.ref, mk: lc.mk}
+		switch kind {
+		case JoinRight:
+			m.ref, m.mk = rc.ref, rc.mk
+		case JoinFull:
+			lv, rv, pos := lc.value, rc.value, u.Pos()
+			t, _ := types.Common(lc.ref.T, rc.ref.T)
+			m.ref = ColRef{ID: -1, Name: u.Name, T: t}
+			m.mk = func() expr.Expr {
+				f, _, err := expr.NewFunc("coalesce", []types.Type{t, t}, pos)
+				if err != nil {
+					panic(err) // coalesce takes any two values of one type
+				}
+				l, r := lv(), rv()
+				if l.Type() != t {
+					l = &expr.Cast{X: l, T: t, Pos: pos}
+				}
+				if r.Type() != t {
+					r = &expr.Cast{X: r, T: t, Pos: pos}
+				}
+				f.Args = []expr.Expr{l, r}
+				return f
+			}
+		}
+		lc.merged, rc.merged = true, true
+		merged.cols = append(merged.cols, m)
+	}
+	if len(merged.cols) > 0 {
+		sc.rels = slices.Insert(sc.rels, start, merged)
 	}
 	if j.On != nil {
 		if hasLocalAgg(sc, j.On) {
@@ -512,22 +582,24 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 	return n, nil
 }
 
-func findIn(rels []*rel, name string, pos int) (ColRef, error) {
+// findColIn finds the column an unqualified name means among rels (a
+// column merged by an inner USING is found as its merged column).
+func findColIn(rels []*rel, name string, pos int) (*relCol, error) {
 	var found *relCol
 	for _, r := range rels {
 		for i := range r.cols {
-			if r.cols[i].name == name && !r.cols[i].hidden {
+			if c := &r.cols[i]; c.name == name && !c.hidden && !c.merged {
 				if found != nil {
-					return ColRef{}, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPos(pos)
+					return nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPos(pos).WithToken(name)
 				}
-				found = &r.cols[i]
+				found = c
 			}
 		}
 	}
 	if found == nil {
-		return ColRef{}, sqlerr.UndefinedColumn(pos, name)
+		return nil, sqlerr.UndefinedColumn(pos, name).WithToken(name)
 	}
-	return found.ref, nil
+	return found, nil
 }
 
 func colExpr(c ColRef) *expr.Col { return &expr.Col{ID: c.ID, Name: c.Name, T: c.T} }

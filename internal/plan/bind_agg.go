@@ -25,7 +25,7 @@ func colLevel(sc *scope, c *ast.ColumnRef) int {
 				continue
 			}
 			for i := range r.cols {
-				if r.cols[i].name == c.Name {
+				if r.cols[i].name == c.Name && !(r.cols[i].merged && c.Table == "") {
 					return l
 				}
 			}

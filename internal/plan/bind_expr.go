@@ -42,7 +42,7 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			continue
 		}
 		for i := range r.cols {
-			if r.cols[i].name == c.Name {
+			if r.cols[i].name == c.Name && !(r.cols[i].merged && c.Table == "") {
 				if found != nil {
 					return nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", c.Name).WithPos(c.Pos()).WithToken(c.Name)
 				}
@@ -72,7 +72,7 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			}
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.Name).WithPos(c.Pos()).WithToken(c.Name)
 		}
-		return colExpr(found.ref), nil
+		return found.value(), nil
 	}
 	if sc.parent != nil && sc.corr != nil {
 		// The enclosing query's aggregate context applies to its columns: a

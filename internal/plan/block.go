@@ -195,10 +195,10 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 					continue
 				}
 				for _, c := range r.cols {
-					if c.hidden {
+					if c.hidden || c.merged && st.Table == "" {
 						continue
 					}
-					var e expr.Expr = colExpr(c.ref)
+					e := c.value()
 					if b.agg != nil {
 						key := c.name
 						g, ok := b.agg.groups[key]
