@@ -28,7 +28,10 @@ type Subquery struct {
 	Plan any // *plan.Plan
 	Corr []Expr
 	X    Expr
-	Not  bool
+	// Row holds the operands of a row IN, (x1, …, xn) IN (SELECT c1, …,
+	// cn), with X nil; each already cast to its column's type.
+	Row []Expr
+	Not bool
 	// Op and All are a SubCmp's comparison and quantifier (ANY when All is
 	// false). X = ANY and X <> ALL are bound as IN and NOT IN instead.
 	Op    CmpOp
@@ -48,6 +51,9 @@ type subResult struct {
 	// X < ALL when X < min, and so on.
 	min, max types.Value
 	nonNull  int
+	// rows are a row IN's rows, kept to tell NULL from false when no row
+	// matches exactly and a NULL is involved.
+	rows [][]types.Value
 }
 
 type subCache struct {
@@ -62,7 +68,19 @@ func (e *Subquery) String() string {
 	case SubExists:
 		s = "EXISTS(" + s + ")"
 	case SubIn:
-		s = e.X.String() + " IN (" + s + ")"
+		x := ""
+		if e.X != nil {
+			x = e.X.String()
+		} else {
+			for i, r := range e.Row {
+				if i > 0 {
+					x += ", "
+				}
+				x += r.String()
+			}
+			x = "(" + x + ")"
+		}
+		s = x + " IN (" + s + ")"
 		if e.Not {
 			s = "NOT " + s
 		}
@@ -107,7 +125,18 @@ func (e *Subquery) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 	}
 	var xv *types.Vector
 	var xkeys [][]byte
-	if e.Kind == SubIn || e.Kind == SubCmp {
+	var rowv []*types.Vector
+	if len(e.Row) > 0 {
+		xkeys = make([][]byte, n)
+		for _, x := range e.Row {
+			v, err := x.Eval(c, b)
+			if err != nil {
+				return nil, err
+			}
+			rowv = append(rowv, v)
+			xkeys = EncodeKeys(xkeys, v, n)
+		}
+	} else if e.Kind == SubIn || e.Kind == SubCmp {
 		v, err := e.X.Eval(c, b)
 		if err != nil {
 			return nil, err
@@ -152,6 +181,17 @@ func (e *Subquery) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 				out.AppendBool(e.Not)
 				continue
 			}
+			if rowv != nil {
+				switch rowIn(rowv, i, xkeys[i], r) {
+				case 1:
+					out.AppendBool(!e.Not)
+				case 0:
+					out.AppendBool(e.Not)
+				default:
+					out.AppendNull()
+				}
+				continue
+			}
 			if xv.IsNull(i) {
 				out.AppendNull()
 				continue
@@ -183,6 +223,39 @@ func (e *Subquery) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 		}
 	}
 	return out, nil
+}
+
+// rowIn decides row i of x IN a non-empty result r: 1 true, 0 false, -1
+// NULL. It is the OR over r's rows of row equality, which is false when
+// some column pair is unequal, else NULL when some column is NULL, else
+// true: an exact key match is true; otherwise, when x or some row holds a
+// NULL, a row that no non-NULL pair rules out makes it NULL.
+func rowIn(x []*types.Vector, i int, key []byte, r *subResult) int {
+	if _, ok := r.set[string(key)]; ok {
+		return 1
+	}
+	xNull := false
+	for _, v := range x {
+		if v.IsNull(i) {
+			xNull = true
+		}
+	}
+	if !xNull && !r.hasNull {
+		return 0
+	}
+	for _, row := range r.rows {
+		possible := true
+		for j, v := range x {
+			if !v.IsNull(i) && !row[j].IsNull() && types.Compare(v.Get(i), row[j]) != 0 {
+				possible = false
+				break
+			}
+		}
+		if possible {
+			return -1
+		}
+	}
+	return 0
 }
 
 // quantified decides x op ANY/ALL over a non-empty result r, x not NULL:
@@ -274,6 +347,31 @@ func (e *Subquery) run(c *Ctx, outer []types.Value) (*subResult, error) {
 			r.nonNull++
 		}
 	case SubIn:
+		if len(e.Row) > 0 {
+			r.set = make(map[string]struct{}, rows.Rows)
+			keys := make([][]byte, rows.Rows)
+			for _, col := range rows.Cols[:len(e.Row)] {
+				keys = EncodeKeys(keys, col, rows.Rows)
+			}
+			r.rows = make([][]types.Value, rows.Rows)
+			for i, k := range keys {
+				row := make([]types.Value, len(e.Row))
+				complete := true
+				for j, col := range rows.Cols[:len(e.Row)] {
+					row[j] = col.Get(i)
+					if row[j].IsNull() {
+						complete = false
+					}
+				}
+				r.rows[i] = row
+				if !complete {
+					r.hasNull = true
+					continue
+				}
+				r.set[string(k)] = struct{}{}
+			}
+			break
+		}
 		r.set = make(map[string]struct{}, rows.Rows)
 		keys := EncodeKeys(make([][]byte, rows.Rows), rows.Cols[0], rows.Rows)
 		for i, k := range keys {

@@ -147,11 +147,20 @@ func semiJoin(in Node, c expr.Expr) *Join {
 		return nil
 	}
 	if s.Kind == expr.SubIn {
-		v := proj.Exprs[0]
-		if len(proj.Exprs) != 1 || hasOuter(v) || hasSubquery(v) || v.Type() != s.X.Type() || !covered(s.X, outer) {
+		xs := s.Row
+		if xs == nil {
+			xs = []expr.Expr{s.X}
+		}
+		if len(proj.Exprs) != len(xs) {
 			return nil
 		}
-		lk, rk = append(lk, s.X), append(rk, v)
+		for i, x := range xs {
+			v := proj.Exprs[i]
+			if hasOuter(v) || hasSubquery(v) || v.Type() != x.Type() || !covered(x, outer) {
+				return nil
+			}
+			lk, rk = append(lk, x), append(rk, v)
+		}
 	}
 	for _, e := range proj.Exprs {
 		if s.Kind == expr.SubIn && hasOuter(e) {
