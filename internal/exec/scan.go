@@ -121,6 +121,10 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		return r.buildJoin(x, out)
 	case *plan.SetOp:
 		return r.buildSetOp(x, out)
+	case *plan.Recursive:
+		return r.buildRecursive(x, out)
+	case *plan.WorkTable:
+		return r.buildWorkTable(x, out), nil
 	}
 	return nil, fmt.Errorf("exec: no operator for %T", n)
 }

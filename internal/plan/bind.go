@@ -27,10 +27,15 @@ type binder struct {
 	corrStack []*corrList
 	// inheritedAsOf is the AS OF in force in the block being bound.
 	inheritedAsOf *asOf
+	// working maps a WITH RECURSIVE definition being bound to its node: a
+	// reference to it from its recursive term reads the work table; a key
+	// with a nil node means its non-recursive term is being bound, where a
+	// reference is an error.
+	working map[*ast.CTE]*Recursive
 }
 
 func newBinder(env *Env) *binder {
-	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}}
+	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}, working: map[*ast.CTE]*Recursive{}}
 }
 
 func (b *binder) newCol(name string, t types.Type) ColRef {
@@ -99,6 +104,9 @@ type cteEnv struct {
 	defs   map[string]*ast.CTE
 	asOf   *asOf
 	parent *cteEnv
+	// recursive is set for the definitions of WITH RECURSIVE: one that
+	// reads itself is bound as a Recursive node (bindRecursive).
+	recursive bool
 }
 
 func (c *cteEnv) lookup(name string) (*ast.CTE, *cteEnv) {
@@ -135,14 +143,16 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		inh = a
 	}
 	if q.With != nil {
-		if q.With.Recursive {
-			return nil, nil, notSupported(q.With, "WITH RECURSIVE is not supported")
+		// One link per definition, so that each sees the ones before it
+		// (PostgreSQL's scoping) and the query sees them all.
+		for i, c := range q.With.CTEs {
+			for _, d := range q.With.CTEs[:i] {
+				if d.Name.Name == c.Name.Name {
+					return nil, nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
+				}
+			}
+			ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: q.With.Recursive}
 		}
-		env := &cteEnv{defs: map[string]*ast.CTE{}, asOf: inh, parent: ctes}
-		for _, c := range q.With.CTEs {
-			env.defs[c.Name.Name] = c
-		}
-		ctes = env
 	}
 	var node Node
 	var names []string
@@ -642,7 +652,19 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			if cteAsOf == nil {
 				cteAsOf = env.asOf
 			}
-			n, names, err := b.queryAsOf(def.Query, nil, env.parentOf(def), cteAsOf)
+			var n Node
+			var names []string
+			var err error
+			switch rec, inProgress := b.working[def]; {
+			case rec != nil:
+				n, names = b.workTable(rec)
+			case inProgress:
+				return nil, sqlerr.New(codeInvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", name).WithPos(t.Pos()).WithToken(name)
+			case env.recursive && readsItself(def):
+				n, names, err = b.bindRecursive(def, env, cteAsOf)
+			default:
+				n, names, err = b.queryAsOf(def.Query, nil, env.parentOf(def), cteAsOf)
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -442,6 +442,14 @@ func Describe(n Node, src Source) string {
 		return s
 	case *TableFunction:
 		return n.String()
+	case *Recursive:
+		s := "Recursive " + n.Name
+		if n.All {
+			s += " All"
+		}
+		return s
+	case *WorkTable:
+		return "WorkTable " + n.Rec.Name + " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -526,3 +534,33 @@ func Explain(n Node, src Source, annotate func(Node) string) []string {
 	walk(n, "", "")
 	return lines
 }
+
+// Recursive is a WITH RECURSIVE query's fixpoint: Init's rows, then Step's
+// rows computed over the rows the round before added (which the WorkTable
+// nodes in Step that point to it read), until a round adds none. Without
+// All (UNION) a row already produced is not added again, so a cycle ends.
+type Recursive struct {
+	Name       string
+	Init, Step Node
+	All        bool
+	Cols       []ColRef
+}
+
+// Output implements Node.
+func (n *Recursive) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *Recursive) Inputs() []Node { return []Node{n.Init, n.Step} }
+
+// WorkTable reads the rows the previous round of Rec added (the recursive
+// query's reference to itself).
+type WorkTable struct {
+	Rec  *Recursive
+	Cols []ColRef
+}
+
+// Output implements Node.
+func (n *WorkTable) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *WorkTable) Inputs() []Node { return nil }

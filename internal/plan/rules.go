@@ -130,6 +130,13 @@ func pruneColumns(root Node, env *Env) Node {
 			for _, c := range x.R.Output() {
 				need[c.ID] = true
 			}
+		case *Recursive:
+			for _, c := range x.Init.Output() {
+				need[c.ID] = true
+			}
+			for _, c := range x.Step.Output() {
+				need[c.ID] = true
+			}
 		}
 		for _, in := range n.Inputs() {
 			walk(in)
