@@ -50,6 +50,9 @@ func aggLevel(sc *scope, f *ast.FuncCall) int {
 	for _, a := range f.Args {
 		minLevel(sc, a, &level)
 	}
+	if f.Filter != nil {
+		minLevel(sc, f.Filter, &level)
+	}
 	if level < 0 {
 		return 0
 	}

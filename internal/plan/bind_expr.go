@@ -644,6 +644,9 @@ func (b *binder) lazyCoerce(e expr.Expr, t types.Type) (expr.Expr, error) {
 }
 
 func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
+	if f.Filter != nil && (f.Schema != "" || !aggFuncs[f.Name]) {
+		return nil, sqlerr.New(sqlerr.CodeSyntax, "FILTER specified, but %s is not an aggregate function", f.Name).WithPos(f.Pos()).WithToken(f.Name)
+	}
 	if f.Schema == "" && aggFuncs[f.Name] {
 		if b.agg == nil {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function %s is not allowed here", f.Name).WithPos(f.Pos())

@@ -317,12 +317,17 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 		}
 		call.Args = append(call.Args, e)
 	}
+	if f.Filter != nil {
+		if err := b.aggFilter(ac.scope, f, &call); err != nil {
+			return nil, err
+		}
+	}
 	want := 1
 	switch call.Fn {
 	case "max_by", "min_by", "string_agg":
 		want = 2
 	case "count":
-		if f.Star {
+		if call.Star {
 			want = 0
 		}
 	}
@@ -391,4 +396,33 @@ func aggType(a AggCall) (types.Type, error) {
 		return types.Of(types.Bool), nil
 	}
 	return t, nil
+}
+
+// aggFilter applies agg(…) FILTER (WHERE cond) by feeding the aggregate
+// NULL for the rows cond does not pass: its argument becomes CASE WHEN
+// cond THEN arg END (count(*) counts CASE WHEN cond THEN 1 END). That is
+// exact for the aggregates that skip NULL inputs; array_agg, which keeps
+// them, and max_by/min_by are refused rather than answered wrongly.
+func (b *binder) aggFilter(sc *scope, f *ast.FuncCall, call *AggCall) error {
+	switch call.Fn {
+	case "array_agg", "max_by", "min_by":
+		return sqlerr.NotSupported(f.Filter.Pos(), "FILTER is not supported for %s", f.Name)
+	}
+	if hasLocalAgg(sc, f.Filter) {
+		return sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in FILTER").WithPos(f.Filter.Pos())
+	}
+	cond, err := b.predicate(sc, f.Filter, "FILTER")
+	if err != nil {
+		return err
+	}
+	if call.Star {
+		call.Star = false
+		call.Args = []expr.Expr{expr.NewConst(types.NewInt64(1))}
+	}
+	if len(call.Args) == 0 {
+		return nil
+	}
+	arg := call.Args[0]
+	call.Args[0] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
+	return nil
 }
