@@ -228,6 +228,11 @@ func (b *binder) values(v *ast.Values, parent *scope) (Node, []string, error) {
 	}
 	width := len(v.Rows[0].Items)
 	sc := &scope{parent: parent}
+	if parent != nil && len(b.corrStack) > 0 {
+		// A VALUES subquery reads the enclosing query's columns like a
+		// SELECT does: through its correlation list.
+		sc.corr = b.corrStack[len(b.corrStack)-1]
+	}
 	rows := make([][]expr.Expr, len(v.Rows))
 	colTypes := make([]types.Type, width)
 	for i, r := range v.Rows {
