@@ -107,6 +107,40 @@ type cteEnv struct {
 	// recursive is set for the definitions of WITH RECURSIVE: one that
 	// reads itself is bound as a Recursive node (bindRecursive).
 	recursive bool
+	// outer is the scope enclosing the query that declares the WITH (nil
+	// at the top): the definitions may read its columns.
+	outer *scope
+}
+
+// outerFor is the scope a definition of e, referenced from a FROM clause
+// whose scope is sc, binds in. The definition reads the columns of e.outer,
+// the query around the WITH; but its rows are computed where it is
+// referenced, possibly in a subquery nested below the WITH, so every query
+// level in between must pass those values down as correlated references.
+// Each level in between is stood in for by a scope without relations (its
+// own columns are not the definition's to see) that keeps the level's
+// correlation list. nil when the definition can read no outer column.
+func (e *cteEnv) outerFor(sc *scope) *scope {
+	if e.outer == nil {
+		return nil
+	}
+	var chain func(x *scope) *scope
+	chain = func(x *scope) *scope {
+		switch {
+		case x == nil:
+			return nil
+		case x == e.outer:
+			return x
+		case x.corr == nil:
+			return nil
+		}
+		up := chain(x.parent)
+		if up == nil {
+			return nil
+		}
+		return &scope{parent: up, corr: x.corr, ctes: x.ctes}
+	}
+	return chain(sc.parent)
 }
 
 func (c *cteEnv) lookup(name string) (*ast.CTE, *cteEnv) {
@@ -151,7 +185,7 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 					return nil, nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
 				}
 			}
-			ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: q.With.Recursive}
+			ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: q.With.Recursive, outer: parent}
 		}
 	}
 	var node Node
@@ -443,11 +477,12 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 	case *ast.TableFunc:
 		return b.tableFunc(x, sc, inh)
 	case *ast.DerivedTable:
-		inner := &scope{ctes: sc.ctes}
-		n, names, err := b.queryAsOf(x.Query, nil, sc.ctes, inh)
-		_ = inner
+		// A derived table sees the enclosing query's columns (as a
+		// correlated reference of this block), not this FROM's other
+		// items (that would be LATERAL).
+		n, names, err := b.queryAsOf(x.Query, sc.parent, sc.ctes, inh)
 		if err != nil {
-			return nil, err
+			return nil, lateralHint(err, sc)
 		}
 		name, cols := aliasOf(x.Alias, "")
 		r := &rel{name: name, b: b}
@@ -666,9 +701,9 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			case inProgress:
 				return nil, sqlerr.New(codeInvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", name).WithPos(t.Pos()).WithToken(name)
 			case env.recursive && readsItself(def):
-				n, names, err = b.bindRecursive(def, env, cteAsOf)
+				n, names, err = b.bindRecursive(def, env, env.outerFor(sc), cteAsOf)
 			default:
-				n, names, err = b.queryAsOf(def.Query, nil, env.parentOf(def), cteAsOf)
+				n, names, err = b.queryAsOf(def.Query, env.outerFor(sc), env.parentOf(def), cteAsOf)
 			}
 			if err != nil {
 				return nil, err
@@ -879,4 +914,27 @@ func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
 		return types.Value{}, err
 	}
 	return v.Get(0), nil
+}
+
+// lateralHint turns "missing FROM-clause entry" / "column does not exist"
+// from a subquery in FROM into the reason when the name is one of the
+// other FROM items of its query: Strata does not run LATERAL.
+func lateralHint(err error, sc *scope) error {
+	se, ok := sqlerr.As(err)
+	if !ok || se.Code != sqlerr.CodeUndefinedTable && se.Code != sqlerr.CodeUndefinedColumn || se.Token == "" {
+		return err
+	}
+	for _, r := range sc.rels {
+		match := se.Code == sqlerr.CodeUndefinedTable && r.name == se.Token
+		for _, c := range r.cols {
+			if se.Code == sqlerr.CodeUndefinedColumn && c.name == se.Token {
+				match = true
+			}
+		}
+		if match {
+			return sqlerr.New(sqlerr.CodeFeatureNotSupported, "a subquery in FROM cannot refer to %q of another FROM item of its query (LATERAL is not supported)", se.Token).
+				WithPos(se.Pos).WithToken(se.Token).WithHint("join the subquery's rows on that column instead, or move the subquery into the select list")
+		}
+	}
+	return err
 }

@@ -32,8 +32,9 @@ func readsItself(def *ast.CTE) bool {
 // PostgreSQL: the first term is bound without the definition in sight, its
 // columns (renamed by the definition's column list) are the query's, and
 // the second term reads the rows the round before added through a
-// WorkTable; its columns are cast to the first term's types.
-func (b *binder) bindRecursive(def *ast.CTE, env *cteEnv, inh *asOf) (Node, []string, error) {
+// WorkTable; its columns are cast to the first term's types. parent is
+// the scope of the query around the WITH, whose columns both terms may read.
+func (b *binder) bindRecursive(def *ast.CTE, env *cteEnv, parent *scope, inh *asOf) (Node, []string, error) {
 	name := def.Name.Name
 	q := def.Query
 	u, ok := q.Body.(*ast.SetOp)
@@ -49,7 +50,7 @@ func (b *binder) bindRecursive(def *ast.CTE, env *cteEnv, inh *asOf) (Node, []st
 	}
 	b.working[def] = nil
 	defer delete(b.working, def)
-	init, names, err := b.body(u.Left, nil, env, inh)
+	init, names, err := b.body(u.Left, parent, env, inh)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +69,7 @@ func (b *binder) bindRecursive(def *ast.CTE, env *cteEnv, inh *asOf) (Node, []st
 		rec.Cols = append(rec.Cols, b.newCol(names[i], ts[i]))
 	}
 	b.working[def] = rec
-	step, _, err := b.body(u.Right, nil, env, inh)
+	step, _, err := b.body(u.Right, parent, env, inh)
 	if err != nil {
 		return nil, nil, err
 	}
