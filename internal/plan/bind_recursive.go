@@ -6,10 +6,12 @@ import (
 	"github.com/strata-db/strata/internal/types"
 )
 
-// SQLSTATEs of WITH errors, as PostgreSQL reports them.
+// SQLSTATEs of binder errors sqlerr does not name, as PostgreSQL reports
+// them.
 const (
-	codeDuplicateAlias   = "42712" // duplicate_alias
-	codeInvalidRecursion = "42P19" // invalid_recursive_reference
+	codeDuplicateAlias         = "42712" // duplicate_alias
+	codeInvalidRecursion       = "42P19" // invalid_recursive_reference
+	codeInvalidColumnReference = "42P10" // invalid_column_reference
 )
 
 // readsItself reports whether a WITH definition names itself in a FROM

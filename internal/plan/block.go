@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -235,22 +236,21 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 		names = append(names, name)
 	}
 	visible := len(p.Exprs)
-	var keys []SortKey
-	for _, it := range order {
+	distinctOn := len(blk.DistinctOn) > 0
+	// output finds the select-list column an ORDER BY or DISTINCT ON item
+	// names (a position, an output name, or the same expression) or adds
+	// it as a hidden column; what names the clause in messages.
+	output := func(e ast.Expr, what string) (int, error) {
 		idx := -1
-		switch x := it.Expr.(type) {
+		switch x := e.(type) {
 		case *ast.NumberLit:
-			k, err := ordinal(x, visible)
-			if err != nil {
-				return nil, nil, err
-			}
-			idx = k
+			return ordinal(x, visible)
 		case *ast.ColumnRef:
 			if x.Table == "" {
 				for i, nm := range names {
 					if nm == x.Name {
 						if idx >= 0 {
-							return nil, nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", x.Name).WithPos(x.Pos())
+							return 0, sqlerr.New(sqlerr.CodeAmbiguousColumn, "%s %q is ambiguous", what, x.Name).WithPos(x.Pos())
 						}
 						idx = i
 					}
@@ -258,30 +258,57 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 			}
 		}
 		if idx < 0 {
-			if i, ok := texts[ast.Format(it.Expr)]; ok {
+			if i, ok := texts[ast.Format(e)]; ok {
 				idx = i
 			}
 		}
 		if idx < 0 {
-			if blk.Distinct {
-				return nil, nil, sqlerr.New(sqlerr.CodeInvalidParameter, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPos(it.Pos())
+			if blk.Distinct && !distinctOn {
+				return 0, sqlerr.New(sqlerr.CodeInvalidParameter, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPos(e.Pos())
 			}
-			e, err := b.expr(sc, it.Expr)
+			x, err := b.expr(sc, e)
 			if err != nil {
-				return nil, nil, err
+				return 0, err
 			}
 			idx = len(p.Exprs)
-			p.Exprs = append(p.Exprs, e)
-			p.Cols = append(p.Cols, b.newCol(ast.Format(it.Expr), e.Type()))
+			texts[ast.Format(e)] = idx
+			p.Exprs = append(p.Exprs, x)
+			p.Cols = append(p.Cols, b.newCol(ast.Format(e), x.Type()))
 		}
-		keys = append(keys, sortKey(colExpr(p.Cols[idx]), it))
+		return idx, nil
+	}
+	var on []ColRef
+	for _, e := range blk.DistinctOn {
+		idx, err := output(e, "DISTINCT ON")
+		if err != nil {
+			return nil, nil, err
+		}
+		on = append(on, p.Cols[idx])
+	}
+	var keys []SortKey
+	for i, it := range order {
+		idx, err := output(it.Expr, "ORDER BY")
+		if err != nil {
+			return nil, nil, err
+		}
+		c := p.Cols[idx]
+		if distinctOn && i < len(on) && !slices.ContainsFunc(on, func(o ColRef) bool { return o.ID == c.ID }) {
+			// DISTINCT ON keeps the first row of each key in ORDER BY's
+			// order, which means something only when ORDER BY sorts by the
+			// key first (PostgreSQL's rule).
+			return nil, nil, sqlerr.New(codeInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").WithPos(it.Pos())
+		}
+		keys = append(keys, sortKey(colExpr(c), it))
 	}
 	node = p
-	if blk.Distinct {
+	if blk.Distinct && !distinctOn {
 		node = &Distinct{In: node}
 	}
 	if len(keys) > 0 {
 		node = &Sort{In: node, Keys: keys}
+	}
+	if distinctOn {
+		node = &Distinct{In: node, On: on}
 	}
 	if len(p.Exprs) > visible {
 		fp := &Project{In: node}

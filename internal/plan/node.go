@@ -278,6 +278,9 @@ func (n *Limit) Inputs() []Node { return []Node{n.In} }
 // Distinct removes duplicate rows (NULLs equal).
 type Distinct struct {
 	In Node
+	// On, when set, are the DISTINCT ON columns (of In's output): the
+	// first row of each distinct tuple of them is kept, whole.
+	On []ColRef
 }
 
 // Output implements Node.
@@ -433,6 +436,9 @@ func Describe(n Node, src Source) string {
 		}
 		return s
 	case *Distinct:
+		if len(n.On) > 0 {
+			return "Distinct on [" + strings.Join(colNames(n.On), ", ") + "]"
+		}
 		return "Distinct"
 	case *SetOp:
 		s := [...]string{"Union", "Intersect", "Except"}[n.Kind]

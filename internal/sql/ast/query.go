@@ -31,7 +31,10 @@ type QueryBody interface {
 type SelectBlock struct {
 	Span
 	Distinct bool
-	Items    []*SelectItem
+	// DistinctOn holds the expressions of DISTINCT ON (…) (Distinct is
+	// set too); nil for a plain DISTINCT.
+	DistinctOn []Expr
+	Items      []*SelectItem
 	From     []TableExpr // comma-separated; nil for SELECT without FROM
 	Where    Expr
 	GroupBy  []Expr

@@ -94,6 +94,7 @@ func Inspect(n Node, f func(Node) bool) {
 		idents(n.Columns)
 		in(n.Query)
 	case *SelectBlock:
+		exprs(n.DistinctOn)
 		for _, it := range n.Items {
 			in(it)
 		}
