@@ -35,10 +35,10 @@ type SelectBlock struct {
 	// set too); nil for a plain DISTINCT.
 	DistinctOn []Expr
 	Items      []*SelectItem
-	From     []TableExpr // comma-separated; nil for SELECT without FROM
-	Where    Expr
-	GroupBy  []Expr
-	Having   Expr
+	From       []TableExpr // comma-separated; nil for SELECT without FROM
+	Where      Expr
+	GroupBy    []Expr
+	Having     Expr
 }
 
 // SelectItem is one output column: Expr [AS Alias]. Expr may be a StarExpr.
