@@ -270,6 +270,19 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 	case *ast.BinaryExpr:
 		return b.binary(sc, x)
 	case *ast.IsExpr:
+		if tup, ok := unparen(x.X).(*ast.TupleExpr); ok && (x.Kind == ast.IsNull || x.Kind == ast.IsUnknown) {
+			// A row IS NULL when every field is, IS NOT NULL when none is
+			// (so a row with some NULLs is neither).
+			args := make([]expr.Expr, len(tup.Items))
+			for i, it := range tup.Items {
+				v, err := b.expr(sc, it)
+				if err != nil {
+					return nil, err
+				}
+				args[i] = &expr.Is{X: v, Kind: expr.IsNull, Not: x.Not}
+			}
+			return &expr.Logic{Args: args}, nil
+		}
 		v, err := b.expr(sc, x.X)
 		if err != nil {
 			return nil, err
