@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -165,7 +166,15 @@ func notSupported(n ast.Node, format string, args ...any) error {
 // query binds a whole SelectStmt. parent is the enclosing scope when the
 // query is a subquery (nil otherwise); inh is the AS OF it inherits.
 func (b *binder) query(q *ast.SelectStmt, parent *scope, ctes *cteEnv) (Node, []string, error) {
-	return b.queryAsOf(q, parent, ctes, nil)
+	n, names, err := b.queryAsOf(q, parent, ctes, nil)
+	var na *needAgg
+	if errors.As(err, &na) {
+		// Each block catches its own needAgg; one that escaped names a
+		// scope no block bound, which block() rules out. Report it as the
+		// user's error it stands for rather than as an internal one.
+		return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed here").WithPos(q.Pos())
+	}
+	return n, names, err
 }
 
 func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
