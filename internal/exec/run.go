@@ -196,8 +196,12 @@ func resolve(n plan.Node, es ...expr.Expr) error {
 func (r *runner) build(n plan.Node, out sink) (func() error, error) {
 	var st *stats
 	if r.analyze != nil {
-		st = &stats{}
-		r.analyze[n] = st
+		// A node built more than once (a recursive term per round, a
+		// subquery per outer tuple) adds up its runs.
+		if st = r.analyze[n]; st == nil {
+			st = &stats{}
+			r.analyze[n] = st
+		}
 		out = &counted{out: out, st: st}
 	}
 	start, err := r.buildNode(n, out, st)
