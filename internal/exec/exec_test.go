@@ -183,6 +183,9 @@ func TestMemLimit(t *testing.T) {
 		"SELECT DISTINCT name FROM emp",
 		"SELECT e.name FROM emp e JOIN emp d ON e.id = d.id",
 		"SELECT name FROM emp e WHERE EXISTS (SELECT 1 FROM emp d WHERE d.id = e.id)",
+		// a recursion that never ends stops at the limit, not at the
+		// machine's memory
+		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
 	} {
 		stmt, _ := parser.Parse(sql)
 		env := &plan.Env{Source: f, MemLimit: 64}
@@ -211,6 +214,21 @@ func TestExplain(t *testing.T) {
 	for _, want := range []string{"HashJoin Inner on dept = code", "Scan emp AS e", "filter=salary > 70", "shards=1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("EXPLAIN lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestExplainAnalyzeRecursive: a recursive term is built once per round;
+// EXPLAIN ANALYZE adds the rounds up instead of showing the last one.
+func TestExplainAnalyzeRecursive(t *testing.T) {
+	f := newFake(t)
+	got, err := query(t, f, "EXPLAIN ANALYZE WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT count(*) FROM r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Recursive r All (rows=10 ", "Filter n < 10 (rows=9 ", "WorkTable r columns=[n] (rows=10 "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("EXPLAIN ANALYZE lacks %q:\n%s", want, got)
 		}
 	}
 }

@@ -138,8 +138,10 @@ func (j *joinSink) push(b *types.Batch) error {
 			}
 			vs = append(vs, v)
 		}
-		keys := rowKeys(nil, vs, b.Rows)
-		for i, k := range keys {
+		// The key buffers are reused from batch to batch, as pushSemi
+		// does: a fresh set was an allocation per left row.
+		j.keys = rowKeys(j.keys, vs, b.Rows)
+		for i, k := range j.keys {
 			for _, r := range j.table[string(k)] {
 				lsel, rsel = append(lsel, i), append(rsel, r)
 				if len(lsel) == pairChunk {

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	plan.RegisterExecutor(func(ctx context.Context, env *plan.Env) expr.Runner {
-		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}}
+		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
 	})
 }
 
@@ -54,11 +54,15 @@ type runner struct {
 	outer   []types.Value
 	mem     *memBudget
 	analyze map[plan.Node]*stats
+	// work holds, per WITH RECURSIVE query being run, the rows its last
+	// round added, which its WorkTable nodes read. Subquery runners share
+	// it.
+	work map[*plan.Recursive]*types.Batch
 }
 
 // Run executes p and calls fn with each batch of its output.
 func Run(ctx context.Context, p *plan.Plan, env *plan.Env, fn func(*types.Batch) error) error {
-	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}}
+	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
 	if p.Explain {
 		var lines []string
 		if p.Analyze {
@@ -105,7 +109,7 @@ func (r *runner) Rows(ctx context.Context, p any, outer []types.Value) (*types.B
 	if !ok {
 		return nil, fmt.Errorf("exec: subquery plan of type %T", p)
 	}
-	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze}
+	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze, work: r.work}
 	var out *types.Batch
 	err := sub.run(pl.Root, func(b *types.Batch) error {
 		if out == nil {
@@ -192,8 +196,12 @@ func resolve(n plan.Node, es ...expr.Expr) error {
 func (r *runner) build(n plan.Node, out sink) (func() error, error) {
 	var st *stats
 	if r.analyze != nil {
-		st = &stats{}
-		r.analyze[n] = st
+		// A node built more than once (a recursive term per round, a
+		// subquery per outer tuple) adds up its runs.
+		if st = r.analyze[n]; st == nil {
+			st = &stats{}
+			r.analyze[n] = st
+		}
 		out = &counted{out: out, st: st}
 	}
 	start, err := r.buildNode(n, out, st)

@@ -114,13 +114,28 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 	case *plan.TopN:
 		return r.buildTopN(x, out)
 	case *plan.Distinct:
-		return r.build(x.In, &distinctSink{out: out, r: r, seen: map[string]struct{}{}})
+		d := &distinctSink{out: out, r: r, seen: map[string]struct{}{}}
+		if len(x.On) > 0 {
+			l := layoutOf(x.In)
+			for _, c := range x.On {
+				i, ok := l(c.ID)
+				if !ok {
+					return nil, fmt.Errorf("exec: DISTINCT ON column %s (#%d) is not in the input", c.Name, c.ID)
+				}
+				d.on = append(d.on, i)
+			}
+		}
+		return r.build(x.In, d)
 	case *plan.Aggregate:
 		return r.buildAgg(x, out)
 	case *plan.Join:
 		return r.buildJoin(x, out)
 	case *plan.SetOp:
 		return r.buildSetOp(x, out)
+	case *plan.Recursive:
+		return r.buildRecursive(x, out)
+	case *plan.WorkTable:
+		return r.buildWorkTable(x, out), nil
 	}
 	return nil, fmt.Errorf("exec: no operator for %T", n)
 }

@@ -131,10 +131,23 @@ type distinctSink struct {
 	seen map[string]struct{}
 	keys [][]byte
 	sel  []int
+	// on are the positions of the DISTINCT ON columns; nil keys on every
+	// column. The first row of each key wins: under DISTINCT ON the input
+	// arrives in the ORDER BY's order.
+	on   []int
+	cols []*types.Vector
 }
 
 func (d *distinctSink) push(b *types.Batch) error {
-	d.keys = rowKeys(d.keys, b.Cols, b.Rows)
+	cols := b.Cols
+	if d.on != nil {
+		d.cols = d.cols[:0]
+		for _, i := range d.on {
+			d.cols = append(d.cols, b.Cols[i])
+		}
+		cols = d.cols
+	}
+	d.keys = rowKeys(d.keys, cols, b.Rows)
 	d.sel = d.sel[:0]
 	for i, k := range d.keys {
 		if _, ok := d.seen[string(k)]; ok {

@@ -75,6 +75,9 @@ func ColumnIDs(e Expr, f func(id int)) {
 			if x.X != nil {
 				ColumnIDs(x.X, f)
 			}
+			for _, r := range x.Row {
+				ColumnIDs(r, f)
+			}
 			return false
 		}
 		return true
@@ -101,6 +104,11 @@ func Resolve(e Expr, layout func(id int) (int, bool)) error {
 			}
 			if x.X != nil {
 				if e := Resolve(x.X, layout); e != nil && err == nil {
+					err = e
+				}
+			}
+			for _, r := range x.Row {
+				if e := Resolve(r, layout); e != nil && err == nil {
 					err = e
 				}
 			}

@@ -387,7 +387,9 @@ func roundValue(mode string, v types.Value, digits int64) (types.Value, error) {
 		p := math.Pow(10, float64(digits))
 		switch mode {
 		case "round":
-			x = math.Round(x*p) / p
+			// A float rounds half to even, as PostgreSQL's round(float8)
+			// (rint) does; DECIMAL rounds half away from zero below.
+			x = math.RoundToEven(x*p) / p
 		case "floor":
 			x = math.Floor(x*p) / p
 		case "ceil", "ceiling":

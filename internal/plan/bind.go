@@ -2,7 +2,9 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -26,10 +28,15 @@ type binder struct {
 	corrStack []*corrList
 	// inheritedAsOf is the AS OF in force in the block being bound.
 	inheritedAsOf *asOf
+	// working maps a WITH RECURSIVE definition being bound to its node: a
+	// reference to it from its recursive term reads the work table; a key
+	// with a nil node means its non-recursive term is being bound, where a
+	// reference is an error.
+	working map[*ast.CTE]*Recursive
 }
 
 func newBinder(env *Env) *binder {
-	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}}
+	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}, working: map[*ast.CTE]*Recursive{}}
 }
 
 func (b *binder) newCol(name string, t types.Type) ColRef {
@@ -42,6 +49,23 @@ type relCol struct {
 	name   string
 	ref    ColRef
 	hidden bool // not part of SELECT *
+	// merged marks a column a JOIN … USING (or NATURAL JOIN) merged into
+	// one: reachable qualified (a.k) and through a.*, but an unqualified k
+	// or a bare * reads the join's merged column instead.
+	merged bool
+	// mk, when set, builds the column's value instead of reading ref: the
+	// merged column of a FULL JOIN … USING is coalesce(left, right). It
+	// returns a fresh expression each time (operators resolve expressions
+	// in place).
+	mk func() expr.Expr
+}
+
+// value is the expression reading c.
+func (c *relCol) value() expr.Expr {
+	if c.mk != nil {
+		return c.mk()
+	}
+	return colExpr(c.ref)
 }
 
 // rel is a relation of a FROM clause.
@@ -58,6 +82,13 @@ type scope struct {
 	parent *scope // the enclosing query, for correlated references
 	corr   *corrList
 	ctes   *cteEnv
+	// block is set on the scope of a SELECT block (not on the helper scopes
+	// of VALUES or FROM-clause functions): only a block can become an
+	// aggregate when a subquery's aggregate turns out to be its own.
+	block bool
+	// clause names the clause being bound when aggregates are not allowed
+	// in it ("WHERE", "JOIN conditions", "GROUP BY"); "" elsewhere.
+	clause string
 }
 
 // corrList collects the outer expressions a subquery reads.
@@ -74,6 +105,43 @@ type cteEnv struct {
 	defs   map[string]*ast.CTE
 	asOf   *asOf
 	parent *cteEnv
+	// recursive is set for the definitions of WITH RECURSIVE: one that
+	// reads itself is bound as a Recursive node (bindRecursive).
+	recursive bool
+	// outer is the scope enclosing the query that declares the WITH (nil
+	// at the top): the definitions may read its columns.
+	outer *scope
+}
+
+// outerFor is the scope a definition of e, referenced from a FROM clause
+// whose scope is sc, binds in. The definition reads the columns of e.outer,
+// the query around the WITH; but its rows are computed where it is
+// referenced, possibly in a subquery nested below the WITH, so every query
+// level in between must pass those values down as correlated references.
+// Each level in between is stood in for by a scope without relations (its
+// own columns are not the definition's to see) that keeps the level's
+// correlation list. nil when the definition can read no outer column.
+func (e *cteEnv) outerFor(sc *scope) *scope {
+	if e.outer == nil {
+		return nil
+	}
+	var chain func(x *scope) *scope
+	chain = func(x *scope) *scope {
+		switch {
+		case x == nil:
+			return nil
+		case x == e.outer:
+			return x
+		case x.corr == nil:
+			return nil
+		}
+		up := chain(x.parent)
+		if up == nil {
+			return nil
+		}
+		return &scope{parent: up, corr: x.corr, ctes: x.ctes}
+	}
+	return chain(sc.parent)
 }
 
 func (c *cteEnv) lookup(name string) (*ast.CTE, *cteEnv) {
@@ -98,7 +166,15 @@ func notSupported(n ast.Node, format string, args ...any) error {
 // query binds a whole SelectStmt. parent is the enclosing scope when the
 // query is a subquery (nil otherwise); inh is the AS OF it inherits.
 func (b *binder) query(q *ast.SelectStmt, parent *scope, ctes *cteEnv) (Node, []string, error) {
-	return b.queryAsOf(q, parent, ctes, nil)
+	n, names, err := b.queryAsOf(q, parent, ctes, nil)
+	var na *needAgg
+	if errors.As(err, &na) {
+		// Each block catches its own needAgg; one that escaped names a
+		// scope no block bound, which block() rules out. Report it as the
+		// user's error it stands for rather than as an internal one.
+		return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed here").WithPos(q.Pos())
+	}
+	return n, names, err
 }
 
 func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
@@ -110,14 +186,16 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		inh = a
 	}
 	if q.With != nil {
-		if q.With.Recursive {
-			return nil, nil, notSupported(q.With, "WITH RECURSIVE is not supported")
+		// One link per definition, so that each sees the ones before it
+		// (PostgreSQL's scoping) and the query sees them all.
+		for i, c := range q.With.CTEs {
+			for _, d := range q.With.CTEs[:i] {
+				if d.Name.Name == c.Name.Name {
+					return nil, nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
+				}
+			}
+			ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: q.With.Recursive, outer: parent}
 		}
-		env := &cteEnv{defs: map[string]*ast.CTE{}, asOf: inh, parent: ctes}
-		for _, c := range q.With.CTEs {
-			env.defs[c.Name.Name] = c
-		}
-		ctes = env
 	}
 	var node Node
 	var names []string
@@ -193,6 +271,11 @@ func (b *binder) values(v *ast.Values, parent *scope) (Node, []string, error) {
 	}
 	width := len(v.Rows[0].Items)
 	sc := &scope{parent: parent}
+	if parent != nil && len(b.corrStack) > 0 {
+		// A VALUES subquery reads the enclosing query's columns like a
+		// SELECT does: through its correlation list.
+		sc.corr = b.corrStack[len(b.corrStack)-1]
+	}
 	rows := make([][]expr.Expr, len(v.Rows))
 	colTypes := make([]types.Type, width)
 	for i, r := range v.Rows {
@@ -403,11 +486,12 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 	case *ast.TableFunc:
 		return b.tableFunc(x, sc, inh)
 	case *ast.DerivedTable:
-		inner := &scope{ctes: sc.ctes}
-		n, names, err := b.queryAsOf(x.Query, nil, sc.ctes, inh)
-		_ = inner
+		// A derived table sees the enclosing query's columns (as a
+		// correlated reference of this block), not this FROM's other
+		// items (that would be LATERAL).
+		n, names, err := b.queryAsOf(x.Query, sc.parent, sc.ctes, inh)
 		if err != nil {
-			return nil, err
+			return nil, lateralHint(err, sc)
 		}
 		name, cols := aliasOf(x.Alias, "")
 		r := &rel{name: name, b: b}
@@ -427,7 +511,13 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 		if x.Alias != nil && x.Alias.Name != nil {
 			r := &rel{name: x.Alias.Name.Name, b: b}
 			for _, ir := range inner.rels {
-				r.cols = append(r.cols, ir.cols...)
+				for _, c := range ir.cols {
+					// The aliased join shows its merged USING columns
+					// once, as its SELECT * does.
+					if !c.merged {
+						r.cols = append(r.cols, c)
+					}
+				}
 			}
 			if err := renameCols(r, x.Alias.Columns, x.Pos()); err != nil {
 				return nil, err
@@ -447,6 +537,7 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 }
 
 func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
+	start := len(sc.rels)
 	l, err := b.tableExpr(j.Left, sc, inh)
 	if err != nil {
 		return nil, err
@@ -460,12 +551,18 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 	n := &Join{Kind: kind, L: l, R: r}
 	var conds []expr.Expr
 	using := j.Using
+	left, right := sc.rels[start:nl], sc.rels[nl:]
 	if j.Natural {
-		for _, lr := range sc.rels[:nl] {
+		seen := map[string]bool{}
+		for _, lr := range left {
 			for _, lc := range lr.cols {
-				for _, rr := range sc.rels[nl:] {
+				if lc.hidden || lc.merged || seen[lc.name] {
+					continue
+				}
+				for _, rr := range right {
 					for _, rc := range rr.cols {
-						if !lc.hidden && !rc.hidden && lc.name == rc.name {
+						if !rc.hidden && !rc.merged && lc.name == rc.name && !seen[lc.name] {
+							seen[lc.name] = true
 							using = append(using, &ast.Ident{Span: j.Span, Name: lc.name})
 						}
 					}
@@ -473,23 +570,68 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 			}
 		}
 	}
-	for _, u := range using {
-		lc, err := findIn(sc.rels[:nl], u.Name, u.Pos())
+	// USING (and NATURAL) columns merge, as in PostgreSQL: the join shows
+	// each once, first, and an unqualified name reads the merged column:
+	// the left one for INNER and LEFT joins, the right one for RIGHT, and
+	// coalesce(left, right) for FULL.
+	merged := &rel{b: b}
+	for i, u := range using {
+		for _, w := range using[:i] {
+			if w.Name == u.Name {
+				return nil, sqlerr.New(sqlerr.CodeDuplicateColumn, "column name %q appears more than once in USING clause", u.Name).WithPos(u.Pos()).WithToken(u.Name)
+			}
+		}
+		lc, err := findColIn(left, u.Name, u.Pos())
 		if err != nil {
 			return nil, err
 		}
-		rc, err := findIn(sc.rels[nl:], u.Name, u.Pos())
+		rc, err := findColIn(right, u.Name, u.Pos())
 		if err != nil {
 			return nil, err
 		}
-		c, err := b.compare(expr.EQ, colExpr(lc), colExpr(rc), u.Pos())
+		c, err := b.compare(expr.EQ, lc.value(), rc.value(), u.Pos())
 		if err != nil {
 			return nil, err
 		}
 		conds = append(conds, c)
+		m := relCol{name: u.Name, ref: lc.ref, mk: lc.mk}
+		switch kind {
+		case JoinRight:
+			m.ref, m.mk = rc.ref, rc.mk
+		case JoinFull:
+			lv, rv, pos := lc.value, rc.value, u.Pos()
+			t, _ := types.Common(lc.ref.T, rc.ref.T)
+			m.ref = ColRef{ID: -1, Name: u.Name, T: t}
+			m.mk = func() expr.Expr {
+				f, _, err := expr.NewFunc("coalesce", []types.Type{t, t}, pos)
+				if err != nil {
+					panic(err) // coalesce takes any two values of one type
+				}
+				l, r := lv(), rv()
+				if l.Type() != t {
+					l = &expr.Cast{X: l, T: t, Pos: pos}
+				}
+				if r.Type() != t {
+					r = &expr.Cast{X: r, T: t, Pos: pos}
+				}
+				f.Args = []expr.Expr{l, r}
+				return f
+			}
+		}
+		lc.merged, rc.merged = true, true
+		merged.cols = append(merged.cols, m)
+	}
+	if len(merged.cols) > 0 {
+		sc.rels = slices.Insert(sc.rels, start, merged)
 	}
 	if j.On != nil {
+		if hasLocalAgg(sc, j.On) {
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in JOIN conditions").WithPos(j.On.Pos())
+		}
+		saved := sc.clause
+		sc.clause = "JOIN conditions"
 		c, err := b.predicate(sc, j.On, "JOIN/ON")
+		sc.clause = saved
 		if err != nil {
 			return nil, err
 		}
@@ -499,22 +641,24 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 	return n, nil
 }
 
-func findIn(rels []*rel, name string, pos int) (ColRef, error) {
+// findColIn finds the column an unqualified name means among rels (a
+// column merged by an inner USING is found as its merged column).
+func findColIn(rels []*rel, name string, pos int) (*relCol, error) {
 	var found *relCol
 	for _, r := range rels {
 		for i := range r.cols {
-			if r.cols[i].name == name && !r.cols[i].hidden {
+			if c := &r.cols[i]; c.name == name && !c.hidden && !c.merged {
 				if found != nil {
-					return ColRef{}, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPos(pos)
+					return nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", name).WithPos(pos).WithToken(name)
 				}
-				found = &r.cols[i]
+				found = c
 			}
 		}
 	}
 	if found == nil {
-		return ColRef{}, sqlerr.UndefinedColumn(pos, name)
+		return nil, sqlerr.UndefinedColumn(pos, name).WithToken(name)
 	}
-	return found.ref, nil
+	return found, nil
 }
 
 func colExpr(c ColRef) *expr.Col { return &expr.Col{ID: c.ID, Name: c.Name, T: c.T} }
@@ -557,7 +701,19 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			if cteAsOf == nil {
 				cteAsOf = env.asOf
 			}
-			n, names, err := b.queryAsOf(def.Query, nil, env.parentOf(def), cteAsOf)
+			var n Node
+			var names []string
+			var err error
+			switch rec, inProgress := b.working[def]; {
+			case rec != nil:
+				n, names = b.workTable(rec)
+			case inProgress:
+				return nil, sqlerr.New(codeInvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", name).WithPos(t.Pos()).WithToken(name)
+			case env.recursive && readsItself(def):
+				n, names, err = b.bindRecursive(def, env, env.outerFor(sc), cteAsOf)
+			default:
+				n, names, err = b.queryAsOf(def.Query, env.outerFor(sc), env.parentOf(def), cteAsOf)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -767,4 +923,27 @@ func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
 		return types.Value{}, err
 	}
 	return v.Get(0), nil
+}
+
+// lateralHint turns "missing FROM-clause entry" / "column does not exist"
+// from a subquery in FROM into the reason when the name is one of the
+// other FROM items of its query: Strata does not run LATERAL.
+func lateralHint(err error, sc *scope) error {
+	se, ok := sqlerr.As(err)
+	if !ok || se.Code != sqlerr.CodeUndefinedTable && se.Code != sqlerr.CodeUndefinedColumn || se.Token == "" {
+		return err
+	}
+	for _, r := range sc.rels {
+		match := se.Code == sqlerr.CodeUndefinedTable && r.name == se.Token
+		for _, c := range r.cols {
+			if se.Code == sqlerr.CodeUndefinedColumn && c.name == se.Token {
+				match = true
+			}
+		}
+		if match {
+			return sqlerr.New(sqlerr.CodeFeatureNotSupported, "a subquery in FROM cannot refer to %q of another FROM item of its query (LATERAL is not supported)", se.Token).
+				WithPos(se.Pos).WithToken(se.Token).WithHint("join the subquery's rows on that column instead, or move the subquery into the select list")
+		}
+	}
+	return err
 }

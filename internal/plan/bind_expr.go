@@ -42,7 +42,7 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			continue
 		}
 		for i := range r.cols {
-			if r.cols[i].name == c.Name {
+			if r.cols[i].name == c.Name && !(r.cols[i].merged && c.Table == "") {
 				if found != nil {
 					return nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", c.Name).WithPos(c.Pos()).WithToken(c.Name)
 				}
@@ -72,7 +72,7 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			}
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.Name).WithPos(c.Pos()).WithToken(c.Name)
 		}
-		return colExpr(found.ref), nil
+		return found.value(), nil
 	}
 	if sc.parent != nil && sc.corr != nil {
 		// The enclosing query's aggregate context applies to its columns: a
@@ -88,6 +88,11 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			return &expr.Outer{Slot: slot, Name: c.Name, T: outer.Type()}, nil
 		}
 		var se *sqlerr.Error
+		if errors.As(err, &se) && se.Code == sqlerr.CodeGrouping && se.Pos == c.Pos() {
+			// PostgreSQL's wording for an outer column the outer query
+			// does not group by.
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "subquery uses ungrouped column %q from outer query", qualifiedName(sc.parent, c)).WithPos(c.Pos()).WithToken(c.Name)
+		}
 		if errors.As(err, &se) && se.Code != sqlerr.CodeUndefinedColumn && se.Code != sqlerr.CodeUndefinedTable {
 			return nil, err
 		}
@@ -180,6 +185,11 @@ var arithOps = map[token.Token]types.Op{token.PLUS: types.OpAdd, token.MINUS: ty
 
 // expr binds a scalar expression in scope sc.
 func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
+	if f, ok := e.(*ast.FuncCall); ok && f.Schema == "" && aggFuncs[f.Name] {
+		if l := aggLevel(sc, f); l > 0 {
+			return b.outerAggregate(sc, f, l)
+		}
+	}
 	if b.agg != nil && b.agg.scope == sc {
 		if g, ok := b.agg.groups[ast.Format(e)]; ok {
 			return colExpr(g), nil
@@ -260,6 +270,19 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 	case *ast.BinaryExpr:
 		return b.binary(sc, x)
 	case *ast.IsExpr:
+		if tup, ok := unparen(x.X).(*ast.TupleExpr); ok && (x.Kind == ast.IsNull || x.Kind == ast.IsUnknown) {
+			// A row IS NULL when every field is, IS NOT NULL when none is
+			// (so a row with some NULLs is neither).
+			args := make([]expr.Expr, len(tup.Items))
+			for i, it := range tup.Items {
+				v, err := b.expr(sc, it)
+				if err != nil {
+					return nil, err
+				}
+				args[i] = &expr.Is{X: v, Kind: expr.IsNull, Not: x.Not}
+			}
+			return &expr.Logic{Args: args}, nil
+		}
 		v, err := b.expr(sc, x.X)
 		if err != nil {
 			return nil, err
@@ -309,6 +332,19 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		var res expr.Expr = &expr.Logic{Args: []expr.Expr{c1, c2}}
+		if x.Symmetric {
+			// BETWEEN SYMMETRIC accepts the bounds in either order:
+			// (x BETWEEN lo AND hi) OR (x BETWEEN hi AND lo).
+			c3, err := b.compare(expr.GE, v, hi, x.Pos())
+			if err != nil {
+				return nil, err
+			}
+			c4, err := b.compare(expr.LE, v, lo, x.Pos())
+			if err != nil {
+				return nil, err
+			}
+			res = &expr.Logic{Or: true, Args: []expr.Expr{res, &expr.Logic{Args: []expr.Expr{c3, c4}}}}
+		}
 		if x.Not {
 			res = &expr.Not{X: res}
 		}
@@ -369,6 +405,10 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 		return b.subquery(sc, x.Query, expr.SubScalar, nil, false, x.Pos())
 	case *ast.ExistsExpr:
 		return b.subquery(sc, x.Query, expr.SubExists, nil, false, x.Pos())
+	case *ast.QuantifiedExpr:
+		return b.quantified(sc, x)
+	case *ast.TupleExpr:
+		return nil, notSupported(e, "a row value %s can be used only in a comparison or IN", ast.Format(e))
 	}
 	return nil, notSupported(e, "expression %s is not supported", ast.Format(e))
 }
@@ -386,6 +426,16 @@ func typeOf(tn *ast.TypeName) (types.Type, error) {
 }
 
 func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
+	if op, ok := cmpOps[x.Op]; ok {
+		lt, lok := unparen(x.L).(*ast.TupleExpr)
+		rt, rok := unparen(x.R).(*ast.TupleExpr)
+		if lok || rok {
+			if !lok || !rok {
+				return nil, notSupported(x, "a row value can be compared only with another row value of the same length")
+			}
+			return b.rowCompare(sc, op, lt, rt, x.Pos())
+		}
+	}
 	l, err := b.expr(sc, x.L)
 	if err != nil {
 		return nil, err
@@ -464,6 +514,9 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 }
 
 func (b *binder) in(sc *scope, x *ast.InExpr) (expr.Expr, error) {
+	if tup, ok := unparen(x.X).(*ast.TupleExpr); ok {
+		return b.rowIn(sc, x, tup)
+	}
 	v, err := b.expr(sc, x.X)
 	if err != nil {
 		return nil, err
@@ -604,6 +657,9 @@ func (b *binder) lazyCoerce(e expr.Expr, t types.Type) (expr.Expr, error) {
 }
 
 func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
+	if f.Filter != nil && (f.Schema != "" || !aggFuncs[f.Name]) {
+		return nil, sqlerr.New(sqlerr.CodeSyntax, "FILTER specified, but %s is not an aggregate function", f.Name).WithPos(f.Pos()).WithToken(f.Name)
+	}
 	if f.Schema == "" && aggFuncs[f.Name] {
 		if b.agg == nil {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function %s is not allowed here", f.Name).WithPos(f.Pos())
@@ -666,6 +722,12 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 // subquery binds a subquery used as an expression. Its plan is optimized on
 // its own; references to the enclosing query become Outer slots.
 func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x expr.Expr, not bool, pos int) (expr.Expr, error) {
+	return b.subqueryRow(sc, q, kind, x, nil, not, pos)
+}
+
+// subqueryRow is subquery with, for a row IN ((x1, …, xn) IN (SELECT …)),
+// the row's operands in row instead of x.
+func (b *binder) subqueryRow(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x expr.Expr, row []expr.Expr, not bool, pos int) (expr.Expr, error) {
 	saved := b.agg
 	b.agg = nil
 	inner := &scope{parent: sc, ctes: sc.ctes}
@@ -690,27 +752,70 @@ func (b *binder) subquery(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x exp
 		}
 	case expr.SubExists:
 		s.T = types.Of(types.Bool)
-	case expr.SubIn:
-		if len(out) != 1 {
+	case expr.SubIn, expr.SubCmp:
+		xs := row
+		if xs == nil {
+			xs = []expr.Expr{x}
+		}
+		switch {
+		case len(out) > len(xs):
 			return nil, sqlerr.New(sqlerr.CodeSyntax, "subquery has too many columns").WithPos(pos)
+		case len(out) < len(xs):
+			return nil, sqlerr.New(sqlerr.CodeSyntax, "subquery has too few columns").WithPos(pos)
 		}
-		t, ok := types.Common(x.Type(), out[0].T)
-		if !ok {
-			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s = %s", x.Type(), out[0].T).WithPos(pos)
+		ts := make([]types.Type, len(xs))
+		for i, x := range xs {
+			t, ok := types.Common(x.Type(), out[i].T)
+			if !ok {
+				return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s = %s", x.Type(), out[i].T).WithPos(pos)
+			}
+			if t.Kind == types.Unknown {
+				t = types.Of(types.String)
+			}
+			if xs[i], err = b.coerce(x, t, pos); err != nil {
+				return nil, err
+			}
+			ts[i] = t
 		}
-		if t.Kind == types.Unknown {
-			t = types.Of(types.String)
+		node = b.castOutputs(node, ts)
+		if row == nil {
+			s.X = xs[0]
+		} else {
+			s.Row = xs
 		}
-		if x, err = b.coerce(x, t, pos); err != nil {
-			return nil, err
-		}
-		node = b.castOutputs(node, []types.Type{t})
-		s.X = x
 		s.T = types.Of(types.Bool)
 	}
 	node = optimize(node, b.env)
 	s.Plan = &Plan{Root: node, Outer: len(corr)}
 	s.Corr = corr
+	return s, nil
+}
+
+// quantified binds X op ANY (q) and X op ALL (q). X = ANY is X IN and
+// X <> ALL is X NOT IN, in PostgreSQL as in the standard, so they take
+// that path (and its semi-join rewrite); the other forms compare X with
+// the least or greatest of q's rows (expr.SubCmp).
+func (b *binder) quantified(sc *scope, x *ast.QuantifiedExpr) (expr.Expr, error) {
+	op, ok := cmpOps[x.Op]
+	if !ok {
+		return nil, notSupported(x, "operator %s is not supported with ANY or ALL", x.Op)
+	}
+	v, err := b.expr(sc, x.X)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case op == expr.EQ && !x.All:
+		return b.subquery(sc, x.Query, expr.SubIn, v, false, x.Pos())
+	case op == expr.NE && x.All:
+		return b.subquery(sc, x.Query, expr.SubIn, v, true, x.Pos())
+	}
+	e, err := b.subquery(sc, x.Query, expr.SubCmp, v, false, x.Pos())
+	if err != nil {
+		return nil, err
+	}
+	s := e.(*expr.Subquery)
+	s.Op, s.All = op, x.All
 	return s, nil
 }
 
@@ -722,4 +827,119 @@ func (b *binder) subqueryBody(q *ast.SelectStmt, sc *scope, outerAgg *aggCtx) (N
 	n, names, err := b.queryAsOf(q, sc.parent, sc.ctes, b.inheritedAsOf)
 	b.corrStack = b.corrStack[:len(b.corrStack)-1]
 	return n, names, cl.exprs, err
+}
+
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// rowCompare binds (l1, …, ln) op (r1, …, rn) as PostgreSQL does: = is
+// the AND of the pairs' equalities and <> the OR of their inequalities;
+// <, <=, > and >= compare left to right, the first pair that is not equal
+// deciding: l1 < r1 OR (l1 = r1 AND (l2, …) < (r2, …)), which is NULL
+// exactly when that deciding pair is.
+func (b *binder) rowCompare(sc *scope, op expr.CmpOp, l, r *ast.TupleExpr, pos int) (expr.Expr, error) {
+	if len(l.Items) != len(r.Items) {
+		return nil, sqlerr.New(sqlerr.CodeSyntax, "unequal number of entries in row expressions").WithPos(pos)
+	}
+	n := len(l.Items)
+	ls, rs := make([]expr.Expr, n), make([]expr.Expr, n)
+	for i := range n {
+		var err error
+		if ls[i], err = b.expr(sc, l.Items[i]); err != nil {
+			return nil, err
+		}
+		if rs[i], err = b.expr(sc, r.Items[i]); err != nil {
+			return nil, err
+		}
+	}
+	pair := func(op expr.CmpOp, i int) (expr.Expr, error) {
+		return b.compare(op, ls[i], rs[i], l.Items[i].Pos())
+	}
+	if op == expr.EQ || op == expr.NE {
+		args := make([]expr.Expr, n)
+		for i := range n {
+			c, err := pair(op, i)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = c
+		}
+		return &expr.Logic{Or: op == expr.NE, Args: args}, nil
+	}
+	strict := map[expr.CmpOp]expr.CmpOp{expr.LT: expr.LT, expr.LE: expr.LT, expr.GT: expr.GT, expr.GE: expr.GT}[op]
+	res, err := pair(op, n-1)
+	if err != nil {
+		return nil, err
+	}
+	for i := n - 2; i >= 0; i-- {
+		lt, err := pair(strict, i)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := pair(expr.EQ, i)
+		if err != nil {
+			return nil, err
+		}
+		res = &expr.Logic{Or: true, Args: []expr.Expr{lt, &expr.Logic{Args: []expr.Expr{eq, res}}}}
+	}
+	return res, nil
+}
+
+// rowIn binds (x1, …, xn) [NOT] IN (list of rows) as the OR of row
+// equalities, and (x1, …, xn) [NOT] IN (SELECT c1, …, cn …) as a row
+// subquery (expr.Subquery.Row).
+func (b *binder) rowIn(sc *scope, x *ast.InExpr, tup *ast.TupleExpr) (expr.Expr, error) {
+	if x.Query != nil {
+		row := make([]expr.Expr, len(tup.Items))
+		for i, it := range tup.Items {
+			e, err := b.expr(sc, it)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = e
+		}
+		return b.subqueryRow(sc, x.Query, expr.SubIn, nil, row, x.Not, x.Pos())
+	}
+	ors := make([]expr.Expr, len(x.List))
+	for i, it := range x.List {
+		r, ok := unparen(it).(*ast.TupleExpr)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.CodeSyntax, "IN with a row value needs a list of row values").WithPos(it.Pos())
+		}
+		c, err := b.rowCompare(sc, expr.EQ, tup, r, it.Pos())
+		if err != nil {
+			return nil, err
+		}
+		ors[i] = c
+	}
+	var res expr.Expr = &expr.Logic{Or: true, Args: ors}
+	if x.Not {
+		res = &expr.Not{X: res}
+	}
+	return res, nil
+}
+
+// qualifiedName is c as relation.column, the relation being the one of sc
+// (or an enclosing scope) that has the column, for messages.
+func qualifiedName(sc *scope, c *ast.ColumnRef) string {
+	if c.Table != "" {
+		return c.Table + "." + c.Name
+	}
+	for ; sc != nil; sc = sc.parent {
+		for _, r := range sc.rels {
+			for _, rc := range r.cols {
+				if rc.name == c.Name && r.name != "" {
+					return r.name + "." + c.Name
+				}
+			}
+		}
+	}
+	return c.Name
 }

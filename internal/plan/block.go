@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"errors"
+	"slices"
+
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
@@ -37,6 +40,11 @@ func hasAgg(e ast.Node) bool {
 			}
 		case *ast.SubqueryExpr, *ast.ExistsExpr:
 			return false
+		case *ast.QuantifiedExpr:
+			if hasAgg(x.X) {
+				found = true
+			}
+			return false
 		case *ast.InExpr:
 			if x.Query != nil {
 				if hasAgg(x.X) {
@@ -52,11 +60,38 @@ func hasAgg(e ast.Node) bool {
 
 // block binds one SELECT … FROM … WHERE … GROUP BY … HAVING block with the
 // ORDER BY of its statement.
+//
+// A block that shows no aggregate of its own may still be one: a subquery
+// in its select list, HAVING or ORDER BY can call an aggregate over this
+// block's columns only (SELECT (SELECT max(t.v)) FROM t), which PostgreSQL
+// computes here. Binding then stops with needAgg for this block's scope,
+// and the block is bound once more as an aggregate.
 func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *scope, ctes *cteEnv, inh *asOf) (Node, []string, error) {
-	sc := &scope{parent: parent, ctes: ctes}
+	var corr *corrList
 	if parent != nil && len(b.corrStack) > 0 {
-		sc.corr = b.corrStack[len(b.corrStack)-1]
+		corr = b.corrStack[len(b.corrStack)-1]
 	}
+	mark := 0
+	if corr != nil {
+		mark = len(corr.exprs)
+	}
+	sc := &scope{parent: parent, ctes: ctes, corr: corr, block: true}
+	n, names, err := b.blockIn(sc, blk, order, inh, false)
+	var na *needAgg
+	if errors.As(err, &na) && na.sc == sc {
+		// The first attempt's correlated references are dropped with it.
+		if corr != nil {
+			corr.exprs = corr.exprs[:mark]
+		}
+		sc = &scope{parent: parent, ctes: ctes, corr: corr, block: true}
+		n, names, err = b.blockIn(sc, blk, order, inh, true)
+	}
+	return n, names, err
+}
+
+// blockIn binds blk in its fresh scope sc; forceAgg makes it an aggregate
+// even when none of its own expressions call one.
+func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem, inh *asOf, forceAgg bool) (Node, []string, error) {
 	savedAsOf := b.inheritedAsOf
 	b.inheritedAsOf = inh
 	defer func() { b.inheritedAsOf = savedAsOf }()
@@ -71,23 +106,25 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 		node = &Values{Rows: [][]expr.Expr{{}}}
 	}
 	if blk.Where != nil {
-		if hasAgg(blk.Where) {
+		if hasLocalAgg(sc, blk.Where) {
 			return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in WHERE").WithPos(blk.Where.Pos())
 		}
+		sc.clause = "WHERE"
 		c, err := b.predicate(sc, blk.Where, "WHERE")
+		sc.clause = ""
 		if err != nil {
 			return nil, nil, err
 		}
 		node = &Filter{In: node, Cond: c}
 	}
-	aggregated := len(blk.GroupBy) > 0 || hasAgg(blk.Having)
+	aggregated := forceAgg || len(blk.GroupBy) > 0 || hasLocalAgg(sc, blk.Having)
 	for _, it := range blk.Items {
-		if hasAgg(it.Expr) {
+		if hasLocalAgg(sc, it.Expr) {
 			aggregated = true
 		}
 	}
 	for _, it := range order {
-		if hasAgg(it.Expr) {
+		if hasLocalAgg(sc, it.Expr) {
 			aggregated = true
 		}
 	}
@@ -118,7 +155,12 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 			if _, dup := ac.groups[key]; dup {
 				continue
 			}
+			if hasLocalAgg(sc, ge) {
+				return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in GROUP BY").WithPos(ge.Pos())
+			}
+			sc.clause = "GROUP BY"
 			e, err := b.expr(sc, ge)
+			sc.clause = ""
 			if err != nil {
 				return nil, nil, err
 			}
@@ -154,10 +196,10 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 					continue
 				}
 				for _, c := range r.cols {
-					if c.hidden {
+					if c.hidden || c.merged && st.Table == "" {
 						continue
 					}
-					var e expr.Expr = colExpr(c.ref)
+					e := c.value()
 					if b.agg != nil {
 						key := c.name
 						g, ok := b.agg.groups[key]
@@ -194,22 +236,21 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 		names = append(names, name)
 	}
 	visible := len(p.Exprs)
-	var keys []SortKey
-	for _, it := range order {
+	distinctOn := len(blk.DistinctOn) > 0
+	// output finds the select-list column an ORDER BY or DISTINCT ON item
+	// names (a position, an output name, or the same expression) or adds
+	// it as a hidden column; what names the clause in messages.
+	output := func(e ast.Expr, what string) (int, error) {
 		idx := -1
-		switch x := it.Expr.(type) {
+		switch x := e.(type) {
 		case *ast.NumberLit:
-			k, err := ordinal(x, visible)
-			if err != nil {
-				return nil, nil, err
-			}
-			idx = k
+			return ordinal(x, visible)
 		case *ast.ColumnRef:
 			if x.Table == "" {
 				for i, nm := range names {
 					if nm == x.Name {
 						if idx >= 0 {
-							return nil, nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", x.Name).WithPos(x.Pos())
+							return 0, sqlerr.New(sqlerr.CodeAmbiguousColumn, "%s %q is ambiguous", what, x.Name).WithPos(x.Pos())
 						}
 						idx = i
 					}
@@ -217,30 +258,57 @@ func (b *binder) block(blk *ast.SelectBlock, order []*ast.OrderItem, parent *sco
 			}
 		}
 		if idx < 0 {
-			if i, ok := texts[ast.Format(it.Expr)]; ok {
+			if i, ok := texts[ast.Format(e)]; ok {
 				idx = i
 			}
 		}
 		if idx < 0 {
-			if blk.Distinct {
-				return nil, nil, sqlerr.New(sqlerr.CodeInvalidParameter, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPos(it.Pos())
+			if blk.Distinct && !distinctOn {
+				return 0, sqlerr.New(sqlerr.CodeInvalidParameter, "for SELECT DISTINCT, ORDER BY expressions must appear in select list").WithPos(e.Pos())
 			}
-			e, err := b.expr(sc, it.Expr)
+			x, err := b.expr(sc, e)
 			if err != nil {
-				return nil, nil, err
+				return 0, err
 			}
 			idx = len(p.Exprs)
-			p.Exprs = append(p.Exprs, e)
-			p.Cols = append(p.Cols, b.newCol(ast.Format(it.Expr), e.Type()))
+			texts[ast.Format(e)] = idx
+			p.Exprs = append(p.Exprs, x)
+			p.Cols = append(p.Cols, b.newCol(ast.Format(e), x.Type()))
 		}
-		keys = append(keys, sortKey(colExpr(p.Cols[idx]), it))
+		return idx, nil
+	}
+	var on []ColRef
+	for _, e := range blk.DistinctOn {
+		idx, err := output(e, "DISTINCT ON")
+		if err != nil {
+			return nil, nil, err
+		}
+		on = append(on, p.Cols[idx])
+	}
+	var keys []SortKey
+	for i, it := range order {
+		idx, err := output(it.Expr, "ORDER BY")
+		if err != nil {
+			return nil, nil, err
+		}
+		c := p.Cols[idx]
+		if distinctOn && i < len(on) && !slices.ContainsFunc(on, func(o ColRef) bool { return o.ID == c.ID }) {
+			// DISTINCT ON keeps the first row of each key in ORDER BY's
+			// order, which means something only when ORDER BY sorts by the
+			// key first (PostgreSQL's rule).
+			return nil, nil, sqlerr.New(codeInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions").WithPos(it.Pos())
+		}
+		keys = append(keys, sortKey(colExpr(c), it))
 	}
 	node = p
-	if blk.Distinct {
+	if blk.Distinct && !distinctOn {
 		node = &Distinct{In: node}
 	}
 	if len(keys) > 0 {
 		node = &Sort{In: node, Keys: keys}
+	}
+	if distinctOn {
+		node = &Distinct{In: node, On: on}
 	}
 	if len(p.Exprs) > visible {
 		fp := &Project{In: node}
@@ -267,7 +335,7 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 		call.Fn = "bool_and"
 	}
 	for _, a := range f.Args {
-		if hasAgg(a) {
+		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
 		}
 		e, err := b.expr(ac.scope, a)
@@ -276,12 +344,17 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 		}
 		call.Args = append(call.Args, e)
 	}
+	if f.Filter != nil {
+		if err := b.aggFilter(ac.scope, f, &call); err != nil {
+			return nil, err
+		}
+	}
 	want := 1
 	switch call.Fn {
 	case "max_by", "min_by", "string_agg":
 		want = 2
 	case "count":
-		if f.Star {
+		if call.Star {
 			want = 0
 		}
 	}
@@ -350,4 +423,33 @@ func aggType(a AggCall) (types.Type, error) {
 		return types.Of(types.Bool), nil
 	}
 	return t, nil
+}
+
+// aggFilter applies agg(…) FILTER (WHERE cond) by feeding the aggregate
+// NULL for the rows cond does not pass: its argument becomes CASE WHEN
+// cond THEN arg END (count(*) counts CASE WHEN cond THEN 1 END). That is
+// exact for the aggregates that skip NULL inputs; array_agg, which keeps
+// them, and max_by/min_by are refused rather than answered wrongly.
+func (b *binder) aggFilter(sc *scope, f *ast.FuncCall, call *AggCall) error {
+	switch call.Fn {
+	case "array_agg", "max_by", "min_by":
+		return sqlerr.NotSupported(f.Filter.Pos(), "FILTER is not supported for %s", f.Name)
+	}
+	if hasLocalAgg(sc, f.Filter) {
+		return sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in FILTER").WithPos(f.Filter.Pos())
+	}
+	cond, err := b.predicate(sc, f.Filter, "FILTER")
+	if err != nil {
+		return err
+	}
+	if call.Star {
+		call.Star = false
+		call.Args = []expr.Expr{expr.NewConst(types.NewInt64(1))}
+	}
+	if len(call.Args) == 0 {
+		return nil
+	}
+	arg := call.Args[0]
+	call.Args[0] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
+	return nil
 }

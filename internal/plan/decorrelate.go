@@ -5,10 +5,12 @@ import (
 )
 
 // decorrelate turns WHERE (and HAVING) conjuncts EXISTS (q), NOT EXISTS (q)
-// and x IN (q) whose subquery q is correlated only through equalities
-// (inner = outer) into a semi or anti hash join of the filtered input with
-// q's rows, keyed on those equalities (and x = q's column for IN): q runs
-// once per statement instead of once per distinct outer value.
+// and x IN (q) whose subquery q is correlated through at least one
+// equality (inner = outer) into a semi or anti hash join of the filtered
+// input with q's rows, keyed on those equalities (and x = q's column for
+// IN), q's other conditions on outer values becoming the join's residual
+// condition: q runs once per statement instead of once per distinct outer
+// value.
 //
 // Only a q of the shape Project over Filters over one Scan is rewritten,
 // so nothing between the correlation and the scan (an aggregate, a LIMIT,
@@ -97,10 +99,24 @@ func semiJoin(in Node, c expr.Expr) *Join {
 	}
 	inner := idsOf(scan)
 	outer := idsOf(in)
-	var lk, rk []expr.Expr
+	var lk, rk, residual []expr.Expr
+	// outerOnly reports whether every outer reference of e is a slot whose
+	// value the filtered input computes, so e can be checked on the join's
+	// pairs with the slots read from the input's columns.
+	outerOnly := func(e expr.Expr) bool {
+		ok := true
+		expr.Walk(e, func(x expr.Expr) bool {
+			if o, isOuter := x.(*expr.Outer); isOuter && (o.Slot >= len(s.Corr) || !covered(s.Corr[o.Slot], outer)) {
+				ok = false
+			}
+			return ok
+		})
+		return ok
+	}
 	// split separates a filter's conjuncts into correlation equalities
-	// (appended to lk/rk) and the rest; ok is false when an outer
-	// reference appears anywhere else.
+	// (appended to lk/rk), other conditions on outer values (appended to
+	// residual, checked on each candidate pair) and the rest; ok is false
+	// when an outer reference cannot be moved to the join.
 	split := func(e expr.Expr) (rest []expr.Expr, ok bool) {
 		if e == nil {
 			return nil, true
@@ -117,20 +133,22 @@ func semiJoin(in Node, c expr.Expr) *Join {
 				rest = append(rest, c)
 				continue
 			}
-			cmp, isCmp := c.(*expr.Cmp)
-			if !isCmp || cmp.Op != expr.EQ || cmp.L.Type() != cmp.R.Type() {
+			if cmp, isCmp := c.(*expr.Cmp); isCmp && cmp.Op == expr.EQ && cmp.L.Type() == cmp.R.Type() {
+				o, iside := cmp.L, cmp.R
+				if _, isOuter := o.(*expr.Outer); !isOuter {
+					o, iside = cmp.R, cmp.L
+				}
+				slot, isOuter := o.(*expr.Outer)
+				if isOuter && !hasOuter(iside) && usesCols(iside) && covered(iside, inner) &&
+					slot.Slot < len(s.Corr) && covered(s.Corr[slot.Slot], outer) {
+					lk, rk = append(lk, s.Corr[slot.Slot]), append(rk, iside)
+					continue
+				}
+			}
+			if !covered(c, inner) || !outerOnly(c) {
 				return nil, false
 			}
-			o, iside := cmp.L, cmp.R
-			if _, isOuter := o.(*expr.Outer); !isOuter {
-				o, iside = cmp.R, cmp.L
-			}
-			slot, isOuter := o.(*expr.Outer)
-			if !isOuter || hasOuter(iside) || !usesCols(iside) || !covered(iside, inner) ||
-				slot.Slot >= len(s.Corr) || !covered(s.Corr[slot.Slot], outer) {
-				return nil, false
-			}
-			lk, rk = append(lk, s.Corr[slot.Slot]), append(rk, iside)
+			residual = append(residual, c)
 		}
 		return rest, true
 	}
@@ -147,11 +165,20 @@ func semiJoin(in Node, c expr.Expr) *Join {
 		return nil
 	}
 	if s.Kind == expr.SubIn {
-		v := proj.Exprs[0]
-		if len(proj.Exprs) != 1 || hasOuter(v) || hasSubquery(v) || v.Type() != s.X.Type() || !covered(s.X, outer) {
+		xs := s.Row
+		if xs == nil {
+			xs = []expr.Expr{s.X}
+		}
+		if len(proj.Exprs) != len(xs) {
 			return nil
 		}
-		lk, rk = append(lk, s.X), append(rk, v)
+		for i, x := range xs {
+			v := proj.Exprs[i]
+			if hasOuter(v) || hasSubquery(v) || v.Type() != x.Type() || !covered(x, outer) {
+				return nil
+			}
+			lk, rk = append(lk, x), append(rk, v)
+		}
 	}
 	for _, e := range proj.Exprs {
 		if s.Kind == expr.SubIn && hasOuter(e) {
@@ -170,7 +197,25 @@ func semiJoin(in Node, c expr.Expr) *Join {
 			r = &Filter{In: r, Cond: and(rests[i])}
 		}
 	}
-	return &Join{Kind: kind, L: in, R: r, LeftKeys: lk, RightKeys: rk}
+	for i, c := range residual {
+		residual[i] = substOuter(c, s.Corr)
+	}
+	return &Join{Kind: kind, L: in, R: r, LeftKeys: lk, RightKeys: rk, Cond: and(residual)}
+}
+
+// substOuter replaces every Outer slot of e with the enclosing query's
+// expression for it, in place: a subquery condition moved onto a join
+// reads the outer values from the join's left side. (Where a slot is also
+// a join key the expression is shared; both are resolved against layouts
+// in which the left side's columns come first, so alike.)
+func substOuter(e expr.Expr, corr []expr.Expr) expr.Expr {
+	if o, ok := e.(*expr.Outer); ok {
+		return corr[o.Slot]
+	}
+	for _, k := range expr.Children(e) {
+		*k = substOuter(*k, corr)
+	}
+	return e
 }
 
 // hasOuter reports whether e reads an enclosing query's value.

@@ -192,7 +192,37 @@ func (n *Join) Output() []ColRef {
 	if n.Kind == JoinSemi || n.Kind == JoinAnti {
 		return n.L.Output()
 	}
-	return append(append([]ColRef(nil), n.L.Output()...), n.R.Output()...)
+	return appendJoinOutput(make([]ColRef, 0, joinOutputLen(n)), n)
+}
+
+// joinOutputLen and appendJoinOutput build a join tree's output in one
+// allocation: asking each nested join for its Output copied every column
+// once per level, quadratic in a left-deep tree of many joins.
+func joinOutputLen(n Node) int {
+	switch x := n.(type) {
+	case *Join:
+		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+			return joinOutputLen(x.L)
+		}
+		return joinOutputLen(x.L) + joinOutputLen(x.R)
+	case *Filter:
+		return joinOutputLen(x.In)
+	}
+	return len(n.Output())
+}
+
+func appendJoinOutput(dst []ColRef, n Node) []ColRef {
+	switch x := n.(type) {
+	case *Join:
+		dst = appendJoinOutput(dst, x.L)
+		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+			return dst
+		}
+		return appendJoinOutput(dst, x.R)
+	case *Filter:
+		return appendJoinOutput(dst, x.In)
+	}
+	return append(dst, n.Output()...)
 }
 
 // Inputs implements Node.
@@ -248,6 +278,9 @@ func (n *Limit) Inputs() []Node { return []Node{n.In} }
 // Distinct removes duplicate rows (NULLs equal).
 type Distinct struct {
 	In Node
+	// On, when set, are the DISTINCT ON columns (of In's output): the
+	// first row of each distinct tuple of them is kept, whole.
+	On []ColRef
 }
 
 // Output implements Node.
@@ -403,6 +436,9 @@ func Describe(n Node, src Source) string {
 		}
 		return s
 	case *Distinct:
+		if len(n.On) > 0 {
+			return "Distinct on [" + strings.Join(colNames(n.On), ", ") + "]"
+		}
 		return "Distinct"
 	case *SetOp:
 		s := [...]string{"Union", "Intersect", "Except"}[n.Kind]
@@ -412,6 +448,14 @@ func Describe(n Node, src Source) string {
 		return s
 	case *TableFunction:
 		return n.String()
+	case *Recursive:
+		s := "Recursive " + n.Name
+		if n.All {
+			s += " All"
+		}
+		return s
+	case *WorkTable:
+		return "WorkTable " + n.Rec.Name + " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -496,3 +540,33 @@ func Explain(n Node, src Source, annotate func(Node) string) []string {
 	walk(n, "", "")
 	return lines
 }
+
+// Recursive is a WITH RECURSIVE query's fixpoint: Init's rows, then Step's
+// rows computed over the rows the round before added (which the WorkTable
+// nodes in Step that point to it read), until a round adds none. Without
+// All (UNION) a row already produced is not added again, so a cycle ends.
+type Recursive struct {
+	Name       string
+	Init, Step Node
+	All        bool
+	Cols       []ColRef
+}
+
+// Output implements Node.
+func (n *Recursive) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *Recursive) Inputs() []Node { return []Node{n.Init, n.Step} }
+
+// WorkTable reads the rows the previous round of Rec added (the recursive
+// query's reference to itself).
+type WorkTable struct {
+	Rec  *Recursive
+	Cols []ColRef
+}
+
+// Output implements Node.
+func (n *WorkTable) Output() []ColRef { return n.Cols }
+
+// Inputs implements Node.
+func (n *WorkTable) Inputs() []Node { return nil }

@@ -130,6 +130,13 @@ func pruneColumns(root Node, env *Env) Node {
 			for _, c := range x.R.Output() {
 				need[c.ID] = true
 			}
+		case *Recursive:
+			for _, c := range x.Init.Output() {
+				need[c.ID] = true
+			}
+			for _, c := range x.Step.Output() {
+				need[c.ID] = true
+			}
 		}
 		for _, in := range n.Inputs() {
 			walk(in)
@@ -325,6 +332,40 @@ func idsOf(n Node) map[int]bool {
 	return m
 }
 
+// produces reports whether n outputs column id. Unlike idsOf it
+// allocates nothing and walks through joins and filters instead of
+// building their output lists: pushInto asks at every level of a join tree
+// for every conjunct, and with a 64-way join (SQLite's select5) building
+// those lists was most of the statement's planning time.
+func produces(n Node, id int) bool {
+	switch x := n.(type) {
+	case *Join:
+		if produces(x.L, id) {
+			return true
+		}
+		return x.Kind != JoinSemi && x.Kind != JoinAnti && produces(x.R, id)
+	case *Filter:
+		return produces(x.In, id)
+	}
+	for _, c := range n.Output() {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// coveredBy reports whether every column e reads is an output of n.
+func coveredBy(e expr.Expr, n Node) bool {
+	ok := true
+	expr.ColumnIDs(e, func(id int) {
+		if ok && !produces(n, id) {
+			ok = false
+		}
+	})
+	return ok
+}
+
 func covered(e expr.Expr, ids map[int]bool) bool {
 	ok := true
 	expr.ColumnIDs(e, func(id int) {
@@ -382,13 +423,13 @@ func pushInto(n Node, c expr.Expr) bool {
 	})
 	switch x := n.(type) {
 	case *Scan:
-		if !covered(c, idsOf(x)) {
+		if !coveredBy(c, x) {
 			return false
 		}
 		x.Filter = and(append(conjuncts(x.Filter), c)[boolToInt(x.Filter == nil):])
 		return true
 	case *Versions:
-		if !covered(c, idsOf(x)) {
+		if !coveredBy(c, x) {
 			return false
 		}
 		x.Filter = and(append(conjuncts(x.Filter), c)[boolToInt(x.Filter == nil):])
@@ -398,7 +439,7 @@ func pushInto(n Node, c expr.Expr) bool {
 			return false
 		}
 		if x.Kind == JoinInner || x.Kind == JoinLeft || x.Kind == JoinSemi || x.Kind == JoinAnti {
-			if covered(c, idsOf(x.L)) {
+			if coveredBy(c, x.L) {
 				if !pushInto(x.L, c) {
 					x.L = &Filter{In: x.L, Cond: c}
 				}
@@ -406,19 +447,19 @@ func pushInto(n Node, c expr.Expr) bool {
 			}
 		}
 		if x.Kind == JoinInner {
-			if covered(c, idsOf(x.R)) {
+			if coveredBy(c, x.R) {
 				if !pushInto(x.R, c) {
 					x.R = &Filter{In: x.R, Cond: c}
 				}
 				return true
 			}
-			if covered(c, idsOf(x)) {
+			if coveredBy(c, x) {
 				x.Cond = and(append(conjuncts(x.Cond), c)[boolToInt(x.Cond == nil):])
 				return true
 			}
 		}
 	case *Filter:
-		if covered(c, idsOf(x)) {
+		if coveredBy(c, x) {
 			x.Cond = and(append(conjuncts(x.Cond), c))
 			return true
 		}

@@ -191,6 +191,9 @@ type FuncCall struct {
 	Args     []Expr
 	Distinct bool
 	Star     bool
+	// Filter is an aggregate's FILTER (WHERE Filter) clause; nil when
+	// absent.
+	Filter Expr
 }
 
 // ParenExpr is an expression in parentheses, kept so that the printer

@@ -250,6 +250,11 @@ func (p *printer) expr(e Expr, min int) {
 			p.exprs(e.Args)
 		}
 		p.str(")")
+		if e.Filter != nil {
+			p.str(" FILTER (WHERE ")
+			p.expr(e.Filter, 0)
+			p.str(")")
+		}
 	case *ParenExpr:
 		p.str("(")
 		p.expr(e.X, 0)

@@ -118,6 +118,11 @@ func (p *printer) selectBlock(s *SelectBlock) {
 	if s.Distinct {
 		p.str("DISTINCT ")
 	}
+	if len(s.DistinctOn) > 0 {
+		p.str("ON (")
+		p.exprs(s.DistinctOn)
+		p.str(") ")
+	}
 	for i, it := range s.Items {
 		if i > 0 {
 			p.str(", ")

@@ -31,11 +31,14 @@ type QueryBody interface {
 type SelectBlock struct {
 	Span
 	Distinct bool
-	Items    []*SelectItem
-	From     []TableExpr // comma-separated; nil for SELECT without FROM
-	Where    Expr
-	GroupBy  []Expr
-	Having   Expr
+	// DistinctOn holds the expressions of DISTINCT ON (…) (Distinct is
+	// set too); nil for a plain DISTINCT.
+	DistinctOn []Expr
+	Items      []*SelectItem
+	From       []TableExpr // comma-separated; nil for SELECT without FROM
+	Where      Expr
+	GroupBy    []Expr
+	Having     Expr
 }
 
 // SelectItem is one output column: Expr [AS Alias]. Expr may be a StarExpr.

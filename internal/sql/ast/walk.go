@@ -70,6 +70,7 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Query)
 	case *FuncCall:
 		exprs(n.Args)
+		in(n.Filter)
 	case *ParenExpr:
 		in(n.X)
 	case *TupleExpr:
@@ -93,6 +94,7 @@ func Inspect(n Node, f func(Node) bool) {
 		idents(n.Columns)
 		in(n.Query)
 	case *SelectBlock:
+		exprs(n.DistinctOn)
 		for _, it := range n.Items {
 			in(it)
 		}

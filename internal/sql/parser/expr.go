@@ -460,6 +460,15 @@ func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 		f.Args = p.exprList()
 	}
 	p.expect(token.RPAREN)
+	// agg(…) FILTER (WHERE cond): FILTER is no keyword of ours, so it is
+	// recognised only followed by "( WHERE", where no alias can be.
+	if p.tok == token.IDENT && strings.EqualFold(p.lit, "filter") && p.peek(1) == token.LPAREN && p.peek(2) == token.WHERE {
+		p.next()
+		p.next()
+		p.next()
+		f.Filter = p.expr()
+		p.expect(token.RPAREN)
+	}
 	f.Span = p.span(start)
 	return f
 }

@@ -279,6 +279,11 @@ func (p *parser) selectBlock() *ast.SelectBlock {
 	b := &ast.SelectBlock{}
 	if p.got(token.DISTINCT) {
 		b.Distinct = true
+		if p.got(token.ON) {
+			p.expect(token.LPAREN)
+			b.DistinctOn = p.exprList()
+			p.expect(token.RPAREN)
+		}
 	} else {
 		p.got(token.ALL)
 	}
