@@ -163,4 +163,7 @@ type PartInfo struct {
 type ScanStats struct {
 	Shards, Parts, PartsSkipped, Blocks, BlocksSkipped int
 	RowsRead, RowsReturned                             uint64
+	// CachedShards counts the shards whose rows came from the
+	// resolved-scan cache (scancache.go) instead of their sources.
+	CachedShards int
 }

@@ -87,6 +87,8 @@ type Engine struct {
 	wal  *wal.Writer
 	// pages caches the pages lookups decode, for every part (nil: off).
 	pages *part.Cache
+	// scans caches resolved full current scans of shards (scancache.go).
+	scans *scanCache
 
 	// pipe owns commit order (invariant 1): the next sequence, the newest
 	// catalog (including commits not yet published) and the last time.
@@ -189,7 +191,10 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if opts.PageCacheBytes == 0 {
 		opts.PageCacheBytes = part.DefaultCacheBytes
 	}
-	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger, pages: part.NewCache(opts.PageCacheBytes)}
+	// The resolved-scan cache takes its share of the page cache's budget.
+	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger,
+		pages: part.NewCache(opts.PageCacheBytes - opts.PageCacheBytes/scanCacheShare),
+		scans: newScanCache(opts.PageCacheBytes / scanCacheShare)}
 	if err := e.fs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
