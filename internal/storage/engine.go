@@ -69,8 +69,9 @@ type Options struct {
 	// if zero (shardsplit.go).
 	ShardSplitBytes int64
 	// PageCacheBytes bounds the cache of decoded part pages that point
-	// lookups share (part.Cache): part.DefaultCacheBytes (256 MiB) if
-	// zero, no cache if negative.
+	// lookups share (part.Cache) together with the resolved-scan cache
+	// (scancache.go), which gets a quarter of it: part.DefaultCacheBytes
+	// (256 MiB) if zero, no caches if negative.
 	PageCacheBytes int64
 }
 
