@@ -47,13 +47,17 @@ func strHash(seed uint64, b []byte) uint64 {
 		h ^= h >> 31
 		b = b[8:]
 	}
+	// The last 0–8 bytes as one word, by at most two loads: for a given
+	// length each of these is injective (the two 4-byte loads overlap,
+	// and b[0], b[n/2], b[n-1] are every byte of up to 3).
 	var t uint64
-	if len(b) == 8 {
+	switch n := len(b); {
+	case n == 8:
 		t = binary.LittleEndian.Uint64(b)
-	} else {
-		for i, c := range b {
-			t |= uint64(c) << (8 * i)
-		}
+	case n >= 4:
+		t = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+	case n > 0:
+		t = uint64(b[0]) | uint64(b[n>>1])<<8 | uint64(b[n-1])<<16
 	}
 	h = (h ^ t) * 0x94d049bb133111eb
 	return h ^ h>>29

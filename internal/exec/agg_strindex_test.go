@@ -33,6 +33,15 @@ func TestGroupByStringManyValues(t *testing.T) {
 				vals[i] = strings.Repeat("ab", 11)[:i%21] + fmt.Sprint(i/21)
 			}
 			vals[0] = ""
+			// Values of one length that differ in one byte only, at
+			// every position: keys of up to 8 bytes are told apart by
+			// their hash alone.
+			for i := 1; i < len(vals) && i < 7*8; i++ {
+				n, at := 1+i/7, i%7
+				b := []byte(strings.Repeat("x", n))
+				b[min(at, n-1)] = byte('a' + i%5)
+				vals[i] = string(b)
+			}
 			count := map[string]int64{}
 			sum := map[string]int64{}
 			for i := range 6000 {

@@ -68,8 +68,9 @@ type reader struct {
 	// to Values (the decoder fills one vector per key column).
 	keyDup bool
 	// sig is the read's key in the resolved-scan cache, built on first
-	// use.
-	sig string
+	// use; readOnly is ScanSpec.ReadOnly.
+	sig      string
+	readOnly bool
 }
 
 // slowReads, set by tests, makes every read take the general path of
@@ -82,7 +83,7 @@ type winRef struct {
 }
 
 func newReader(t *catalog.Table, spec *ScanSpec, versions bool) (*reader, error) {
-	rd := &reader{t: t, commit: spec.Commit && !versions, versions: versions, batchCap: spec.BatchRows, slow: slowReads,
+	rd := &reader{t: t, commit: spec.Commit && !versions, versions: versions, batchCap: spec.BatchRows, slow: slowReads, readOnly: spec.ReadOnly,
 		layMap: map[*layout][]int{}, ords: map[catalog.GroupID]version.Ordering{}}
 	if rd.batchCap <= 0 {
 		rd.batchCap = defaultBatchRows

@@ -39,7 +39,8 @@ import (
 // Entries are bounded by bytes (a quarter of Options.PageCacheBytes, taken
 // from the page cache's share) and evicted oldest first; the output is
 // copied on every hit, so a consumer that keeps or modifies its batches
-// never touches the cache.
+// never touches the cache, unless the read says it never modifies them
+// (ScanSpec.ReadOnly: a grouped aggregate straight over the scan).
 
 // scanCacheShare is the part of PageCacheBytes the resolved-scan cache
 // gets (the page cache keeps the rest).
@@ -225,7 +226,10 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 		}
 		for _, b := range e.batches {
 			rd.stats.RowsReturned += uint64(b.Rows)
-			if err := fn(copyBatch(rd.outTypes, b)); err != nil {
+			if !rd.readOnly {
+				b = copyBatch(rd.outTypes, b)
+			}
+			if err := fn(b); err != nil {
 				return true, err
 			}
 		}
