@@ -213,7 +213,9 @@ func batchBytes(b *types.Batch) int64 {
 func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRange, n uint64,
 	fn func(*types.Batch) error, read func(fn func(*types.Batch) error) error) (bool, error) {
 	c := s.e.scans
-	if c == nil || scanCacheOff || asOf != 0 || rd.versions || rd.slow || len(rs) != 1 || rs[0].Lo != nil || rs[0].Hi != nil {
+	// A snapshot with pending writes (s.past) reads shard data no other
+	// read will see again: not worth keeping.
+	if c == nil || scanCacheOff || s.past != nil || asOf != 0 || rd.versions || rd.slow || len(rs) != 1 || rs[0].Lo != nil || rs[0].Hi != nil {
 		return false, nil
 	}
 	if rd.sig == "" {
