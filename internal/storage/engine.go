@@ -70,8 +70,8 @@ type Options struct {
 	ShardSplitBytes int64
 	// PageCacheBytes bounds the cache of decoded part pages that point
 	// lookups share (part.Cache) together with the resolved-scan cache
-	// (scancache.go), which gets a quarter of it: part.DefaultCacheBytes
-	// (256 MiB) if zero, no caches if negative.
+	// (scancache.go), which borrows up to a quarter of it:
+	// part.DefaultCacheBytes (256 MiB) if zero, no caches if negative.
 	PageCacheBytes int64
 }
 
@@ -192,10 +192,11 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if opts.PageCacheBytes == 0 {
 		opts.PageCacheBytes = part.DefaultCacheBytes
 	}
-	// The resolved-scan cache takes its share of the page cache's budget.
+	// The resolved-scan cache borrows what it holds from the page cache's
+	// budget, up to a quarter of it.
+	pages := part.NewCache(opts.PageCacheBytes)
 	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger,
-		pages: part.NewCache(opts.PageCacheBytes - opts.PageCacheBytes/scanCacheShare),
-		scans: newScanCache(opts.PageCacheBytes / scanCacheShare)}
+		pages: pages, scans: newScanCache(pages, opts.PageCacheBytes/scanCacheShare)}
 	if err := e.fs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"weak"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -36,14 +37,16 @@ import (
 // always resolved from its sources. Versions reads and the reference path
 // tests compare with (slowReads) never use it.
 //
-// Entries are bounded by bytes (a quarter of Options.PageCacheBytes, taken
-// from the page cache's share) and evicted oldest first; the output is
+// Entries are bounded by bytes (at most a quarter of
+// Options.PageCacheBytes; what they hold is lent from the page cache's
+// budget, part.Cache.Lend, so the two together stay within it) and
+// evicted oldest first; the output is
 // copied on every hit, so a consumer that keeps or modifies its batches
 // never touches the cache, unless the read says it never modifies them
 // (ScanSpec.ReadOnly: a grouped aggregate straight over the scan).
 
-// scanCacheShare is the part of PageCacheBytes the resolved-scan cache
-// gets (the page cache keeps the rest).
+// scanCacheShare is the most of PageCacheBytes the resolved-scan cache
+// may borrow from the page cache: 1/scanCacheShare.
 const scanCacheShare = 4
 
 // scanCacheOff, set by benchmarks, turns the cache off, so that they
@@ -70,20 +73,22 @@ type scanCacheEntry struct {
 
 // scanCache is the engine's resolved-scan cache; nil caches nothing.
 type scanCache struct {
-	mu     sync.Mutex
-	m      map[scanCacheKey]*scanCacheEntry
-	bytes  int64
-	budget int64
-	seq    uint64
+	pages   *part.Cache // lends the bytes entries hold
+	lentPer int64       // what it lent, per cache shard
+	mu      sync.Mutex
+	m       map[scanCacheKey]*scanCacheEntry
+	bytes   int64
+	budget  int64
+	seq     uint64
 	// hits, misses and fills are counted for tests.
 	hits, misses, fills int64
 }
 
-func newScanCache(budget int64) *scanCache {
+func newScanCache(pages *part.Cache, budget int64) *scanCache {
 	if budget <= 0 {
 		return nil
 	}
-	return &scanCache{m: map[scanCacheKey]*scanCacheEntry{}, budget: budget}
+	return &scanCache{pages: pages, m: map[scanCacheKey]*scanCacheEntry{}, budget: budget}
 }
 
 // scanCacheSig is the part of the key that says what a read returns.
@@ -169,6 +174,11 @@ func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry) {
 	c.m[k] = e
 	c.bytes += e.bytes
 	c.fills++
+	// Lent in whole per-shard amounts, so that what was lent is given
+	// back exactly.
+	per := c.bytes / part.CacheShards
+	c.pages.Lend((per - c.lentPer) * part.CacheShards)
+	c.lentPer = per
 }
 
 // copyBatch returns a copy of b's rows with types ts.
