@@ -51,6 +51,9 @@ type aggSink struct {
 	// strIndex and intIndex replace index for one group column of a varlen
 	// or 64-bit class; nullG is 1 + the NULL group's id (0: none yet).
 	strIndex map[string]int
+	// small is strIndex's stand-in while the group column has at most
+	// maxSmallGroups values (agg_strindex.go); nil after.
+	small    *smallStrs
 	intIndex map[uint64]int
 	nullG    int
 	err      error
@@ -180,6 +183,7 @@ func (s *aggSink) groupIDs(rows int) error {
 		case types.ClassVarlen:
 			if s.strIndex == nil {
 				s.strIndex = map[string]int{}
+				s.small = newSmallStrs()
 			}
 			for i := range rows {
 				if nulls && v.IsNull(i) {
@@ -191,6 +195,25 @@ func (s *aggSink) groupIDs(rows int) error {
 					continue
 				}
 				b := v.BytesAt(i)
+				if x := s.small; x != nil {
+					g, slot, h, ok := x.find(b)
+					if !ok {
+						g = len(s.states)
+						if !x.add(b, h, g, slot) {
+							// Too many values for the small index: the
+							// map takes them all, this one below.
+							x.each(func(k []byte, g int) { s.strIndex[string(k)] = g })
+							s.small = nil
+							goto big
+						}
+						if err := s.newGroup(v, i, len(b)); err != nil {
+							return err
+						}
+					}
+					s.gids = append(s.gids, g)
+					continue
+				}
+			big:
 				g, ok := s.strIndex[string(b)]
 				if !ok {
 					g = len(s.states)

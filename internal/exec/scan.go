@@ -17,7 +17,7 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		if err != nil {
 			return nil, err
 		}
-		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Commit: x.Commit, Ranges: x.Ranges}
+		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Commit: x.Commit, Ranges: x.Ranges, ReadOnly: readsOnly(f)}
 		if x.Key != nil {
 			return r.lookup(x, spec, f, st), nil
 		}
@@ -178,7 +178,25 @@ func stopOr(err error) error {
 }
 
 func scanStats(s storage.ScanStats) string {
-	return fmt.Sprintf("shards=%d parts=%d parts_skipped=%d blocks=%d blocks_skipped=%d rows_read=%d", s.Shards, s.Parts, s.PartsSkipped, s.Blocks, s.BlocksSkipped, s.RowsRead)
+	out := fmt.Sprintf("shards=%d parts=%d parts_skipped=%d blocks=%d blocks_skipped=%d rows_read=%d", s.Shards, s.Parts, s.PartsSkipped, s.Blocks, s.BlocksSkipped, s.RowsRead)
+	if s.CachedShards > 0 {
+		out += fmt.Sprintf(" shards_cached=%d", s.CachedShards)
+	}
+	return out
+}
+
+// readsOnly reports whether sink s never modifies the batches pushed to
+// it (storage.ScanSpec.ReadOnly): a grouped aggregate folds its input
+// into its own states, and a filter hands on the batch or its own copy.
+// Other sinks may keep input vectors in their output and are not asked.
+func readsOnly(s sink) bool {
+	switch x := s.(type) {
+	case *aggSink:
+		return true
+	case *filterSink:
+		return readsOnly(x.out)
+	}
+	return false
 }
 
 // filterSink keeps the rows where cond is TRUE, through a selection vector.

@@ -129,6 +129,10 @@ type ScanSpec struct {
 	Ranges []KeyRange
 	// BatchRows caps the rows per batch handed to the callback (0 = 1024).
 	BatchRows int
+	// ReadOnly says the callback never modifies a batch it is handed (it
+	// may keep it): the scan may then hand out batches shared with the
+	// resolved-scan cache instead of copies.
+	ReadOnly bool
 }
 
 // VersionsCols are the columns a versions scan (R7.1) adds after
@@ -163,4 +167,7 @@ type PartInfo struct {
 type ScanStats struct {
 	Shards, Parts, PartsSkipped, Blocks, BlocksSkipped int
 	RowsRead, RowsReturned                             uint64
+	// CachedShards counts the shards whose rows came from the
+	// resolved-scan cache (scancache.go) instead of their sources.
+	CachedShards int
 }

@@ -69,8 +69,9 @@ type Options struct {
 	// if zero (shardsplit.go).
 	ShardSplitBytes int64
 	// PageCacheBytes bounds the cache of decoded part pages that point
-	// lookups share (part.Cache): part.DefaultCacheBytes (256 MiB) if
-	// zero, no cache if negative.
+	// lookups share (part.Cache) together with the resolved-scan cache
+	// (scancache.go), which borrows up to a quarter of it:
+	// part.DefaultCacheBytes (256 MiB) if zero, no caches if negative.
 	PageCacheBytes int64
 }
 
@@ -87,6 +88,8 @@ type Engine struct {
 	wal  *wal.Writer
 	// pages caches the pages lookups decode, for every part (nil: off).
 	pages *part.Cache
+	// scans caches resolved full current scans of shards (scancache.go).
+	scans *scanCache
 
 	// pipe owns commit order (invariant 1): the next sequence, the newest
 	// catalog (including commits not yet published) and the last time.
@@ -189,7 +192,11 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if opts.PageCacheBytes == 0 {
 		opts.PageCacheBytes = part.DefaultCacheBytes
 	}
-	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger, pages: part.NewCache(opts.PageCacheBytes)}
+	// The resolved-scan cache borrows what it holds from the page cache's
+	// budget, up to a quarter of it.
+	pages := part.NewCache(opts.PageCacheBytes)
+	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger,
+		pages: pages, scans: newScanCache(pages, opts.PageCacheBytes/scanCacheShare)}
 	if err := e.fs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}

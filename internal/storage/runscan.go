@@ -553,6 +553,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		return nil
 	}
 	single := len(s.fp.groups) == 1
+	var starts, startsBuf []uint64 // the loaded block's key starts (keyStarts)
 	d := &part.Data{}
 	s.srcs = [2]*part.Data{d, nil}
 	fixed := part.FixSort | part.FixGroup | part.FixCommit
@@ -590,6 +591,12 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			}
 			if err := s.blockKeys(0, pf, bi, d); err != nil {
 				return err
+			}
+			if !single {
+				starts = keyStarts(pf, bi, d, startsBuf)
+				if !d.Shared() {
+					startsBuf = starts
+				}
 			}
 			rd.stats.Blocks++
 			for _, sp := range s.spans {
@@ -632,8 +639,9 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 						} else {
 							for ; i < j && room > 0; room-- {
 								s.addRow(int32(i))
-								k := i
-								for ; k < j && (k == i || bytes.Equal(d.Sort.BytesAt(k), d.Sort.BytesAt(i))); k++ {
+								s.setGroup(d, i, int32(i))
+								k := i + 1
+								for ; k < j && starts[k>>6]&(1<<(uint(k)&63)) == 0; k++ {
 									s.setGroup(d, k, int32(k))
 								}
 								i = k

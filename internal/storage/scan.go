@@ -67,6 +67,10 @@ type reader struct {
 	// keyDup: Cols names a key column twice, so emitCurrent decodes keys
 	// to Values (the decoder fills one vector per key column).
 	keyDup bool
+	// sig is the read's key in the resolved-scan cache, built on first
+	// use; readOnly is ScanSpec.ReadOnly.
+	sig      string
+	readOnly bool
 }
 
 // slowReads, set by tests, makes every read take the general path of
@@ -79,7 +83,7 @@ type winRef struct {
 }
 
 func newReader(t *catalog.Table, spec *ScanSpec, versions bool) (*reader, error) {
-	rd := &reader{t: t, commit: spec.Commit && !versions, versions: versions, batchCap: spec.BatchRows, slow: slowReads,
+	rd := &reader{t: t, commit: spec.Commit && !versions, versions: versions, batchCap: spec.BatchRows, slow: slowReads, readOnly: spec.ReadOnly,
 		layMap: map[*layout][]int{}, ords: map[catalog.GroupID]version.Ordering{}}
 	if rd.batchCap <= 0 {
 		rd.batchCap = defaultBatchRows
@@ -497,7 +501,7 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 	if !td.keyed {
 		err = s.scanAppend(ctx, rd, td, &spec, n, fn)
 	} else {
-		err = s.scanKeyed(ctx, rd, td, spec.Ranges, n, fn, rd.emitCurrentFn)
+		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitCurrentFn)
 	}
 	if err == nil {
 		err = rd.flush(fn)
@@ -517,7 +521,7 @@ func (rd *reader) emitVersionsFn(e *keyEntry, n uint64) error { return rd.emitVe
 // than one batch. Entries are never removed and keys are immutable, so the
 // walk resumes from the entry where the last batch stopped; keys inserted
 // meanwhile belong to later commits and are invisible at n.
-func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ranges []KeyRange, n uint64,
+func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ranges []KeyRange, asOf, n uint64,
 	fn func(*types.Batch) error, emit func(*keyEntry, uint64) error) error {
 	rs := normRanges(ranges)
 	for _, sd := range td.shards {
@@ -526,13 +530,19 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if ok, err := rd.scanRun(ctx, sd, rs, n, fn); ok {
+			read := func(fn func(*types.Batch) error) error {
+				if ok, err := rd.scanRun(ctx, sd, rs, n, fn); ok {
+					return err
+				}
+				return rd.scanMerged(ctx, sd, rs, n, fn, emit)
+			}
+			if ok, err := s.cachedScan(rd, sd, asOf, rs, n, fn, read); ok {
 				if err != nil {
 					return err
 				}
 				continue
 			}
-			if err := rd.scanMerged(ctx, sd, rs, n, fn, emit); err != nil {
+			if err := read(fn); err != nil {
 				return err
 			}
 			continue
@@ -683,7 +693,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
-	err = s.scanKeyed(ctx, rd, td, spec.Ranges, n, fn, rd.emitVersionsFn)
+	err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
 	if err == nil {
 		err = rd.flush(fn)
 	}

@@ -296,3 +296,24 @@ func (c *Cache) getChunk(k pageKey) *Data {
 	}
 	return d
 }
+
+// CacheShards is the number of independently budgeted shards of a Cache:
+// Lend moves whole multiples of it.
+const CacheShards = cacheShards
+
+// Lend moves bytes of the cache's budget to memory its owner keeps under
+// the same budget elsewhere (storage's resolved-scan cache), or takes them
+// back when negative: each shard's budget changes by bytes/CacheShards,
+// and the shard's next puts evict down to it. A nil cache lends nothing.
+func (c *Cache) Lend(bytes int64) {
+	if c == nil {
+		return
+	}
+	per := bytes / cacheShards
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		s.budget -= per
+		s.mu.Unlock()
+	}
+}

@@ -262,3 +262,41 @@ func TestConcurrentViews(t *testing.T) {
 		t.Fatal(e)
 	}
 }
+
+// TestCacheLend checks that lent bytes shrink every shard's budget (the
+// next put evicts down to it) and that taking them back restores it.
+func TestCacheLend(t *testing.T) {
+	c := NewCache(cacheShards * 1000)
+	page := func(rows int) *Data { return &Data{Commit: make([]uint64, rows)} }
+	s0 := c.shard(pageKey{reader: 1})
+	var keys []pageKey
+	for f := uint32(0); len(keys) < 3; f++ {
+		if k := (pageKey{reader: 1, first: f}); c.shard(k) == s0 {
+			keys = append(keys, k)
+		}
+	}
+	size := pageBytes(page(20))
+	c.put(keys[0], page(20))
+	c.put(keys[1], page(20))
+	if s0.bytes != 2*size {
+		t.Fatalf("shard holds %d bytes, want %d", s0.bytes, 2*size)
+	}
+	// Lend all but room for one page: the next put keeps one page only.
+	c.Lend((1000 - size) * CacheShards)
+	c.put(keys[2], page(20))
+	if s0.bytes != size || c.get(keys[2]) == nil {
+		t.Fatalf("with its budget lent the shard holds %d bytes, want %d", s0.bytes, size)
+	}
+	c.Lend(-(1000 - size) * CacheShards)
+	for i := range c.shards {
+		if b := c.shards[i].budget; b != 1000 {
+			t.Fatalf("shard %d's budget is %d after taking back, want 1000", i, b)
+		}
+	}
+	c.put(keys[0], page(20))
+	if s0.bytes != 2*size {
+		t.Fatalf("after taking back the shard holds %d bytes, want %d", s0.bytes, 2*size)
+	}
+	var nilCache *Cache
+	nilCache.Lend(10) // must not panic
+}

@@ -1,0 +1,280 @@
+package storage
+
+import (
+	"strconv"
+	"sync"
+	"weak"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// The resolved-scan cache (ARCHITECTURE.md "Reads at a commit").
+//
+// After a burst of ingest a shard is a merged run, delta parts and a
+// memtable that between them touch nearly every key, and a current scan
+// resolves every touched key from its versions (rule 7 of package
+// version): ~2 µs a key, where a merged run streams at a few tens of ns.
+// Until a merge catches up, every repeated scan paid that again, although
+// nothing it read had changed. What a full current scan of one shard
+// returns is a pure function of the shard's data (its immutable parts and
+// its memtable's versions up to the read's commit), the table's catalog
+// entry, the columns read and the commit: the cache keeps those output
+// rows, so the next current scan of the same data copies them out instead
+// of resolving them again.
+//
+// An entry is valid for a read at n of shard data sd when it was filled
+// from the same sd (a published shardData is never modified; a flush,
+// merge or split publishes a new one, and a weak pointer never matches a
+// later object at a reused address) and the same *catalog.Table (a DDL
+// publishes a new one), and either n is the commit it was filled at, or
+// it was filled at c < n and no part or memtable version of sd is newer
+// than c (then the data visible at n is the data visible at c; the
+// memtable's newest commit is read under its lock, and a commit is applied
+// to it before any snapshot at that commit is published). Only current
+// reads (no AS OF) of the whole key space fill or use it: an AS OF read is
+// always resolved from its sources. Versions reads and the reference path
+// tests compare with (slowReads) never use it.
+//
+// Entries are bounded by bytes (at most a quarter of
+// Options.PageCacheBytes; what they hold is lent from the page cache's
+// budget, part.Cache.Lend, so the two together stay within it) and
+// evicted oldest first; the output is
+// copied on every hit, so a consumer that keeps or modifies its batches
+// never touches the cache, unless the read says it never modifies them
+// (ScanSpec.ReadOnly: a grouped aggregate straight over the scan).
+
+// scanCacheShare is the most of PageCacheBytes the resolved-scan cache
+// may borrow from the page cache: 1/scanCacheShare.
+const scanCacheShare = 4
+
+// scanCacheOff, set by benchmarks, turns the cache off, so that they
+// measure the reads of the sources.
+var scanCacheOff bool
+
+// scanCacheKey names one shard of one table read with one column set.
+type scanCacheKey struct {
+	table catalog.TableID
+	shard uint32
+	sig   string // the columns, _commit and the batch size
+}
+
+// scanCacheEntry is one cached shard scan.
+type scanCacheEntry struct {
+	sd      weak.Pointer[shardData]
+	t       *catalog.Table
+	commit  uint64
+	batches []*types.Batch
+	rows    int
+	bytes   int64
+	seq     uint64 // insertion order, for eviction
+}
+
+// scanCache is the engine's resolved-scan cache; nil caches nothing.
+type scanCache struct {
+	pages   *part.Cache // lends the bytes entries hold
+	lentPer int64       // what it lent, per cache shard
+	mu      sync.Mutex
+	m       map[scanCacheKey]*scanCacheEntry
+	bytes   int64
+	budget  int64
+	seq     uint64
+	// hits, misses and fills are counted for tests.
+	hits, misses, fills int64
+}
+
+func newScanCache(pages *part.Cache, budget int64) *scanCache {
+	if budget <= 0 {
+		return nil
+	}
+	return &scanCache{pages: pages, m: map[scanCacheKey]*scanCacheEntry{}, budget: budget}
+}
+
+// scanCacheSig is the part of the key that says what a read returns.
+func scanCacheSig(rd *reader) string {
+	b := make([]byte, 0, 8*len(rd.plans)+16)
+	for _, p := range rd.plans {
+		b = strconv.AppendUint(b, uint64(p.id), 10)
+		b = append(b, ',')
+	}
+	if rd.commit {
+		b = append(b, 'c')
+	}
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(rd.batchCap), 10)
+	return string(b)
+}
+
+// shardNewest returns the newest commit of any version sd holds.
+func shardNewest(sd *shardData) uint64 {
+	var hi uint64
+	for _, pf := range sd.parts {
+		hi = max(hi, pf.r.Meta().MaxCommit)
+	}
+	if m := sd.keyed; m != nil {
+		m.mu.RLock()
+		hi = max(hi, m.maxCommit)
+		m.mu.RUnlock()
+	}
+	return hi
+}
+
+// get returns the entry valid for a read of sd at n, nil when none.
+func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint64) *scanCacheEntry {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	e := c.m[k]
+	c.mu.Unlock()
+	ok := e != nil && e.t == t && e.sd == weak.Make(sd) && e.commit <= n &&
+		(e.commit == n || shardNewest(sd) <= e.commit)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !ok {
+		c.misses++
+		return nil
+	}
+	c.hits++
+	return e
+}
+
+// put keeps e under k, replacing what k held and evicting the oldest
+// entries (and those whose shard data is gone) until it fits.
+func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry) {
+	if c == nil || e.bytes > c.budget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[k]; old != nil {
+		c.bytes -= old.bytes
+		delete(c.m, k)
+	}
+	for ok, oe := range c.m {
+		if oe.sd.Value() == nil {
+			c.bytes -= oe.bytes
+			delete(c.m, ok)
+		}
+	}
+	for c.bytes+e.bytes > c.budget {
+		var victim scanCacheKey
+		var oldest *scanCacheEntry
+		for ok, oe := range c.m {
+			if oldest == nil || oe.seq < oldest.seq {
+				victim, oldest = ok, oe
+			}
+		}
+		c.bytes -= oldest.bytes
+		delete(c.m, victim)
+	}
+	c.seq++
+	e.seq = c.seq
+	c.m[k] = e
+	c.bytes += e.bytes
+	c.fills++
+	// Lent in whole per-shard amounts, so that what was lent is given
+	// back exactly.
+	per := c.bytes / part.CacheShards
+	c.pages.Lend((per - c.lentPer) * part.CacheShards)
+	c.lentPer = per
+}
+
+// copyBatch returns a copy of b's rows with types ts.
+func copyBatch(ts []types.Type, b *types.Batch) *types.Batch {
+	nb := types.NewBatch(ts, b.Rows)
+	for i, v := range b.Cols {
+		nb.Cols[i].AppendVector(v)
+	}
+	nb.Rows = b.Rows
+	return nb
+}
+
+// batchBytes estimates the memory of a batch's vectors.
+func batchBytes(b *types.Batch) int64 {
+	n := int64(64)
+	for _, v := range b.Cols {
+		l := int64(v.Len())
+		n += 64 + l/8
+		switch v.Type().Kind.Class() {
+		case types.ClassVarlen:
+			n += 8 * (l + 1)
+			for i := range v.Len() {
+				n += int64(len(v.BytesAt(i)))
+			}
+		case types.ClassWide:
+			n += 32 * l
+		case types.ClassUUID:
+			n += 16 * l
+		case types.ClassBool:
+			n += l
+		default:
+			n += 8 * l
+		}
+	}
+	return n
+}
+
+// cachedScan reads shard sd of a full current scan from the cache when it
+// holds it, and otherwise reads it with read, keeping what it returns.
+// It reports false (having read nothing) when the read may not use the
+// cache at all.
+func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRange, n uint64,
+	fn func(*types.Batch) error, read func(fn func(*types.Batch) error) error) (bool, error) {
+	c := s.e.scans
+	// A snapshot with pending writes (s.past) reads shard data no other
+	// read will see again: not worth keeping.
+	if c == nil || scanCacheOff || s.past != nil || asOf != 0 || rd.versions || rd.slow || len(rs) != 1 || rs[0].Lo != nil || rs[0].Hi != nil {
+		return false, nil
+	}
+	if rd.sig == "" {
+		rd.sig = scanCacheSig(rd)
+	}
+	k := scanCacheKey{table: rd.t.ID, shard: sd.num, sig: rd.sig}
+	if e := c.get(k, rd.t, sd, n); e != nil {
+		if err := rd.flush(fn); err != nil {
+			return true, err
+		}
+		for _, b := range e.batches {
+			rd.stats.RowsReturned += uint64(b.Rows)
+			if !rd.readOnly {
+				b = copyBatch(rd.outTypes, b)
+			}
+			if err := fn(b); err != nil {
+				return true, err
+			}
+		}
+		rd.stats.RowsRead += uint64(e.rows)
+		rd.stats.CachedShards++
+		return true, nil
+	}
+	// The shard's rows start a batch of their own, so that every batch
+	// the read hands on is all this shard's.
+	if err := rd.flush(fn); err != nil {
+		return true, err
+	}
+	e := &scanCacheEntry{sd: weak.Make(sd), t: rd.t, commit: n}
+	keep := func(b *types.Batch) error {
+		if e != nil {
+			cb := copyBatch(rd.outTypes, b)
+			e.batches = append(e.batches, cb)
+			e.rows += cb.Rows
+			e.bytes += batchBytes(cb)
+			if e.bytes > c.budget {
+				e = nil // too large to keep: stop copying
+			}
+		}
+		return fn(b)
+	}
+	if err := read(keep); err != nil {
+		return true, err
+	}
+	if err := rd.flush(keep); err != nil {
+		return true, err
+	}
+	if e != nil {
+		c.put(k, e)
+	}
+	return true, nil
+}

@@ -1,0 +1,195 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// scanSnap reads spec on snap, by the general path when slow, and
+// returns the rows rendered and the stats. The batches handed out are
+// reset after rendering (unless spec.ReadOnly promises not to modify
+// them), so that a cache that kept them would be caught.
+func scanSnap(t *testing.T, snap *Snapshot, spec ScanSpec, slow bool) ([]string, ScanStats) {
+	t.Helper()
+	slowReads = slow
+	defer func() { slowReads = false }()
+	tbl, _ := snap.Catalog().TableByID(spec.Table)
+	var bs []*types.Batch
+	st, err := snap.Scan(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := tbl.Names(spec.Cols)
+	if spec.Commit {
+		names = append(names, "_commit")
+	}
+	out := render(names, bs)
+	if !spec.ReadOnly {
+		for _, b := range bs {
+			b.Reset()
+		}
+	}
+	return out, st
+}
+
+// TestScanCacheMatchesSources checks the resolved-scan cache (scancache.go)
+// against the general path: repeated current scans (the second served from
+// the cache), at every step of a schedule of random versions (late ones,
+// REVISION BY ties, exact re-deliveries), deletes, flushes, merges and an
+// ADD then a DROP COLUMN (of the added one); a snapshot taken before newer commits read after
+// a newer one filled the cache, and the newer one read after the older
+// one did; AS OF reads at every commit; and a commit to another table,
+// after which the entry is still valid and used.
+func TestScanCacheMatchesSources(t *testing.T) {
+	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("%s/%d", mode, seed), func(t *testing.T) {
+				h := newHarness(t)
+				h.mergePartRows = 40
+				h.reopen()
+				rng := rand.New(rand.NewPCG(seed, 11))
+				h.create(balSpec(mode))
+				h.create(kvSpec("other", catalog.ModeUpsert))
+				same := func(what string, got, want []string) {
+					t.Helper()
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
+							strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+				}
+				hits := 0
+				var old *Snapshot
+				check := func(stage string) {
+					t.Helper()
+					snap := h.e.Snapshot()
+					defer snap.Release()
+					tbl, _ := snap.Catalog().Table("b")
+					specs := []ScanSpec{
+						{Table: tbl.ID, Cols: allCols(tbl), Commit: true, BatchRows: 5},
+						{Table: tbl.ID, Cols: []catalog.ColumnID{tbl.Columns[1].ID, tbl.Columns[2].ID}},
+						{Table: tbl.ID, Cols: []catalog.ColumnID{tbl.Columns[1].ID, tbl.Columns[2].ID}, ReadOnly: true},
+					}
+					parts := len(snap.st.tables[tbl.ID].shards[0].parts) > 0
+					for si, spec := range specs {
+						want, _ := scanSnap(t, snap, spec, true)
+						got, _ := scanSnap(t, snap, spec, false)
+						same(fmt.Sprintf("%s spec %d first", stage, si), got, want)
+						got, st := scanSnap(t, snap, spec, false)
+						same(fmt.Sprintf("%s spec %d again", stage, si), got, want)
+						if parts && st.CachedShards == 0 {
+							t.Fatalf("%s spec %d: the repeated scan was not served from the cache", stage, si)
+						}
+						hits += st.CachedShards
+						if old != nil {
+							// The older snapshot's data may be the same
+							// shard data: its read must not take the newer
+							// entry, and the newer read then must not take
+							// the older one.
+							ospec := spec
+							otbl, _ := old.Catalog().Table("b")
+							ospec.Cols = allCols(otbl)
+							w, _ := scanSnap(t, old, ospec, true)
+							g, _ := scanSnap(t, old, ospec, false)
+							same(stage+" older snapshot", g, w)
+							g, _ = scanSnap(t, snap, spec, false)
+							same(stage+" after the older snapshot", g, want)
+						}
+					}
+					for n := uint64(2); n <= snap.Commit(); n += 3 {
+						spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, AsOf: n}
+						if mode == catalog.ModeUpsert {
+							spec.AsOf = snap.Commit()
+						}
+						want, _ := scanSnap(t, snap, spec, true)
+						got, st := scanSnap(t, snap, spec, false)
+						same(fmt.Sprintf("%s AS OF %d", stage, n), got, want)
+						if st.CachedShards != 0 {
+							t.Fatalf("%s: an AS OF read used the cache", stage)
+						}
+					}
+					if old != nil {
+						old.Release()
+					}
+					old = h.e.Snapshot()
+				}
+				ctx := context.Background()
+				step := func(i int) {
+					randomWrites(t, h, rng, 2, 40)
+					switch i % 5 {
+					case 1:
+						if err := h.e.Flush(ctx); err != nil {
+							t.Fatal(err)
+						}
+					case 3:
+						if err := h.e.Flush(ctx); err != nil {
+							t.Fatal(err)
+						}
+						if err := h.e.MergeNow(ctx, MergeFull); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				for i := range 8 {
+					step(i)
+					check(fmt.Sprintf("step %d", i))
+				}
+				h.ddl(func(c *catalog.Catalog, commit uint64) error {
+					_, err := c.AddColumn(catalog.AddColumnSpec{Table: "b", Group: "h",
+						Column: catalog.ColumnSpec{Name: "extra", Type: types.Of(types.Int64), Default: &catalog.Default{SQL: "9", Value: "9"}}}, commit)
+					return err
+				})
+				check("added")
+				for i := 8; i < 14; i++ {
+					step(i)
+					check(fmt.Sprintf("step %d", i))
+				}
+				h.ddl(func(c *catalog.Catalog, commit uint64) error {
+					_, err := c.DropColumn(catalog.DropColumnSpec{Table: "b", Column: "extra"}, commit)
+					return err
+				})
+				check("dropped")
+				step(14)
+				check("after drop")
+				// A commit to another table advances the commit but not
+				// this table's data: the entry stays valid.
+				before := hits
+				snap := h.e.Snapshot()
+				tbl, _ := snap.Catalog().Table("b")
+				spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, BatchRows: 5}
+				want, _ := scanSnap(t, snap, spec, true)
+				scanSnap(t, snap, spec, false)
+				snap.Release()
+				o := h.table("other")
+				h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{mustVersion(t, o, "g", []string{"k=1 v='x' idx=1"})}})
+				snap = h.e.Snapshot()
+				got, st := scanSnap(t, snap, spec, false)
+				snap.Release()
+				same("after a commit to another table", got, want)
+				if st.CachedShards == 0 {
+					t.Fatal("a commit to another table dropped the entry")
+				}
+				if hits == before && hits == 0 {
+					t.Fatal("the cache was never used")
+				}
+				old.Release()
+			})
+		}
+	}
+}
+
+// mustVersion is versionWrite that fails the test on error.
+func mustVersion(t *testing.T, tbl *catalog.Table, group string, lines []string) Write {
+	t.Helper()
+	w, err := versionWrite(tbl, group, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
