@@ -683,7 +683,11 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
-	err = s.scanKeyed(ctx, rd, td, spec.Ranges, n, fn, rd.emitVersionsFn)
+	// The versions of one key seek it in each part (keyversions.go).
+	done, err := rd.versionsOfKey(ctx, td, spec.Ranges, n, fn)
+	if !done {
+		err = s.scanKeyed(ctx, rd, td, spec.Ranges, n, fn, rd.emitVersionsFn)
+	}
 	if err == nil {
 		err = rd.flush(fn)
 	}
