@@ -5,6 +5,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -24,12 +25,13 @@ import (
 // must see it taken.
 var keyVersionReads atomic.Int64
 
-// oneKey returns the sort key when rs can hold rows of one sort key only:
-// a single range whose Lo is a whole sort key of t (every ORDER BY column,
-// each encoding self-delimiting, so no other sort key has it as a prefix)
-// and whose Hi is at most the end of Lo's prefix range. Otherwise nil.
-func (rd *reader) oneKey(rs []KeyRange) []byte {
-	if len(rs) != 1 || rs[0].Lo == nil || rs[0].Hi == nil {
+// oneKeyOf returns the sort key when rs can hold rows of one sort key of
+// t only: a single range whose Lo is a whole sort key (every ORDER BY
+// column, each encoding self-delimiting, so no other sort key has it as a
+// prefix) and whose Hi is at most the end of Lo's prefix range. Otherwise
+// nil.
+func oneKeyOf(t *catalog.Table, rs []KeyRange) []byte {
+	if len(rs) != 1 || rs[0].Lo == nil || rs[0].Hi == nil || !t.Keyed() {
 		return nil
 	}
 	lo, hi := rs[0].Lo, rs[0].Hi
@@ -40,9 +42,13 @@ func (rd *reader) oneKey(rs []KeyRange) []byte {
 		return nil
 	}
 	rest := lo
-	for _, t := range rd.keyTypes {
+	for _, id := range t.OrderBy {
+		c, ok := t.AnyColumn(id)
+		if !ok {
+			return nil
+		}
 		var err error
-		if _, rest, err = types.DecodeKey(t, rest); err != nil {
+		if _, rest, err = types.DecodeKey(c.Type, rest); err != nil {
 			return nil
 		}
 	}
@@ -51,6 +57,12 @@ func (rd *reader) oneKey(rs []KeyRange) []byte {
 	}
 	return lo
 }
+
+// keyVersionsBatch is the batch size of a read of one key's versions when
+// the caller names none: the default (a thousand rows of every column,
+// allocated twice, as newReader and the final flush build batches) was
+// most of such a read's cost, for the handful of rows a key has.
+const keyVersionsBatch = 16
 
 // keyPrefixEnd is the least byte string above every string with prefix
 // p, nil when there is none (p is all 0xff).
@@ -65,16 +77,12 @@ func keyPrefixEnd(p []byte) []byte {
 	return nil
 }
 
-// versionsOfKey reads the versions of the one key ranges holds (oneKey)
-// from every shard, seeking it in each part. It reports false, having
-// read nothing, when ranges is not one key or a part is not laid out for
-// seeking (KeyBlocks): the caller then takes the general read.
-func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, ranges []KeyRange, n uint64, fn func(*types.Batch) error) (bool, error) {
-	if rd.slow {
-		return false, nil
-	}
-	key := rd.oneKey(ranges)
-	if key == nil {
+// versionsOfKey reads the versions of sort key key (oneKeyOf) from every
+// shard, seeking it in each part. It reports false, having read nothing,
+// when key is nil or a part is not laid out for seeking (KeyBlocks): the
+// caller then takes the general read.
+func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, n uint64, fn func(*types.Batch) error) (bool, error) {
+	if rd.slow || key == nil {
 		return false, nil
 	}
 	for _, sd := range td.shards {
@@ -85,8 +93,12 @@ func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, ranges []Key
 		}
 	}
 	keyVersionReads.Add(1)
+	// The pooled buffers and arena, as Lookup takes them: a fresh arena's
+	// first block was most of this read's garbage.
 	rd.seek = seekPool.Get().(*seekBufs)
+	rd.seek.takeArena(rd)
 	defer func() {
+		rd.seek.keepArena(rd)
 		seekPool.Put(rd.seek)
 		rd.seek = nil
 	}()

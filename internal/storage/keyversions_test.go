@@ -155,10 +155,6 @@ func TestVersionsOneKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := newReader(tbl, &ScanSpec{}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	chain, _ := types.NewUint(types.Of(types.Uint16), 1)
 	prefix := types.AppendKey(types.AppendKey(nil, chain), types.NewString("0xab"))
 	full := types.AppendKey(append([]byte(nil), prefix...), types.NewString("T01"))
@@ -178,7 +174,7 @@ func TestVersionsOneKey(t *testing.T) {
 		{"trailing byte", []KeyRange{{Lo: append(append([]byte(nil), full...), 1), Hi: keyPrefixEnd(full)}}, false},
 		{"none", nil, false},
 	} {
-		if got := rd.oneKey(c.rs) != nil; got != c.want {
+		if got := oneKeyOf(tbl, c.rs) != nil; got != c.want {
 			t.Errorf("%s: oneKey says %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -679,12 +679,16 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
+	// The versions of one key seek it in each part (keyversions.go).
+	key := oneKeyOf(t, spec.Ranges)
+	if key != nil && spec.BatchRows <= 0 {
+		spec.BatchRows = keyVersionsBatch
+	}
 	rd, err := newReader(t, &spec, true)
 	if err != nil {
 		return ScanStats{}, err
 	}
-	// The versions of one key seek it in each part (keyversions.go).
-	done, err := rd.versionsOfKey(ctx, td, spec.Ranges, n, fn)
+	done, err := rd.versionsOfKey(ctx, td, key, n, fn)
 	if !done {
 		err = s.scanKeyed(ctx, rd, td, spec.Ranges, n, fn, rd.emitVersionsFn)
 	}
