@@ -767,6 +767,19 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	}
 	found := false
 	versioned := t.Mode == catalog.ModeVersioned
+	if len(sd.parts) > 0 {
+		// A merged run answers from its stored winners (lookuprun.go).
+		handled, ok, err := rd.lookupRun(sd, sk, n)
+		if err != nil {
+			return nil, false, err
+		}
+		if handled {
+			if !ok {
+				return nil, false, nil
+			}
+			return rd.batch.Row(nil, 0), true, nil
+		}
+	}
 	var ins []keyInput
 	seeked := false
 	if len(sd.parts) > 0 {
