@@ -25,7 +25,7 @@ func TestLookupRun(t *testing.T) {
 		run0, iv0 := runLookups.Load(), intervalLookups.Load()
 		ran := false
 		for _, shards := range []int{1, 3} {
-			for seed := uint64(1); seed <= 3; seed++ {
+			for seed := uint64(1); seed <= uint64(2-shards/3); seed++ { // 2 seeds of one shard, 1 of three
 				t.Run(fmt.Sprint(mode, shards, seed), func(t *testing.T) {
 					ran = true
 					h := newHarness(t)
@@ -36,7 +36,7 @@ func TestLookupRun(t *testing.T) {
 					h.create(spec)
 					tbl := h.table("t")
 					rng := rand.New(rand.NewPCG(seed, 43))
-					const keys = 24
+					const keys = 16
 					sent := map[string][][]string{"g": make([][]string, keys), "h": make([][]string, keys)}
 					round := func() {
 						lines := map[string][]string{}
@@ -95,7 +95,7 @@ func TestLookupRun(t *testing.T) {
 					check := func(stage string) {
 						t.Helper()
 						c := tbl.Columns
-						colSets := [][]catalog.ColumnID{allCols(tbl), {c[1].ID}, {c[4].ID}, {c[len(c)-1].ID}, {c[0].ID}, {}, {c[len(c)-1].ID, c[2].ID}}
+						colSets := [][]catalog.ColumnID{allCols(tbl), {c[1].ID}, {c[4].ID}, {c[0].ID}, {}, {c[len(c)-1].ID, c[2].ID}}
 						if e, ok := tbl.Column("e"); ok {
 							colSets = append(colSets, []catalog.ColumnID{e.ID}, []catalog.ColumnID{c[1].ID, e.ID})
 						}
@@ -104,7 +104,7 @@ func TestLookupRun(t *testing.T) {
 						newest := snap.Commit()
 						ns := []uint64{0}
 						if mode == catalog.ModeVersioned {
-							for n := uint64(1); n <= newest; n += 1 + newest/7 {
+							for n := uint64(1); n <= newest; n += 1 + newest/4 {
 								ns = append(ns, n)
 							}
 							ns = append(ns, newest-1, newest)
@@ -116,6 +116,9 @@ func TestLookupRun(t *testing.T) {
 									for k := 0; k <= keys; k++ {
 										if k == keys {
 											k = 1000 // never written
+										}
+										if n != 0 && n < newest-1 && (k+int(n))%3 != 0 {
+											continue // a third of the keys at the older commits
 										}
 										key := []types.Value{types.NewInt64(int64(k))}
 										get := func(slow bool) string {
