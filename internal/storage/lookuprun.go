@@ -24,9 +24,10 @@ import (
 //     holds n, WonAt ≤ n < EndedAt (as scanInterval reads it).
 //
 // So lookupRun reads, of the one block of each run that holds the key,
-// only the pages of the group, commit (and interval) columns and of the
-// columns asked for: at n ≥ runMax four pages where lookupParts read
-// seven, and before it (bench/ R4) six per run where it read ten, the
+// only the pages of the group (commit, for _commit or a column added or
+// dropped since the table was created) and interval columns and of the
+// columns asked for: at n ≥ runMax three pages where lookupParts read
+// seven, and before it (bench/ R4) five per run where it read ten, the
 // history run's being 8 192-row pages. A cold page (zstd, checksums,
 // Parquet decoding) is what a slow lookup spends its time on, and fewer
 // pages per lookup also leave more of the cache to other keys. The row is
@@ -75,7 +76,18 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 		}
 	}
 	s := newRunScan(rd, rd.fast, rs, nil, n, nil)
-	fixed := part.FixGroup | part.FixCommit
+	// Commits are read only for _commit and for columns some rows may
+	// predate or outlive (materialize compares them with the row's).
+	withCommit := rd.commit
+	for oi := range rd.plans {
+		if c, _ := rd.t.AnyColumn(rd.plans[oi].id); c != nil && (rd.plans[oi].late || c.DroppedCommit != 0) {
+			withCommit = true
+		}
+	}
+	fixed := part.FixGroup
+	if withCommit {
+		fixed |= part.FixCommit
+	}
 	if interval {
 		fixed |= part.FixWonAt | part.FixEndedAt
 	}
@@ -107,7 +119,11 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 				s.addRow(int32(i) | tag)
 				found = true
 			}
-			s.setGroup(d, i, int32(i)|tag)
+			if withCommit {
+				s.setGroup(d, i, int32(i)|tag)
+			} else if sl := s.fp.slot(d.Group[i]); sl >= 0 {
+				s.gidx[sl][0] = int32(i) | tag
+			}
 		}
 	}
 	runLookups.Add(1)
