@@ -104,6 +104,16 @@ func BenchmarkBalances(b *testing.B) {
 	b.Run("point", func(b *testing.B) {
 		benchQuery(b, s, "SELECT amount FROM balances WHERE chain_id = 1 AND address = '0x00000010' AND token = 'T01'", 1)
 	})
+	b.Run("versions", func(b *testing.B) {
+		// Every version of one key (bench/ R5), as a client sends it.
+		const q = "SELECT * FROM versions(balances) WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
+		ctx := context.Background()
+		for b.Loop() {
+			if r, err := s.Run(ctx, q, 1, "0x00000010", "T01"); err != nil || len(r.Rows) == 0 {
+				b.Fatal(err, r)
+			}
+		}
+	})
 	b.Run("prefix", func(b *testing.B) {
 		// chain 1's five tokens of one address: a key-prefix range.
 		benchQuery(b, s, "SELECT token, amount FROM balances WHERE chain_id = 1 AND address = '0x00000010'", 5)

@@ -689,11 +689,19 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
+	// The versions of one key seek it in each part (keyversions.go).
+	key := oneKeyOf(t, spec.Ranges)
+	if key != nil && spec.BatchRows <= 0 {
+		spec.BatchRows = keyVersionsBatch
+	}
 	rd, err := newReader(t, &spec, true)
 	if err != nil {
 		return ScanStats{}, err
 	}
-	err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
+	done, err := rd.versionsOfKey(ctx, td, key, n, fn)
+	if !done {
+		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
+	}
 	if err == nil {
 		err = rd.flush(fn)
 	}
@@ -769,6 +777,19 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	}
 	found := false
 	versioned := t.Mode == catalog.ModeVersioned
+	if len(sd.parts) > 0 {
+		// A merged run answers from its stored winners (lookuprun.go).
+		handled, ok, err := rd.lookupRun(sd, sk, n)
+		if err != nil {
+			return nil, false, err
+		}
+		if handled {
+			if !ok {
+				return nil, false, nil
+			}
+			return rd.batch.Row(nil, 0), true, nil
+		}
+	}
 	var ins []keyInput
 	seeked := false
 	if len(sd.parts) > 0 {

@@ -1,0 +1,228 @@
+package storage
+
+import (
+	"bytes"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/part"
+)
+
+// Lookups of a merged run read what the fast scans read (runscan.go), for
+// one key. A lookup through lookupParts rebuilds the key's inputs
+// (partVersion: the commit, seq, tomb and ordering values of every row,
+// and every column of the groups asked for) and resolves them afresh. Of a
+// shard laid out as a run, with no newer source holding the key, the
+// answer is already stored:
+//
+//   - at n ≥ runMax, the key's current-run rows are its winners (as
+//     scanCurrent emits an untouched key);
+//   - at n < runMax, nothing newer is visible, and the winner of each
+//     group is the one row of the current or history run whose interval
+//     holds n, WonAt ≤ n < EndedAt (as scanInterval reads it).
+//
+// So lookupRun reads, of the one block of each run that holds the key,
+// only the pages of the group (commit, for _commit or a column added or
+// dropped since the table was created) and interval columns and of the
+// columns asked for: at n ≥ runMax three pages where lookupParts read
+// seven, and before it (bench/ R4) five per run where it read ten, the
+// history run's being 8 192-row pages. A cold page (zstd, checksums,
+// Parquet decoding) is what a slow lookup spends its time on, and fewer
+// pages per lookup also leave more of the cache to other keys. The row is
+// built by runScan.materialize, the fast scans' own, so columns added
+// after a row was written, dropped columns, narrower stored types and
+// _commit read as they do there.
+
+// runLookups and intervalLookups count the lookups lookupRun answered, at
+// or after the run's newest commit and before it, for tests that must see
+// both taken.
+var runLookups, intervalLookups atomic.Int64
+
+// lookupRun answers a lookup of key at n from a shard laid out as a merged
+// run (classifyRun), when no newer source holds the key at n; it appends
+// the row, if the key has one, to rd.batch. It reports false (having read
+// nothing into rd.batch) when the shard or the read does not qualify: the
+// caller then takes lookupParts.
+func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found bool, err error) {
+	if rd.slow || rd.versions {
+		return false, false, nil
+	}
+	rs, ok := classifyRun(sd)
+	if !ok {
+		return false, false, nil
+	}
+	interval := n < rs.runMax
+	if interval && rd.t.Mode != catalog.ModeVersioned {
+		return false, false, nil
+	}
+	if rd.fast == nil {
+		fp, ok := rd.newFastPlan()
+		if !ok {
+			return false, false, nil
+		}
+		rd.fast = fp
+	}
+	if rd.seek == nil {
+		rd.seek = &seekBufs{}
+	}
+	if !interval {
+		// Newer sources hold only commits after runMax: invisible before
+		// it. At or after it, a key they hold is resolved from its inputs.
+		touched, err := rd.newerHolds(rs.newer, sd.keyed, key, n)
+		if err != nil || touched {
+			return false, false, err
+		}
+	}
+	s := newRunScan(rd, rd.fast, rs, nil, n, nil)
+	// Commits are read only for _commit and for columns some rows may
+	// predate or outlive (materialize compares them with the row's).
+	withCommit := rd.commit
+	for oi := range rd.plans {
+		if c, _ := rd.t.AnyColumn(rd.plans[oi].id); c != nil && (rd.plans[oi].late || c.DroppedCommit != 0) {
+			withCommit = true
+		}
+	}
+	fixed := part.FixGroup
+	if withCommit {
+		fixed |= part.FixCommit
+	}
+	if interval {
+		fixed |= part.FixWonAt | part.FixEndedAt
+	}
+	runs := [2][]*partFile{rs.cur, nil}
+	if interval {
+		runs[1] = rs.hist
+	}
+	bufs := runLookupPool.Get().(*runLookupBufs)
+	defer runLookupPool.Put(bufs)
+	for src, parts := range runs {
+		d := &bufs.d[src]
+		ok, err := rd.seekRun(parts, key, n, fixed, d)
+		if err != nil {
+			return true, false, err
+		}
+		if !ok {
+			continue
+		}
+		s.srcs[src] = d
+		tag := int32(0)
+		if src == 1 {
+			tag = srcB
+		}
+		for i := 0; i < d.Rows; i++ {
+			if interval && (d.WonAt[i] > n || n >= d.EndedAt[i]) {
+				continue
+			}
+			if !found {
+				s.addRow(int32(i) | tag)
+				found = true
+			}
+			if withCommit {
+				s.setGroup(d, i, int32(i)|tag)
+			} else if sl := s.fp.slot(d.Group[i]); sl >= 0 {
+				s.gidx[sl][0] = int32(i) | tag
+			}
+		}
+	}
+	runLookups.Add(1)
+	if interval {
+		intervalLookups.Add(1)
+	}
+	if !found {
+		return true, false, nil
+	}
+	// One row: the batch must not be handed on (Lookup returns its row).
+	keep := rd.batchCap
+	rd.batchCap = rd.batch.Rows + 2
+	err = s.materialize()
+	rd.batchCap = keep
+	return true, err == nil, err
+}
+
+// runLookupBufs are the rows lookupRun reads of the current run (d[0])
+// and the history run (d[1]), pooled: a lookup served from the page cache
+// then allocates no block-sized buffer.
+type runLookupBufs struct {
+	d [2]part.Data
+}
+
+var runLookupPool = sync.Pool{New: func() any { return &runLookupBufs{} }}
+
+// seekRun reads into d the rows of key in the one part of a run (parts
+// key-disjoint and in key order, as classifyRun leaves them) that can
+// hold it: the fixed columns fixed and the fast plan's columns, and the
+// sort key filled in from key rather than decoded again. It reports false
+// when the run holds no row of key.
+func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fixed, d *part.Data) (bool, error) {
+	i := sort.Search(len(parts), func(i int) bool { return bytes.Compare(parts[i].r.Meta().MaxSort, key) >= 0 })
+	if i == len(parts) || bytes.Compare(parts[i].r.Meta().MinSort, key) > 0 || parts[i].r.Meta().MinCommit > n {
+		rd.stats.PartsSkipped += len(parts)
+		return false, nil
+	}
+	rd.stats.PartsSkipped += len(parts) - 1
+	rd.stats.Parts++
+	pf := parts[i]
+	blocks := pf.r.Blocks()
+	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
+	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
+		rd.stats.BlocksSkipped++
+		return false, nil
+	}
+	rd.stats.Blocks++
+	lo, hi, err := pf.r.FindKey(bi, key, &rd.seek.keys)
+	if err != nil || lo == hi {
+		return false, err
+	}
+	if err := pf.r.ReadRows(bi, lo, hi, fixed, rd.fast.ids, d); err != nil {
+		return false, err
+	}
+	for range d.Rows {
+		d.Sort.AppendBytes(key)
+	}
+	return true, nil
+}
+
+// newerHolds reports whether a part newer than the run (a delta) or the
+// memtable holds key at a commit at or before n. A delta's rows of the
+// key are found through its sort-key pages only (FindKey); any row
+// counts, even one after n, which only sends the lookup to lookupParts.
+func (rd *reader) newerHolds(newer []*partFile, m *keyedMem, key []byte, n uint64) (bool, error) {
+	for _, pf := range newer {
+		meta := pf.r.Meta()
+		if meta.MinCommit > n || bytes.Compare(key, meta.MinSort) < 0 || bytes.Compare(key, meta.MaxSort) > 0 {
+			rd.stats.PartsSkipped++
+			continue
+		}
+		blocks := pf.r.Blocks()
+		bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
+		if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
+			continue
+		}
+		lo, hi, err := pf.r.FindKey(bi, key, &rd.seek.keys)
+		if err != nil || lo < hi {
+			return true, err
+		}
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e := m.list.get(key)
+	if e == nil {
+		return false, nil
+	}
+	for gi := range e.groups {
+		g := &e.groups[gi]
+		for i := range g.vers {
+			if g.vers[i].v.Commit <= n {
+				return true, nil
+			}
+		}
+	}
+	for _, p := range e.dels {
+		if p.Commit <= n {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,155 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// TestLookupRun compares lookups answered from a merged run's stored
+// winners (lookuprun.go) with the general path, over the groupsSpec table
+// (two ordered groups, one with REVISION BY, and the commit-ordered
+// default group) in both keyed modes, in one shard and in three, through
+// groupsSchedule's merges (several parts per run), delta parts, memtables,
+// ADD COLUMN and DROP COLUMN. Ties, re-deliveries of earlier versions and
+// deletes are frequent. Every key and one never written is looked up at
+// the snapshot and AS OF every few commits (before the run's newest
+// commit: the interval read), with every column, a few, none, key
+// columns, and _commit; both of lookupRun's cases must occur.
+func TestLookupRun(t *testing.T) {
+	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
+		run0, iv0 := runLookups.Load(), intervalLookups.Load()
+		ran := false
+		for _, shards := range []int{1, 3} {
+			for seed := uint64(1); seed <= uint64(2-shards/3); seed++ { // 2 seeds of one shard, 1 of three
+				t.Run(fmt.Sprint(mode, shards, seed), func(t *testing.T) {
+					ran = true
+					h := newHarness(t)
+					h.mergePartRows = 16
+					h.reopen()
+					spec := groupsSpec(mode)
+					spec.Shards = shards
+					h.create(spec)
+					tbl := h.table("t")
+					rng := rand.New(rand.NewPCG(seed, 43))
+					const keys = 16
+					sent := map[string][][]string{"g": make([][]string, keys), "h": make([][]string, keys)}
+					round := func() {
+						lines := map[string][]string{}
+						var dels []string
+						for k := 0; k < keys; k++ {
+							var g, line string
+							switch x := rng.IntN(14); {
+							case x < 4:
+								g, line = "g", fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(rng.IntN(2)), rng.IntN(2), rng.IntN(2))
+								if _, ok := tbl.Column("e"); ok && rng.IntN(2) == 0 {
+									line += fmt.Sprintf(" e=%d", rng.IntN(2))
+								}
+							case x < 7:
+								g, line = "h", fmt.Sprintf("k=%d a=%d aidx=%d", k, rng.IntN(2), rng.IntN(2))
+							case x < 9:
+								g = []string{"g", "h"}[rng.IntN(2)]
+								if old := sent[g][k]; len(old) > 0 {
+									line = old[rng.IntN(len(old))]
+								}
+							case x < 11:
+								g, line = "default", fmt.Sprintf("k=%d", k)
+								if _, ok := tbl.Column("x"); ok {
+									line += fmt.Sprintf(" x=%c", 'a'+rune(rng.IntN(2)))
+								}
+							case x == 11:
+								dels = append(dels, fmt.Sprintf("k=%d", k))
+							}
+							if line != "" {
+								lines[g] = append(lines[g], line)
+								if g != "default" {
+									sent[g][k] = append(sent[g][k], line)
+								}
+							}
+						}
+						var ws []Write
+						for _, g := range []string{"g", "h", "default"} {
+							if len(lines[g]) > 0 {
+								w, err := versionWrite(tbl, g, lines[g])
+								if err != nil {
+									t.Fatal(err)
+								}
+								ws = append(ws, w)
+							}
+						}
+						if len(dels) > 0 {
+							w, err := deleteWrite(tbl, dels)
+							if err != nil {
+								t.Fatal(err)
+							}
+							ws = append(ws, w)
+						}
+						if len(ws) > 0 {
+							h.mustCommit(&Txn{Kind: KindWrite, Writes: ws})
+						}
+					}
+					check := func(stage string) {
+						t.Helper()
+						c := tbl.Columns
+						colSets := [][]catalog.ColumnID{allCols(tbl), {c[1].ID}, {c[4].ID}, {c[0].ID}, {}, {c[len(c)-1].ID, c[2].ID}}
+						if e, ok := tbl.Column("e"); ok {
+							colSets = append(colSets, []catalog.ColumnID{e.ID}, []catalog.ColumnID{c[1].ID, e.ID})
+						}
+						snap := h.e.Snapshot()
+						defer snap.Release()
+						newest := snap.Commit()
+						ns := []uint64{0}
+						if mode == catalog.ModeVersioned {
+							for n := uint64(1); n <= newest; n += 1 + newest/4 {
+								ns = append(ns, n)
+							}
+							ns = append(ns, newest-1, newest)
+						}
+						for _, n := range ns {
+							for _, cols := range colSets {
+								for _, commit := range []bool{false, true} {
+									spec := ScanSpec{Cols: cols, Commit: commit, AsOf: n}
+									for k := 0; k <= keys; k++ {
+										if k == keys {
+											k = 1000 // never written
+										}
+										if n != 0 && n < newest-1 && (k+int(n))%3 != 0 {
+											continue // a third of the keys at the older commits
+										}
+										key := []types.Value{types.NewInt64(int64(k))}
+										get := func(slow bool) string {
+											slowReads = slow
+											defer func() { slowReads = false }()
+											row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, spec)
+											if err != nil {
+												t.Fatalf("%s: lookup %d: %v", stage, k, err)
+											}
+											return fmt.Sprint(ok, row)
+										}
+										if got, want := get(false), get(true); got != want {
+											t.Fatalf("%s: lookup of key %d at %d, cols %v, _commit %v: %s, the general path says %s", stage, k, n, cols, commit, got, want)
+										}
+									}
+								}
+							}
+						}
+					}
+					groupsSchedule(t, h, &tbl, round, check, nil)
+				})
+			}
+		}
+		if !ran {
+			continue
+		}
+		if runLookups.Load() == run0 {
+			t.Fatalf("%s: no lookup was answered from a run", mode)
+		}
+		if mode == catalog.ModeVersioned && intervalLookups.Load() == iv0 {
+			t.Fatalf("%s: no lookup before a run's newest commit was answered from its intervals", mode)
+		}
+	}
+}
