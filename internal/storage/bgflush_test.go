@@ -415,3 +415,110 @@ func TestReadsDuringBackgroundFlushes(t *testing.T) {
 	}
 	t.Logf("%d reads saw a frozen memtable; %d merges, %d splits, %d parts", frozenSeen.Load(), e.merges.Load(), e.splits.Load(), len(snap.Parts(tbl.ID)))
 }
+
+// TestSplitDuringFlush splits a SHARDS AUTO shard while a flush holds its
+// memtable frozen: the split takes the frozen memtable along, and the
+// flush, finding its shard gone, drops its part and still moves the
+// checkpoint. Reads agree with the model throughout, no part file is left
+// that the manifest does not name, and a reopen agrees too.
+func TestSplitDuringFlush(t *testing.T) {
+	h := newHarness(t)
+	spec := kvSpec("t", catalog.ModeVersioned)
+	spec.ShardsAuto = true
+	h.create(spec)
+	tbl := h.table("t")
+	for i := 1; i <= 4; i++ {
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{flushWrite(t, tbl, i)}})
+	}
+	h.holdFlush()
+	for i := 5; i <= 6; i++ {
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{flushWrite(t, tbl, i)}})
+	}
+	e := h.e
+	if frozenShards(e.cur.Load()) != 1 {
+		t.Fatal("no frozen memtable before the split")
+	}
+	e.mergeMu.Lock()
+	err := e.splitShard(tbl.ID, 0)
+	e.mergeMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.splits.Load() != 1 || frozenShards(e.cur.Load()) != 0 {
+		t.Fatalf("%d splits, %d frozen memtables after the split", e.splits.Load(), frozenShards(e.cur.Load()))
+	}
+	check := func(when string) {
+		t.Helper()
+		snap := h.e.Snapshot()
+		defer snap.Release()
+		for _, n := range []uint64{snap.Commit(), 5, 6} {
+			if err := checkFlushModel(snap, tbl, n); err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+		}
+	}
+	check("after the split")
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{flushWrite(t, tbl, 7)}})
+	if err := e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	check("after the flush")
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	names, err := h.mem.List(filepath.Join(h.dir, "parts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := e.man.LiveFiles(); len(names) != len(live) {
+		t.Fatalf("%d part files, the manifest names %d", len(names), len(live))
+	}
+	h.reopen()
+	check("after reopen")
+}
+
+// TestBackgroundFlushRetries: a background flush whose part cannot be
+// made durable fails, changes nothing, and is retried until it succeeds;
+// the commits never see the failure.
+func TestBackgroundFlushRetries(t *testing.T) {
+	dir := t.TempDir()
+	fault := vfs.NewFault(vfs.NewMem())
+	e, err := Open(dir, Options{FS: fault, MemtableBytes: 32 << 10, NoBackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := t.Context()
+	tbl := createKV(t, e)
+	fault.Inject(vfs.Rule{Op: vfs.OpSync, Nth: 1, Match: "parts"})
+	job := func() *flushJob {
+		e.ap.Lock()
+		defer e.ap.Unlock()
+		return e.fl.job
+	}
+	i := 1
+	for ; job() == nil; i++ {
+		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{flushWrite(t, tbl, i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := job()
+	waitFor(t, "the flush to be retried and installed", func() bool { return job() != j })
+	e.ap.Lock()
+	fails := j.fails
+	e.ap.Unlock()
+	if fails != 1 {
+		t.Fatalf("the flush failed %d times, want 1 (the injected fault)", fails)
+	}
+	snap := e.Snapshot()
+	defer snap.Release()
+	if len(snap.Parts(tbl.ID)) != 1 {
+		t.Fatalf("%d parts after the retried flush", len(snap.Parts(tbl.ID)))
+	}
+	if err := checkFlushModel(snap, tbl, snap.Commit()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
