@@ -48,8 +48,9 @@ type Options struct {
 	FS vfs.FS
 	// Logger receives background events; slog.Default() if nil.
 	Logger *slog.Logger
-	// MemtableBytes is the memtable size at which a shard is flushed;
-	// DefaultMemtableBytes if zero.
+	// MemtableBytes is the memtable size at which a shard is flushed, in
+	// the background; DefaultMemtableBytes if zero. A shard holds up to
+	// two memtables of about this size while a flush runs.
 	MemtableBytes int64
 	// Clock gives commit times (system.commits, AS OF TIMESTAMP); time.Now
 	// if nil. A clock that goes back is clamped: commit times never
@@ -494,8 +495,10 @@ func (e *Engine) syncManifest(st *state) error {
 	return nil
 }
 
-// Close stops taking commits, waits for the ones in flight, records the
-// commits in the manifest and closes the WAL, the manifest and the lock.
+// Close stops taking commits, waits for the ones in flight, finishes the
+// flush in progress (one attempt: a failure leaves its commits to the
+// WAL's replay), records the commits in the manifest and closes the WAL,
+// the manifest and the lock.
 func (e *Engine) Close() error {
 	e.pipe.Lock()
 	if e.pipe.closed {
