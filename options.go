@@ -11,7 +11,9 @@ type Options struct {
 	// when nil.
 	Logger *slog.Logger
 	// MemtableBytes is the size at which a shard's in-memory buffer is
-	// flushed to a part file; 64 MiB when zero.
+	// flushed to a part file, in the background; 64 MiB when zero. While
+	// a flush runs a shard holds up to two buffers of about this size; a
+	// commit that fills the second waits for the flush.
 	MemtableBytes int64
 	// QueryMemLimit bounds the memory of one query's buffering operators
 	// (sorts, hash tables), in bytes; 1 GiB when zero. A query over it fails

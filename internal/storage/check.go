@@ -50,9 +50,15 @@ func (e *Engine) Check() error {
 			continue
 		}
 		for _, sd := range td.shards {
-			if sd.keyed != nil {
-				if err := checkKeyed(t, sd); err != nil {
-					errs = append(errs, err)
+			if sd.keyed == nil {
+				continue
+			}
+			if err := checkKeyed(t, sd.num, sd.keyed); err != nil {
+				errs = append(errs, err)
+			}
+			if f := sd.frozen; f != nil {
+				if err := checkKeyed(t, sd.num, f.keyed); err != nil {
+					errs = append(errs, fmt.Errorf("frozen memtable: %w", err))
 				}
 			}
 		}
@@ -162,11 +168,11 @@ func checkCommits(cs []CommitInfo) []error {
 	return nil
 }
 
-// checkKeyed re-resolves every key of a versioned shard's memtable with
-// version.Resolve and compares (upsert memtables keep only winners, which
-// Resolve cannot replay, so only their order is checked).
-func checkKeyed(t *catalog.Table, sd *shardData) error {
-	m := sd.keyed
+// checkKeyed re-resolves every key of m, a memtable of shard num of a
+// versioned table, with version.Resolve and compares (upsert memtables
+// keep only winners, which Resolve cannot replay, so only their order is
+// checked).
+func checkKeyed(t *catalog.Table, num uint32, m *keyedMem) error {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var ords []version.Ordering
@@ -181,7 +187,7 @@ func checkKeyed(t *catalog.Table, sd *shardData) error {
 	var ds []version.Delete
 	for e := m.list.first(); e != nil; e = e.next[0] {
 		if prev != nil && string(prev) >= string(e.key) {
-			return fmt.Errorf("%w: table %s shard %d: keys out of order", ErrCheck, t.Name, sd.num)
+			return fmt.Errorf("%w: table %s shard %d: keys out of order", ErrCheck, t.Name, num)
 		}
 		prev = e.key
 		if !m.versioned {
@@ -203,7 +209,7 @@ func checkKeyed(t *catalog.Table, sd *shardData) error {
 		}
 		want, err := version.Resolve(ords, vs, ds)
 		if err != nil {
-			return fmt.Errorf("%w: table %s shard %d: %v", ErrCheck, t.Name, sd.num, err)
+			return fmt.Errorf("%w: table %s shard %d: %v", ErrCheck, t.Name, num, err)
 		}
 		i := 0
 		for _, gh := range e.groups {
@@ -212,7 +218,7 @@ func checkKeyed(t *catalog.Table, sd *shardData) error {
 				i++
 				if w.State != r.State || w.WonAt != r.WonAt || w.EndedAt != r.EndedAt || w.SupersededBy != r.SupersededBy {
 					return fmt.Errorf("%w: table %s shard %d: version at %d.%d recorded %s [%d,%d), rules say %s [%d,%d)",
-						ErrCheck, t.Name, sd.num, r.Commit, r.Seq, r.State, r.WonAt, r.EndedAt, w.State, w.WonAt, w.EndedAt)
+						ErrCheck, t.Name, num, r.Commit, r.Seq, r.State, r.WonAt, r.EndedAt, w.State, w.WonAt, w.EndedAt)
 				}
 			}
 		}

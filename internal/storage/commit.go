@@ -132,6 +132,13 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 		if next == nil {
 			break
 		}
+		if e.mustWaitLocked() {
+			// A memtable is full while the previous one is still being
+			// flushed: wait for that flush (back-pressure, flush.go). The
+			// wait releases e.ap; whoever holds it next may apply next.
+			e.fl.cond.Wait()
+			continue
+		}
 		delete(e.ap.ready, next.rec.commit)
 		err := e.applyRecord(next.rec, next.cat, false)
 		if err == nil && next.cat != nil {
@@ -140,11 +147,8 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 			err = e.syncManifest(e.cur.Load())
 		}
 		if err == nil {
-			if ferr := e.maybeFlush(e.cur.Load()); ferr != nil {
-				// The commit is durable and applied; the flush is retried
-				// with the next commit.
-				e.log.Warn("storage: flush failed", "err", ferr)
-			}
+			// A full memtable is frozen and flushed in the background.
+			e.maybeFreezeLocked()
 		}
 		if err != nil {
 			e.fail(err)

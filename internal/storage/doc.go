@@ -54,14 +54,26 @@
 //
 // # Flush
 //
-// When a shard's memtable passes Options.MemtableBytes (or on Flush), every
-// non-empty memtable is written to a part (package part, a delta part of
-// version rows and delete markers, or an append part), each fsynced before
-// anything names it; then ONE manifest edit adds the parts, moves every
-// shard's flushed commit and the WAL checkpoint to the published commit and
-// records the commits; then the state is published with fresh memtables,
-// and the WAL drops the segments behind the checkpoint. A crash before the
-// edit leaves part files no manifest names, which Open deletes.
+// When a shard's memtable passes Options.MemtableBytes (or on Flush), the
+// commit that filled it freezes every non-empty memtable at the published
+// commit F: each becomes its shard's frozen memtable, a fresh one takes
+// its place, and the state is published (nothing is copied, so reads see
+// the same versions, now from two memtables). The commit then returns; a
+// flush worker writes each frozen memtable to a part (package part, a
+// delta part of version rows and delete markers, or an append part),
+// fsyncing each before anything names it, without any lock; then, under
+// the apply lock, ONE manifest edit adds the parts, records the commits up
+// to F and moves every shard's flushed commit and the WAL checkpoint to F,
+// and the state is published with the parts in place of the frozen
+// memtables; then the WAL drops the segments behind the checkpoint (flush.go).
+// One flush is in progress at a time: a commit that finds a memtable full
+// while the previous one is still being written waits for that flush
+// (back-pressure), so a shard holds at most two memtables. A failed
+// attempt changes nothing and is retried after a growing pause (Flush
+// makes one attempt itself and returns its error); a failed manifest fails
+// the engine. Close finishes the flush in progress, and a crash before the
+// edit leaves part files no manifest names, which Open deletes: the frozen
+// commits are still in the WAL after the old checkpoint.
 //
 // Laying a keyed memtable out as part rows (keyedPartData) walks its
 // versions once, in key order. A memtable filled by unsorted writes holds
@@ -76,8 +88,8 @@
 // group's columns that existed at its commit, in column id order, which is
 // also the order the memtable encodes them in) is rebuilt from them, so a
 // repeat of a flushed version is still recognised (R3.4). A read of a shard
-// with parts gathers, per key, the inputs of every part and of the
-// memtable with commit ≤ n, and resolves them afresh through the same
+// with parts or a frozen memtable gathers, per key, the inputs of every
+// part and of the memtables with commit ≤ n, and resolves them afresh through the same
 // Register / Decide code (version rule 7: runs of contiguous commits merge
 // by resolving their retained versions with every delete); the memtable's
 // own records, made without sight of the parts, are not used there. That
@@ -109,8 +121,9 @@
 // Writes resume after space returns and the engine is reopened; a short
 // WAL write leaves a torn tail that only replay may judge. A flush on a
 // full disk is different: it fails with ENOSPC and changes nothing (the
-// part is never named by the manifest), so the memtable keeps its rows
-// and the next flush may succeed without a reopen. Part bytes that fail
+// part is never named by the manifest), so the frozen memtable keeps its
+// rows and a retry may succeed without a reopen; meanwhile commits go on
+// until the next memtable fills, then wait for the retry. Part bytes that fail
 // their checksums are reported, by Check and by the read that meets them,
 // as part.ErrCorrupt naming the file, never returned as rows.
 //
@@ -123,9 +136,13 @@
 //     durable, and acknowledged only after it is applied.
 //  3. Commits are applied and published strictly in sequence order: the
 //     state published at n contains every commit ≤ n and nothing later.
-//     Published states are immutable; the memtables they share only grow,
-//     and every read filters by commit, so an older snapshot reads
-//     exactly what it read when it was taken.
+//     Published states are immutable; the memtables they share only grow
+//     (a frozen memtable no longer changes), and every read filters by
+//     commit, so an older snapshot reads exactly what it read when it was
+//     taken. A state holds a shard's versions exactly once: in its parts,
+//     its frozen memtable (commits after every part's) or its memtable
+//     (commits after the frozen one's); a freeze and a flush's
+//     installation each replace one holder by the next in one publication.
 //  4. For every retained version, its Resolved record is what
 //     version.Resolve would say about it given every version and delete of
 //     its key and group applied so far (tests check this against Resolve).
@@ -141,7 +158,9 @@
 //     move only in the edit that adds the parts holding those commits, and
 //     WAL segments are removed only after that edit.
 //  8. A flush never changes a result: reads at every commit, versions and
-//     lookups are the same before and after (TestFlushNeverChangesResults).
+//     lookups are the same before, during and after it
+//     (TestFlushNeverChangesResults, which also holds flushes mid-way,
+//     and TestFlushInBackground).
 //
 // # Choices
 //
@@ -151,10 +170,13 @@
 //   - Scan returns keyed rows shard after shard, in sort order within each
 //     shard (and so in global sort order for a one-shard table).
 //   - Append rows without SHARD BY go to the shards round-robin per write.
-//   - A flush runs in the commit that crossed MemtableBytes, under the apply
-//     lock, and flushes every shard at once (one manifest edit, one WAL
-//     checkpoint). Commits keep being logged meanwhile; their publication
-//     waits for the flush.
+//   - A flush runs in the background, started by the commit that crossed
+//     MemtableBytes, and flushes every shard at once (one manifest edit,
+//     one WAL checkpoint). Commits go on meanwhile; only one that fills a
+//     memtable again before the flush is installed waits for it, so at most
+//     one flush is in progress and a shard holds at most two memtables.
+//     Reads of a shard with a frozen memtable take the merged path, as for
+//     a shard with parts, until the flush installs its part.
 //   - A key, SHARD BY or ordering column widens only where its stored memcmp
 //     encoding stays the same (types.KeyStable: integers of any width,
 //     FLOAT32 → FLOAT64, strings; not a DECIMAL scale), checkEncodedTypes.

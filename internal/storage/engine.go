@@ -48,8 +48,9 @@ type Options struct {
 	FS vfs.FS
 	// Logger receives background events; slog.Default() if nil.
 	Logger *slog.Logger
-	// MemtableBytes is the memtable size at which a shard is flushed;
-	// DefaultMemtableBytes if zero.
+	// MemtableBytes is the memtable size at which a shard is flushed, in
+	// the background; DefaultMemtableBytes if zero. A shard holds up to
+	// two memtables of about this size while a flush runs.
 	MemtableBytes int64
 	// Clock gives commit times (system.commits, AS OF TIMESTAMP); time.Now
 	// if nil. A clock that goes back is clamped: commit times never
@@ -127,6 +128,17 @@ type Engine struct {
 	// replayFlushed, during recovery only, says up to which commit each
 	// shard's writes are already in parts.
 	replayFlushed func(t catalog.TableID, shard uint32) uint64
+
+	// fl is the flush in progress (flush.go). Its fields change under ap;
+	// cond (on ap) signals a job or an attempt ending.
+	fl struct {
+		job     *flushJob // the frozen memtables being flushed, nil if none
+		running bool      // an attempt at job is under way, without ap
+		halted  bool      // no more flushes start: closing, or failed
+		cond    sync.Cond
+		stop    chan struct{} // closed by Close: retries stop waiting
+		workers sync.WaitGroup
+	}
 }
 
 // state is one published version of the engine: a commit, its catalog and
@@ -151,26 +163,45 @@ type tableData struct {
 	rr     atomic.Uint64
 }
 
-// shardData is one shard: its hash range and its memtable.
+// shardData is one shard: its hash range and its memtables.
 type shardData struct {
 	num   uint32
 	rng   manifest.KeyRange
 	keyed *keyedMem
 	app   *appendMem
+	// frozen is the shard's previous memtable while a flush writes it to
+	// a part (flush.go), nil otherwise. It no longer changes; every read
+	// takes it between the parts and the memtable, whose commits all
+	// follow its own.
+	frozen *memtable
 	// parts are the shard's immutable parts, oldest first; a flush
-	// publishes a new shardData with one more part and a fresh memtable.
+	// publishes a new shardData with one more part and without frozen.
 	parts []*partFile
 }
 
-func (s *shardData) memBytes() uint64 {
-	if s.keyed != nil {
-		s.keyed.mu.RLock()
-		defer s.keyed.mu.RUnlock()
-		return s.keyed.bytes()
+// memtables returns the shard's memtables in commit order: the frozen
+// one, if a flush is writing it, then the current one.
+func (s *shardData) memtables() []memtable {
+	cur := memtable{keyed: s.keyed, app: s.app}
+	if s.frozen != nil {
+		return []memtable{*s.frozen, cur}
 	}
-	s.app.mu.RLock()
-	defer s.app.mu.RUnlock()
-	return s.app.used
+	return []memtable{cur}
+}
+
+// memBytes is the memory of the shard's memtables, frozen one included.
+func (s *shardData) memBytes() uint64 {
+	n := s.activeBytes()
+	if f := s.frozen; f != nil {
+		n += f.bytes()
+	}
+	return n
+}
+
+// activeBytes is the memory of the memtable commits are applied to,
+// which MemtableBytes bounds.
+func (s *shardData) activeBytes() uint64 {
+	return memtable{keyed: s.keyed, app: s.app}.bytes()
 }
 
 // Open opens or creates the database in dir: dir/LOCK, dir/manifest.db,
@@ -197,6 +228,8 @@ func Open(dir string, opts Options) (*Engine, error) {
 	pages := part.NewCache(opts.PageCacheBytes)
 	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger,
 		pages: pages, scans: newScanCache(pages, opts.PageCacheBytes/scanCacheShare)}
+	e.fl.cond.L = &e.ap.Mutex
+	e.fl.stop = make(chan struct{})
 	if err := e.fs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
@@ -469,8 +502,10 @@ func (e *Engine) syncManifest(st *state) error {
 	return nil
 }
 
-// Close stops taking commits, waits for the ones in flight, records the
-// commits in the manifest and closes the WAL, the manifest and the lock.
+// Close stops taking commits, waits for the ones in flight, finishes the
+// flush in progress (one attempt: a failure leaves its commits to the
+// WAL's replay), records the commits in the manifest and closes the WAL,
+// the manifest and the lock.
 func (e *Engine) Close() error {
 	e.pipe.Lock()
 	if e.pipe.closed {
@@ -480,7 +515,11 @@ func (e *Engine) Close() error {
 	e.pipe.closed = true
 	failed := e.pipe.failed
 	e.pipe.Unlock()
+	// Commits waiting for a flush (back-pressure) go on, so that the ones
+	// in flight end; then the flush in progress is finished.
+	e.stopFlushes()
 	e.inflight.Wait()
+	e.closeFlushes()
 	e.stopBackground()
 	var errs []error
 	if failed == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"path/filepath"
 	"slices"
@@ -40,138 +41,446 @@ func newPartFile(fs vfs.FS, path string, man manifest.Part, r *part.Reader) *par
 	return pf
 }
 
-// Flush writes every non-empty memtable to a part (doc.go, "Flush") and
-// truncates the WAL behind the flushed commit. Results never change: a read
-// at any commit returns the same rows before and after.
+// memtable is one memtable of a shard: keyed or append, by the table.
+type memtable struct {
+	keyed *keyedMem
+	app   *appendMem
+}
+
+// bytes estimates the memory m holds.
+func (m memtable) bytes() uint64 {
+	if m.keyed != nil {
+		m.keyed.mu.RLock()
+		defer m.keyed.mu.RUnlock()
+		return m.keyed.bytes()
+	}
+	m.app.mu.RLock()
+	defer m.app.mu.RUnlock()
+	return m.app.used
+}
+
+// empty reports whether m holds nothing.
+func (m memtable) empty() bool {
+	if m.keyed != nil {
+		m.keyed.mu.RLock()
+		defer m.keyed.mu.RUnlock()
+		return m.keyed.list.n == 0
+	}
+	m.app.mu.RLock()
+	defer m.app.mu.RUnlock()
+	return len(m.app.chunks) == 0
+}
+
+func (sd *shardData) empty() bool { return memtable{keyed: sd.keyed, app: sd.app}.empty() }
+
+// A flush (doc.go, "Flush") runs in three steps:
+//
+//  1. Freeze, under the apply lock, after the commit that took a memtable
+//     past MemtableBytes (or in Flush): every non-empty memtable becomes
+//     its shard's frozen memtable, a fresh one takes its place, and the
+//     state is published. Nothing is copied; reads see the same versions
+//     before and after, now from two memtables.
+//  2. Write, without any lock: one part per frozen memtable, each fsynced.
+//  3. Install, under the apply lock: ONE manifest edit adds the parts and
+//     moves every shard's flushed commit and the WAL checkpoint to the
+//     frozen commit (manifest invariant 1); the state is published with
+//     the parts in place of the frozen memtables; then, without the lock,
+//     the WAL drops the segments behind the checkpoint.
+//
+// Steps 2 and 3 run on a goroutine of their own (flushWorker), or in Flush
+// when it is called. One flush is in progress at a time: a commit that
+// finds its memtable full while the previous one is still being written
+// waits for it (back-pressure), so memory holds at most two memtables per
+// shard. A failed attempt changes nothing and is retried after a pause
+// that grows; a manifest failure (manifest.ErrFailed) fails the engine and
+// stops flushing. The frozen data stays in the WAL until its part is
+// installed, so no failure loses an acknowledged commit.
+
+// flushJob is one flush: the memtables frozen at commit, and every shard
+// that existed then, whose flushed commit it moves.
+type flushJob struct {
+	commit uint64
+	cat    *catalog.Catalog
+	shards []flushShard
+	// fails counts failed attempts; the worker makes the next one at
+	// retryAt. Under e.ap.
+	fails   int
+	retryAt time.Time
+}
+
+// flushShard is one shard of a flushJob; mem is nil for a shard whose
+// memtable was empty.
+type flushShard struct {
+	table catalog.TableID
+	num   uint32
+	mem   *memtable
+}
+
+// Flush retries start after flushRetryMin, doubling up to flushRetryMax.
+const (
+	flushRetryMin = 100 * time.Millisecond
+	flushRetryMax = 10 * time.Second
+)
+
+// Flush writes every memtable to parts (doc.go, "Flush") and truncates the
+// WAL behind the flushed commit: it returns once every commit published
+// when it was called is in parts named by the manifest, or with the error
+// of its own attempt (the flush stays pending and is retried). Results
+// never change: a read at any commit returns the same rows before and
+// after.
 func (e *Engine) Flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	e.ap.Lock()
 	defer e.ap.Unlock()
-	return e.flushLocked()
+	target := e.cur.Load().commit
+	for {
+		// The flush in progress first (the installation of one may start
+		// the next, when a memtable filled meanwhile), then one of what is
+		// left, until a flush has passed target.
+		job := e.fl.job
+		if job == nil {
+			if e.fl.halted {
+				if err := e.failed(); err != nil {
+					return err
+				}
+				return ErrClosed
+			}
+			job = e.freezeLocked()
+		}
+		if err := e.finishLocked(job); err != nil {
+			return err
+		}
+		if job.commit >= target {
+			return nil
+		}
+	}
 }
 
-// maybeFlush flushes when a memtable has passed MemtableBytes. It runs
-// under e.ap after a commit is published.
-func (e *Engine) maybeFlush(st *state) error {
-	for _, td := range st.tables {
-		for _, sd := range td.shards {
-			if int64(sd.memBytes()) >= e.opts.MemtableBytes {
-				return e.flushLocked()
-			}
+// finishLocked returns once job (nil: none) is installed, waiting for an
+// attempt under way or making one; the error is its own attempt's. Under
+// e.ap, which it releases while it waits or writes.
+func (e *Engine) finishLocked(job *flushJob) error {
+	for job != nil && e.fl.job == job {
+		if e.fl.running {
+			e.fl.cond.Wait()
+			continue
+		}
+		if e.fl.halted {
+			return ErrClosed
+		}
+		if err := e.attemptLocked(job); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (sd *shardData) empty() bool {
-	if sd.keyed != nil {
-		sd.keyed.mu.RLock()
-		defer sd.keyed.mu.RUnlock()
-		return sd.keyed.list.n == 0
-	}
-	sd.app.mu.RLock()
-	defer sd.app.mu.RUnlock()
-	return len(sd.app.chunks) == 0
-}
-
-// flushLocked flushes every shard. Under e.ap no commit is applied, so the
-// memtables hold still; readers go on. Parts are written and fsynced
-// first, then ONE manifest edit adds them, advances every shard's flushed
-// commit and the WAL checkpoint (manifest invariant 1), then the new state
-// is published with fresh memtables, then the WAL is truncated.
-func (e *Engine) flushLocked() error {
-	st := e.cur.Load()
-	if err := e.syncManifest(st); err != nil {
-		e.fail(err)
-		return err
-	}
-	ms := e.man.Snapshot()
-	ids := make([]catalog.TableID, 0, len(st.tables))
-	for id := range st.tables {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	var ed manifest.Edit
-	var written []*partFile
-	tables := make(map[catalog.TableID]*tableData, len(st.tables))
-	cleanup := func() {
-		for _, pf := range written {
-			_ = pf.r.Close()
-			_ = e.fs.Remove(filepath.Join(e.dir, filepath.FromSlash(pf.man.File)))
+// overLimit reports whether a memtable of st has passed MemtableBytes.
+func (e *Engine) overLimit(st *state) bool {
+	for _, td := range st.tables {
+		for _, sd := range td.shards {
+			if int64(sd.activeBytes()) >= e.opts.MemtableBytes {
+				return true
+			}
 		}
 	}
-	for _, id := range ids {
-		td := st.tables[id]
+	return false
+}
+
+// maybeFreezeLocked starts a flush when a memtable has passed
+// MemtableBytes and none is in progress. Under e.ap, after a commit is
+// published.
+func (e *Engine) maybeFreezeLocked() {
+	if e.fl.job == nil && !e.fl.halted && e.overLimit(e.cur.Load()) {
+		e.freezeLocked()
+	}
+}
+
+// mustWaitLocked reports whether applying another commit must wait for the
+// flush in progress: a memtable is full again (back-pressure).
+func (e *Engine) mustWaitLocked() bool {
+	return e.fl.job != nil && !e.fl.halted && e.overLimit(e.cur.Load())
+}
+
+// freezeLocked freezes every non-empty memtable, publishes the state with
+// fresh memtables in their place, and starts the flush of the frozen ones
+// (step 1 above). Under e.ap. With a flush in progress it returns that
+// one: its frozen memtables must stay in the state until it installs them.
+func (e *Engine) freezeLocked() *flushJob {
+	if e.fl.job != nil {
+		return e.fl.job
+	}
+	st := e.cur.Load()
+	job := &flushJob{commit: st.commit, cat: st.cat}
+	tables := make(map[catalog.TableID]*tableData, len(st.tables))
+	frozen := false
+	for id, td := range st.tables {
 		t, _ := st.cat.TableByID(id)
 		ntd := &tableData{id: td.id, keyed: td.keyed}
+		ntd.rr.Store(td.rr.Load())
 		for _, sd := range td.shards {
 			nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: sd.parts}
-			if st.commit > ms.FlushedThrough(uint64(id), sd.num) {
-				ed.SetFlushed = append(ed.SetFlushed, manifest.Flushed{Table: uint64(id), Shard: sd.num, Commit: st.commit})
-			}
+			fs := flushShard{table: id, num: sd.num}
 			if !sd.empty() {
-				pf, err := e.writePart(t, sd)
-				if err != nil {
-					cleanup()
-					return err
-				}
-				written = append(written, pf)
-				ed.AddParts = append(ed.AddParts, pf.man)
-				nsd.parts = append(append([]*partFile(nil), sd.parts...), pf)
+				fs.mem = &memtable{keyed: sd.keyed, app: sd.app}
+				nsd.frozen = fs.mem
 				if td.keyed {
 					nsd.keyed = newKeyedMem(t.Mode == catalog.ModeVersioned)
 				} else {
 					nsd.app = newAppendMem()
 				}
+				frozen = true
 			}
+			job.shards = append(job.shards, fs)
 			ntd.shards = append(ntd.shards, nsd)
 		}
 		tables[id] = ntd
 	}
-	if st.commit > ms.WALCheckpoint() {
-		ed.WALCheckpoint = st.commit
+	if frozen {
+		// The parts are the same: the generation is shared.
+		e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits, gen: st.gen})
 	}
-	if len(ed.AddParts) == 0 && len(ed.SetFlushed) == 0 && ed.WALCheckpoint == 0 {
-		return nil
+	e.fl.job = job
+	e.fl.workers.Add(1)
+	go e.flushWorker(job)
+	return job
+}
+
+// flushWorker installs job, retrying failed attempts after a growing
+// pause, until it is installed (by it or by Flush) or flushing halts.
+func (e *Engine) flushWorker(job *flushJob) {
+	defer e.fl.workers.Done()
+	e.ap.Lock()
+	defer e.ap.Unlock()
+	for e.fl.job == job && !e.fl.halted {
+		if e.fl.running {
+			e.fl.cond.Wait()
+			continue
+		}
+		if d := time.Until(job.retryAt); d > 0 {
+			e.ap.Unlock()
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-e.fl.stop:
+				t.Stop()
+			}
+			e.ap.Lock()
+			continue
+		}
+		_ = e.attemptLocked(job) // a failure is logged and sets retryAt
 	}
-	if err := e.man.Apply(ed); err != nil {
-		cleanup()
-		err = fmt.Errorf("storage: flush: manifest: %w", err)
-		if errors.Is(err, manifest.ErrFailed) {
+}
+
+// attemptLocked writes job's parts and installs them (steps 2 and 3).
+// Under e.ap, which it releases while it writes and while the WAL is
+// truncated.
+func (e *Engine) attemptLocked(job *flushJob) error {
+	e.fl.running = true
+	e.ap.Unlock()
+	parts, err := e.writeJob(job)
+	e.ap.Lock()
+	if err == nil {
+		err = e.installLocked(job, parts)
+	} else {
+		dropParts(e.fs, parts)
+	}
+	e.fl.running = false
+	if err != nil {
+		job.fails++
+		job.retryAt = time.Now().Add(min(flushRetryMin<<min(job.fails-1, 16), flushRetryMax))
+		if errors.Is(err, ErrFailed) {
+			e.fl.halted = true
+		}
+		e.log.Warn("storage: flush failed; it is retried", "commit", job.commit, "attempt", job.fails, "err", err)
+		e.fl.cond.Broadcast()
+		return err
+	}
+	e.fl.job = nil
+	// A memtable that filled while this flush ran is frozen now: the
+	// commits waiting on it go on.
+	e.maybeFreezeLocked()
+	e.fl.cond.Broadcast()
+	e.ap.Unlock()
+	if _, err := e.wal.RemoveBefore(job.commit); err != nil {
+		e.log.Warn("storage: flush: wal truncation failed; it is retried at the next flush", "err", err)
+	}
+	e.ap.Lock()
+	return nil
+}
+
+// writeJob writes a part of each frozen memtable of job (step 2); parts[i]
+// is job.shards[i]'s, nil for an empty one. On error it has removed what
+// it wrote.
+func (e *Engine) writeJob(job *flushJob) ([]*partFile, error) {
+	parts := make([]*partFile, len(job.shards))
+	for i, fs := range job.shards {
+		if fs.mem == nil {
+			continue
+		}
+		t, ok := job.cat.TableByID(fs.table)
+		if !ok {
+			dropParts(e.fs, parts)
+			return nil, fmt.Errorf("storage: flush: no table %d at commit %d", fs.table, job.commit)
+		}
+		pf, err := e.writePart(t, fs.num, *fs.mem)
+		if err != nil {
+			dropParts(e.fs, parts)
+			return nil, err
+		}
+		parts[i] = pf
+	}
+	return parts, nil
+}
+
+// dropParts closes and removes parts no manifest names; nil entries are
+// skipped.
+func dropParts(fsys vfs.FS, parts []*partFile) {
+	for _, pf := range parts {
+		if pf != nil {
+			_ = pf.r.Close()
+			_ = fsys.Remove(pf.refs.path)
+		}
+	}
+}
+
+// installLocked applies job's manifest edit and publishes the state with
+// parts in place of the frozen memtables (step 3). A shard dropped or
+// split since the freeze is skipped: its table's edit, or the split, took
+// its data along, and its part is removed. On error parts are removed and
+// nothing changed; an error wrapping ErrFailed has failed the engine.
+// Under e.ap.
+func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
+	fail := func(err error) error {
+		dropParts(e.fs, parts)
+		if errors.Is(err, manifest.ErrFailed) || errors.Is(err, ErrFailed) {
 			e.fail(err)
+			return fmt.Errorf("%w: %w", ErrFailed, err)
 		}
 		return err
 	}
-	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	st := e.cur.Load()
+	// The manifest records every commit the checkpoint passes (and the
+	// catalog and shards of tables created since) before the edit.
+	if err := e.syncManifest(st); err != nil {
+		// Any failure of the metadata store is the engine's (as in
+		// applyInOrder): its state is unknown.
+		e.fail(err)
+		dropParts(e.fs, parts)
+		return fmt.Errorf("%w: %w", ErrFailed, err)
+	}
+	ms := e.man.Snapshot()
+	var ed manifest.Edit
+	tables := make(map[catalog.TableID]*tableData, len(st.tables))
+	maps.Copy(tables, st.tables)
+	changed := map[catalog.TableID]*tableData{}
+	for i, fs := range job.shards {
+		td := st.tables[fs.table]
+		si := -1
+		if td != nil {
+			si = slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == fs.num })
+		}
+		if si < 0 || fs.mem != nil && td.shards[si].frozen != fs.mem {
+			// Dropped or split since the freeze.
+			if parts[i] != nil {
+				dropParts(e.fs, parts[i:i+1])
+				parts[i] = nil
+			}
+			continue
+		}
+		if job.commit > ms.FlushedThrough(uint64(fs.table), fs.num) {
+			ed.SetFlushed = append(ed.SetFlushed, manifest.Flushed{Table: uint64(fs.table), Shard: fs.num, Commit: job.commit})
+		}
+		if fs.mem == nil {
+			continue
+		}
+		ntd := changed[fs.table]
+		if ntd == nil {
+			ntd = &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
+			ntd.rr.Store(td.rr.Load())
+			changed[fs.table] = ntd
+			tables[fs.table] = ntd
+		}
+		sd := td.shards[si]
+		nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: slices.Clone(sd.parts)}
+		if pf := parts[i]; pf != nil {
+			ed.AddParts = append(ed.AddParts, pf.man)
+			nsd.parts = append(nsd.parts, pf)
+			sortParts(nsd.parts)
+		}
+		ntd.shards[si] = nsd
+	}
+	if job.commit > ms.WALCheckpoint() {
+		ed.WALCheckpoint = job.commit
+	}
+	if len(ed.AddParts) == 0 && len(ed.SetFlushed) == 0 && ed.WALCheckpoint == 0 && len(changed) == 0 {
+		return nil
+	}
+	if err := e.man.Apply(ed); err != nil {
+		return fail(fmt.Errorf("storage: flush: manifest: %w", err))
+	}
+	if len(changed) > 0 {
+		e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	}
 	if len(ed.AddParts) > 0 {
 		e.kickMerges()
-	}
-	if _, err := e.wal.RemoveBefore(st.commit); err != nil {
-		e.log.Warn("storage: flush: wal truncation failed; it is retried at the next flush", "err", err)
 	}
 	return nil
 }
 
-// writePart writes the memtable of sd as a part and opens it.
-func (e *Engine) writePart(t *catalog.Table, sd *shardData) (*partFile, error) {
+// stopFlushes halts flushing for Close: no flush starts, commits no longer
+// wait for one, and a retry pause ends.
+func (e *Engine) stopFlushes() {
+	e.ap.Lock()
+	e.fl.halted = true
+	e.fl.cond.Broadcast()
+	e.ap.Unlock()
+	close(e.fl.stop)
+}
+
+// closeFlushes, in Close after the last commit, finishes the flush in
+// progress (waiting for its attempt or making one) and waits for its
+// worker. A flush that fails here is left to the WAL, which holds its
+// commits: the next Open replays them.
+func (e *Engine) closeFlushes() {
+	e.ap.Lock()
+	for job := e.fl.job; job != nil && e.fl.job == job; {
+		if e.fl.running {
+			e.fl.cond.Wait()
+			continue
+		}
+		if err := e.failed(); err == nil || errors.Is(err, ErrClosed) {
+			if err := e.attemptLocked(job); err != nil {
+				e.log.Warn("storage: flush at close failed; its commits are replayed from the WAL at the next open", "err", err)
+			}
+		}
+		break
+	}
+	e.ap.Unlock()
+	e.fl.workers.Wait()
+}
+
+// writePart writes mem, a memtable of shard num of t, as a part and opens
+// it.
+func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFile, error) {
 	pid, err := e.man.NextPartID()
 	if err != nil {
 		return nil, fmt.Errorf("storage: flush: %w", err)
 	}
-	meta := part.Meta{Table: t.ID, Shard: sd.num, Part: pid, Kind: part.KindDelta}
+	meta := part.Meta{Table: t.ID, Shard: num, Part: pid, Kind: part.KindDelta}
 	var d *part.Data
-	if sd.keyed != nil {
-		d, err = keyedPartData(t, sd.keyed, &meta)
+	if mem.keyed != nil {
+		d, err = keyedPartData(t, mem.keyed, &meta)
 	} else {
 		meta.Kind = part.KindAppend
-		d, err = appendPartData(t, sd.app, &meta)
+		d, err = appendPartData(t, mem.app, &meta)
 	}
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, sd.num, pid)))
+	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, num, pid)))
 	path := filepath.Join(e.dir, filepath.FromSlash(file))
 	// Blocks of 8192 rows: a point lookup decodes one block per part, and
 	// at 64 Ki rows (part.DefaultBlockRows) that is most of its cost.
@@ -189,7 +498,7 @@ func (e *Engine) writePart(t *catalog.Table, sd *shardData) (*partFile, error) {
 	if meta.Kind == part.KindAppend {
 		kind = manifest.KindAppend
 	}
-	return newPartFile(e.fs, path, manifest.Part{Table: uint64(t.ID), Shard: sd.num, ID: pid, Kind: kind, Rows: info.Rows, Bytes: uint64(info.Bytes),
+	return newPartFile(e.fs, path, manifest.Part{Table: uint64(t.ID), Shard: num, ID: pid, Kind: kind, Rows: info.Rows, Bytes: uint64(info.Bytes),
 		MinCommit: m.MinCommit, MaxCommit: m.MaxCommit, MinKey: m.MinSort, MaxKey: m.MaxSort, File: file,
 		Location: manifest.LocationLocal, CreatedAt: time.Now().UTC()}, r), nil
 }

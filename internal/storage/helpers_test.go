@@ -70,6 +70,10 @@ func (h *harness) crash() {
 	// it would name parts the clone lacks. (Crashes in the middle of a
 	// merge are TestSIGKILL's, with real processes.)
 	h.e.stopBackground()
+	// A flush held by holdFlush dies with the process: its worker goes
+	// without writing anything.
+	h.e.stopFlushes()
+	h.e.fl.workers.Wait()
 	clone := h.mem.CrashClone()
 	old := h.e
 	h.e = nil
@@ -78,6 +82,20 @@ func (h *harness) crash() {
 	_ = old.closeFiles()
 	h.mem = clone
 	h.open()
+}
+
+// holdFlush freezes the memtables as a flush does and holds that flush
+// before it writes anything, until Flush, Close or crash: reads and commits
+// meanwhile see frozen memtables. Nothing happens while a flush is already
+// in progress.
+func (h *harness) holdFlush() {
+	e := h.e
+	e.ap.Lock()
+	defer e.ap.Unlock()
+	if e.fl.job == nil && !e.fl.halted {
+		// The worker waits for the lock, then for retryAt.
+		e.freezeLocked().retryAt = time.Now().Add(time.Hour)
+	}
 }
 
 func (h *harness) commit(txn *Txn) (uint64, error) {

@@ -124,7 +124,7 @@ func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, 
 				return true, err
 			}
 		}
-		ins = sd.keyed.appendInputs(key, n, ins)
+		ins, _ = sd.memInputs(key, n, ins)
 		if len(ins) == 0 {
 			continue
 		}
@@ -144,29 +144,4 @@ func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, 
 		}
 	}
 	return true, nil
-}
-
-// appendInputs appends the memtable's inputs of key with commit ≤ n, as
-// memCursor.take gives them.
-func (m *keyedMem) appendInputs(key []byte, n uint64, ins []keyInput) []keyInput {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	e := m.list.get(key)
-	if e == nil {
-		return ins
-	}
-	for gi := range e.groups {
-		g := &e.groups[gi]
-		for i := range g.vers {
-			if v := g.vers[i]; v.v.Commit <= n {
-				ins = append(ins, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
-			}
-		}
-	}
-	for _, p := range e.dels {
-		if p.Commit <= n {
-			ins = append(ins, keyInput{pos: p, tomb: true})
-		}
-	}
-	return ins
 }

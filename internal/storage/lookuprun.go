@@ -70,7 +70,7 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 	if !interval {
 		// Newer sources hold only commits after runMax: invisible before
 		// it. At or after it, a key they hold is resolved from its inputs.
-		touched, err := rd.newerHolds(rs.newer, sd.keyed, key, n)
+		touched, err := rd.newerHolds(rs.newer, sd, key, n)
 		if err != nil || touched {
 			return false, false, err
 		}
@@ -184,11 +184,12 @@ func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fi
 	return true, nil
 }
 
-// newerHolds reports whether a part newer than the run (a delta) or the
-// memtable holds key at a commit at or before n. A delta's rows of the
-// key are found through its sort-key pages only (FindKey); any row
-// counts, even one after n, which only sends the lookup to lookupParts.
-func (rd *reader) newerHolds(newer []*partFile, m *keyedMem, key []byte, n uint64) (bool, error) {
+// newerHolds reports whether a part newer than the run (a delta) or one
+// of sd's memtables (a frozen one too) holds key at a commit at or before
+// n. A delta's rows of the key are found through its sort-key pages only
+// (FindKey); any row counts, even one after n, which only sends the
+// lookup to lookupParts.
+func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uint64) (bool, error) {
 	for _, pf := range newer {
 		meta := pf.r.Meta()
 		if meta.MinCommit > n || bytes.Compare(key, meta.MinSort) < 0 || bytes.Compare(key, meta.MaxSort) > 0 {
@@ -205,24 +206,33 @@ func (rd *reader) newerHolds(newer []*partFile, m *keyedMem, key []byte, n uint6
 			return true, err
 		}
 	}
+	if f := sd.frozen; f != nil && f.keyed.holds(key, n) {
+		return true, nil
+	}
+	return sd.keyed.holds(key, n), nil
+}
+
+// holds reports whether m has a version or delete of key at a commit at
+// or before n.
+func (m *keyedMem) holds(key []byte, n uint64) bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	e := m.list.get(key)
 	if e == nil {
-		return false, nil
+		return false
 	}
 	for gi := range e.groups {
 		g := &e.groups[gi]
 		for i := range g.vers {
 			if g.vers[i].v.Commit <= n {
-				return true, nil
+				return true
 			}
 		}
 	}
 	for _, p := range e.dels {
 		if p.Commit <= n {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }

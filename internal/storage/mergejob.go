@@ -341,7 +341,7 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	}
 	parts = append(parts, outs...)
 	sortParts(parts)
-	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: parts}
+	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts}
 	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
 	ntd.rr.Store(td.rr.Load())
 	ntd.shards[si] = nsd

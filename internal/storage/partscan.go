@@ -174,7 +174,65 @@ func (c *memCursor) take(key []byte, ins []keyInput) ([]keyInput, error) {
 	return ins, nil
 }
 
-// mergeShard calls fn with every key of a shard with parts that has an
+// merged reports whether reads of sd must merge its sources: it has parts
+// or a frozen memtable (flush.go), so the records its memtable made of its
+// own versions, without sight of those, do not answer alone.
+func (sd *shardData) merged() bool { return len(sd.parts) > 0 || sd.frozen != nil }
+
+// memCursors appends to srcs a cursor over each keyed memtable of sd, in
+// commit order: the frozen one, then the current one.
+func (sd *shardData) memCursors(srcs []source, rs []KeyRange, n uint64) []source {
+	if f := sd.frozen; f != nil {
+		srcs = append(srcs, &memCursor{m: f.keyed, rs: rs, n: n})
+	}
+	return append(srcs, &memCursor{m: sd.keyed, rs: rs, n: n})
+}
+
+// memInputs appends the inputs of key with commit ≤ n from sd's keyed
+// memtables, in commit order, and says how many it appended.
+func (sd *shardData) memInputs(key []byte, n uint64, ins []keyInput) ([]keyInput, int) {
+	before := len(ins)
+	if f := sd.frozen; f != nil {
+		ins = f.keyed.inputs(key, n, ins)
+	}
+	ins = sd.keyed.inputs(key, n, ins)
+	return ins, len(ins) - before
+}
+
+// inputs appends the inputs of key with commit ≤ n in m.
+func (m *keyedMem) inputs(key []byte, n uint64, ins []keyInput) []keyInput {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	e := m.list.get(key)
+	if e == nil {
+		return ins
+	}
+	for gi := range e.groups {
+		g := &e.groups[gi]
+		for i := range g.vers {
+			if v := g.vers[i]; v.v.Commit <= n {
+				ins = append(ins, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
+			}
+		}
+	}
+	for _, p := range e.dels {
+		if p.Commit <= n {
+			ins = append(ins, keyInput{pos: p, tomb: true})
+		}
+	}
+	return ins
+}
+
+// appChunks returns the chunks of sd's append memtables, in commit order:
+// the frozen one's, then the current one's.
+func (sd *shardData) appChunks() []*appendChunk {
+	if f := sd.frozen; f != nil {
+		return append(slices.Clip(f.app.view()), sd.app.view()...)
+	}
+	return sd.app.view()
+}
+
+// mergeShard calls fn with every key of a merged shard that has an
 // input at or before n in ranges, in key order, with its inputs in
 // position order. key and inputs are valid during the call only.
 func (rd *reader) mergeShard(ctx context.Context, sd *shardData, rs []KeyRange, n uint64, fn func(key []byte, ins []keyInput) error) error {
@@ -201,8 +259,8 @@ func (rd *reader) mergeShard(ctx context.Context, sd *shardData, rs []KeyRange, 
 		}
 		srcs = append(srcs, c)
 	}
-	// The memtable comes last: its commits follow every part's.
-	srcs = append(srcs, &memCursor{m: sd.keyed, rs: rs, n: n})
+	// The memtables come last: their commits follow every part's.
+	srcs = sd.memCursors(srcs, rs, n)
 	var ins []keyInput
 	var keyBuf []byte
 	for count := 0; ; count++ {

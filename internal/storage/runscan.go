@@ -453,7 +453,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		}
 		newer = append(newer, c)
 	}
-	newer = append(newer, &memCursor{m: sd.keyed, rs: s.spans, n: s.n})
+	newer = sd.memCursors(newer, s.spans, s.n)
 	histSeek := &runSeeker{rd: rd, parts: s.rs.hist, n: s.n, lays: lays}
 	var tbuf []byte
 	var ins []keyInput
@@ -982,26 +982,8 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 		}
 		newer += len(ins) - before
 	}
-	m := sd.keyed
-	m.mu.RLock()
-	if e := m.list.get(key); e != nil {
-		for gi := range e.groups {
-			g := &e.groups[gi]
-			for i := range g.vers {
-				if v := g.vers[i]; v.v.Commit <= n {
-					ins = append(ins, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
-					newer++
-				}
-			}
-		}
-		for _, p := range e.dels {
-			if p.Commit <= n {
-				ins = append(ins, keyInput{pos: p, tomb: true})
-				newer++
-			}
-		}
-	}
-	m.mu.RUnlock()
+	ins, k := sd.memInputs(key, n, ins)
+	newer += k
 	// The current run alone answers (one version per group: nothing to
 	// compare payloads with), so it gives only the columns asked for.
 	alone := run && n >= runMax && newer == 0

@@ -526,7 +526,7 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 	rs := normRanges(ranges)
 	for _, sd := range td.shards {
 		rd.stats.Shards++
-		if len(sd.parts) > 0 {
+		if sd.merged() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -606,7 +606,7 @@ func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, sp
 				return err
 			}
 		}
-		for _, c := range sd.app.view() {
+		for _, c := range sd.appChunks() {
 			if c.commit <= spec.After || c.commit > n {
 				continue
 			}
@@ -792,13 +792,14 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	}
 	var ins []keyInput
 	seeked := false
-	if len(sd.parts) > 0 {
+	merged := sd.merged()
+	if merged {
 		if ins, seeked, err = rd.lookupParts(sd, sk, n, nil); err != nil {
 			return nil, false, err
 		}
 	}
 	switch {
-	case len(sd.parts) > 0 && seeked:
+	case merged && seeked:
 		e, err := rd.resolveKey(sk, ins, versioned)
 		if err != nil {
 			return nil, false, err
@@ -806,7 +807,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		if found, err = rd.emitCurrent(e, n); err != nil {
 			return nil, false, err
 		}
-	case len(sd.parts) > 0:
+	case merged:
 		err := rd.mergeShard(ctx, sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n, func(key []byte, ins []keyInput) error {
 			e, err := rd.resolveKey(key, ins, versioned)
 			if err == nil {

@@ -112,10 +112,12 @@ func shardNewest(sd *shardData) uint64 {
 	for _, pf := range sd.parts {
 		hi = max(hi, pf.r.Meta().MaxCommit)
 	}
-	if m := sd.keyed; m != nil {
-		m.mu.RLock()
-		hi = max(hi, m.maxCommit)
-		m.mu.RUnlock()
+	for _, m := range sd.memtables() {
+		if k := m.keyed; k != nil {
+			k.mu.RLock()
+			hi = max(hi, k.maxCommit)
+			k.mu.RUnlock()
+		}
 	}
 	return hi
 }

@@ -160,10 +160,19 @@ func (e *Engine) splitShard(tid catalog.TableID, num uint32) error {
 			}
 		}
 	}
-	if !sd.empty() {
-		// The memtable goes through a part of the old shard, never named
-		// by the manifest, so the same routing serves it.
-		pf, err := e.writePart(t, sd)
+	// The memtables — the one a flush in progress is writing, if any, and
+	// the current one — go through parts of the old shard, never named by
+	// the manifest, so the same routing serves them. That flush then finds
+	// the shard gone and drops its part (installLocked).
+	mems := []memtable{{keyed: sd.keyed, app: sd.app}}
+	if sd.frozen != nil {
+		mems = []memtable{*sd.frozen, mems[0]}
+	}
+	for _, m := range mems {
+		if m.empty() {
+			continue
+		}
+		pf, err := e.writePart(t, sd.num, m)
 		if err != nil {
 			return err
 		}

@@ -111,14 +111,16 @@ func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 	out := make([]ShardInfo, 0, len(td.shards))
 	for _, sd := range td.shards {
 		info := ShardInfo{Table: table, Shard: sd.num, Location: manifest.LocationLocal, Bytes: sd.memBytes()}
-		if sd.keyed != nil {
-			sd.keyed.mu.RLock()
-			info.Rows = sd.keyed.rows + sd.keyed.deletes
-			sd.keyed.mu.RUnlock()
-		} else {
-			sd.app.mu.RLock()
-			info.Rows = sd.app.rows
-			sd.app.mu.RUnlock()
+		for _, m := range sd.memtables() {
+			if m.keyed != nil {
+				m.keyed.mu.RLock()
+				info.Rows += m.keyed.rows + m.keyed.deletes
+				m.keyed.mu.RUnlock()
+			} else {
+				m.app.mu.RLock()
+				info.Rows += m.app.rows
+				m.app.mu.RUnlock()
+			}
 		}
 		for _, pf := range sd.parts {
 			info.Rows += pf.man.Rows
@@ -167,23 +169,25 @@ func (s *Snapshot) ColumnBytes(table catalog.TableID) map[catalog.ColumnID][2]ui
 				out[c.ID] = v
 			}
 		}
-		if sd.keyed != nil {
-			sd.keyed.mu.RLock()
-			for id, n := range sd.keyed.colBytes {
+		for _, m := range sd.memtables() {
+			if m.keyed != nil {
+				m.keyed.mu.RLock()
+				for id, n := range m.keyed.colBytes {
+					v := out[id]
+					v[1] += n
+					out[id] = v
+				}
+				m.keyed.mu.RUnlock()
+				continue
+			}
+			m.app.mu.RLock()
+			for id, n := range m.app.colBytes {
 				v := out[id]
 				v[1] += n
 				out[id] = v
 			}
-			sd.keyed.mu.RUnlock()
-			continue
+			m.app.mu.RUnlock()
 		}
-		sd.app.mu.RLock()
-		for id, n := range sd.app.colBytes {
-			v := out[id]
-			v[1] += n
-			out[id] = v
-		}
-		sd.app.mu.RUnlock()
 	}
 	return out
 }
