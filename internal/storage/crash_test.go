@@ -76,6 +76,14 @@ func TestCrashChild(t *testing.T) {
 				fmt.Println("merge error:", err)
 				os.Exit(2)
 			}
+		}
+	}()
+	// The counters are printed on their own beat: a MergeNow can take
+	// longer than a child lives (under -race), and background merges and
+	// splits count too.
+	go func() {
+		for {
+			time.Sleep(10 * time.Millisecond)
 			mu.Lock()
 			fmt.Printf("merges %d splits %d\n", e.merges.Load(), e.splits.Load())
 			mu.Unlock()
@@ -119,9 +127,21 @@ func TestSIGKILL(t *testing.T) {
 	}
 	dir := t.TempDir()
 	acked := map[int64]uint64{} // id → commit
+	// 25 kills or 15 s; then, on a loaded machine where the short lives
+	// never merged or grew a shard past the split size, kills go on (each
+	// child living longer) until both happened, for at most 45 s more.
 	deadline := time.Now().Add(15 * time.Second)
+	extra := deadline.Add(45 * time.Second)
 	runs, merges, splits := 0, 0, 0
-	for ; runs < 25 && time.Now().Before(deadline); runs++ {
+	for ; ; runs++ {
+		now := time.Now()
+		if (runs >= 25 || now.After(deadline)) && (splits > 0 && merges > 0 || now.After(extra)) {
+			break
+		}
+		life := time.Duration(150+rand.IntN(350)) * time.Millisecond
+		if runs >= 25 || now.After(deadline) {
+			life += time.Second
+		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir, fmt.Sprintf("%s_RUN=%d", crashEnv, runs+1))
 		out, err := cmd.StdoutPipe()
@@ -141,7 +161,7 @@ func TestSIGKILL(t *testing.T) {
 			}
 			close(done)
 		}()
-		time.Sleep(time.Duration(150+rand.IntN(350)) * time.Millisecond)
+		time.Sleep(life)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-done
 		_ = cmd.Wait()
