@@ -344,21 +344,9 @@ func TestCloseFinishesFlush(t *testing.T) {
 // and at an earlier one. Run it with -race.
 func TestReadsDuringBackgroundFlushes(t *testing.T) {
 	dir := t.TempDir()
-	e, err := Open(dir, Options{FS: vfs.NewMem(), MemtableBytes: 16 << 10, MergePartRows: 200, ShardSplitBytes: 64 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, tbl := openAutoKV(t, dir, Options{FS: vfs.NewMem(), MemtableBytes: 16 << 10, MergePartRows: 200, ShardSplitBytes: 64 << 10})
 	defer e.Close()
 	ctx := t.Context()
-	spec := kvSpec("t", catalog.ModeVersioned)
-	spec.ShardsAuto = true
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(spec, n)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
 	const writes = 150
 	var wg sync.WaitGroup
 	stop := make(chan struct{})

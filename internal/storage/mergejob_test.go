@@ -483,21 +483,9 @@ func TestMergeNowAfterClose(t *testing.T) {
 // with -race.
 func TestMergesUnderLoad(t *testing.T) {
 	dir := t.TempDir()
-	e, err := Open(dir, Options{FS: vfs.NewMem(), MemtableBytes: 8 << 10, MergePartRows: 64, ShardSplitBytes: 16 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, tbl := openAutoKV(t, dir, Options{FS: vfs.NewMem(), MemtableBytes: 8 << 10, MergePartRows: 64, ShardSplitBytes: 16 << 10})
 	defer e.Close()
 	ctx := context.Background()
-	spec := kvSpec("t", catalog.ModeVersioned)
-	spec.ShardsAuto = true
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(spec, n)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("t")
 	const writers, perWriter = 2, 150
 	var committed atomic.Int64 // keys 0..committed-1 of each writer are in
 	done := make(chan struct{})
@@ -703,4 +691,25 @@ func TestBackgroundMerges(t *testing.T) {
 	if err := h.e.Check(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openAutoKV opens an engine on dir with opts and creates the versioned
+// key/value table "t" with SHARDS AUTO (kvSpec).
+func openAutoKV(t *testing.T, dir string, opts Options) (*Engine, *catalog.Table) {
+	t.Helper()
+	e, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := kvSpec("t", catalog.ModeVersioned)
+	spec.ShardsAuto = true
+	if _, err := e.Commit(t.Context(), &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(spec, n)
+		return err
+	}}); err != nil {
+		_ = e.Close()
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("t")
+	return e, tbl
 }

@@ -203,22 +203,8 @@ func (sd *shardData) memInputs(key []byte, n uint64, ins []keyInput) ([]keyInput
 func (m *keyedMem) inputs(key []byte, n uint64, ins []keyInput) []keyInput {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	e := m.list.get(key)
-	if e == nil {
-		return ins
-	}
-	for gi := range e.groups {
-		g := &e.groups[gi]
-		for i := range g.vers {
-			if v := g.vers[i]; v.v.Commit <= n {
-				ins = append(ins, keyInput{pos: v.v.Pos(), group: g.id, mv: v})
-			}
-		}
-	}
-	for _, p := range e.dels {
-		if p.Commit <= n {
-			ins = append(ins, keyInput{pos: p, tomb: true})
-		}
+	if e := m.list.get(key); e != nil {
+		ins = inputs(ins, e, n)
 	}
 	return ins
 }
