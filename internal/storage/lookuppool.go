@@ -37,6 +37,10 @@ type lookupReaderKey struct {
 	commit bool
 }
 
+// unpooledLookups, set by tests, makes every lookup build its reader, the
+// reference the pooled readers are compared with.
+var unpooledLookups bool
+
 var lookupReaders struct {
 	mu sync.Mutex
 	m  map[lookupReaderKey][]*reader
@@ -46,7 +50,7 @@ var lookupReaders struct {
 // pooled when it can be: ok reports whether it should be handed back to
 // putLookupReader with k when the lookup succeeds.
 func lookupReader(t *catalog.Table, spec *ScanSpec) (rd *reader, k lookupReaderKey, ok bool, err error) {
-	if len(spec.Cols) > maxPooledCols {
+	if len(spec.Cols) > maxPooledCols || unpooledLookups {
 		rd, err = newReader(t, spec, false)
 		return rd, k, false, err
 	}
