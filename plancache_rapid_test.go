@@ -100,6 +100,9 @@ func TestPlanCacheRandom(t *testing.T) {
 				fmt.Sprintf("SELECT %s FROM t WHERE %s AS OF COMMIT $%d", item, w, nk+1),
 				fmt.Sprintf("SELECT %s FROM t WHERE %s AS OF COMMIT 3", item, w),
 				fmt.Sprintf("SELECT %s FROM t WHERE k0 = %s%s", item, lit(kt[0], 1), strings.TrimPrefix(w, "k0 = $1")),
+				// The versions of one key (an error on an UPSERT table).
+				fmt.Sprintf("SELECT %s FROM versions(t) WHERE %s", item, w),
+				fmt.Sprintf("SELECT %s FROM versions(t) WHERE %s", item, wc),
 			)
 		}
 		fresh := 0

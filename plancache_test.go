@@ -175,3 +175,28 @@ func TestPlanCacheTransaction(t *testing.T) {
 		t.Fatalf("after COMMIT: %s", got)
 	}
 }
+
+// TestPlanCacheVersions: the versions of one key (a Versions template):
+// new values, missing keys, other Go types, NULL, a cast that fails, a
+// literal form, and new versions written between runs.
+func TestPlanCacheVersions(t *testing.T) {
+	db, s := openDB(t)
+	pointTable(t, s)
+	const q = `SELECT v, _commit, _state FROM versions(b) WHERE c = $1::UINT16 AND a = $2`
+	for i := 0; i < 3; i++ {
+		for _, args := range [][]any{
+			{1, "x"}, {2, "x"}, {2, "y"}, {3, "x"}, {2, "z"},
+			{uint8(2), "y"}, {"2", "x"}, {"two", "x"}, {70000, "x"}, {-1, "x"},
+			{nil, "x"}, {1, nil}, {1, 5}, {2, "y"}, {1},
+		} {
+			runBoth(t, db, s, q, args...)
+		}
+		runBoth(t, db, s, `SELECT * FROM versions(b) WHERE a = 'y' AND c = 2`)
+		runBoth(t, db, s, `SELECT w, c FROM versions(b) WHERE a = $1 AND c = $2`, "y", 2)
+		runBoth(t, db, s, `SELECT v FROM versions(b) WHERE c = $1 AND a = $2 AND v > 20`, 2, "y")
+		runBoth(t, db, s, `SELECT v FROM versions(b) AS OF COMMIT 1 WHERE c = $1 AND a = $2`, 2, "y")
+		mustRun(t, s, `UPSERT INTO b VALUES (2, 'y', $1, 'r')`, 100+i)
+		mustRun(t, s, `DELETE FROM b WHERE c = 1 AND a = 'x'`)
+		mustRun(t, s, `INSERT INTO b VALUES (1, 'x', $1, 'p')`, i)
+	}
+}

@@ -24,15 +24,21 @@ func keyRanges(n Node, env *Env) Node {
 		// key is the one-key range (there is no Lookup of history).
 		key, rs, _ := rangesOf(s.Table, s.Cols, s.ColIDs, s.Filter)
 		if key != nil {
-			var enc []byte
-			for _, v := range key {
-				enc = types.AppendKey(enc, v)
-			}
-			rs = []storage.KeyRange{{Lo: enc, Hi: prefixEnd(enc)}}
+			rs = []storage.KeyRange{oneKeyRange(key)}
 		}
 		s.Ranges = rs
 	}
 	return n
+}
+
+// oneKeyRange is the range of the one key key (versions(t) of a full
+// key; Template builds it again for new values).
+func oneKeyRange(key []types.Value) storage.KeyRange {
+	var enc []byte
+	for _, v := range key {
+		enc = types.AppendKey(enc, v)
+	}
+	return storage.KeyRange{Lo: enc, Hi: prefixEnd(enc)}
 }
 
 // rangesOf derives from filter the full key it fixes (key), or else the

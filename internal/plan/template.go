@@ -1,12 +1,14 @@
 package plan
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/storage"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -18,7 +20,13 @@ import (
 //	WHERE k1 = $i[::T] AND k2 = $j[::T] …  -- every key column once,
 //	                                        -- or a number or string literal
 //
-// and its plan is a Project over a Scan with a Key. Build's plan for the
+// and its plan is a Project over a Scan with a Key; or the versions of one
+// key,
+//
+//	SELECT col, … | * FROM versions(t) WHERE k1 = $i[::T] AND …
+//
+// (no AS OF), a Project over a Versions with the key's one-key range.
+// Build's plan for the
 // first values is the template; Plan swaps in the key and AS OF of new
 // values. Plan gives up (false) whenever the new values would not take
 // the path the template was built on: another catalog, a NULL, a cast
@@ -31,6 +39,8 @@ type Template struct {
 	cat  *catalog.Catalog
 	root *Project
 	scan *Scan
+	// vers is the Versions node of a versions(t) template (scan nil).
+	vers *Versions
 	keys []keyParam // in key order
 	asOf int        // parameter index (0-based) of AS OF COMMIT, -1 when none
 	// asOfFixed is the commit of AS OF COMMIT <number>, 0 when none.
@@ -58,8 +68,17 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 	if !ok || blk.Distinct || blk.GroupBy != nil || blk.Having != nil || len(blk.From) != 1 || blk.Where == nil {
 		return nil
 	}
-	ref, ok := blk.From[0].(*ast.TableRef)
-	if !ok {
+	var ref *ast.TableRef
+	switch f := blk.From[0].(type) {
+	case *ast.TableRef:
+		ref = f
+	case *ast.TableFunc:
+		// versions(t) without AS OF (its rows do not depend on one).
+		if f.AsOf != nil || sel.AsOf != nil || f.Name.Schema != "" || f.Name.Name != "versions" {
+			return nil
+		}
+		ref = &ast.TableRef{}
+	default:
 		return nil
 	}
 	// Only plain columns are output: an expression could hold values
@@ -108,16 +127,33 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 	if !ok {
 		return nil
 	}
-	scan, ok := proj.In.(*Scan)
-	if !ok || scan.Key == nil || scan.Table == nil || len(scan.Key) != len(scan.Table.Key) {
+	var (
+		tbl    *catalog.Table
+		cols   []ColRef
+		ids    []catalog.ColumnID
+		filter expr.Expr
+		bkey   []types.Value
+	)
+	scan, _ := proj.In.(*Scan)
+	vers, _ := proj.In.(*Versions)
+	switch _, fn := blk.From[0].(*ast.TableFunc); {
+	case scan != nil && !fn:
+		tbl, cols, ids, filter, bkey = scan.Table, scan.Cols, scan.ColIDs, scan.Filter, scan.Key
+	case vers != nil && fn && vers.AsOf == 0 && len(vers.Ranges) == 1:
+		tbl, cols, ids, filter = vers.Table, vers.Cols, vers.ColIDs, vers.Filter
+		bkey, _, _ = rangesOf(tbl, cols, ids, filter)
+	default:
 		return nil
 	}
-	bound := conjuncts(scan.Filter)
-	if len(bound) != len(conds) || len(conds) != len(scan.Key) {
+	if bkey == nil || tbl == nil || len(bkey) != len(tbl.Key) {
 		return nil
 	}
-	t.keys = make([]keyParam, len(scan.Key))
-	seen := make([]bool, len(scan.Key))
+	bound := conjuncts(filter)
+	if len(bound) != len(conds) || len(conds) != len(bkey) {
+		return nil
+	}
+	t.keys = make([]keyParam, len(bkey))
+	seen := make([]bool, len(bkey))
 	for i, c := range conds {
 		b := c.(*ast.BinaryExpr)
 		colRef, val := b.L, b.R
@@ -131,31 +167,38 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 		}
 		// The bound conjunct i is the written one (the binder keeps
 		// their order): a key column compared with a constant.
-		k := boundKey(scan, bound[i], name)
+		k := boundKey(tbl, cols, ids, bound[i], name)
 		if k < 0 || seen[k] {
 			return nil
 		}
 		seen[k] = true
-		col, ok := scan.Table.AnyColumn(scan.Table.Key[k])
+		col, ok := tbl.AnyColumn(tbl.Key[k])
 		if !ok || !templateKind(col.Type.Kind) {
 			return nil
 		}
 		kp.typ = col.Type
 		if kp.param < 0 {
-			kp.fixed = scan.Key[k]
+			kp.fixed = bkey[k]
 		}
 		t.keys[k] = kp
 	}
-	t.root, t.scan, t.cols = proj, scan, p.cols
+	t.root, t.scan, t.vers, t.cols = proj, scan, vers, p.cols
 	// The derivation must give, on the values Build saw, what Build gave.
 	key, asOfCommit, ok := t.values(env)
-	if !ok || asOfCommit != scan.AsOf {
+	if !ok {
 		return nil
 	}
 	for k, v := range key {
-		if v.Type() != scan.Key[k].Type() || types.Compare(v, scan.Key[k]) != 0 {
+		if v.Type() != bkey[k].Type() || types.Compare(v, bkey[k]) != 0 {
 			return nil
 		}
+	}
+	if scan != nil {
+		if asOfCommit != scan.AsOf {
+			return nil
+		}
+	} else if r := oneKeyRange(key); asOfCommit != 0 || !bytes.Equal(r.Lo, vers.Ranges[0].Lo) || !bytes.Equal(r.Hi, vers.Ranges[0].Hi) {
+		return nil
 	}
 	return t
 }
@@ -208,7 +251,7 @@ func paramOf(e ast.Expr) (keyParam, bool) {
 // boundKey returns the key position of the column that bound conjunct c
 // compares with a constant, or -1 when c is not that or the column is not
 // the one named.
-func boundKey(s *Scan, c expr.Expr, name string) int {
+func boundKey(tbl *catalog.Table, cols []ColRef, ids []catalog.ColumnID, c expr.Expr, name string) int {
 	cmp, ok := c.(*expr.Cmp)
 	if !ok || cmp.Op != expr.EQ {
 		return -1
@@ -220,16 +263,16 @@ func boundKey(s *Scan, c expr.Expr, name string) int {
 			return -1
 		}
 	}
-	for i, sc := range s.Cols {
+	for i, sc := range cols {
 		if sc.ID != col.ID {
 			continue
 		}
-		c, ok := s.Table.AnyColumn(s.ColIDs[i])
+		c, ok := tbl.AnyColumn(ids[i])
 		if !ok || !strings.EqualFold(c.Name, name) {
 			return -1
 		}
-		for k, id := range s.Table.Key {
-			if id == s.ColIDs[i] {
+		for k, id := range tbl.Key {
+			if id == ids[i] {
 				return k
 			}
 		}
@@ -305,6 +348,15 @@ func (t *Template) Plan(env *Env) (*Plan, bool) {
 	if !ok {
 		return nil, false
 	}
+	root := *t.root
+	if t.vers != nil {
+		// As for a Scan below: the range holds only the key's versions,
+		// which the filter's equalities all keep.
+		v := *t.vers
+		v.Ranges, v.Filter = []storage.KeyRange{oneKeyRange(key)}, nil
+		root.In = &v
+		return &Plan{Root: &root, cols: t.cols}, true
+	}
 	scan := *t.scan
 	scan.Key, scan.AsOf = key, commit
 	// The filter is exactly the key's equalities (NewTemplate checked), so
@@ -312,7 +364,6 @@ func (t *Template) Plan(env *Env) (*Plan, bool) {
 	// these kinds have equal keys. Dropping it spares rebuilding it with
 	// the new constants.
 	scan.Filter = nil
-	root := *t.root
 	root.In = &scan
 	return &Plan{Root: &root, cols: t.cols}, true
 }

@@ -58,3 +58,38 @@ func TestPlanCacheLifecycle(t *testing.T) {
 		t.Fatalf("not a point SELECT: entry %+v, want refused", e)
 	}
 }
+
+// TestPlanCacheVersionsTemplate: the versions of one full key get a
+// template (plan.Template over Versions) that answers as Build's plan
+// does; versions of a key prefix, or with AS OF, do not.
+func TestPlanCacheVersionsTemplate(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE t (k INT64 NOT NULL, j STRING NOT NULL, v INT64, PRIMARY KEY (k, j)) MODE VERSIONED")
+	h.ok("INSERT INTO t VALUES (1, 'a', 10), (2, 'a', 20), (2, 'b', 21)")
+	h.ok("UPSERT INTO t VALUES (1, 'a', 11)")
+	exec := func(q string, args ...types.Value) (*Result, bool) {
+		t.Helper()
+		stmt, err := parser.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res *Result
+		for range 3 {
+			if res, err = h.s.Execute(context.Background(), stmt, q, args); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := h.s.plans.m[stmt]
+		return res, e != nil && e.tmpl != nil
+	}
+	res, ok := exec("SELECT v, _commit FROM versions(t) WHERE k = $1 AND j = $2", types.NewInt64(1), types.NewString("a"))
+	if !ok || len(res.Rows) != 2 || res.Rows[0][0].String() != "10" || res.Rows[1][0].String() != "11" {
+		t.Fatalf("versions of (1, 'a'): template %v, rows %v", ok, res.Rows)
+	}
+	if _, ok := exec("SELECT v FROM versions(t) WHERE k = $1", types.NewInt64(2)); ok {
+		t.Fatal("a template for the versions of a key prefix")
+	}
+	if _, ok := exec("SELECT v FROM versions(t) AS OF COMMIT 2 WHERE k = $1 AND j = $2", types.NewInt64(2), types.NewString("a")); ok {
+		t.Fatal("a template for versions(t) AS OF")
+	}
+}

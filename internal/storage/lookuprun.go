@@ -49,7 +49,7 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 	if rd.slow || rd.versions {
 		return false, false, nil
 	}
-	rs, ok := classifyRun(sd)
+	rs, ok := rd.classifyRun(sd)
 	if !ok {
 		return false, false, nil
 	}
@@ -139,6 +139,20 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 	err = s.materialize()
 	rd.batchCap = keep
 	return true, err == nil, err
+}
+
+// classifyRun is classifyRun of sd, kept for the next lookup of a shard
+// with the same parts: a shard's parts never change once published (a
+// flush or merge publishes a new shardData), and classifying them
+// allocated and sorted per lookup. The reader keeps the parts slice, not
+// sd, so a pooled reader does not hold an old memtable alive.
+func (rd *reader) classifyRun(sd *shardData) (runShard, bool) {
+	if len(sd.parts) > 0 && len(rd.runOf) == len(sd.parts) && &rd.runOf[0] == &sd.parts[0] {
+		return rd.run, rd.runOK
+	}
+	rd.run, rd.runOK = classifyRun(sd)
+	rd.runOf = sd.parts
+	return rd.run, rd.runOK
 }
 
 // runLookupBufs are the rows lookupRun reads of the current run (d[0])

@@ -122,8 +122,10 @@ func TestLookupRun(t *testing.T) {
 										}
 										key := []types.Value{types.NewInt64(int64(k))}
 										get := func(slow bool) string {
-											slowReads = slow
-											defer func() { slowReads = false }()
+											// The reference also builds its reader afresh
+											// (the fast path's is pooled: lookuppool.go).
+											slowReads, unpooledLookups = slow, slow
+											defer func() { slowReads, unpooledLookups = false, false }()
 											row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, spec)
 											if err != nil {
 												t.Fatalf("%s: lookup %d: %v", stage, k, err)
@@ -151,5 +153,134 @@ func TestLookupRun(t *testing.T) {
 		if mode == catalog.ModeVersioned && intervalLookups.Load() == iv0 {
 			t.Fatalf("%s: no lookup before a run's newest commit was answered from its intervals", mode)
 		}
+	}
+}
+
+// TestLookupReaderPooled checks that a lookup takes the reader the last
+// lookup of the same table and columns gave back (lookuppool.go) and so
+// allocates less than one that builds its reader, that a failed lookup
+// gives none back, and that the row read is the same either way.
+func TestLookupReaderPooled(t *testing.T) {
+	h := newHarness(t)
+	h.create(groupsSpec(catalog.ModeVersioned))
+	tbl := h.table("t")
+	w, err := versionWrite(tbl, "g", []string{"k=1 v=a idx=1 rev=0", "k=2 v=b idx=0 rev=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	snap := h.e.Snapshot()
+	defer snap.Release()
+	ctx := context.Background()
+	spec := ScanSpec{Cols: allCols(tbl), Commit: true}
+	key := []types.Value{types.NewInt64(1)}
+	lookup := func() string {
+		row, ok, err := snap.Lookup(ctx, tbl.ID, key, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(ok, row)
+	}
+	pooled := lookup()
+	k := lookupReaderKey{t: tbl, n: len(spec.Cols), commit: true}
+	copy(k.cols[:], spec.Cols)
+	lookupReaders.mu.Lock()
+	kept := len(lookupReaders.m[k])
+	lookupReaders.mu.Unlock()
+	if kept == 0 {
+		t.Fatal("no reader kept after a lookup")
+	}
+	warm := testing.AllocsPerRun(20, func() { lookup() })
+	unpooledLookups = true
+	fresh := lookup()
+	cold := testing.AllocsPerRun(20, func() { lookup() })
+	unpooledLookups = false
+	if pooled != fresh {
+		t.Fatalf("pooled reader read %s, a new one %s", pooled, fresh)
+	}
+	if warm >= cold {
+		t.Fatalf("a pooled lookup allocated %v times, one building its reader %v", warm, cold)
+	}
+	// A lookup that fails (the key does not cast) keeps no reader.
+	lookupReaders.mu.Lock()
+	lookupReaders.m[k] = nil
+	lookupReaders.mu.Unlock()
+	bad := []types.Value{types.NewString("x")}
+	if _, _, err := snap.Lookup(ctx, tbl.ID, bad, spec); err == nil {
+		t.Fatal("lookup of a non-integer key succeeded")
+	}
+	lookupReaders.mu.Lock()
+	kept = len(lookupReaders.m[k])
+	lookupReaders.mu.Unlock()
+	if kept != 0 {
+		t.Fatal("a failed lookup gave its reader back")
+	}
+	if got := lookup(); got != pooled {
+		t.Fatalf("after a failed lookup: %s, want %s", got, pooled)
+	}
+}
+
+// TestLookupReaderPooledConcurrent runs lookups of one table and column
+// set from several goroutines, which share the free list of readers
+// (lookuppool.go), and checks every row against one read beforehand; run
+// with -race it also checks that no reader is used by two at once.
+func TestLookupReaderPooledConcurrent(t *testing.T) {
+	h := newHarness(t)
+	h.create(groupsSpec(catalog.ModeVersioned))
+	tbl := h.table("t")
+	const keys = 8
+	var lines []string
+	for k := 0; k < keys; k++ {
+		lines = append(lines, fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(k%2), k%2, k%3))
+	}
+	w, err := versionWrite(tbl, "g", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	ctx := context.Background()
+	// Merged into a run, so that the lookups also share its classification
+	// and buffers (lookupRun).
+	if err := h.e.MergeNow(ctx, MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	snap := h.e.Snapshot()
+	defer snap.Release()
+	spec := ScanSpec{Cols: allCols(tbl), Commit: true}
+	run0 := runLookups.Load()
+	lookup := func(k int) (string, error) {
+		row, ok, err := snap.Lookup(ctx, tbl.ID, []types.Value{types.NewInt64(int64(k))}, spec)
+		return fmt.Sprint(ok, row), err
+	}
+	want := make([]string, keys+1) // keys+1: never written
+	for k := range want {
+		if want[k], err = lookup(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 200; i++ {
+				k := (i*7 + g) % len(want)
+				got, err := lookup(k)
+				if err == nil && got != want[k] {
+					err = fmt.Errorf("key %d: %s, want %s", k, got, want[k])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runLookups.Load() == run0 {
+		t.Fatal("no lookup was answered from a run")
 	}
 }

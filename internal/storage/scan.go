@@ -71,6 +71,13 @@ type reader struct {
 	// use; readOnly is ScanSpec.ReadOnly.
 	sig      string
 	readOnly bool
+	// Of a pooled lookup reader (lookuppool.go): the sort key buffer, and
+	// the last shard classified (runOf, its parts) and how (run, runOK),
+	// which holds while the snapshot's shard has the same parts.
+	lookupKey []byte
+	runOf     []*partFile
+	run       runShard
+	runOK     bool
 }
 
 // slowReads, set by tests, makes every read take the general path of
@@ -711,7 +718,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 // Lookup reads the row of one key, given as the key columns' values in
 // primary key order, at spec.AsOf; spec.Cols (and _commit) as in Scan.
 // It reports false when the key does not exist at that commit.
-func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec) ([]types.Value, bool, error) {
+func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec) (row []types.Value, found bool, err error) {
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
@@ -742,7 +749,22 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		}
 		return types.Value{}, fmt.Errorf("storage: table %s: column %d is not in the key", t.Name, id)
 	}
-	var sk, hk []byte
+	spec.BatchRows = 1
+	rd, rk, pooled, err := lookupReader(t, &spec)
+	if err != nil {
+		return nil, false, err
+	}
+	if pooled {
+		defer func() {
+			if err == nil {
+				putLookupReader(rk, rd)
+			}
+		}()
+	}
+	// The sort key is built in the reader's buffer: nothing keeps it past
+	// the lookup (the scratch entry naming it is reset by the next one).
+	sk := rd.lookupKey[:0]
+	var hk []byte
 	for _, id := range t.OrderBy {
 		v, err := val(id)
 		if err != nil {
@@ -750,6 +772,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		}
 		sk = types.AppendKey(sk, v)
 	}
+	rd.lookupKey = sk
 	sd := td.shards[0]
 	if len(td.shards) > 1 {
 		for _, id := range t.ShardColumns() {
@@ -761,11 +784,6 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		}
 		sd = td.shards[td.shardOf(shardHash(hk))]
 	}
-	spec.BatchRows = 1
-	rd, err := newReader(t, &spec, false)
-	if err != nil {
-		return nil, false, err
-	}
 	rd.seek = seekPool.Get().(*seekBufs)
 	rd.seek.takeArena(rd)
 	defer func() {
@@ -775,7 +793,6 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	if err := ctx.Err(); err != nil {
 		return nil, false, err
 	}
-	found := false
 	versioned := t.Mode == catalog.ModeVersioned
 	if len(sd.parts) > 0 {
 		// A merged run answers from its stored winners (lookuprun.go).

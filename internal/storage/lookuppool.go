@@ -1,0 +1,97 @@
+package storage
+
+import (
+	"sync"
+
+	"github.com/strata-db/strata/internal/catalog"
+)
+
+// A point read's reader is built from the table and the columns asked
+// for, not from the snapshot: its column plans, fast plan, key decoder,
+// one-row batch and scratch were most of a lookup's allocations (~25 of
+// a warm lookup's ~40, and of a point SELECT's ~95). Lookup therefore
+// takes a reader from a small free list per (table version, columns,
+// _commit) and gives it back when it returns without error; a reader
+// that failed mid-read is dropped, as its scratch may be half-written.
+// The catalog table is immutable (DDL makes a new one), so its pointer
+// names the schema the plans were built for; the free lists keep old
+// tables alive only until the map is next emptied (maxLookupKeys).
+
+// maxPooledCols is the most columns a pooled lookup reads; a wider read
+// builds its reader each time (the key is a fixed-size array so that
+// finding the free list allocates nothing).
+const maxPooledCols = 8
+
+// maxPooledReaders bounds each free list: about the number of lookups of
+// one table and column set in flight at once.
+const maxPooledReaders = 4
+
+// maxLookupKeys bounds the free lists kept; past it they are all dropped.
+const maxLookupKeys = 256
+
+// lookupReaderKey names the readers that can serve a lookup.
+type lookupReaderKey struct {
+	t      *catalog.Table
+	n      int
+	cols   [maxPooledCols]catalog.ColumnID
+	commit bool
+}
+
+// unpooledLookups, set by tests, makes every lookup build its reader, the
+// reference the pooled readers are compared with.
+var unpooledLookups bool
+
+var lookupReaders struct {
+	mu sync.Mutex
+	m  map[lookupReaderKey][]*reader
+}
+
+// lookupReader returns a reader for a one-row lookup of spec.Cols of t,
+// pooled when it can be: ok reports whether it should be handed back to
+// putLookupReader with k when the lookup succeeds.
+func lookupReader(t *catalog.Table, spec *ScanSpec) (rd *reader, k lookupReaderKey, ok bool, err error) {
+	if len(spec.Cols) > maxPooledCols || unpooledLookups {
+		rd, err = newReader(t, spec, false)
+		return rd, k, false, err
+	}
+	k = lookupReaderKey{t: t, n: len(spec.Cols), commit: spec.Commit}
+	copy(k.cols[:], spec.Cols)
+	lookupReaders.mu.Lock()
+	if l := lookupReaders.m[k]; len(l) > 0 {
+		rd = l[len(l)-1]
+		l[len(l)-1] = nil
+		lookupReaders.m[k] = l[:len(l)-1]
+	}
+	lookupReaders.mu.Unlock()
+	if rd == nil {
+		if rd, err = newReader(t, spec, false); err != nil {
+			return nil, k, false, err
+		}
+	}
+	rd.readOnly, rd.slow = spec.ReadOnly, slowReads
+	return rd, k, true, nil
+}
+
+// putLookupReader empties what of rd's state one lookup left behind and
+// keeps it for the next lookup of k.
+func putLookupReader(k lookupReaderKey, rd *reader) {
+	rd.batch.Reset()
+	rd.stats = ScanStats{}
+	rd.seek = nil
+	// Entries name part Data and layouts of the snapshot just read: drop
+	// them so a pooled reader holds no part of an old snapshot alive but
+	// their keys (layouts are per memtable, and there are few).
+	clear(rd.pcCache)
+	rd.pcCache = rd.pcCache[:0]
+	if len(rd.layMap) > 16 {
+		clear(rd.layMap)
+	}
+	lookupReaders.mu.Lock()
+	defer lookupReaders.mu.Unlock()
+	if lookupReaders.m == nil || len(lookupReaders.m) >= maxLookupKeys && lookupReaders.m[k] == nil {
+		lookupReaders.m = map[lookupReaderKey][]*reader{}
+	}
+	if l := lookupReaders.m[k]; len(l) < maxPooledReaders {
+		lookupReaders.m[k] = append(l, rd)
+	}
+}
