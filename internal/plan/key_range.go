@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/storage"
@@ -24,19 +26,21 @@ func keyRanges(n Node, env *Env) Node {
 		// key is the one-key range (there is no Lookup of history).
 		key, rs, _ := rangesOf(s.Table, s.Cols, s.ColIDs, s.Filter)
 		if key != nil {
-			rs = []storage.KeyRange{oneKeyRange(key)}
+			rs = []storage.KeyRange{oneKeyRange(s.Table, key)}
 		}
 		s.Ranges = rs
 	}
 	return n
 }
 
-// oneKeyRange is the range of the one key key (versions(t) of a full
-// key; Template builds it again for new values).
-func oneKeyRange(key []types.Value) storage.KeyRange {
+// oneKeyRange is the range of the one key key, given in the order of
+// t.Key (versions(t) of a full key; Template builds it again for new
+// values). Storage sorts by t.OrderBy, which a keyed table may order
+// differently from its key, so the values are encoded in that order.
+func oneKeyRange(t *catalog.Table, key []types.Value) storage.KeyRange {
 	var enc []byte
-	for _, v := range key {
-		enc = types.AppendKey(enc, v)
+	for _, id := range t.OrderBy {
+		enc = types.AppendKey(enc, key[slices.Index(t.Key, id)])
 	}
 	return storage.KeyRange{Lo: enc, Hi: prefixEnd(enc)}
 }

@@ -197,7 +197,7 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 		if asOfCommit != scan.AsOf {
 			return nil
 		}
-	} else if r := oneKeyRange(key); asOfCommit != 0 || !bytes.Equal(r.Lo, vers.Ranges[0].Lo) || !bytes.Equal(r.Hi, vers.Ranges[0].Hi) {
+	} else if r := oneKeyRange(vers.Table, key); asOfCommit != 0 || !bytes.Equal(r.Lo, vers.Ranges[0].Lo) || !bytes.Equal(r.Hi, vers.Ranges[0].Hi) {
 		return nil
 	}
 	return t
@@ -353,7 +353,7 @@ func (t *Template) Plan(env *Env) (*Plan, bool) {
 		// As for a Scan below: the range holds only the key's versions,
 		// which the filter's equalities all keep.
 		v := *t.vers
-		v.Ranges, v.Filter = []storage.KeyRange{oneKeyRange(key)}, nil
+		v.Ranges, v.Filter = []storage.KeyRange{oneKeyRange(v.Table, key)}, nil
 		root.In = &v
 		return &Plan{Root: &root, cols: t.cols}, true
 	}
