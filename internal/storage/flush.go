@@ -216,6 +216,7 @@ func (e *Engine) freezeLocked() *flushJob {
 	job := &flushJob{commit: st.commit, cat: st.cat}
 	tables := make(map[catalog.TableID]*tableData, len(st.tables))
 	frozen := false
+	var carried [][2]*shardData // (shard data, its replacement), for the scan cache
 	for id, td := range st.tables {
 		t, _ := st.cat.TableByID(id)
 		ntd := &tableData{id: td.id, keyed: td.keyed}
@@ -235,12 +236,16 @@ func (e *Engine) freezeLocked() *flushJob {
 			}
 			job.shards = append(job.shards, fs)
 			ntd.shards = append(ntd.shards, nsd)
+			carried = append(carried, [2]*shardData{sd, nsd})
 		}
 		tables[id] = ntd
 	}
 	if frozen {
 		// The parts are the same: the generation is shared.
 		e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits, gen: st.gen})
+		for _, c := range carried {
+			e.scans.carry(c[0], c[1])
+		}
 	}
 	e.fl.job = job
 	e.fl.workers.Add(1)
@@ -376,6 +381,7 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 	tables := make(map[catalog.TableID]*tableData, len(st.tables))
 	maps.Copy(tables, st.tables)
 	changed := map[catalog.TableID]*tableData{}
+	var carried [][2]*shardData // (shard data, its replacement), for the scan cache
 	for i, fs := range job.shards {
 		td := st.tables[fs.table]
 		si := -1
@@ -411,6 +417,7 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 			sortParts(nsd.parts)
 		}
 		ntd.shards[si] = nsd
+		carried = append(carried, [2]*shardData{sd, nsd})
 	}
 	if job.commit > ms.WALCheckpoint() {
 		ed.WALCheckpoint = job.commit
@@ -423,6 +430,9 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 	}
 	if len(changed) > 0 {
 		e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+		for _, c := range carried {
+			e.scans.carry(c[0], c[1])
+		}
 	}
 	if len(ed.AddParts) > 0 {
 		e.kickMerges()

@@ -142,6 +142,44 @@ func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint6
 	return e
 }
 
+// carry lets the entries filled from from serve reads of to, the shard
+// data a freeze, a flush or a merge publishes in its place: neither changes a result
+// at any commit (doc.go invariant 8, "A merge never changes a result"),
+// and only an entry from data with nothing newer than its commit is
+// carried, so every version of to is one from had at or before it, and
+// get still refuses to once its memtable takes newer commits. Without
+// this, a scan right after ingest missed while merges published new data
+// every few hundred milliseconds. Entries are replaced, not modified: get
+// reads them without the lock.
+func (c *scanCache) carry(from, to *shardData) {
+	if c == nil {
+		return
+	}
+	w := weak.Make(from)
+	var keys []scanCacheKey
+	c.mu.Lock()
+	for k, e := range c.m {
+		if e.sd == w {
+			keys = append(keys, k)
+		}
+	}
+	c.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	newest := shardNewest(from)
+	nw := weak.Make(to)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range keys {
+		if e := c.m[k]; e != nil && e.sd == w && newest <= e.commit {
+			ne := *e
+			ne.sd = nw
+			c.m[k] = &ne
+		}
+	}
+}
+
 // put keeps e under k, replacing what k held and evicting the oldest
 // entries (and those whose shard data is gone) until it fits.
 func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry) {

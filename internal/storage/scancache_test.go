@@ -64,6 +64,7 @@ func TestScanCacheMatchesSources(t *testing.T) {
 							strings.Join(got, "\n"), strings.Join(want, "\n"))
 					}
 				}
+				ctx := context.Background()
 				hits := 0
 				var old *Snapshot
 				check := func(stage string) {
@@ -119,7 +120,6 @@ func TestScanCacheMatchesSources(t *testing.T) {
 					}
 					old = h.e.Snapshot()
 				}
-				ctx := context.Background()
 				step := func(i int) {
 					randomWrites(t, h, rng, 2, 40)
 					switch i % 5 {
@@ -136,9 +136,44 @@ func TestScanCacheMatchesSources(t *testing.T) {
 						}
 					}
 				}
+				// carried: a flush and a merge without writes between
+				// publish new shard data with the same results, and the
+				// entry follows it (scanCache.carry).
+				carried := func(stage string) {
+					t.Helper()
+					tbl := h.table("b")
+					spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, BatchRows: 5}
+					snap := h.e.Snapshot()
+					want, _ := scanSnap(t, snap, spec, true)
+					scanSnap(t, snap, spec, false)
+					snap.Release()
+					for _, op := range []string{"flush", "merge"} {
+						var err error
+						if op == "flush" {
+							err = h.e.Flush(ctx)
+						} else {
+							err = h.e.MergeNow(ctx, MergeFull)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						snap := h.e.Snapshot()
+						got, st := scanSnap(t, snap, spec, false)
+						ref, _ := scanSnap(t, snap, spec, true)
+						snap.Release()
+						same(stage+" after "+op, got, want)
+						same(stage+" after "+op+", general path", ref, want)
+						if st.CachedShards == 0 {
+							t.Fatalf("%s: the entry did not follow the %s", stage, op)
+						}
+					}
+				}
 				for i := range 8 {
 					step(i)
 					check(fmt.Sprintf("step %d", i))
+					if i%3 == 2 {
+						carried(fmt.Sprintf("step %d", i))
+					}
 				}
 				h.ddl(func(c *catalog.Catalog, commit uint64) error {
 					_, err := c.AddColumn(catalog.AddColumnSpec{Table: "b", Group: "h",
