@@ -60,61 +60,7 @@ func TestVersionsOfKey(t *testing.T) {
 				tbl := h.table("t")
 				rng := rand.New(rand.NewPCG(seed, 41))
 				const keys = 24
-				sent := map[string][][]string{"g": make([][]string, keys), "h": make([][]string, keys)}
-				round := func() {
-					lines := map[string][]string{}
-					var dels []string
-					for k := 0; k < keys; k++ {
-						var g, line string
-						switch x := rng.IntN(14); {
-						case x < 4:
-							g, line = "g", fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(rng.IntN(2)), rng.IntN(2), rng.IntN(2))
-							if _, ok := tbl.Column("e"); ok && rng.IntN(2) == 0 {
-								line += fmt.Sprintf(" e=%d", rng.IntN(2))
-							}
-						case x < 7:
-							g, line = "h", fmt.Sprintf("k=%d a=%d aidx=%d", k, rng.IntN(2), rng.IntN(2))
-						case x < 9:
-							g = []string{"g", "h"}[rng.IntN(2)]
-							if old := sent[g][k]; len(old) > 0 {
-								line = old[rng.IntN(len(old))]
-							}
-						case x < 11:
-							g, line = "default", fmt.Sprintf("k=%d", k)
-							if _, ok := tbl.Column("x"); ok {
-								line += fmt.Sprintf(" x=%c", 'a'+rune(rng.IntN(2)))
-							}
-						case x == 11:
-							dels = append(dels, fmt.Sprintf("k=%d", k))
-						}
-						if line != "" {
-							lines[g] = append(lines[g], line)
-							if g != "default" {
-								sent[g][k] = append(sent[g][k], line)
-							}
-						}
-					}
-					var ws []Write
-					for _, g := range []string{"g", "h", "default"} {
-						if len(lines[g]) > 0 {
-							w, err := versionWrite(tbl, g, lines[g])
-							if err != nil {
-								t.Fatal(err)
-							}
-							ws = append(ws, w)
-						}
-					}
-					if len(dels) > 0 {
-						w, err := deleteWrite(tbl, dels)
-						if err != nil {
-							t.Fatal(err)
-						}
-						ws = append(ws, w)
-					}
-					if len(ws) > 0 {
-						h.mustCommit(&Txn{Kind: KindWrite, Writes: ws})
-					}
-				}
+				round := groupsRound(t, h, &tbl, rng, keys)
 				seeks := 0
 				check := func(stage string) {
 					t.Helper()
