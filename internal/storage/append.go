@@ -42,7 +42,7 @@ func (m *appendMem) add(w *Write, lay *layout, rows []int, commit uint64) {
 			dst.AppendFrom(src, r)
 		}
 		c.cols[i] = dst
-		sz := vectorBytes(dst)
+		sz := uint64(dst.ValueBytes())
 		size += sz
 		m.colBytesAdd(w.Cols[i], sz)
 	}
@@ -69,24 +69,4 @@ func (m *appendMem) view() []*appendChunk {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.chunks[:len(m.chunks):len(m.chunks)]
-}
-
-// vectorBytes estimates the uncompressed size of a vector's values.
-func vectorBytes(v *types.Vector) uint64 {
-	n := v.Len()
-	switch v.Type().Kind.Class() {
-	case types.ClassVarlen:
-		var s uint64
-		for i := 0; i < n; i++ {
-			s += uint64(len(v.BytesAt(i)))
-		}
-		return s
-	case types.ClassWide:
-		return uint64(n) * 32
-	case types.ClassUUID:
-		return uint64(n) * 16
-	case types.ClassBool:
-		return uint64(n)
-	}
-	return uint64(n) * 8
 }

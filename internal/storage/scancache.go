@@ -235,23 +235,7 @@ func copyBatch(ts []types.Type, b *types.Batch) *types.Batch {
 func batchBytes(b *types.Batch) int64 {
 	n := int64(64)
 	for _, v := range b.Cols {
-		l := int64(v.Len())
-		n += 64 + l/8
-		switch v.Type().Kind.Class() {
-		case types.ClassVarlen:
-			n += 8 * (l + 1)
-			for i := range v.Len() {
-				n += int64(len(v.BytesAt(i)))
-			}
-		case types.ClassWide:
-			n += 32 * l
-		case types.ClassUUID:
-			n += 16 * l
-		case types.ClassBool:
-			n += l
-		default:
-			n += 8 * l
-		}
+		n += v.MemBytes()
 	}
 	return n
 }

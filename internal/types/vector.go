@@ -131,6 +131,41 @@ func (v *Vector) materialize() {
 	v.valid = bm
 }
 
+// ValueBytes estimates the size of v's values uncompressed: the bytes of
+// its strings, or its rows times the width of its type.
+func (v *Vector) ValueBytes() int64 {
+	n := int64(v.n)
+	switch v.Type().Kind.Class() {
+	case ClassVarlen:
+		if len(v.offs) > v.n {
+			return int64(v.offs[v.n] - v.offs[0])
+		}
+		return 0
+	case ClassWide:
+		return 32 * n
+	case ClassUUID:
+		return 16 * n
+	case ClassBool:
+		return n
+	}
+	return 8 * n
+}
+
+// MemBytes estimates the memory v holds: its values, its validity bitmap,
+// a string vector's offsets and a fixed overhead, for caches that bound
+// what they keep by bytes.
+func (v *Vector) MemBytes() int64 {
+	if v == nil {
+		return 0
+	}
+	n := int64(v.n)
+	b := v.ValueBytes() + n/8 + 64
+	if v.Type().Kind.Class() == ClassVarlen {
+		b += 8 * (n + 1)
+	}
+	return b
+}
+
 // capacity returns the capacity of the backing slice.
 func (v *Vector) capacity() int {
 	return cap(v.i64) + cap(v.u64) + cap(v.wide) + cap(v.f64) + cap(v.bools) + cap(v.uuids) + cap(v.offs)

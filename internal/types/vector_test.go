@@ -308,3 +308,32 @@ func TestVectorAppendNulls(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorValueBytes checks the size estimates caches bound themselves
+// by: a string vector counts its bytes, fixed-width vectors their width
+// per row.
+func TestVectorValueBytes(t *testing.T) {
+	s := NewVector(Of(String), 0)
+	for _, x := range []string{"ab", "", "cde"} {
+		s.AppendBytes([]byte(x))
+	}
+	if got := s.ValueBytes(); got != 5 {
+		t.Fatalf("strings: %d bytes, want 5", got)
+	}
+	if got := s.MemBytes(); got != 5+0+64+8*4 {
+		t.Fatalf("strings: %d memory bytes, want %d", got, 5+64+8*4)
+	}
+	w := NewVector(Of(Uint256), 0)
+	w.AppendNull()
+	w.AppendNull()
+	if got := w.ValueBytes(); got != 64 {
+		t.Fatalf("UINT256: %d bytes, want 64", got)
+	}
+	var nilVec *Vector
+	if nilVec.MemBytes() != 0 {
+		t.Fatal("a nil vector holds memory")
+	}
+	if got := NewVector(Of(Int64), 4).ValueBytes(); got != 0 {
+		t.Fatalf("empty INT64: %d bytes, want 0", got)
+	}
+}

@@ -3,8 +3,6 @@ package part
 import (
 	"sync"
 	"sync/atomic"
-
-	"github.com/strata-db/strata/internal/types"
 )
 
 // A point lookup decodes one page of each column it reads (FindKey's sort
@@ -197,34 +195,9 @@ func pageBytes(d *Data) int64 {
 	n := int64(256)
 	n += int64(cap(d.Group))*2 + int64(cap(d.Commit))*8 + int64(cap(d.Seq))*4 + int64(cap(d.Tomb)) +
 		int64(cap(d.WonAt)+cap(d.EndedAt)+cap(d.SupersededBy))*8 + int64(cap(d.State))
-	n += vectorBytes(d.Sort) + vectorBytes(d.Order)
+	n += d.Sort.MemBytes() + d.Order.MemBytes()
 	for _, v := range d.Cols {
-		n += vectorBytes(v)
+		n += v.MemBytes()
 	}
 	return n
-}
-
-// vectorBytes estimates a vector's memory from its length and type.
-func vectorBytes(v *types.Vector) int64 {
-	if v == nil {
-		return 0
-	}
-	n := int64(v.Len())
-	b := n/8 + 64
-	switch v.Type().Kind.Class() {
-	case types.ClassVarlen:
-		b += 8 * (n + 1)
-		for i := range v.Len() {
-			b += int64(len(v.BytesAt(i)))
-		}
-	case types.ClassWide:
-		b += 32 * n
-	case types.ClassUUID:
-		b += 16 * n
-	case types.ClassBool:
-		b += n
-	default:
-		b += 8 * n
-	}
-	return b
 }
