@@ -168,6 +168,11 @@ func (e *Engine) finishLocked(job *flushJob) error {
 			continue
 		}
 		if e.fl.halted {
+			// Halted by Close, or by the engine's failure (a failed
+			// manifest edit), which is the error to report.
+			if err := e.failed(); err != nil {
+				return err
+			}
 			return ErrClosed
 		}
 		if err := e.attemptLocked(job); err != nil {
@@ -243,9 +248,7 @@ func (e *Engine) freezeLocked() *flushJob {
 	if frozen {
 		// The parts are the same: the generation is shared.
 		e.cur.Store(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits, gen: st.gen})
-		for _, c := range carried {
-			e.scans.carry(c[0], c[1])
-		}
+		e.scans.carry(carried)
 	}
 	e.fl.job = job
 	e.fl.workers.Add(1)
@@ -430,9 +433,7 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 	}
 	if len(changed) > 0 {
 		e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
-		for _, c := range carried {
-			e.scans.carry(c[0], c[1])
-		}
+		e.scans.carry(carried)
 	}
 	if len(ed.AddParts) > 0 {
 		e.kickMerges()

@@ -351,7 +351,7 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	}
 	tables[job.table] = ntd
 	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
-	e.scans.carry(sd, nsd)
+	e.scans.carry([][2]*shardData{{sd, nsd}})
 	e.merges.Add(1)
 	return nil
 }

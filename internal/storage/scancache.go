@@ -80,6 +80,9 @@ type scanCache struct {
 	bytes   int64
 	budget  int64
 	seq     uint64
+	// tooLarge names, per key, the shard data whose scan outgrew the
+	// budget: its next scans do not copy their output only to drop it.
+	tooLarge map[scanCacheKey]weak.Pointer[shardData]
 	// hits, misses and fills are counted for tests.
 	hits, misses, fills int64
 }
@@ -142,8 +145,9 @@ func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint6
 	return e
 }
 
-// carry lets the entries filled from from serve reads of to, the shard
-// data a freeze, a flush or a merge publishes in its place: neither changes a result
+// carry lets the entries filled from each pair's first shard data serve
+// reads of its second, the shard data a freeze, a flush or a merge
+// publishes in its place: neither changes a result
 // at any commit (doc.go invariant 8, "A merge never changes a result"),
 // and only an entry from data with nothing newer than its commit is
 // carried, so every version of to is one from had at or before it, and
@@ -151,32 +155,41 @@ func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint6
 // this, a scan right after ingest missed while merges published new data
 // every few hundred milliseconds. Entries are replaced, not modified: get
 // reads them without the lock.
-func (c *scanCache) carry(from, to *shardData) {
-	if c == nil {
+func (c *scanCache) carry(pairs [][2]*shardData) {
+	if c == nil || len(pairs) == 0 {
 		return
 	}
-	w := weak.Make(from)
-	var keys []scanCacheKey
 	c.mu.Lock()
-	for k, e := range c.m {
-		if e.sd == w {
-			keys = append(keys, k)
-		}
-	}
+	empty := len(c.m) == 0
 	c.mu.Unlock()
-	if len(keys) == 0 {
+	if empty {
 		return
 	}
-	newest := shardNewest(from)
-	nw := weak.Make(to)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range keys {
-		if e := c.m[k]; e != nil && e.sd == w && newest <= e.commit {
-			ne := *e
-			ne.sd = nw
-			c.m[k] = &ne
+	for _, p := range pairs {
+		from, to := p[0], p[1]
+		w := weak.Make(from)
+		var keys []scanCacheKey
+		c.mu.Lock()
+		for k, e := range c.m {
+			if e.sd == w {
+				keys = append(keys, k)
+			}
 		}
+		c.mu.Unlock()
+		if len(keys) == 0 {
+			continue
+		}
+		newest := shardNewest(from)
+		nw := weak.Make(to)
+		c.mu.Lock()
+		for _, k := range keys {
+			if e := c.m[k]; e != nil && e.sd == w && newest <= e.commit {
+				ne := *e
+				ne.sd = nw
+				c.m[k] = &ne
+			}
+		}
+		c.mu.Unlock()
 	}
 }
 
@@ -196,6 +209,11 @@ func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry) {
 		if oe.sd.Value() == nil {
 			c.bytes -= oe.bytes
 			delete(c.m, ok)
+		}
+	}
+	for tk, w := range c.tooLarge {
+		if w.Value() == nil {
+			delete(c.tooLarge, tk)
 		}
 	}
 	for c.bytes+e.bytes > c.budget {
@@ -256,6 +274,9 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 		rd.sig = scanCacheSig(rd)
 	}
 	k := scanCacheKey{table: rd.t.ID, shard: sd.num, sig: rd.sig}
+	if c.isTooLarge(k, sd) {
+		return false, nil
+	}
 	if e := c.get(k, rd.t, sd, n); e != nil {
 		if err := rd.flush(fn); err != nil {
 			return true, err
@@ -299,6 +320,27 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 	}
 	if e != nil {
 		c.put(k, e)
+	} else {
+		c.markTooLarge(k, sd)
 	}
 	return true, nil
+}
+
+// isTooLarge reports whether a scan of sd under k outgrew the budget.
+func (c *scanCache) isTooLarge(k scanCacheKey, sd *shardData) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.tooLarge[k]
+	return ok && w == weak.Make(sd)
+}
+
+// markTooLarge notes that a scan of sd under k outgrew the budget (one
+// note per key: newer shard data replaces it).
+func (c *scanCache) markTooLarge(k scanCacheKey, sd *shardData) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tooLarge == nil {
+		c.tooLarge = map[scanCacheKey]weak.Pointer[shardData]{}
+	}
+	c.tooLarge[k] = weak.Make(sd)
 }

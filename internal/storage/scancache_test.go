@@ -228,3 +228,51 @@ func mustVersion(t *testing.T, tbl *catalog.Table, group string, lines []string)
 	}
 	return w
 }
+
+// TestScanCacheTooLarge: a shard whose scan outgrows the budget is noted,
+// so its next scans do not copy their output only to drop it; its answers
+// stay those of the general path, and newer shard data is tried again.
+func TestScanCacheTooLarge(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	write := func(from int) {
+		var rows []string
+		for k := from; k < from+50; k++ {
+			rows = append(rows, fmt.Sprintf("k=%d v='value %d' idx=1", k, k))
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, rows...)}})
+		if err := h.e.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(0)
+	c := h.e.scans
+	budget := c.budget
+	c.budget = 256
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl)}
+	for i := range 2 {
+		snap := h.e.Snapshot()
+		want, _ := scanSnap(t, snap, spec, true)
+		got, st := scanSnap(t, snap, spec, false)
+		snap.Release()
+		if !slices.Equal(got, want) || len(got) != 50 {
+			t.Fatalf("scan %d: got %d rows, want the general path's %d", i, len(got), len(want))
+		}
+		if st.CachedShards != 0 || c.fills != 0 {
+			t.Fatalf("scan %d: an entry over the budget was kept", i)
+		}
+	}
+	if len(c.tooLarge) != 1 {
+		t.Fatalf("%d shards noted too large, want 1", len(c.tooLarge))
+	}
+	c.budget = budget
+	write(50)
+	snap := h.e.Snapshot()
+	scanSnap(t, snap, spec, false)
+	_, st := scanSnap(t, snap, spec, false)
+	snap.Release()
+	if st.CachedShards == 0 {
+		t.Fatal("newer shard data was not tried again")
+	}
+}
