@@ -29,14 +29,21 @@ type PlanCache struct {
 }
 
 // cachedPlan is what the cache knows of one tree: seen once (tmpl nil,
-// tried false), a template for params' types, or tried and refused (not
-// a point SELECT of the template's shape, or its first derivation met
-// values Build treats specially), which is not derived again.
+// no refusals), a template for params' types, or refused (not a point
+// SELECT of the template's shape, or the derivation met values Build
+// treats specially, such as a NULL key). A refusal on values says nothing
+// of the next run's, so a tree is derived again until maxRefusals.
 type cachedPlan struct {
-	params []types.Type
-	tmpl   *plan.Template
-	tried  bool
+	params   []types.Type
+	tmpl     *plan.Template
+	refusals int
 }
+
+// maxRefusals is how many refused derivations a tree gets before the
+// cache stops deriving it: enough that a NULL or an odd value on the run
+// that derives does not cost a statement its template for good, few
+// enough that a shape that never fits costs little.
+const maxRefusals = 3
 
 // maxCachedPlans bounds a PlanCache: statements that are parsed anew for
 // every run (never the same tree) would otherwise fill it.
@@ -58,15 +65,15 @@ func (c *PlanCache) get(stmt ast.Stmt, params []types.Value) *plan.Template {
 
 // derive reports whether a template should be derived for stmt after
 // Build planned it without one: not on a tree's first run (it may never
-// come again) nor after a refusal, but again when the parameters' types
-// changed; a first run is remembered.
+// come again) nor after maxRefusals refusals, but again when the
+// parameters' types changed; a first run is remembered.
 func (c *PlanCache) derive(stmt ast.Stmt) bool {
 	e := c.m[stmt]
 	if e == nil {
 		c.entry(stmt)
 		return false
 	}
-	return !e.tried || e.tmpl != nil
+	return e.refusals < maxRefusals || e.tmpl != nil
 }
 
 // entry returns stmt's entry, making room for it when the cache is full.
@@ -85,7 +92,10 @@ func (c *PlanCache) entry(stmt ast.Stmt) *cachedPlan {
 // put keeps t (nil: refused) as stmt's template for params' types.
 func (c *PlanCache) put(stmt ast.Stmt, params []types.Value, t *plan.Template) {
 	e := c.entry(stmt)
-	e.tmpl, e.tried = t, true
+	e.tmpl = t
+	if t == nil {
+		e.refusals++
+	}
 	ts := make([]types.Type, len(params))
 	for i, p := range params {
 		ts[i] = p.Type()

@@ -49,13 +49,28 @@ func TestPlanCacheLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 3 {
+	for range maxRefusals + 3 {
 		if _, err := h.s.Execute(context.Background(), scan, "SELECT v FROM t WHERE v > $1", []types.Value{types.NewInt64(0)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if e := h.s.plans.m[scan]; e == nil || e.tmpl != nil || !e.tried {
-		t.Fatalf("not a point SELECT: entry %+v, want refused", e)
+	if e := h.s.plans.m[scan]; e == nil || e.tmpl != nil || e.refusals != maxRefusals {
+		t.Fatalf("not a point SELECT: entry %+v, want refused %d times and no more", e, maxRefusals)
+	}
+
+	// A NULL on the run that derives does not cost a fresh tree its
+	// template: a later usual value derives one.
+	fresh, err := parser.Parse("SELECT v FROM t WHERE k = $1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []types.Value{types.NewInt64(1), types.Null(types.Of(types.Int64)), types.NewInt64(1)} {
+		if _, err := h.s.Execute(context.Background(), fresh, "SELECT v FROM t WHERE k = $1", []types.Value{v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e := h.s.plans.m[fresh]; e == nil || e.tmpl == nil {
+		t.Fatalf("a NULL on the deriving run: entry %+v, want a template after a usual value", e)
 	}
 }
 

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -77,19 +78,21 @@ func keyPrefixEnd(p []byte) []byte {
 	return nil
 }
 
-// versionsOfKey reads the versions of sort key key (oneKeyOf) from every
-// shard, seeking it in each part. It reports false, having read nothing,
+// versionsOfKey reads the versions of sort key key (oneKeyOf) from the
+// one shard that can hold it (keyShard), seeking it in each part. It reports false, having read nothing,
 // when key is nil or a part is not laid out for seeking (KeyBlocks): the
 // caller then takes the general read.
 func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, n uint64, fn func(*types.Batch) error) (bool, error) {
 	if rd.slow || key == nil {
 		return false, nil
 	}
-	for _, sd := range td.shards {
-		for _, pf := range sd.parts {
-			if !pf.r.Meta().KeyBlocks {
-				return false, nil
-			}
+	sd, err := keyShard(rd.t, td, key)
+	if err != nil {
+		return false, nil
+	}
+	for _, pf := range sd.parts {
+		if !pf.r.Meta().KeyBlocks {
+			return false, nil
 		}
 	}
 	keyVersionReads.Add(1)
@@ -102,46 +105,74 @@ func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, 
 		seekPool.Put(rd.seek)
 		rd.seek = nil
 	}()
+	rd.stats.Shards++
+	if err := ctx.Err(); err != nil {
+		return true, err
+	}
 	lays := map[string]*layout{}
 	var ins []keyInput
-	for _, sd := range td.shards {
-		rd.stats.Shards++
-		if err := ctx.Err(); err != nil {
-			return true, err
-		}
-		ins = ins[:0]
-		for _, pf := range sd.parts {
-			m := pf.r.Meta()
-			if m.MinCommit > n || bytes.Compare(key, m.MinSort) < 0 || bytes.Compare(key, m.MaxSort) > 0 {
-				rd.stats.PartsSkipped++
-				continue
-			}
-			rd.stats.Parts++
-			var err error
-			// nil columns: with rd.versions, lookupGroups reads every
-			// column of the part, as the general read does.
-			if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
-				return true, err
-			}
-		}
-		ins, _ = sd.memInputs(key, n, ins)
-		if len(ins) == 0 {
+	for _, pf := range sd.parts {
+		m := pf.r.Meta()
+		if m.MinCommit > n || bytes.Compare(key, m.MinSort) < 0 || bytes.Compare(key, m.MaxSort) > 0 {
+			rd.stats.PartsSkipped++
 			continue
 		}
-		sortInputs(ins)
-		e, err := rd.resolveKey(key, ins, true)
-		if err != nil {
+		rd.stats.Parts++
+		var err error
+		// nil columns: with rd.versions, lookupGroups reads every
+		// column of the part, as the general read does.
+		if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
 			return true, err
 		}
-		if err := rd.emitVersions(e, n); err != nil {
+	}
+	ins, _ = sd.memInputs(key, n, ins)
+	if len(ins) == 0 {
+		return true, nil
+	}
+	sortInputs(ins)
+	e, err := rd.resolveKey(key, ins, true)
+	if err != nil {
+		return true, err
+	}
+	if err := rd.emitVersions(e, n); err != nil {
+		return true, err
+	}
+	rd.arena.reset()
+	if rd.full() {
+		if err := rd.flush(fn); err != nil {
 			return true, err
-		}
-		rd.arena.reset()
-		if rd.full() {
-			if err := rd.flush(fn); err != nil {
-				return true, err
-			}
 		}
 	}
 	return true, nil
+}
+
+// keyShard returns the shard of td that holds sort key key: the shard
+// columns' values, decoded from it, hash to one shard as a write's do.
+func keyShard(t *catalog.Table, td *tableData, key []byte) (*shardData, error) {
+	if len(td.shards) == 1 {
+		return td.shards[0], nil
+	}
+	vals := make(map[catalog.ColumnID]types.Value, len(t.OrderBy))
+	rest := key
+	for _, id := range t.OrderBy {
+		c, ok := t.AnyColumn(id)
+		if !ok {
+			return nil, fmt.Errorf("storage: column %d of the sort key is gone", id)
+		}
+		var v types.Value
+		var err error
+		if v, rest, err = types.DecodeKey(c.Type, rest); err != nil {
+			return nil, err
+		}
+		vals[id] = v
+	}
+	var hk []byte
+	for _, id := range t.ShardColumns() {
+		v, ok := vals[id]
+		if !ok {
+			return nil, fmt.Errorf("storage: shard column %d is not in the sort key", id)
+		}
+		hk = types.AppendKey(hk, v)
+	}
+	return td.shards[td.shardOf(shardHash(hk))], nil
 }

@@ -79,8 +79,12 @@ func putLookupReader(k lookupReaderKey, rd *reader) {
 	rd.stats = ScanStats{}
 	rd.seek = nil
 	// Entries name part Data and layouts of the snapshot just read: drop
-	// them so a pooled reader holds no part of an old snapshot alive but
-	// their keys (layouts are per memtable, and there are few).
+	// them so a pooled reader does not keep their pages alive (layouts are
+	// per memtable, and there are few). The classified run (rd.runOf,
+	// rd.run) stays, as the next lookup reuses it: an idle reader thus
+	// keeps the part list of a shard a merge has since retired (memory
+	// only; files are closed by their references) until it is reused or
+	// evicted.
 	clear(rd.pcCache)
 	rd.pcCache = rd.pcCache[:0]
 	if len(rd.layMap) > 16 {

@@ -64,9 +64,6 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 		}
 		rd.fast = fp
 	}
-	if rd.seek == nil {
-		rd.seek = &seekBufs{}
-	}
 	if !interval {
 		// Newer sources hold only commits after runMax: invisible before
 		// it. At or after it, a key they hold is resolved from its inputs.

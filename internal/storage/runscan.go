@@ -950,7 +950,7 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInpu
 	lays := map[string]*layout{}
 	var cur, hist []*partFile
 	var runMax uint64
-	rs, run := classifyRun(sd)
+	rs, run := rd.classifyRun(sd)
 	if run {
 		runMax = rs.runMax
 	}
