@@ -176,6 +176,25 @@ func TestClients(t *testing.T) {
 			t.Errorf("/metrics lists no shard of psql_t:\n%s", body)
 		}
 	})
+	// The runtime's profiles sit beside /metrics (cmd/strata/pprof.go).
+	t.Run("pprof", func(t *testing.T) {
+		if tg.metrics == "" {
+			t.Skip("PostgreSQL has no --http")
+		}
+		url := strings.TrimSuffix(tg.metrics, "/metrics") + "/debug/pprof/goroutine?debug=1"
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+		}
+		if !bytes.Contains(body, []byte("pgwire")) {
+			t.Errorf("the goroutine profile names no pgwire goroutine:\n%.2000s", body)
+		}
+	})
 }
 
 // compareFile compares got with the file; STRATA_CLIENTS_REWRITE=1
