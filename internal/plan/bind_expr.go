@@ -70,6 +70,14 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			if g, ok := b.agg.groups[c.Name]; ok {
 				return colExpr(g), nil
 			}
+			if found.mk != nil {
+				// The merged column of a FULL JOIN … USING is coalesce(a.k,
+				// b.k): grouped when each column it reads is (GROUP BY a.k,
+				// b.k), as PostgreSQL decides after flattening join columns.
+				if e, ok := b.regroup(found.value()); ok {
+					return e, nil
+				}
+			}
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", c.Name).WithPos(c.Pos()).WithToken(c.Name)
 		}
 		return found.value(), nil
@@ -942,4 +950,25 @@ func qualifiedName(sc *scope, c *ast.ColumnRef) string {
 		}
 	}
 	return c.Name
+}
+
+// regroup rewrites e, an expression over the grouped query's input
+// columns, to read the groups' columns instead; false if e reads a column
+// that is not grouped.
+func (b *binder) regroup(e expr.Expr) (expr.Expr, bool) {
+	if c, ok := e.(*expr.Col); ok {
+		g, ok := b.agg.byID[c.ID]
+		if !ok {
+			return nil, false
+		}
+		return colExpr(g), true
+	}
+	for _, k := range expr.Children(e) {
+		x, ok := b.regroup(*k)
+		if !ok {
+			return nil, false
+		}
+		*k = x
+	}
+	return e, true
 }
