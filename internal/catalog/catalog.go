@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Catalog is the whole schema: tables, policies, indexes, transformations
-// and users. A Catalog is not safe for concurrent modification; the engine
+// Catalog is the whole schema: tables, views, policies, indexes,
+// transformations and users. A Catalog is not safe for concurrent modification; the engine
 // applies a DDL to a Clone and publishes the clone when the DDL commits,
 // so a published Catalog is only read and may be shared freely.
 type Catalog struct {
@@ -23,6 +23,7 @@ type Catalog struct {
 	indexes    map[string]*Index
 	transforms map[string]*Transformation
 	users      map[string]*User
+	views      map[string]*View
 }
 
 // New returns an empty catalog: no tables, only the built-in policies.
@@ -35,6 +36,7 @@ func New() *Catalog {
 		indexes:    map[string]*Index{},
 		transforms: map[string]*Transformation{},
 		users:      map[string]*User{},
+		views:      map[string]*View{},
 	}
 }
 
@@ -86,6 +88,9 @@ func (c *Catalog) Clone() *Catalog {
 	for k, u := range c.users {
 		cp := *u
 		n.users[k] = &cp
+	}
+	for k, v := range c.views {
+		n.views[k] = v.clone()
 	}
 	return n
 }
@@ -211,7 +216,7 @@ func (c *Catalog) Check() error {
 			return fmt.Errorf("catalog: user %q is misfiled", name)
 		}
 	}
-	return nil
+	return c.checkViews()
 }
 
 // check verifies one table's invariants.

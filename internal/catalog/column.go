@@ -257,6 +257,9 @@ func (c *Catalog) nameDependency(t *Table, col *Column) string {
 			return "read by transformation " + x.Name
 		}
 	}
+	if v := c.viewReadingColumn(ColumnKey{Table: t.ID, Column: col.ID}); v != "" {
+		return "read by view " + v + "; drop the view first"
+	}
 	return ""
 }
 
@@ -380,6 +383,9 @@ func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Tab
 			return errorf(CodeUndefinedColumn, "column %s of table %s does not exist", spec.Column, t.Name)
 		}
 		from, to := col.Type, spec.Type
+		if v := c.viewReadingColumn(ColumnKey{Table: t.ID, Column: col.ID}); v != "" {
+			return errorf(CodeDependentObjects, "cannot alter type of column %s of table %s: it is read by view %s; drop the view first", col.Name, t.Name, v)
+		}
 		if !validType(to) {
 			return errorf(CodeInvalidColumnDef, "column %s of table %s: the new type is not a valid type", col.Name, t.Name)
 		}

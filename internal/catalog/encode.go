@@ -31,7 +31,7 @@ import (
 // FormatMajor and FormatMinor are the version this package writes.
 const (
 	FormatMajor = 1
-	FormatMinor = 0
+	FormatMinor = 1 // 1: views
 )
 
 // ErrNewerFormat is returned (wrapped) by Decode for an encoding of a
@@ -54,6 +54,18 @@ type fileJSON struct {
 	Indexes         []indexJSON      `json:"indexes"`
 	Transformations []transformJSON  `json:"transformations"`
 	Users           []userJSON       `json:"users"`
+	Views           []viewJSON       `json:"views,omitempty"`
+}
+
+type viewJSON struct {
+	Name          string      `json:"name"`
+	Select        string      `json:"select"`
+	Columns       []string    `json:"columns"`
+	Types         []typeJSON  `json:"types"`
+	Sources       []TableID   `json:"sources,omitempty"`
+	Views         []string    `json:"views,omitempty"`
+	Reads         []ColumnKey `json:"reads,omitempty"`
+	CreatedCommit uint64      `json:"created_commit"`
 }
 
 type tableJSON struct {
@@ -203,6 +215,14 @@ func (c *Catalog) Encode() ([]byte, error) {
 	for _, u := range c.Users() {
 		f.Users = append(f.Users, userJSON(*u))
 	}
+	for _, v := range c.Views() {
+		vj := viewJSON{Name: v.Name, Select: v.Select, Columns: v.Columns, Sources: v.Sources, Views: v.Views,
+			Reads: v.Reads, CreatedCommit: v.CreatedCommit}
+		for _, t := range v.Types {
+			vj.Types = append(vj.Types, encodeType(t))
+		}
+		f.Views = append(f.Views, vj)
+	}
 	return json.MarshalIndent(f, "", " ")
 }
 
@@ -239,7 +259,7 @@ func encodeTable(t *Table) tableJSON {
 func encodeColumn(c *Column) columnJSON {
 	return columnJSON{
 		ID: c.ID, Name: c.Name, Nullable: c.Nullable, Default: c.Default, Introduced: c.Introduced,
-		Type:  typeJSON{Kind: c.Type.Kind.String(), Precision: c.Type.Precision, Scale: c.Type.Scale, Len: c.Type.Len, TZ: c.Type.TZ},
+		Type:  encodeType(c.Type),
 		Group: c.Group, AddedCommit: c.AddedCommit, DroppedCommit: c.DroppedCommit, Codec: c.Codec,
 		CodecNamed: c.CodecNamed, Position: c.Position,
 	}
@@ -322,9 +342,21 @@ func Decode(data []byte) (*Catalog, error) {
 		u := User(uj)
 		c.users[u.Name] = &u
 	}
+	for _, vj := range f.Views {
+		v := &View{Name: vj.Name, Select: vj.Select, Columns: vj.Columns, Sources: vj.Sources, Views: vj.Views,
+			Reads: vj.Reads, CreatedCommit: vj.CreatedCommit}
+		for _, tj := range vj.Types {
+			t, ok := decodeType(tj)
+			if !ok {
+				return nil, fmt.Errorf("%w: view %s has a column of unknown type kind %q", ErrCorrupt, vj.Name, tj.Kind)
+			}
+			v.Types = append(v.Types, t)
+		}
+		c.views[v.Name] = v
+	}
 	if len(c.policies) != len(f.Policies) || len(c.indexes) != len(f.Indexes) ||
-		len(c.transforms) != len(f.Transformations) || len(c.users) != len(f.Users) {
-		return nil, fmt.Errorf("%w: a policy, index, transformation or user name appears twice", ErrCorrupt)
+		len(c.transforms) != len(f.Transformations) || len(c.users) != len(f.Users) || len(c.views) != len(f.Views) {
+		return nil, fmt.Errorf("%w: a policy, index, transformation, user or view name appears twice", ErrCorrupt)
 	}
 	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -347,13 +379,13 @@ func decodeTable(tj tableJSON) (*Table, error) {
 		out *[]*Column
 	}{{tj.Columns, &t.Columns}, {tj.Dropped, &t.Dropped}} {
 		for _, cj := range list.in {
-			kind, ok := kindByName[cj.Type.Kind]
+			typ, ok := decodeType(cj.Type)
 			if !ok {
 				return nil, fmt.Errorf("%w: column %s of table %s has unknown type kind %q", ErrCorrupt, cj.Name, tj.Name, cj.Type.Kind)
 			}
 			*list.out = append(*list.out, &Column{
 				ID: cj.ID, Name: cj.Name, Nullable: cj.Nullable, Default: cj.Default, Introduced: cj.Introduced,
-				Type:  types.Type{Kind: kind, Precision: cj.Type.Precision, Scale: cj.Type.Scale, Len: cj.Type.Len, TZ: cj.Type.TZ},
+				Type:  typ,
 				Group: cj.Group, AddedCommit: cj.AddedCommit, DroppedCommit: cj.DroppedCommit, Codec: cj.Codec,
 				CodecNamed: cj.CodecNamed, Position: cj.Position,
 			})
@@ -384,4 +416,17 @@ func decodeValue(vj valueJSON) (Value, error) {
 		v.List = append(v.List, ev)
 	}
 	return v, nil
+}
+
+func encodeType(t types.Type) typeJSON {
+	return typeJSON{Kind: t.Kind.String(), Precision: t.Precision, Scale: t.Scale, Len: t.Len, TZ: t.TZ}
+}
+
+// decodeType is encodeType's inverse; false for an unknown kind name.
+func decodeType(tj typeJSON) (types.Type, bool) {
+	kind, ok := kindByName[tj.Kind]
+	if !ok {
+		return types.Type{}, false
+	}
+	return types.Type{Kind: kind, Precision: tj.Precision, Scale: tj.Scale, Len: tj.Len, TZ: tj.TZ}, true
 }

@@ -269,6 +269,10 @@ func (c *Catalog) CreateTable(spec TableSpec, commit uint64) (t *Table, created 
 		}
 		return nil, false, errorf(CodeDuplicateTable, "table %s already exists", spec.Name)
 	}
+	if _, ok := c.views[spec.Name]; ok {
+		// Even with IF NOT EXISTS: no table of that name is there.
+		return nil, false, errorf(CodeDuplicateTable, "relation %s already exists: it is a view", spec.Name)
+	}
 	t, err = buildTable(spec, commit)
 	if err != nil {
 		return nil, false, err
@@ -492,6 +496,10 @@ func (c *Catalog) DropTable(name string, ifExists bool, commit uint64) (dropped 
 		return false, errorf(CodeDependentObjects,
 			"table %s is used by transformation %s; drop the transformation first", name, x.Name)
 	}
+	if vs := c.viewsReadingTable(t.ID); len(vs) > 0 {
+		return false, errorf(CodeDependentObjects,
+			"cannot drop table %s because %s %s on it; drop them first", name, plural(vs, "view"), plural(vs, "depends"))
+	}
 	for _, ix := range c.Indexes(name) {
 		delete(c.indexes, ix.Name)
 	}
@@ -518,12 +526,19 @@ func (c *Catalog) RenameTable(spec RenameTableSpec, commit uint64) (*Table, erro
 	if _, taken := c.tableNames[spec.New]; taken {
 		return nil, errorf(CodeDuplicateTable, "cannot rename table %s to %s: table %s already exists", spec.Table, spec.New, spec.New)
 	}
+	if _, taken := c.views[spec.New]; taken {
+		return nil, errorf(CodeDuplicateTable, "cannot rename table %s to %s: view %s already exists", spec.Table, spec.New, spec.New)
+	}
 	return c.alterTable(spec.Table, commit, func(t *Table) error {
 		for _, x := range c.sortedTransformations() {
 			if slices.Contains(x.Sources, t.ID) {
 				return errorf(CodeDependentObjects,
 					"cannot rename table %s: transformation %s reads it by name; drop the transformation first", t.Name, x.Name)
 			}
+		}
+		if vs := c.viewsReadingTable(t.ID); len(vs) > 0 {
+			return errorf(CodeDependentObjects,
+				"cannot rename table %s: %s %s it by name; drop them first", t.Name, plural(vs, "view"), plural(vs, "reads"))
 		}
 		t.Name = spec.New
 		return nil

@@ -33,6 +33,10 @@ type binder struct {
 	// with a nil node means its non-recursive term is being bound, where a
 	// reference is an error.
 	working map[*ast.CTE]*Recursive
+	// deps, when set (BuildView), collects the scans and views bound.
+	deps *viewDeps
+	// viewDepth counts the views being bound inside one another.
+	viewDepth int
 }
 
 func newBinder(env *Env) *binder {
@@ -730,6 +734,11 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			return n, b.addRel(sc, r, t.Pos())
 		}
 	}
+	if t.Name.Schema == "" || t.Name.Schema == "public" {
+		if v, ok := b.env.Source.Catalog().View(name); ok {
+			return b.viewRef(t, v, sc, own, alias, cols)
+		}
+	}
 	// An unqualified name that no table has may name a virtual relation of
 	// a schema on the search path (pg_catalog's, as in PostgreSQL):
 	// Virtual("", name) decides.
@@ -766,6 +775,9 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 		return nil, err
 	}
 	n := &Scan{Table: tbl, Alias: alias, AsOf: commit}
+	if b.deps != nil {
+		b.deps.scans = append(b.deps.scans, n)
+	}
 	r := &rel{name: alias, scan: n, b: b}
 	for _, c := range tbl.Columns {
 		ref := b.newCol(c.Name, c.Type)

@@ -40,6 +40,20 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 				return err
 			}
 		}
+	case *ast.CreateViewStmt:
+		tag = "CREATE VIEW"
+		if n.IfNotExists {
+			if _, ok := cat.View(n.Name.Name); ok {
+				return &Result{Tag: tag}, nil
+			}
+		}
+		var spec catalog.ViewSpec
+		if spec, err = st.viewSpec(n); err == nil {
+			fn = func(c *catalog.Catalog, commit uint64) error {
+				_, err := c.CreateView(spec, commit)
+				return err
+			}
+		}
 	case *ast.AlterTableStmt:
 		tag, tables = "ALTER TABLE", []string{n.Table.Name}
 		fn, err = st.alterTable(n, cat)
@@ -392,7 +406,7 @@ func (st *statement) neverHeldRows(t *catalog.Table) bool {
 // drop converts DROP …; fn is nil when IF EXISTS leaves nothing to do.
 func (st *statement) drop(n *ast.DropStmt, cat *catalog.Catalog) (string, func(*catalog.Catalog, uint64) error) {
 	kinds := map[ast.ObjectKind]string{ast.ObjTable: "TABLE", ast.ObjIndex: "INDEX", ast.ObjPolicy: "POLICY",
-		ast.ObjTransformation: "TRANSFORMATION", ast.ObjUser: "ROLE"}
+		ast.ObjTransformation: "TRANSFORMATION", ast.ObjUser: "ROLE", ast.ObjView: "VIEW"}
 	tag := "DROP " + kinds[n.Kind]
 	var names []string
 	for _, o := range n.Names {
@@ -408,6 +422,8 @@ func (st *statement) drop(n *ast.DropStmt, cat *catalog.Catalog) (string, func(*
 			_, exists = cat.Transformation(o.Name)
 		case ast.ObjUser:
 			_, exists = cat.User(o.Name)
+		case ast.ObjView:
+			_, exists = cat.View(o.Name)
 		}
 		if exists || !n.IfExists {
 			names = append(names, o.Name)
@@ -431,6 +447,8 @@ func (st *statement) drop(n *ast.DropStmt, cat *catalog.Catalog) (string, func(*
 				_, err = c.DropTransformation(name, ifExists, commit)
 			case ast.ObjUser:
 				_, err = c.DropUser(name, ifExists, commit)
+			case ast.ObjView:
+				_, err = c.DropView(name, ifExists, commit)
 			}
 			if err != nil {
 				return err

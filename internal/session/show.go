@@ -21,8 +21,14 @@ func rowsResult(cols []Column, rows [][]types.Value) *Result {
 func (st *statement) showTables() (*Result, error) {
 	defer st.release()
 	var rows [][]types.Value
-	for _, t := range st.snapshot().Catalog().Tables() {
+	cat := st.snapshot().Catalog()
+	for _, t := range cat.Tables() {
 		rows = append(rows, []types.Value{types.NewString(t.Name), types.NewString(t.Mode.String())})
+	}
+	// Views are relations beside the tables, listed after them as MySQL's
+	// SHOW FULL TABLES lists them with their kind.
+	for _, v := range cat.Views() {
+		rows = append(rows, []types.Value{types.NewString(v.Name), types.NewString("view")})
 	}
 	return rowsResult([]Column{{"name", strType}, {"mode", strType}}, rows), nil
 }
@@ -35,17 +41,42 @@ func (st *statement) lookupTable(name *ast.ObjectName) (*catalog.Table, error) {
 	return t, nil
 }
 
+// lookupView returns the view name names, if it names one.
+func (st *statement) lookupView(name *ast.ObjectName) (*catalog.View, bool) {
+	if name.Schema != "" && name.Schema != "public" {
+		return nil, false
+	}
+	return st.snapshot().Catalog().View(name.Name)
+}
+
+// CreateViewSQL returns the CREATE VIEW statement that re-creates v: its
+// column names and its query as stored.
+func CreateViewSQL(v *catalog.View) string {
+	cols := make([]string, len(v.Columns))
+	for i, c := range v.Columns {
+		cols[i] = ast.FormatIdent(c)
+	}
+	return "CREATE VIEW " + ast.FormatIdent(v.Name) + " (" + strings.Join(cols, ", ") + ") AS\n" + v.Select
+}
+
 // describe lists a table's columns: name, type, nullable, default, key and
 // attribute group (R13.4).
 func (st *statement) describe(n *ast.DescribeStmt) (*Result, error) {
 	defer st.release()
+	cols := []Column{{"column", strType}, {"type", strType}, {"nullable", boolType}, {"default", strType},
+		{"key", boolType}, {"attribute_group", strType}}
+	var rows [][]types.Value
+	if v, ok := st.lookupView(n.Table); ok {
+		for i, c := range v.Columns {
+			rows = append(rows, []types.Value{types.NewString(c), types.NewString(v.Types[i].String()),
+				types.NewBool(true), types.Null(strType), types.NewBool(false), types.Null(strType)})
+		}
+		return rowsResult(cols, rows), nil
+	}
 	t, err := st.lookupTable(n.Table)
 	if err != nil {
 		return nil, err
 	}
-	cols := []Column{{"column", strType}, {"type", strType}, {"nullable", boolType}, {"default", strType},
-		{"key", boolType}, {"attribute_group", strType}}
-	var rows [][]types.Value
 	for _, c := range t.Columns {
 		def := types.Null(strType)
 		if c.Default != nil {
@@ -63,6 +94,10 @@ func (st *statement) describe(n *ast.DescribeStmt) (*Result, error) {
 
 func (st *statement) showCreate(n *ast.ShowCreateTableStmt) (*Result, error) {
 	defer st.release()
+	if v, ok := st.lookupView(n.Table); ok {
+		return rowsResult([]Column{{"table", strType}, {"create_table", strType}},
+			[][]types.Value{{types.NewString(v.Name), types.NewString(CreateViewSQL(v))}}), nil
+	}
 	t, err := st.lookupTable(n.Table)
 	if err != nil {
 		return nil, err

@@ -174,3 +174,18 @@ func fillUsers(src Source, add func(...types.Value)) {
 		add(str(u.Name), types.NewBool(u.Verifier != ""), u64(u.CreatedCommit), u64(u.AlteredCommit))
 	}
 }
+
+// fillViews lists each view: its query as stored, its output columns and
+// the tables it reads (through other views too).
+func fillViews(src Source, add func(...types.Value)) {
+	cat := src.Catalog()
+	for _, v := range cat.Views() {
+		var tables []string
+		for _, id := range v.Sources {
+			if t, ok := cat.TableByID(id); ok {
+				tables = append(tables, t.Name)
+			}
+		}
+		add(str(v.Name), str(v.Select), str(strings.Join(v.Columns, ", ")), str(strings.Join(tables, ", ")), u64(v.CreatedCommit))
+	}
+}

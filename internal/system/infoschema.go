@@ -28,6 +28,10 @@ var infoSchemaTables = []*Table{
 			add(str(expr.DatabaseName), str("public"), str(t.Name), str("BASE TABLE"), null(tString), null(tString),
 				null(tString), null(tString), null(tString), str("YES"), str("NO"), null(tString))
 		}
+		for _, v := range src.Catalog().Views() {
+			add(str(expr.DatabaseName), str("public"), str(v.Name), str("VIEW"), null(tString), null(tString),
+				null(tString), null(tString), null(tString), str("NO"), str("NO"), null(tString))
+		}
 		for _, r := range catalogRels {
 			typ := "BASE TABLE"
 			if r.kind == "v" {

@@ -167,4 +167,6 @@ var tables = []*Table{
 		"created_commit", tUint), fill: fillTransformations},
 	{Name: "users", Columns: cols("name", tString, "has_password", tBool, "created_commit", tUint,
 		"altered_commit", tUint), fill: fillUsers},
+	{Name: "views", Columns: cols("name", tString, "definition", tString, "columns", tString, "tables", tString,
+		"created_commit", tUint), fill: fillViews},
 }

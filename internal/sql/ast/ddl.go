@@ -175,9 +175,10 @@ const (
 	ObjPolicy
 	ObjTransformation
 	ObjUser
+	ObjView
 )
 
-// DropStmt is DROP TABLE|INDEX|POLICY|TRANSFORMATION|USER [IF EXISTS]
+// DropStmt is DROP TABLE|INDEX|POLICY|TRANSFORMATION|USER|VIEW [IF EXISTS]
 // name, ….
 type DropStmt struct {
 	Span
@@ -243,6 +244,17 @@ type CreateTransformationStmt struct {
 	Target *ObjectName
 	Group  *Ident // nil when absent
 	Query  *SelectStmt
+}
+
+// CreateViewStmt is CREATE [OR REPLACE] VIEW [IF NOT EXISTS] Name
+// [(Columns)] AS Query.
+type CreateViewStmt struct {
+	Span
+	OrReplace   bool
+	IfNotExists bool
+	Name        *ObjectName
+	Columns     []*Ident
+	Query       *SelectStmt
 }
 
 // SyncTransformationsStmt is SYNC TRANSFORMATIONS (R12.4).

@@ -28,7 +28,7 @@ func (n NullSpec) String() string { return pick(int(n), "DEFAULT", "NULL", "NOT 
 
 // String returns the ObjectKind's SQL spelling.
 func (k ObjectKind) String() string {
-	return pick(int(k), "TABLE", "INDEX", "POLICY", "TRANSFORMATION", "USER")
+	return pick(int(k), "TABLE", "INDEX", "POLICY", "TRANSFORMATION", "USER", "VIEW")
 }
 
 // String returns the IndexScope's SQL spelling.

@@ -105,6 +105,28 @@ func (p *printer) stmt(s Stmt) {
 		}
 		p.str(" AS ")
 		p.selectStmt(s.Query)
+	case *CreateViewStmt:
+		p.str("CREATE ")
+		if s.OrReplace {
+			p.str("OR REPLACE ")
+		}
+		p.str("VIEW ")
+		if s.IfNotExists {
+			p.str("IF NOT EXISTS ")
+		}
+		p.objectName(s.Name)
+		if len(s.Columns) > 0 {
+			p.str(" (")
+			for i, c := range s.Columns {
+				if i > 0 {
+					p.str(", ")
+				}
+				p.ident(c.Name)
+			}
+			p.str(")")
+		}
+		p.str(" AS ")
+		p.selectStmt(s.Query)
 	case *SyncTransformationsStmt:
 		p.str("SYNC TRANSFORMATIONS")
 	case *CreateUserStmt:
@@ -176,7 +198,7 @@ func (p *printer) stmt(s Stmt) {
 
 var objectKindNames = [...]string{
 	ObjTable: "TABLE", ObjIndex: "INDEX", ObjPolicy: "POLICY",
-	ObjTransformation: "TRANSFORMATION", ObjUser: "USER",
+	ObjTransformation: "TRANSFORMATION", ObjUser: "USER", ObjView: "VIEW",
 }
 
 // settingName prints a dotted setting name, quoting each part as needed.

@@ -161,6 +161,7 @@ func (*DropStmt) stmtNode()                 {}
 func (*CreateIndexStmt) stmtNode()          {}
 func (*CreatePolicyStmt) stmtNode()         {}
 func (*CreateTransformationStmt) stmtNode() {}
+func (*CreateViewStmt) stmtNode()           {}
 func (*SyncTransformationsStmt) stmtNode()  {}
 func (*CreateUserStmt) stmtNode()           {}
 func (*AlterUserStmt) stmtNode()            {}

@@ -264,6 +264,12 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Target)
 		in(n.Group)
 		in(n.Query)
+	case *CreateViewStmt:
+		in(n.Name)
+		for _, c := range n.Columns {
+			in(c)
+		}
+		in(n.Query)
 	case *CreateUserStmt:
 		in(n.Name)
 	case *AlterUserStmt:

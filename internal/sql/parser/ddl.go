@@ -13,6 +13,9 @@ import (
 func (p *parser) create() ast.Stmt {
 	start := p.pos
 	p.expect(token.CREATE)
+	if p.tok == token.OR || p.wordIs("view") {
+		return p.createView(start)
+	}
 	switch p.tok {
 	case token.TABLE:
 		return p.createTable(start)
@@ -31,7 +34,7 @@ func (p *parser) create() ast.Stmt {
 		s.Span = p.span(start)
 		return s
 	}
-	p.errorExpected("TABLE, INDEX, POLICY, TRANSFORMATION or USER after CREATE")
+	p.errorExpected("TABLE, VIEW, INDEX, POLICY, TRANSFORMATION or USER after CREATE")
 	return nil
 }
 
@@ -388,6 +391,42 @@ func (p *parser) policyValue() ast.Expr {
 	return t
 }
 
+// createView parses CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name
+// [(column, …)] AS query. VIEW is not a reserved word: it matters here
+// and after DROP only.
+func (p *parser) createView(start int) ast.Stmt {
+	s := &ast.CreateViewStmt{}
+	if p.got(token.OR) {
+		if !p.wordIs("replace") {
+			p.errorExpected("REPLACE after CREATE OR")
+		}
+		p.next()
+		s.OrReplace = true
+	}
+	if !p.wordIs("view") {
+		p.errorExpected("VIEW")
+	}
+	p.next()
+	s.IfNotExists = p.ifNotExists()
+	s.Name = p.objectName("a view name")
+	if p.got(token.LPAREN) {
+		for {
+			s.Columns = append(s.Columns, p.ident("a column name"))
+			if !p.got(token.COMMA) {
+				break
+			}
+		}
+		p.expect(token.RPAREN)
+	}
+	p.expect(token.AS)
+	if !p.startsQuery() && p.tok != token.LPAREN {
+		p.errorExpected("a query after AS")
+	}
+	s.Query = p.selectStmt()
+	s.Span = p.span(start)
+	return s
+}
+
 // createTransformation parses CREATE TRANSFORMATION name INTO t [ATTRIBUTE
 // GROUP g] AS query (SPEC R12.1).
 func (p *parser) createTransformation(start int) ast.Stmt {
@@ -519,7 +558,10 @@ func (p *parser) drop() ast.Stmt {
 	case token.USER:
 		s.Kind = ast.ObjUser
 	default:
-		p.errorExpected("TABLE, INDEX, POLICY, TRANSFORMATION or USER after DROP")
+		if !p.wordIs("view") {
+			p.errorExpected("TABLE, VIEW, INDEX, POLICY, TRANSFORMATION or USER after DROP")
+		}
+		s.Kind = ast.ObjView
 	}
 	p.next()
 	s.IfExists = p.ifExists()
