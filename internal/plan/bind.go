@@ -821,6 +821,9 @@ func (b *binder) tableFunc(f *ast.TableFunc, sc *scope, inh *asOf) (Node, error)
 	}
 	tbl, found := b.env.Source.Catalog().Table(ref.Name)
 	if !found {
+		if _, isView := b.env.Source.Catalog().View(ref.Name); isView {
+			return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "versions() reads a table's history, and %s is a view: name one of the tables it reads", ref.Name).WithPos(ref.Pos()).WithToken(ref.Name)
+		}
 		return nil, sqlerr.UndefinedTable(ref.Pos(), ref.Name)
 	}
 	if tbl.Mode != catalog.ModeVersioned {

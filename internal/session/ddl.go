@@ -264,6 +264,9 @@ func (st *statement) alterTable(n *ast.AlterTableStmt, cat *catalog.Catalog) (fu
 	name := n.Table.Name
 	tab, ok := cat.Table(name)
 	if !ok {
+		if _, isView := cat.View(name); isView {
+			return nil, sqlerr.NotSupported(n.Table.Pos(), "ALTER TABLE on view %s: a view is changed with CREATE OR REPLACE VIEW", name)
+		}
 		return nil, sqlerr.UndefinedTable(n.Table.Pos(), name)
 	}
 	var steps []func(c *catalog.Catalog, commit uint64) error

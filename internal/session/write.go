@@ -49,6 +49,10 @@ func writableTable(cat *catalog.Catalog, name *ast.ObjectName) (*catalog.Table, 
 	}
 	t, ok := cat.Table(name.Name)
 	if !ok {
+		if _, isView := cat.View(name.Name); isView {
+			return nil, sqlerr.New("55000", "cannot write to view %s: views are read-only; write to the tables it reads", name.Name).
+				WithPos(name.Pos()).WithToken(name.Name)
+		}
 		return nil, sqlerr.UndefinedTable(name.Pos(), name.Name)
 	}
 	return t, nil
