@@ -57,6 +57,10 @@ type aggSink struct {
 	intIndex map[uint64]int
 	nullG    int
 	err      error
+	// ord buffers the rows of each aggregate with an ORDER BY (nil for
+	// the others) until finish (agg_ordered.go); dk is DISTINCT's key.
+	ord []*ordBuf
+	dk  []byte
 }
 
 // fastStep folds aggregate j over the batch with a typed loop when it is
@@ -70,7 +74,7 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		}
 		return true
 	}
-	if a.Distinct || len(s.av[j]) != 1 {
+	if a.Distinct || len(s.av[j]) != 1 || len(a.Order) > 0 {
 		return false
 	}
 	v := s.av[j][0]
@@ -297,13 +301,20 @@ func (s *aggSink) newGroup(v *types.Vector, i, keyBytes int) error {
 
 func (r *runner) buildAgg(x *plan.Aggregate, out sink) (func() error, error) {
 	es := append([]expr.Expr(nil), x.Groups...)
-	for _, a := range x.Aggs {
+	ord := make([]*ordBuf, len(x.Aggs))
+	for j, a := range x.Aggs {
 		es = append(es, a.Args...)
+		for _, k := range a.Order {
+			es = append(es, k.E)
+		}
+		if len(a.Order) > 0 {
+			ord[j] = &ordBuf{}
+		}
 	}
 	if err := resolve(x.In, es...); err != nil {
 		return nil, err
 	}
-	s := &aggSink{n: x, out: out, r: r, c: r.newCtx(), index: map[string]int{}}
+	s := &aggSink{n: x, out: out, r: r, c: r.newCtx(), index: map[string]int{}, ord: ord}
 	return r.build(x.In, s)
 }
 
@@ -329,6 +340,13 @@ func (s *aggSink) push(b *types.Batch) error {
 			}
 			vs = append(vs, v)
 		}
+		for _, k := range a.Order {
+			v, err := k.E.Eval(s.c, b)
+			if err != nil {
+				return err
+			}
+			vs = append(vs, v)
+		}
 		s.av[j] = vs
 	}
 	if err := s.groupIDs(b.Rows); err != nil {
@@ -347,30 +365,24 @@ func (s *aggSink) push(b *types.Batch) error {
 	if len(slow) == 0 {
 		return nil
 	}
-	var dk []byte
+	for _, j := range slow {
+		if o := s.ord[j]; o != nil {
+			vs := s.av[j]
+			for i, g := range s.gids {
+				o.add(vs, i, g)
+			}
+			if err := s.r.mem.grow(int64(b.Rows) * int64(8+16*len(vs))); err != nil {
+				return err
+			}
+		}
+	}
 	for i, g := range s.gids {
 		st := s.states[g]
 		for _, j := range slow {
-			a := s.n.Aggs[j]
-			vs := s.av[j]
-			if a.Star {
-				st[j].count++
+			if s.ord[j] != nil {
 				continue
 			}
-			if vs[0].IsNull(i) && a.Fn != "any_value" && a.Fn != "array_agg" {
-				continue
-			}
-			if a.Distinct {
-				dk = expr.AppendValueKey(dk[:0], vs[0].Get(i))
-				if st[j].seen == nil {
-					st[j].seen = map[string]struct{}{}
-				}
-				if _, dup := st[j].seen[string(dk)]; dup {
-					continue
-				}
-				st[j].seen[string(dk)] = struct{}{}
-			}
-			if err := step(&st[j], a, vs, i); err != nil {
+			if err := fold(&st[j], s.n.Aggs[j], s.av[j], i, &s.dk); err != nil {
 				return err
 			}
 		}
@@ -466,6 +478,9 @@ func sumTypeOf(avg, arg types.Type) types.Type {
 func (s *aggSink) finish() error {
 	if len(s.states) == 0 && len(s.n.Groups) == 0 {
 		s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+	}
+	if err := s.finishOrdered(); err != nil {
+		return err
 	}
 	out := s.n.Output()
 	ts := make([]types.Type, len(out))

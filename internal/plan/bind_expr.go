@@ -660,6 +660,13 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	if f.Filter != nil && (f.Schema != "" || !aggFuncs[f.Name]) {
 		return nil, sqlerr.New(sqlerr.CodeSyntax, "FILTER specified, but %s is not an aggregate function", f.Name).WithPos(f.Pos()).WithToken(f.Name)
 	}
+	if len(f.OrderBy) > 0 && (f.Schema != "" || !aggFuncs[f.Name]) {
+		what := "ORDER BY"
+		if f.WithinGroup {
+			what = "WITHIN GROUP"
+		}
+		return nil, sqlerr.New(codeWrongObjectType, "%s specified, but %s is not an aggregate function", what, f.Name).WithPos(f.Pos()).WithToken(f.Name)
+	}
 	if f.Schema == "" && aggFuncs[f.Name] {
 		if b.agg == nil {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function %s is not allowed here", f.Name).WithPos(f.Pos())

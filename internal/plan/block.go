@@ -25,7 +25,8 @@ type aggCtx struct {
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"any_value": true, "max_by": true, "min_by": true, "bool_and": true, "bool_or": true, "every": true,
-	"string_agg": true, "array_agg": true}
+	"string_agg": true, "array_agg": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true}
 
 func hasAgg(e ast.Node) bool {
 	found := false
@@ -334,6 +335,9 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 	if call.Fn == "every" {
 		call.Fn = "bool_and"
 	}
+	if orderedSetAggs[call.Fn] || f.WithinGroup {
+		return b.orderedSetAggregate(ac, f, key)
+	}
 	for _, a := range f.Args {
 		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
@@ -343,6 +347,9 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		call.Args = append(call.Args, e)
+	}
+	if err := b.aggOrder(ac.scope, f, &call); err != nil {
+		return nil, err
 	}
 	if f.Filter != nil {
 		if err := b.aggFilter(ac.scope, f, &call); err != nil {
@@ -449,7 +456,13 @@ func (b *binder) aggFilter(sc *scope, f *ast.FuncCall, call *AggCall) error {
 	if len(call.Args) == 0 {
 		return nil
 	}
-	arg := call.Args[0]
-	call.Args[0] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
+	// An ordered-set aggregate's aggregated argument is its last one (the
+	// first are direct arguments such as percentile_cont's fraction).
+	i := 0
+	if orderedSetAggs[call.Fn] {
+		i = len(call.Args) - 1
+	}
+	arg := call.Args[i]
+	call.Args[i] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
 	return nil
 }

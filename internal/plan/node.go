@@ -139,6 +139,16 @@ type AggCall struct {
 	Star     bool // count(*)
 	Distinct bool
 	T        types.Type
+	// Order is the aggregate's ORDER BY (string_agg(s, ',' ORDER BY s),
+	// WITHIN GROUP of percentile_cont, percentile_disc and mode): exec
+	// feeds each group's rows in this order. Empty for the aggregates
+	// whose result does not depend on the order, where the binder drops
+	// a written ORDER BY.
+	Order []SortKey
+	// Grouping is grouping(…)'s arguments as positions in the
+	// Aggregate's Groups (Fn "grouping"; no Args): its value is constant
+	// per grouping set.
+	Grouping []int
 }
 
 // Aggregate groups its input by Groups and computes Aggs per group. With no
@@ -490,6 +500,12 @@ func aggString(a AggCall) string {
 	d := ""
 	if a.Distinct {
 		d = "DISTINCT "
+	}
+	if orderedSetAggs[a.Fn] {
+		return a.Fn + "(" + strings.Join(args[:len(args)-1], ", ") + ") WITHIN GROUP (ORDER BY " + sortKeysString(a.Order) + ")"
+	}
+	if len(a.Order) > 0 {
+		return a.Fn + "(" + d + strings.Join(args, ", ") + " ORDER BY " + sortKeysString(a.Order) + ")"
 	}
 	return a.Fn + "(" + d + strings.Join(args, ", ") + ")"
 }

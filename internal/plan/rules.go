@@ -106,6 +106,9 @@ func pruneColumns(root Node, env *Env) Node {
 				for _, e := range a.Args {
 					use(e)
 				}
+				for _, k := range a.Order {
+					use(k.E)
+				}
 			}
 		case *Join:
 			use(x.Cond)

@@ -194,6 +194,12 @@ type FuncCall struct {
 	// Filter is an aggregate's FILTER (WHERE Filter) clause; nil when
 	// absent.
 	Filter Expr
+	// OrderBy is an aggregate's ORDER BY, written inside the parentheses
+	// after the arguments (string_agg(s, ',' ORDER BY s)) or, when
+	// WithinGroup is set, in WITHIN GROUP (ORDER BY …) of an ordered-set
+	// aggregate (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)).
+	OrderBy     []*OrderItem
+	WithinGroup bool
 }
 
 // ParenExpr is an expression in parentheses, kept so that the printer

@@ -249,7 +249,16 @@ func (p *printer) expr(e Expr, min int) {
 			}
 			p.exprs(e.Args)
 		}
+		if len(e.OrderBy) > 0 && !e.WithinGroup {
+			p.str(" ORDER BY ")
+			p.orderItems(e.OrderBy)
+		}
 		p.str(")")
+		if len(e.OrderBy) > 0 && e.WithinGroup {
+			p.str(" WITHIN GROUP (ORDER BY ")
+			p.orderItems(e.OrderBy)
+			p.str(")")
+		}
 		if e.Filter != nil {
 			p.str(" FILTER (WHERE ")
 			p.expr(e.Filter, 0)

@@ -458,8 +458,31 @@ func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 			p.got(token.ALL)
 		}
 		f.Args = p.exprList()
+		if p.tok == token.ORDER {
+			p.next()
+			p.expect(token.BY)
+			f.OrderBy = p.orderItems()
+		}
 	}
 	p.expect(token.RPAREN)
+	// ordered-set aggregate(…) WITHIN GROUP (ORDER BY …): WITHIN is no
+	// keyword of ours; followed by GROUP it can be nothing else.
+	if p.tok == token.IDENT && strings.EqualFold(p.lit, "within") && p.peek(1) == token.GROUP {
+		if len(f.OrderBy) > 0 {
+			p.failHere("cannot use multiple ORDER BY clauses with WITHIN GROUP")
+		}
+		if f.Distinct {
+			p.failHere("cannot use DISTINCT with WITHIN GROUP")
+		}
+		p.next()
+		p.next()
+		p.expect(token.LPAREN)
+		p.expect(token.ORDER)
+		p.expect(token.BY)
+		f.OrderBy = p.orderItems()
+		f.WithinGroup = true
+		p.expect(token.RPAREN)
+	}
 	// agg(…) FILTER (WHERE cond): FILTER is no keyword of ours, so it is
 	// recognised only followed by "( WHERE", where no alias can be.
 	if p.tok == token.IDENT && strings.EqualFold(p.lit, "filter") && p.peek(1) == token.LPAREN && p.peek(2) == token.WHERE {
