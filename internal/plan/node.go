@@ -159,6 +159,11 @@ type Aggregate struct {
 	GroupCols []ColRef
 	Aggs      []AggCall
 	AggCols   []ColRef
+	// Sets, when not nil, are GROUPING SETS / ROLLUP / CUBE: each set
+	// lists the positions in Groups it groups on (sorted; may be empty,
+	// the grand total). A row of a set has NULL in the group columns the
+	// set leaves out. nil is a plain GROUP BY of every one of Groups.
+	Sets [][]int
 }
 
 // Output implements Node.
@@ -405,8 +410,27 @@ func Describe(n Node, src Source) string {
 		if len(parts) > 0 {
 			s += " group=[" + strings.Join(parts, ", ") + "]"
 		}
+		if n.Sets != nil {
+			sets := make([]string, len(n.Sets))
+			for i, set := range n.Sets {
+				cols := make([]string, len(set))
+				for j, g := range set {
+					cols[j] = parts[g]
+				}
+				sets[i] = "(" + strings.Join(cols, ", ") + ")"
+			}
+			s += " sets=[" + strings.Join(sets, ", ") + "]"
+		}
 		var aggs []string
 		for _, a := range n.Aggs {
+			if a.Fn == "grouping" {
+				args := make([]string, len(a.Grouping))
+				for i, g := range a.Grouping {
+					args[i] = parts[g]
+				}
+				aggs = append(aggs, "grouping("+strings.Join(args, ", ")+")")
+				continue
+			}
 			aggs = append(aggs, aggString(a))
 		}
 		return s + " aggs=[" + strings.Join(aggs, ", ") + "]"

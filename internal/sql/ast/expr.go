@@ -216,6 +216,28 @@ type TupleExpr struct {
 	Items []Expr
 }
 
+// GroupingKind says which grouping construct a GroupingSet is.
+type GroupingKind uint8
+
+// The grouping constructs of GROUP BY.
+const (
+	GroupingSets     GroupingKind = iota // GROUPING SETS (Items)
+	Rollup                               // ROLLUP (Items)
+	Cube                                 // CUBE (Items)
+	EmptyGroupingSet                     // (), the grand total; no Items
+)
+
+// GroupingSet is a GROUP BY item that lists several groupings: GROUPING
+// SETS (…), ROLLUP (…), CUBE (…) or the empty set (). It appears only in
+// SelectBlock.GroupBy. An item of ROLLUP or CUBE that is a TupleExpr is a
+// column list taken as one unit; an item of GROUPING SETS may be any
+// grouping item, a nested GroupingSet included.
+type GroupingSet struct {
+	Span
+	Kind  GroupingKind
+	Items []Expr
+}
+
 func (*ColumnRef) exprNode()      {}
 func (*StarExpr) exprNode()       {}
 func (*NumberLit) exprNode()      {}
@@ -240,3 +262,4 @@ func (*SubqueryExpr) exprNode()   {}
 func (*FuncCall) exprNode()       {}
 func (*ParenExpr) exprNode()      {}
 func (*TupleExpr) exprNode()      {}
+func (*GroupingSet) exprNode()    {}

@@ -239,7 +239,12 @@ func (p *printer) expr(e Expr, min int) {
 			p.ident(e.Schema)
 			p.str(".")
 		}
-		p.ident(e.Name)
+		if e.Schema == "" && (e.Name == "rollup" || e.Name == "cube") {
+			// Bare, they would read back as GROUP BY's constructs.
+			p.str(`"` + e.Name + `"`)
+		} else {
+			p.ident(e.Name)
+		}
 		p.str("(")
 		if e.Star {
 			p.str("*")
@@ -270,6 +275,10 @@ func (p *printer) expr(e Expr, min int) {
 		p.str(")")
 	case *TupleExpr:
 		p.str("(")
+		p.exprs(e.Items)
+		p.str(")")
+	case *GroupingSet:
+		p.str([...]string{"GROUPING SETS (", "ROLLUP (", "CUBE (", "("}[e.Kind])
 		p.exprs(e.Items)
 		p.str(")")
 	default:

@@ -78,6 +78,8 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.X)
 	case *TupleExpr:
 		exprs(n.Items)
+	case *GroupingSet:
+		exprs(n.Items)
 
 	case *SelectStmt:
 		in(n.With)
