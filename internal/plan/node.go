@@ -482,6 +482,8 @@ func Describe(n Node, src Source) string {
 		return s
 	case *TableFunction:
 		return n.String()
+	case *Lateral:
+		return n.String()
 	case *Recursive:
 		s := "Recursive " + n.Name
 		if n.All {

@@ -190,6 +190,9 @@ func (p *printer) table(t TableExpr) {
 		p.tableAsOf(t.AsOf)
 		p.alias(t.Alias)
 	case *TableFunc:
+		if t.Lateral {
+			p.str("LATERAL ")
+		}
 		p.objectName(t.Name)
 		p.str("(")
 		p.exprs(t.Args)
@@ -197,6 +200,9 @@ func (p *printer) table(t TableExpr) {
 		p.tableAsOf(t.AsOf)
 		p.alias(t.Alias)
 	case *DerivedTable:
+		if t.Lateral {
+			p.str("LATERAL ")
+		}
 		p.str("(")
 		p.selectStmt(t.Query)
 		p.str(")")

@@ -422,6 +422,24 @@ func (p *parser) tableExpr() ast.TableExpr {
 // join.
 func (p *parser) tablePrimary() ast.TableExpr {
 	start := p.pos
+	// LATERAL is no keyword of ours: unquoted and followed by "(" or a
+	// name it can only be LATERAL (a table named lateral needs quotes, as
+	// in PostgreSQL, where the word is reserved).
+	if p.tok == token.IDENT && p.src[p.pos] != '"' && p.lit == "lateral" {
+		if t := p.peek(1); t == token.LPAREN || t == token.IDENT || t.IsKeyword() && !t.IsReserved() {
+			p.next()
+			switch x := p.tablePrimary().(type) {
+			case *ast.DerivedTable:
+				x.Lateral, x.Span = true, p.span(start)
+				return x
+			case *ast.TableFunc:
+				x.Lateral, x.Span = true, p.span(start)
+				return x
+			default:
+				p.failAt(x.Pos(), "LATERAL must be followed by a subquery or a function call")
+			}
+		}
+	}
 	if p.tok == token.LPAREN {
 		p.enter()
 		defer p.leave()
