@@ -67,10 +67,13 @@ type TypedLit struct {
 	Value string
 }
 
-// IntervalLit is INTERVAL '90 days'; Value is the text between the quotes.
+// IntervalLit is INTERVAL '90 days' or INTERVAL '5' MINUTE; Value is the
+// text between the quotes, Field the qualifier (YEAR, MONTH, DAY, HOUR,
+// MINUTE or SECOND; "" when absent).
 type IntervalLit struct {
 	Span
 	Value string
+	Field string
 }
 
 // UnaryExpr is a prefix operator applied to X: Op is token.MINUS,

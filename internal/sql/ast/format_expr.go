@@ -128,6 +128,9 @@ func (p *printer) expr(e Expr, min int) {
 		p.str(" " + FormatString(e.Value))
 	case *IntervalLit:
 		p.str("INTERVAL " + FormatString(e.Value))
+		if e.Field != "" {
+			p.str(" " + e.Field)
+		}
 	case *UnaryExpr:
 		p.unary(e)
 	case *BinaryExpr:
