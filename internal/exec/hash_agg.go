@@ -190,6 +190,16 @@ func (s *aggSink) fail(err error) bool {
 // other group lists by their encoded row keys.
 func (s *aggSink) groupIDs(rows int) error {
 	s.gids = s.gids[:0]
+	if len(s.gv) == 0 {
+		// No group column (the empty grouping set): one group, no hashing.
+		if len(s.states) == 0 {
+			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+		}
+		for range rows {
+			s.gids = append(s.gids, 0)
+		}
+		return nil
+	}
 	if len(s.gv) == 1 {
 		v := s.gv[0]
 		nulls := v.HasNulls()
