@@ -199,7 +199,24 @@ func IntervalFieldOf(word string) IntervalField {
 // microseconds.
 type intervalUnit struct {
 	months, days, micros int64
+	bit                  uint16 // the unit, for refusing it twice
 }
+
+// The unit bits of ParseInterval.
+const (
+	unitMicro uint16 = 1 << iota
+	unitMilli
+	unitSecond
+	unitMinute
+	unitHour
+	unitDay
+	unitWeek
+	unitMonth
+	unitYear
+	unitDecade
+	unitCentury
+	unitMillennium
+)
 
 var intervalUnits = map[string]intervalUnit{}
 
@@ -209,23 +226,24 @@ func init() {
 			intervalUnits[n] = u
 		}
 	}
-	add(intervalUnit{micros: 1}, "microsecond", "microseconds", "usec", "usecs", "us", "usecond", "useconds")
-	add(intervalUnit{micros: 1000}, "millisecond", "milliseconds", "msec", "msecs", "ms", "mseconds")
-	add(intervalUnit{micros: usecsPerSec}, "second", "seconds", "sec", "secs", "s")
-	add(intervalUnit{micros: usecsPerMin}, "minute", "minutes", "min", "mins", "m")
-	add(intervalUnit{micros: usecsPerHour}, "hour", "hours", "hr", "hrs", "h")
-	add(intervalUnit{days: 1}, "day", "days", "d")
-	add(intervalUnit{days: 7}, "week", "weeks", "w")
-	add(intervalUnit{months: 1}, "month", "months", "mon", "mons")
-	add(intervalUnit{months: 12}, "year", "years", "yr", "yrs", "y")
-	add(intervalUnit{months: 120}, "decade", "decades", "dec", "decs")
-	add(intervalUnit{months: 1200}, "century", "centuries", "c", "cent")
-	add(intervalUnit{months: 12000}, "millennium", "millennia", "mil", "mils")
+	add(intervalUnit{micros: 1, bit: unitMicro}, "microsecond", "microseconds", "usec", "usecs", "us", "usecond", "useconds")
+	add(intervalUnit{micros: 1000, bit: unitMilli}, "millisecond", "milliseconds", "msec", "msecs", "ms", "mseconds")
+	add(intervalUnit{micros: usecsPerSec, bit: unitSecond}, "second", "seconds", "sec", "secs", "s")
+	add(intervalUnit{micros: usecsPerMin, bit: unitMinute}, "minute", "minutes", "min", "mins", "m")
+	add(intervalUnit{micros: usecsPerHour, bit: unitHour}, "hour", "hours", "hr", "hrs", "h")
+	add(intervalUnit{days: 1, bit: unitDay}, "day", "days", "d")
+	add(intervalUnit{days: 7, bit: unitWeek}, "week", "weeks", "w")
+	add(intervalUnit{months: 1, bit: unitMonth}, "month", "months", "mon", "mons")
+	add(intervalUnit{months: 12, bit: unitYear}, "year", "years", "yr", "yrs", "y")
+	add(intervalUnit{months: 120, bit: unitDecade}, "decade", "decades", "dec", "decs")
+	add(intervalUnit{months: 1200, bit: unitCentury}, "century", "centuries", "c", "cent")
+	add(intervalUnit{months: 12000, bit: unitMillennium}, "millennium", "millennia", "mil", "mils")
 }
 
 var fieldUnit = [...]intervalUnit{
-	FieldYear: {months: 12}, FieldMonth: {months: 1}, FieldDay: {days: 1},
-	FieldHour: {micros: usecsPerHour}, FieldMinute: {micros: usecsPerMin}, FieldSecond: {micros: usecsPerSec},
+	FieldYear: {months: 12, bit: unitYear}, FieldMonth: {months: 1, bit: unitMonth}, FieldDay: {days: 1, bit: unitDay},
+	FieldHour: {micros: usecsPerHour, bit: unitHour}, FieldMinute: {micros: usecsPerMin, bit: unitMinute},
+	FieldSecond: {micros: usecsPerSec, bit: unitSecond},
 }
 
 // ParseInterval reads an interval as PostgreSQL's input does: quantities
@@ -254,6 +272,16 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 	}
 	var months, days, micros float64
 	var imonths, idays, imicros int64
+	// seen marks the units given so far: each may be given once, and a
+	// time (h:m:s) stands for hours, minutes and seconds (PostgreSQL).
+	var seen uint16
+	once := func(bit uint16) bool {
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	}
 	add := func(u intervalUnit, ip int64, frac float64) bool {
 		// The integral part adds exactly; the fraction spills downwards.
 		m, ok1 := mulAdd(imonths, ip, u.months)
@@ -272,7 +300,7 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 		tok := toks[i]
 		if strings.ContainsRune(tok, ':') {
 			us, ok := parseClock(tok)
-			if !ok {
+			if !ok || !once(unitHour|unitMinute|unitSecond) {
 				return bad("")
 			}
 			if imicros, ok = addInt64(imicros, us); !ok {
@@ -302,13 +330,16 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 		switch {
 		case unit != "":
 			var ok bool
-			if u, ok = intervalUnits[unit]; !ok {
+			if u, ok = intervalUnits[unit]; !ok || !once(u.bit) {
 				return bad("")
 			}
 		case q != NoField:
 			u = fieldUnit[q]
 		default:
-			u = intervalUnit{micros: usecsPerSec}
+			u = intervalUnit{micros: usecsPerSec, bit: unitSecond}
+		}
+		if unit == "" && !once(u.bit) {
+			return bad("")
 		}
 		ip, frac, ok := splitNumber(numText)
 		if !ok || !add(u, ip, frac) {

@@ -43,7 +43,7 @@ func TestParseFormatInterval(t *testing.T) {
 			t.Errorf("%q: %q reads back as %v (%v)", c.in, v, back, err)
 		}
 	}
-	for _, bad := range []string{"", "soon", "1 fortnight", "1:2:3:4", "--1 day", "9999999999999 years"} {
+	for _, bad := range []string{"", "soon", "1 fortnight", "1 day 1 day", "1 hour 00:30:00", "1:2:3:4", "--1 day", "9999999999999 years"} {
 		if _, err := ParseInterval(bad, NoField); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
