@@ -506,8 +506,11 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 		} else {
 			n, names, err = b.queryAsOf(x.Query, sc.parent, sc.ctes, inh)
 		}
-		if err != nil {
+		if err != nil && !x.Lateral {
 			return nil, lateralHint(err, sc)
+		}
+		if err != nil {
+			return nil, err
 		}
 		name, cols := aliasOf(x.Alias, "")
 		r := &rel{name: name, b: b}

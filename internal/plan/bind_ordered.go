@@ -83,6 +83,11 @@ func (b *binder) orderedSetAggregate(ac *aggCtx, f *ast.FuncCall, key string) (e
 		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
 		}
+		if c := b.ungroupedColumn(ac, a); c != nil {
+			// exec reads the fraction of a group's first row: it must be
+			// one value per group.
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "column %q must appear in the GROUP BY clause or be used in an aggregate function", qualifiedName(ac.scope, c)).WithPos(c.Pos()).WithToken(c.Name)
+		}
 		e, err := b.expr(ac.scope, a)
 		if err != nil {
 			return nil, err
@@ -131,4 +136,39 @@ func (b *binder) orderedSetAggregate(ac *aggCtx, f *ast.FuncCall, key string) (e
 	ac.node.AggCols = append(ac.node.AggCols, c)
 	ac.aggs[key] = c
 	return colExpr(c), nil
+}
+
+// ungroupedColumn returns a column of the aggregate's own query that e
+// reads (outside subqueries) and that is not one of its GROUP BY
+// expressions; nil when there is none.
+func (b *binder) ungroupedColumn(ac *aggCtx, e ast.Expr) *ast.ColumnRef {
+	var found *ast.ColumnRef
+	ast.Inspect(e, func(n ast.Node) bool {
+		if x, ok := n.(ast.Expr); ok {
+			if _, grouped := ac.groups[ast.Format(unparen(x))]; grouped {
+				return false
+			}
+		}
+		switch x := n.(type) {
+		case *ast.SubqueryExpr, *ast.ExistsExpr:
+			return false
+		case *ast.ColumnRef:
+			if found != nil || colLevel(ac.scope, x) != 0 {
+				return false
+			}
+			if _, ok := ac.groups[ast.Format(x)]; ok {
+				return false
+			}
+			if v, err := b.resolve(ac.scope, x); err == nil {
+				if col, ok := v.(*expr.Col); ok {
+					if _, ok := ac.byID[col.ID]; ok {
+						return false
+					}
+				}
+			}
+			found = x
+		}
+		return found == nil
+	})
+	return found
 }
