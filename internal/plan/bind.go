@@ -31,6 +31,9 @@ type binder struct {
 	// lateralRels are the FROM items a LATERAL item being bound may read:
 	// those before it in its FROM list, or its join's left side.
 	lateralRels []*rel
+	// from is the state of the FROM list being bound, for a JOIN LATERAL
+	// item that reads a comma item before its join (lateral.go).
+	fromItems fromState
 	// working maps a WITH RECURSIVE definition being bound to its node: a
 	// reference to it from its recursive term reads the work table; a key
 	// with a nil node means its non-recursive term is being bound, where a
@@ -434,15 +437,23 @@ func sortKey(e expr.Expr, it *ast.OrderItem) SortKey {
 // from binds a FROM clause into one node and its scope.
 func (b *binder) from(items []ast.TableExpr, sc *scope, inh *asOf) (Node, error) {
 	var node Node
+	saved := b.fromItems
+	defer func() { b.fromItems = saved }()
 	for _, it := range items {
 		// A LATERAL item sees every FROM item before it.
 		b.lateralRels = sc.rels
+		b.fromItems = fromState{node: node, sc: sc, start: len(sc.rels)}
 		n, err := b.tableExpr(it, sc, inh)
 		if err != nil {
 			return nil, err
 		}
 		if l, ok := attachLateral(n, node, JoinInner); ok {
 			node = l
+			continue
+		}
+		if b.fromItems.taken {
+			// A JOIN LATERAL inside the item joined the items before it.
+			node = n
 			continue
 		}
 		if node == nil {
@@ -567,14 +578,25 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 	}
 	nl := len(sc.rels)
 	// A LATERAL right side sees the join's left side (its rows are
-	// what it runs for).
+	// what it runs for) and, when the join is a FROM item, the items
+	// before it in the FROM list.
+	outer := b.fromItems
 	b.lateralRels = sc.rels[start:nl:nl]
+	if outer.node != nil && outer.sc == sc && outer.start == start {
+		b.lateralRels = sc.rels[:nl:nl]
+	}
 	r, err := b.tableExpr(j.Right, sc, inh)
 	if err != nil {
 		return nil, err
 	}
 	kind := map[ast.JoinKind]JoinKind{ast.JoinInner: JoinInner, ast.JoinCross: JoinInner, ast.JoinLeft: JoinLeft, ast.JoinRight: JoinRight, ast.JoinFull: JoinFull}[j.Kind]
 	lat, isLateral := attachLateral(r, l, kind)
+	if isLateral && b.takesFromItems(lat, outer, sc, start) {
+		// It reads a comma item before the join: a, b JOIN LATERAL s is
+		// a × (b ⋈ s), which is (a × b) ⋈ s, for INNER and LEFT alike.
+		lat.L = &Join{Kind: JoinInner, L: outer.node, R: l}
+		b.fromItems.node, b.fromItems.taken = nil, true
+	}
 	if isLateral && kind != JoinInner && kind != JoinLeft {
 		return nil, sqlerr.New(codeInvalidColumnReference, "invalid reference to FROM-clause entry for table %q", sc.rels[start].name).WithPos(j.Right.Pos()).
 			WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")

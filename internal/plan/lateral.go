@@ -124,3 +124,32 @@ func lateralHint(err error, sc *scope) error {
 	}
 	return err
 }
+
+// fromState is where binding a FROM list stands: the node of the items
+// before the current one (nil once a JOIN LATERAL has taken it), the
+// scope and the index in its rels where the current item starts, and
+// whether the current item took the node.
+type fromState struct {
+	node  Node
+	sc    *scope
+	start int
+	taken bool
+}
+
+// takesFromItems reports whether the LATERAL join lat, in the join that
+// starts at rels[start] of sc, reads a column its left side does not have:
+// one of the FROM items before the join, which it must then join.
+func (b *binder) takesFromItems(lat *Lateral, outer fromState, sc *scope, start int) bool {
+	if outer.node == nil || outer.sc != sc || outer.start != start {
+		return false
+	}
+	missing := false
+	for _, c := range lat.Corr {
+		expr.ColumnIDs(c, func(id int) {
+			if !produces(lat.L, id) {
+				missing = true
+			}
+		})
+	}
+	return missing
+}
