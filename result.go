@@ -53,9 +53,12 @@ func (v Value) String() string {
 
 // Any returns the value as a Go value: int64 for signed integers up to 64
 // bits, uint64 for unsigned ones, *big.Int for 128 and 256 bits, float64,
-// string (STRING, and DECIMAL in its exact text), []byte, bool, time.Time
-// (DATE at midnight UTC, DATETIME64 in its column's zone) or [16]byte
-// (UUID); nil for NULL.
+// string (STRING, DECIMAL in its exact text, and INTERVAL, a type only
+// expressions have, in PostgreSQL's text form "1 year 2 mons 3 days
+// 04:05:06": no Go type holds its months, days and microseconds apart,
+// and time.Duration would lose the calendar units), []byte, bool,
+// time.Time (DATE at midnight UTC, DATETIME64 in its column's zone) or
+// [16]byte (UUID); nil for NULL.
 func (v Value) Any() any {
 	if v.v.IsNull() {
 		return nil
@@ -70,7 +73,7 @@ func (v Value) Any() any {
 		return n
 	case types.Float32, types.Float64:
 		return v.v.Float64()
-	case types.Decimal, types.String:
+	case types.Decimal, types.String, types.Interval:
 		if k == types.String {
 			return v.v.Str()
 		}

@@ -103,9 +103,9 @@ func checkName(what, name string) error {
 }
 
 // validType reports whether t is a column type: a known kind that is not
-// the type of an untyped NULL.
+// the type of an untyped NULL nor INTERVAL (an expression type only).
 func validType(t types.Type) bool {
-	return t.Kind != types.Invalid && t.Kind != types.Unknown && !strings.HasPrefix(t.Kind.String(), "Kind(")
+	return t.Kind != types.Invalid && t.Kind != types.Unknown && t.Kind != types.Interval && !strings.HasPrefix(t.Kind.String(), "Kind(")
 }
 
 // newColumn checks one column definition of table t (for messages) and

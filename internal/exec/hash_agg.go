@@ -57,6 +57,16 @@ type aggSink struct {
 	intIndex map[uint64]int
 	nullG    int
 	err      error
+	// ord buffers the rows of each aggregate with an ORDER BY (nil for
+	// the others) until finish (agg_ordered.go); dk is DISTINCT's key.
+	ord []*ordBuf
+	dk  []byte
+	// sets are the sinks of GROUPING SETS, one per set (nil for a plain
+	// GROUP BY); set is such a sink's set (positions in n.Groups) and
+	// inSet marks it.
+	sets  []*aggSink
+	set   []int
+	inSet bool
 }
 
 // fastStep folds aggregate j over the batch with a typed loop when it is
@@ -64,13 +74,17 @@ type aggSink struct {
 // column, min/max of INT64; false sends it to the per-value path. No loop
 // here calls through an interface or allocates per row.
 func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
+	if a.Fn == "grouping" {
+		// Constant per grouping set: emit computes it.
+		return true
+	}
 	if a.Star {
 		for _, g := range s.gids {
 			s.states[g][j].count++
 		}
 		return true
 	}
-	if a.Distinct || len(s.av[j]) != 1 {
+	if a.Distinct || len(s.av[j]) != 1 || len(a.Order) > 0 {
 		return false
 	}
 	v := s.av[j][0]
@@ -176,6 +190,16 @@ func (s *aggSink) fail(err error) bool {
 // other group lists by their encoded row keys.
 func (s *aggSink) groupIDs(rows int) error {
 	s.gids = s.gids[:0]
+	if len(s.gv) == 0 {
+		// No group column (the empty grouping set): one group, no hashing.
+		if len(s.states) == 0 {
+			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+		}
+		for range rows {
+			s.gids = append(s.gids, 0)
+		}
+		return nil
+	}
 	if len(s.gv) == 1 {
 		v := s.gv[0]
 		nulls := v.HasNulls()
@@ -297,17 +321,57 @@ func (s *aggSink) newGroup(v *types.Vector, i, keyBytes int) error {
 
 func (r *runner) buildAgg(x *plan.Aggregate, out sink) (func() error, error) {
 	es := append([]expr.Expr(nil), x.Groups...)
-	for _, a := range x.Aggs {
+	ord := make([]*ordBuf, len(x.Aggs))
+	for j, a := range x.Aggs {
 		es = append(es, a.Args...)
+		for _, k := range a.Order {
+			es = append(es, k.E)
+		}
+		if len(a.Order) > 0 {
+			ord[j] = &ordBuf{}
+		}
 	}
 	if err := resolve(x.In, es...); err != nil {
 		return nil, err
 	}
-	s := &aggSink{n: x, out: out, r: r, c: r.newCtx(), index: map[string]int{}}
+	s := &aggSink{n: x, out: out, r: r, c: r.newCtx(), index: map[string]int{}, ord: ord}
+	for _, set := range x.Sets {
+		// One sink per grouping set, each with its own groups and
+		// states, fed the vectors s evaluates once per batch.
+		sub := &aggSink{n: x, r: r, index: map[string]int{}, set: set, inSet: true, ord: make([]*ordBuf, len(x.Aggs))}
+		for j := range ord {
+			if ord[j] != nil {
+				sub.ord[j] = &ordBuf{}
+			}
+		}
+		s.sets = append(s.sets, sub)
+	}
 	return r.build(x.In, s)
 }
 
 func (s *aggSink) push(b *types.Batch) error {
+	if err := s.eval(b); err != nil {
+		return err
+	}
+	if s.sets == nil {
+		return s.accumulate(b.Rows)
+	}
+	for _, sub := range s.sets {
+		sub.gv = sub.gv[:0]
+		for _, g := range sub.set {
+			sub.gv = append(sub.gv, s.gv[g])
+		}
+		sub.av = s.av
+		if err := sub.accumulate(b.Rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eval computes the batch's group vectors (every one of Groups) and the
+// aggregates' argument and ORDER BY key vectors.
+func (s *aggSink) eval(b *types.Batch) error {
 	s.c.Reset()
 	s.gv = s.gv[:0]
 	for _, g := range s.n.Groups {
@@ -329,9 +393,22 @@ func (s *aggSink) push(b *types.Batch) error {
 			}
 			vs = append(vs, v)
 		}
+		for _, k := range a.Order {
+			v, err := k.E.Eval(s.c, b)
+			if err != nil {
+				return err
+			}
+			vs = append(vs, v)
+		}
 		s.av[j] = vs
 	}
-	if err := s.groupIDs(b.Rows); err != nil {
+	return nil
+}
+
+// accumulate folds the evaluated vectors of a batch of rows into the
+// states of s's groups (s.gv are the vectors s groups by).
+func (s *aggSink) accumulate(rows int) error {
+	if err := s.groupIDs(rows); err != nil {
 		return err
 	}
 	slow := s.slow[:0]
@@ -347,30 +424,24 @@ func (s *aggSink) push(b *types.Batch) error {
 	if len(slow) == 0 {
 		return nil
 	}
-	var dk []byte
+	for _, j := range slow {
+		if o := s.ord[j]; o != nil {
+			vs := s.av[j]
+			for i, g := range s.gids {
+				o.add(vs, i, g)
+			}
+			if err := s.r.mem.grow(int64(rows) * int64(8+16*len(vs))); err != nil {
+				return err
+			}
+		}
+	}
 	for i, g := range s.gids {
 		st := s.states[g]
 		for _, j := range slow {
-			a := s.n.Aggs[j]
-			vs := s.av[j]
-			if a.Star {
-				st[j].count++
+			if s.ord[j] != nil {
 				continue
 			}
-			if vs[0].IsNull(i) && a.Fn != "any_value" && a.Fn != "array_agg" {
-				continue
-			}
-			if a.Distinct {
-				dk = expr.AppendValueKey(dk[:0], vs[0].Get(i))
-				if st[j].seen == nil {
-					st[j].seen = map[string]struct{}{}
-				}
-				if _, dup := st[j].seen[string(dk)]; dup {
-					continue
-				}
-				st[j].seen[string(dk)] = struct{}{}
-			}
-			if err := step(&st[j], a, vs, i); err != nil {
+			if err := fold(&st[j], s.n.Aggs[j], s.av[j], i, &s.dk); err != nil {
 				return err
 			}
 		}
@@ -464,46 +535,107 @@ func sumTypeOf(avg, arg types.Type) types.Type {
 }
 
 func (s *aggSink) finish() error {
-	if len(s.states) == 0 && len(s.n.Groups) == 0 {
+	w := newBatchWriter(s.n.Output(), s.out)
+	if s.sets == nil {
+		if err := s.emit(w); err != nil {
+			return err
+		}
+	}
+	for _, sub := range s.sets {
+		if err := sub.emit(w); err != nil {
+			return err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	return s.out.finish()
+}
+
+// emit writes a row per group of s. A sink of one grouping set writes
+// NULL into the group columns its set leaves out; over no input rows, a
+// sink without group columns (no GROUP BY, or the empty set ()) still
+// writes its one row.
+func (s *aggSink) emit(w *batchWriter) error {
+	ng := len(s.n.Groups)
+	own := ng
+	if s.inSet {
+		own = len(s.set)
+	}
+	if len(s.states) == 0 && own == 0 {
 		s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
 	}
-	out := s.n.Output()
-	ts := make([]types.Type, len(out))
-	for i, c := range out {
-		ts[i] = c.T
-	}
-	b := types.NewBatch(ts, min(len(s.states), 1024))
-	ng := len(s.n.Groups)
-	flush := func() error {
-		if b.Rows == 0 {
-			return nil
-		}
-		err := s.out.push(b)
-		b = types.NewBatch(ts, 1024)
+	if err := s.finishOrdered(); err != nil {
 		return err
 	}
 	for g, st := range s.states {
-		for j := range ng {
-			b.Cols[j].Append(s.groups[g*ng+j])
+		b := w.b
+		if s.inSet {
+			k := 0
+			for j := range ng {
+				if k < len(s.set) && s.set[k] == j {
+					b.Cols[j].Append(s.groups[g*own+k])
+					k++
+				} else {
+					b.Cols[j].AppendNull()
+				}
+			}
+		} else {
+			for j := range ng {
+				b.Cols[j].Append(s.groups[g*ng+j])
+			}
 		}
 		for j, a := range s.n.Aggs {
+			if a.Fn == "grouping" {
+				v, _ := types.NewInt(a.T, plan.GroupingValue(a, s.set, !s.inSet))
+				b.Cols[ng+j].Append(v)
+				continue
+			}
 			v, err := result(&st[j], a)
 			if err != nil {
 				return err
 			}
 			b.Cols[ng+j].Append(v)
 		}
-		b.Rows++
-		if b.Rows == 1024 {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := w.rowDone(); err != nil {
+			return err
 		}
 	}
-	if err := flush(); err != nil {
-		return err
+	return nil
+}
+
+// batchWriter fills batches of an operator's output columns and pushes
+// each full one.
+type batchWriter struct {
+	ts  []types.Type
+	b   *types.Batch
+	out sink
+}
+
+func newBatchWriter(cols []plan.ColRef, out sink) *batchWriter {
+	ts := make([]types.Type, len(cols))
+	for i, c := range cols {
+		ts[i] = c.T
 	}
-	return s.out.finish()
+	return &batchWriter{ts: ts, b: types.NewBatch(ts, 64), out: out}
+}
+
+// rowDone counts the row just appended and pushes a full batch.
+func (w *batchWriter) rowDone() error {
+	w.b.Rows++
+	if w.b.Rows == 1024 {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *batchWriter) flush() error {
+	if w.b.Rows == 0 {
+		return nil
+	}
+	err := w.out.push(w.b)
+	w.b = types.NewBatch(w.ts, 1024)
+	return err
 }
 
 func result(st *aggState, a plan.AggCall) (types.Value, error) {

@@ -130,6 +130,8 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		return r.buildAgg(x, out)
 	case *plan.Join:
 		return r.buildJoin(x, out)
+	case *plan.Lateral:
+		return r.buildLateral(x, out)
 	case *plan.SetOp:
 		return r.buildSetOp(x, out)
 	case *plan.Recursive:

@@ -44,7 +44,7 @@ func TestSetReturningAndListAggregates(t *testing.T) {
 		{"SELECT * FROM generate_series('a', 3)", "does not exist"},
 		{"SELECT * FROM generate_series(1)", "does not exist"},
 		{"SELECT * FROM nosuch(1)", "table function nosuch does not exist"},
-		{"SELECT * FROM emp e, generate_series(1, e.id)", "LATERAL"},
+		{"SELECT * FROM generate_series(1, e.id), emp e", "missing FROM-clause entry for table \"e\""},
 		{"SELECT * FROM unnest('not an array')", "malformed array literal"},
 		{"SELECT string_agg(id, ',') FROM emp", "string_agg(INT64, STRING) does not exist"},
 		{"SELECT string_agg(name) FROM emp", "takes 2 arguments"},

@@ -345,6 +345,19 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			return types.NewString(sb.String()), nil
 		}
 	case "date_trunc":
+		if n == 2 && isStr(argTypes[0]) && argTypes[1].Kind == types.Interval {
+			sig.Params = []types.Type{str, argTypes[1]}
+			sig.Result = argTypes[1]
+			f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+				unit := strings.ToLower(a[0].Str())
+				v, ok := types.TruncInterval(unit, a[1])
+				if !ok {
+					return types.Value{}, sqlerr.New(sqlerr.CodeFeatureNotSupported, "unit %q not supported for type interval", unit)
+				}
+				return v, nil
+			}
+			break
+		}
 		if n != 2 || !isStr(argTypes[0]) || (argTypes[1].Kind != types.DateTime64 && argTypes[1].Kind != types.Date) {
 			return bad()
 		}
@@ -358,6 +371,25 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			return types.FromTime(t, tm)
 		}
 	case "extract", "date_part":
+		if n == 2 && isStr(argTypes[0]) && argTypes[1].Kind == types.Interval {
+			// An exact number of the field's scale; the binder narrows the
+			// result type when the field is a constant (IntervalPartType).
+			sig.Params = []types.Type{str, argTypes[1]}
+			sig.Result = types.Type{Kind: types.Decimal, Precision: 38, Scale: 6}
+			f.fn = func(a []types.Value, t types.Type) (types.Value, error) {
+				field := strings.ToLower(a[0].Str())
+				text, _, ok := types.IntervalPart(field, a[1])
+				if !ok {
+					return types.Value{}, sqlerr.New(sqlerr.CodeFeatureNotSupported, "unit %q not supported for type interval", field)
+				}
+				v, err := types.ParseText(types.Type{Kind: types.Decimal, Precision: 38, Scale: 6}, text)
+				if err != nil {
+					return types.Value{}, err
+				}
+				return types.Cast(v, t)
+			}
+			break
+		}
 		if n != 2 || !isStr(argTypes[0]) || (argTypes[1].Kind != types.DateTime64 && argTypes[1].Kind != types.Date) {
 			return bad()
 		}
@@ -555,4 +587,16 @@ func extractField(field string, t time.Time) (int64, error) {
 		return int64(w), nil
 	}
 	return 0, sqlerr.New(sqlerr.CodeInvalidParameter, "extract field %q is not recognized", field)
+}
+
+// IntervalPartType is the type of extract(field FROM interval) for a
+// field known when binding: INT64 for the whole-number fields, DECIMAL
+// with the field's digits for second, millisecond and epoch, as
+// PostgreSQL's numeric result prints them.
+func IntervalPartType(field string) types.Type {
+	_, scale, ok := types.IntervalPart(strings.ToLower(field), types.Value{})
+	if !ok || scale == 0 {
+		return types.Of(types.Int64)
+	}
+	return types.Type{Kind: types.Decimal, Precision: 38, Scale: uint8(scale)}
 }

@@ -35,6 +35,10 @@ func ArithError(pos int, op string, a, b types.Value, t types.Type, err error) e
 	}
 	var re *types.RangeError
 	if errors.As(err, &re) {
+		if k := t.Kind; re.Reason != "" && (k == types.Interval || k == types.DateTime64 || k == types.Date) {
+			// PostgreSQL's "interval out of range", "timestamp out of range".
+			return sqlerr.New(sqlerr.CodeDatetimeOverflow, "%s", re.Reason).WithPos(pos)
+		}
 		return sqlerr.OutOfRange(pos, "%s overflow: %s %s %s", t, a, op, b)
 	}
 	var oe *types.OpError
@@ -659,7 +663,7 @@ func CastError(pos int, v types.Value, t types.Type, err error) error {
 	var pe *types.ParseError
 	if errors.As(err, &pe) {
 		code := sqlerr.CodeInvalidText
-		if t.Kind == types.Date || t.Kind == types.DateTime64 {
+		if t.Kind == types.Date || t.Kind == types.DateTime64 || t.Kind == types.Interval {
 			code = sqlerr.CodeInvalidDatetime
 		}
 		return sqlerr.New(code, "%s", err.Error()).WithPos(pos)

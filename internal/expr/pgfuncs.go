@@ -87,6 +87,7 @@ const (
 	OIDDate        = 1082
 	OIDTimestamp   = 1114
 	OIDTimestamptz = 1184
+	OIDInterval    = 1186
 	OIDNumeric     = 1700
 	OIDUUID        = 2950
 )
@@ -98,6 +99,7 @@ var pgTypes = []PGTypeInfo{
 	{OIDFloat4, "float4", 4, "N", 1021, 0}, {OIDFloat8, "float8", 8, "N", 1022, 0},
 	{OIDVarchar, "varchar", -1, "S", 1015, 0}, {OIDDate, "date", 4, "D", 1182, 0},
 	{OIDTimestamp, "timestamp", 8, "D", 1115, 0}, {OIDTimestamptz, "timestamptz", 8, "D", 1185, 0},
+	{OIDInterval, "interval", 16, "T", 1187, 0},
 	{OIDNumeric, "numeric", -1, "N", 1231, 0}, {OIDUUID, "uuid", 16, "U", 2951, 0},
 	{1000, "_bool", -1, "A", 0, OIDBool}, {1001, "_bytea", -1, "A", 0, OIDBytea}, {1002, "_char", -1, "A", 0, OIDChar},
 	{1003, "_name", -1, "A", 0, OIDName}, {1005, "_int2", -1, "A", 0, OIDInt2}, {1007, "_int4", -1, "A", 0, OIDInt4},
@@ -105,7 +107,8 @@ var pgTypes = []PGTypeInfo{
 	{1016, "_int8", -1, "A", 0, OIDInt8}, {1021, "_float4", -1, "A", 0, OIDFloat4},
 	{1022, "_float8", -1, "A", 0, OIDFloat8}, {1028, "_oid", -1, "A", 0, OIDOid},
 	{1115, "_timestamp", -1, "A", 0, OIDTimestamp}, {1182, "_date", -1, "A", 0, OIDDate},
-	{1185, "_timestamptz", -1, "A", 0, OIDTimestamptz}, {1231, "_numeric", -1, "A", 0, OIDNumeric},
+	{1185, "_timestamptz", -1, "A", 0, OIDTimestamptz}, {1187, "_interval", -1, "A", 0, OIDInterval},
+	{1231, "_numeric", -1, "A", 0, OIDNumeric},
 	{2951, "_uuid", -1, "A", 0, OIDUUID},
 }
 
@@ -160,6 +163,8 @@ func PGType(t types.Type) (oid uint32, typmod int32) {
 		return OIDTimestamptz, int32(t.Precision)
 	case types.UUID:
 		return OIDUUID, -1
+	case types.Interval:
+		return OIDInterval, -1
 	}
 	return OIDText, -1
 }

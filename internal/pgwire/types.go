@@ -28,6 +28,7 @@ const (
 	oidDate        = 1082
 	oidTimestamp   = 1114
 	oidTimestamptz = 1184
+	oidInterval    = 1186
 	oidNumeric     = 1700
 	oidUUID        = 2950
 	oidName        = 19
@@ -80,6 +81,8 @@ func wireType(t types.Type) typeInfo {
 		return typeInfo{oidTimestamptz, 8, int32(t.Precision)}
 	case types.UUID:
 		return typeInfo{oidUUID, 16, -1}
+	case types.Interval:
+		return typeInfo{oidInterval, 16, -1}
 	case types.String:
 		if t.Len > 0 {
 			return typeInfo{oidVarchar, -1, t.Len + 4}
@@ -166,6 +169,12 @@ func appendBinary(dst []byte, v types.Value) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(dst, uint32(int32(v.Int64()-pgEpochDays))), nil
 	case types.DateTime64:
 		return binary.BigEndian.AppendUint64(dst, uint64(micros(v))), nil
+	case types.Interval:
+		// PostgreSQL's layout: microseconds (int64), days, months (int32).
+		m, d, us := v.Interval()
+		dst = binary.BigEndian.AppendUint64(dst, uint64(us))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(d))
+		return binary.BigEndian.AppendUint32(dst, uint32(m)), nil
 	case types.Uint64, types.Int128, types.Uint128, types.Int256, types.Uint256, types.Decimal:
 		var buf [100]byte
 		return appendNumeric(dst, types.AppendText(buf[:0], v))
@@ -409,6 +418,11 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		us := int64(binary.BigEndian.Uint64(b))
 		t := time.Unix(pgEpochSec, 0).Add(time.Duration(us) * time.Microsecond)
 		return types.FromTime(types.Type{Kind: types.DateTime64, Precision: 6, TZ: "UTC"}, t.UTC())
+	case oidInterval:
+		if err := want(16); err != nil {
+			return types.Value{}, err
+		}
+		return types.NewInterval(int64(int32(binary.BigEndian.Uint32(b[12:]))), int64(int32(binary.BigEndian.Uint32(b[8:]))), int64(binary.BigEndian.Uint64(b)))
 	case oidNumeric:
 		text, err := numericText(b)
 		if err != nil {

@@ -163,3 +163,34 @@ func TestConform(t *testing.T) {
 		t.Fatal("an uncastable value conformed")
 	}
 }
+
+// TestIntervalWire checks INTERVAL's wire form: OID 1186, PostgreSQL's
+// text, and the binary layout (microseconds, days, months) both ways.
+func TestIntervalWire(t *testing.T) {
+	v, err := types.ParseInterval("1 year 2 mons -3 days 04:05:06.5", types.NoField)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ti := wireType(v.Type()); ti.oid != oidInterval || ti.size != 16 {
+		t.Errorf("wire type %+v", ti)
+	}
+	if got := string(appendText(nil, v)); got != "1 year 2 mons -3 days +04:05:06.5" {
+		t.Errorf("text %q", got)
+	}
+	b, err := appendBinary(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pgx's own decoder reads the same fields.
+	var iv pgtype.Interval
+	if err := pgtype.NewMap().Scan(oidInterval, pgtype.BinaryFormatCode, b, &iv); err != nil {
+		t.Fatal(err)
+	}
+	if iv.Months != 14 || iv.Days != -3 || iv.Microseconds != 14_706_500_000 {
+		t.Errorf("pgx reads %+v", iv)
+	}
+	back, err := decodeParam(oidInterval, 1, b)
+	if err != nil || back.String() != v.String() {
+		t.Errorf("binary reads back as %v (%v)", back, err)
+	}
+}

@@ -28,6 +28,12 @@ type binder struct {
 	corrStack []*corrList
 	// inheritedAsOf is the AS OF in force in the block being bound.
 	inheritedAsOf *asOf
+	// lateralRels are the FROM items a LATERAL item being bound may read:
+	// those before it in its FROM list, or its join's left side.
+	lateralRels []*rel
+	// from is the state of the FROM list being bound, for a JOIN LATERAL
+	// item that reads a comma item before its join (lateral.go).
+	fromItems fromState
 	// working maps a WITH RECURSIVE definition being bound to its node: a
 	// reference to it from its recursive term reads the work table; a key
 	// with a nil node means its non-recursive term is being bound, where a
@@ -435,10 +441,24 @@ func sortKey(e expr.Expr, it *ast.OrderItem) SortKey {
 // from binds a FROM clause into one node and its scope.
 func (b *binder) from(items []ast.TableExpr, sc *scope, inh *asOf) (Node, error) {
 	var node Node
+	saved := b.fromItems
+	defer func() { b.fromItems = saved }()
 	for _, it := range items {
+		// A LATERAL item sees every FROM item before it.
+		b.lateralRels = sc.rels
+		b.fromItems = fromState{node: node, sc: sc, start: len(sc.rels)}
 		n, err := b.tableExpr(it, sc, inh)
 		if err != nil {
 			return nil, err
+		}
+		if l, ok := attachLateral(n, node, JoinInner); ok {
+			node = l
+			continue
+		}
+		if b.fromItems.taken {
+			// A JOIN LATERAL inside the item joined the items before it.
+			node = n
+			continue
 		}
 		if node == nil {
 			node = n
@@ -492,10 +512,20 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 	case *ast.DerivedTable:
 		// A derived table sees the enclosing query's columns (as a
 		// correlated reference of this block), not this FROM's other
-		// items (that would be LATERAL).
-		n, names, err := b.queryAsOf(x.Query, sc.parent, sc.ctes, inh)
-		if err != nil {
+		// items unless it is LATERAL.
+		var n Node
+		var names []string
+		var err error
+		if x.Lateral {
+			n, names, err = b.lateralQuery(x, sc, inh)
+		} else {
+			n, names, err = b.queryAsOf(x.Query, sc.parent, sc.ctes, inh)
+		}
+		if err != nil && !x.Lateral {
 			return nil, lateralHint(err, sc)
+		}
+		if err != nil {
+			return nil, err
 		}
 		name, cols := aliasOf(x.Alias, "")
 		r := &rel{name: name, b: b}
@@ -508,9 +538,13 @@ func (b *binder) tableExpr(t ast.TableExpr, sc *scope, inh *asOf) (Node, error) 
 		return n, b.addRel(sc, r, x.Pos())
 	case *ast.ParenTable:
 		inner := &scope{parent: sc.parent, ctes: sc.ctes}
+		b.lateralRels = nil
 		n, err := b.tableExpr(x.Inner, inner, inh)
 		if err != nil {
 			return nil, err
+		}
+		if l, ok := attachLateral(n, nil, JoinInner); ok {
+			n = l
 		}
 		if x.Alias != nil && x.Alias.Name != nil {
 			r := &rel{name: x.Alias.Name.Name, b: b}
@@ -547,11 +581,30 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 		return nil, err
 	}
 	nl := len(sc.rels)
+	// A LATERAL right side sees the join's left side (its rows are
+	// what it runs for) and, when the join is a FROM item, the items
+	// before it in the FROM list.
+	outer := b.fromItems
+	b.lateralRels = sc.rels[start:nl:nl]
+	if outer.node != nil && outer.sc == sc && outer.start == start {
+		b.lateralRels = sc.rels[:nl:nl]
+	}
 	r, err := b.tableExpr(j.Right, sc, inh)
 	if err != nil {
 		return nil, err
 	}
 	kind := map[ast.JoinKind]JoinKind{ast.JoinInner: JoinInner, ast.JoinCross: JoinInner, ast.JoinLeft: JoinLeft, ast.JoinRight: JoinRight, ast.JoinFull: JoinFull}[j.Kind]
+	lat, isLateral := attachLateral(r, l, kind)
+	if isLateral && b.takesFromItems(lat, outer, sc, start) {
+		// It reads a comma item before the join: a, b JOIN LATERAL s is
+		// a × (b ⋈ s), which is (a × b) ⋈ s, for INNER and LEFT alike.
+		lat.L = &Join{Kind: JoinInner, L: outer.node, R: l}
+		b.fromItems.node, b.fromItems.taken = nil, true
+	}
+	if isLateral && kind != JoinInner && kind != JoinLeft {
+		return nil, sqlerr.New(codeInvalidColumnReference, "invalid reference to FROM-clause entry for table %q", sc.rels[start].name).WithPos(j.Right.Pos()).
+			WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
+	}
 	n := &Join{Kind: kind, L: l, R: r}
 	var conds []expr.Expr
 	using := j.Using
@@ -640,6 +693,10 @@ func (b *binder) join(j *ast.JoinExpr, sc *scope, inh *asOf) (Node, error) {
 			return nil, err
 		}
 		conds = append(conds, c)
+	}
+	if isLateral {
+		lat.Cond = and(conds)
+		return lat, nil
 	}
 	n.Cond = and(conds)
 	return n, nil
@@ -938,27 +995,4 @@ func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
 		return types.Value{}, err
 	}
 	return v.Get(0), nil
-}
-
-// lateralHint turns "missing FROM-clause entry" / "column does not exist"
-// from a subquery in FROM into the reason when the name is one of the
-// other FROM items of its query: Strata does not run LATERAL.
-func lateralHint(err error, sc *scope) error {
-	se, ok := sqlerr.As(err)
-	if !ok || se.Code != sqlerr.CodeUndefinedTable && se.Code != sqlerr.CodeUndefinedColumn || se.Token == "" {
-		return err
-	}
-	for _, r := range sc.rels {
-		match := se.Code == sqlerr.CodeUndefinedTable && r.name == se.Token
-		for _, c := range r.cols {
-			if se.Code == sqlerr.CodeUndefinedColumn && c.name == se.Token {
-				match = true
-			}
-		}
-		if match {
-			return sqlerr.New(sqlerr.CodeFeatureNotSupported, "a subquery in FROM cannot refer to %q of another FROM item of its query (LATERAL is not supported)", se.Token).
-				WithPos(se.Pos).WithToken(se.Token).WithHint("join the subquery's rows on that column instead, or move the subquery into the select list")
-		}
-	}
-	return err
 }

@@ -53,6 +53,9 @@ func aggLevel(sc *scope, f *ast.FuncCall) int {
 	if f.Filter != nil {
 		minLevel(sc, f.Filter, &level)
 	}
+	for _, o := range f.OrderBy {
+		minLevel(sc, o.Expr, &level)
+	}
 	if level < 0 {
 		return 0
 	}

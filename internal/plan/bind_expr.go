@@ -235,6 +235,12 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 			return nil, expr.CastError(x.Pos(), types.NewString(x.Value), t, err)
 		}
 		return expr.NewConst(v), nil
+	case *ast.IntervalLit:
+		v, err := types.ParseInterval(x.Value, types.IntervalFieldOf(x.Field))
+		if err != nil {
+			return nil, expr.CastError(x.Pos(), types.NewString(x.Value), types.Of(types.Interval), err)
+		}
+		return expr.NewConst(v), nil
 	case *ast.Param:
 		if x.Index < 1 || x.Index > len(b.env.Params) {
 			return nil, sqlerr.New(sqlerr.CodeUndefinedObject, "there is no parameter $%d", x.Index).WithPos(x.Pos())
@@ -492,6 +498,9 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	if !ok {
 		return nil, notSupported(x, "operator %s is not supported", x.Op)
 	}
+	if tl, tr, t, ok := b.timeOperands(op, l, r); ok {
+		return &expr.Arith{Op: op, L: tl, R: tr, T: t, Pos: x.Pos()}, nil
+	}
 	l, r = b.adapt(l, r)
 	lt, rt := l.Type(), r.Type()
 	if lt.Kind == types.Unknown {
@@ -668,6 +677,13 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	if f.Filter != nil && (f.Schema != "" || !aggFuncs[f.Name]) {
 		return nil, sqlerr.New(sqlerr.CodeSyntax, "FILTER specified, but %s is not an aggregate function", f.Name).WithPos(f.Pos()).WithToken(f.Name)
 	}
+	if len(f.OrderBy) > 0 && (f.Schema != "" || !aggFuncs[f.Name]) {
+		what := "ORDER BY"
+		if f.WithinGroup {
+			what = "WITHIN GROUP"
+		}
+		return nil, sqlerr.New(codeWrongObjectType, "%s specified, but %s is not an aggregate function", what, f.Name).WithPos(f.Pos()).WithToken(f.Name)
+	}
 	if f.Schema == "" && aggFuncs[f.Name] {
 		if b.agg == nil {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function %s is not allowed here", f.Name).WithPos(f.Pos())
@@ -711,6 +727,14 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 	}
 	fn.Args = args
+	if (f.Name == "extract" || f.Name == "date_part") && len(args) == 2 && ts[1].Kind == types.Interval {
+		// date_part is double precision, extract an exact number (PostgreSQL).
+		if f.Name == "date_part" {
+			fn.T = types.Of(types.Float64)
+		} else if k, ok := args[0].(*expr.Const); ok && k.V.Kind() == types.String {
+			fn.T = expr.IntervalPartType(k.V.Str())
+		}
+	}
 	switch f.Name {
 	case "round", "trunc", "floor", "ceil", "ceiling":
 		if len(args) == 1 && ts[0].Kind == types.Decimal {
@@ -971,4 +995,33 @@ func (b *binder) regroup(e expr.Expr) (expr.Expr, bool) {
 		*k = x
 	}
 	return e, true
+}
+
+// timeOperands binds date, timestamp and interval arithmetic
+// (types.TimeType): a string literal meeting a timestamp or interval is
+// read as an interval ('1 day'), or, subtracted from a timestamp or
+// subtracting one, as a timestamp when it is not an interval, as
+// PostgreSQL resolves the unknown literal. ok is false for other operands.
+func (b *binder) timeOperands(op types.Op, l, r expr.Expr) (expr.Expr, expr.Expr, types.Type, bool) {
+	isTime := func(k types.Kind) bool {
+		return k == types.Date || k == types.DateTime64 || k == types.Interval
+	}
+	lit := func(e, other expr.Expr) expr.Expr {
+		k, ok := e.(*expr.Const)
+		if !ok || !b.lits[e] || k.V.Kind() != types.String || !isTime(other.Type().Kind) {
+			return e
+		}
+		if v, err := types.ParseInterval(k.V.Str(), types.NoField); err == nil {
+			return expr.NewConst(v)
+		}
+		if op == types.OpSub && other.Type().Kind != types.Interval {
+			if v, err := types.ParseText(other.Type(), k.V.Str()); err == nil {
+				return expr.NewConst(v)
+			}
+		}
+		return e
+	}
+	l, r = lit(l, r), lit(r, l)
+	t, ok := types.TimeType(op, l.Type(), r.Type())
+	return l, r, t, ok
 }

@@ -25,7 +25,8 @@ type aggCtx struct {
 
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"any_value": true, "max_by": true, "min_by": true, "bool_and": true, "bool_or": true, "every": true,
-	"string_agg": true, "array_agg": true}
+	"string_agg": true, "array_agg": true,
+	"percentile_cont": true, "percentile_disc": true, "mode": true, "grouping": true}
 
 func hasAgg(e ast.Node) bool {
 	found := false
@@ -134,12 +135,20 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 	if aggregated {
 		ag := &Aggregate{In: node}
 		ac := &aggCtx{node: ag, groups: map[string]ColRef{}, byID: map[int]ColRef{}, aggs: map[string]ColRef{}, scope: sc}
-		for _, g := range blk.GroupBy {
+		sets, err := expandGroupBy(blk.GroupBy)
+		if err != nil {
+			return nil, nil, err
+		}
+		idxOf := map[string]int{}
+		// addGroup binds one GROUP BY expression (a position or an output
+		// name stands for its select-list item) and returns its place in
+		// the Aggregate's Groups, binding each distinct text once.
+		addGroup := func(g ast.Expr) (int, error) {
 			ge := g
 			if n, ok := g.(*ast.NumberLit); ok {
 				k, err := ordinal(n, len(blk.Items))
 				if err != nil {
-					return nil, nil, err
+					return 0, err
 				}
 				ge = blk.Items[k].Expr
 			} else if cr, ok := g.(*ast.ColumnRef); ok && cr.Table == "" {
@@ -152,19 +161,20 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 				}
 			}
 			key := ast.Format(ge)
-			if _, dup := ac.groups[key]; dup {
-				continue
+			if i, dup := idxOf[key]; dup {
+				return i, nil
 			}
 			if hasLocalAgg(sc, ge) {
-				return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in GROUP BY").WithPos(ge.Pos())
+				return 0, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in GROUP BY").WithPos(ge.Pos())
 			}
 			sc.clause = "GROUP BY"
 			e, err := b.expr(sc, ge)
 			sc.clause = ""
 			if err != nil {
-				return nil, nil, err
+				return 0, err
 			}
 			c := b.newCol(key, e.Type())
+			idxOf[key] = len(ag.Groups)
 			ag.Groups = append(ag.Groups, e)
 			ag.GroupCols = append(ag.GroupCols, c)
 			ac.groups[key] = c
@@ -173,6 +183,16 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 					ac.byID[col.ID] = c
 				}
 			}
+			return idxOf[key], nil
+		}
+		if sets == nil {
+			for _, g := range blk.GroupBy {
+				if _, err := addGroup(g); err != nil {
+					return nil, nil, err
+				}
+			}
+		} else if err := b.groupingSets(ag, sets, addGroup); err != nil {
+			return nil, nil, err
 		}
 		b.agg = ac
 		node = ag
@@ -334,6 +354,12 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 	if call.Fn == "every" {
 		call.Fn = "bool_and"
 	}
+	if call.Fn == "grouping" {
+		return b.grouping(ac, f, key)
+	}
+	if orderedSetAggs[call.Fn] || f.WithinGroup {
+		return b.orderedSetAggregate(ac, f, key)
+	}
 	for _, a := range f.Args {
 		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
@@ -343,6 +369,9 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		call.Args = append(call.Args, e)
+	}
+	if err := b.aggOrder(ac.scope, f, &call); err != nil {
+		return nil, err
 	}
 	if f.Filter != nil {
 		if err := b.aggFilter(ac.scope, f, &call); err != nil {
@@ -449,7 +478,13 @@ func (b *binder) aggFilter(sc *scope, f *ast.FuncCall, call *AggCall) error {
 	if len(call.Args) == 0 {
 		return nil
 	}
-	arg := call.Args[0]
-	call.Args[0] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
+	// An ordered-set aggregate's aggregated argument is its last one (the
+	// first are direct arguments such as percentile_cont's fraction).
+	i := 0
+	if orderedSetAggs[call.Fn] {
+		i = len(call.Args) - 1
+	}
+	arg := call.Args[i]
+	call.Args[i] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
 	return nil
 }

@@ -51,6 +51,8 @@ func decorrelate(n Node, env *Env) Node {
 		x.In = decorrelate(x.In, env)
 	case *Join:
 		x.L, x.R = decorrelate(x.L, env), decorrelate(x.R, env)
+	case *Lateral:
+		x.L = decorrelate(x.L, env)
 	case *SetOp:
 		x.L, x.R = decorrelate(x.L, env), decorrelate(x.R, env)
 	}

@@ -139,6 +139,16 @@ type AggCall struct {
 	Star     bool // count(*)
 	Distinct bool
 	T        types.Type
+	// Order is the aggregate's ORDER BY (string_agg(s, ',' ORDER BY s),
+	// WITHIN GROUP of percentile_cont, percentile_disc and mode): exec
+	// feeds each group's rows in this order. Empty for the aggregates
+	// whose result does not depend on the order, where the binder drops
+	// a written ORDER BY.
+	Order []SortKey
+	// Grouping is grouping(…)'s arguments as positions in the
+	// Aggregate's Groups (Fn "grouping"; no Args): its value is constant
+	// per grouping set.
+	Grouping []int
 }
 
 // Aggregate groups its input by Groups and computes Aggs per group. With no
@@ -149,6 +159,11 @@ type Aggregate struct {
 	GroupCols []ColRef
 	Aggs      []AggCall
 	AggCols   []ColRef
+	// Sets, when not nil, are GROUPING SETS / ROLLUP / CUBE: each set
+	// lists the positions in Groups it groups on (sorted; may be empty,
+	// the grand total). A row of a set has NULL in the group columns the
+	// set leaves out. nil is a plain GROUP BY of every one of Groups.
+	Sets [][]int
 }
 
 // Output implements Node.
@@ -395,8 +410,27 @@ func Describe(n Node, src Source) string {
 		if len(parts) > 0 {
 			s += " group=[" + strings.Join(parts, ", ") + "]"
 		}
+		if n.Sets != nil {
+			sets := make([]string, len(n.Sets))
+			for i, set := range n.Sets {
+				cols := make([]string, len(set))
+				for j, g := range set {
+					cols[j] = parts[g]
+				}
+				sets[i] = "(" + strings.Join(cols, ", ") + ")"
+			}
+			s += " sets=[" + strings.Join(sets, ", ") + "]"
+		}
 		var aggs []string
 		for _, a := range n.Aggs {
+			if a.Fn == "grouping" {
+				args := make([]string, len(a.Grouping))
+				for i, g := range a.Grouping {
+					args[i] = parts[g]
+				}
+				aggs = append(aggs, "grouping("+strings.Join(args, ", ")+")")
+				continue
+			}
 			aggs = append(aggs, aggString(a))
 		}
 		return s + " aggs=[" + strings.Join(aggs, ", ") + "]"
@@ -448,6 +482,8 @@ func Describe(n Node, src Source) string {
 		return s
 	case *TableFunction:
 		return n.String()
+	case *Lateral:
+		return n.String()
 	case *Recursive:
 		s := "Recursive " + n.Name
 		if n.All {
@@ -490,6 +526,12 @@ func aggString(a AggCall) string {
 	d := ""
 	if a.Distinct {
 		d = "DISTINCT "
+	}
+	if orderedSetAggs[a.Fn] {
+		return a.Fn + "(" + strings.Join(args[:len(args)-1], ", ") + ") WITHIN GROUP (ORDER BY " + sortKeysString(a.Order) + ")"
+	}
+	if len(a.Order) > 0 {
+		return a.Fn + "(" + d + strings.Join(args, ", ") + " ORDER BY " + sortKeysString(a.Order) + ")"
 	}
 	return a.Fn + "(" + d + strings.Join(args, ", ") + ")"
 }

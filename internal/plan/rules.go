@@ -58,6 +58,8 @@ func topN(n Node, env *Env) Node {
 		x.In = topN(x.In, env)
 	case *Join:
 		x.L, x.R = topN(x.L, env), topN(x.R, env)
+	case *Lateral:
+		x.L = topN(x.L, env)
 	case *Sort:
 		x.In = topN(x.In, env)
 	case *TopN:
@@ -106,6 +108,17 @@ func pruneColumns(root Node, env *Env) Node {
 				for _, e := range a.Args {
 					use(e)
 				}
+				for _, k := range a.Order {
+					use(k.E)
+				}
+			}
+		case *Lateral:
+			use(x.Cond)
+			for _, e := range x.Corr {
+				use(e)
+			}
+			for _, c := range x.Cols {
+				need[c.ID] = true
 			}
 		case *Join:
 			use(x.Cond)
@@ -293,6 +306,14 @@ func foldNode(n Node, env *Env) Node {
 		}
 	case *Join:
 		x.Cond = fold(x.Cond)
+	case *Lateral:
+		x.Cond = fold(x.Cond)
+		if k, ok := x.Cond.(*expr.Const); ok && !k.V.IsNull() && k.V.Kind() == types.Bool && k.V.Bool() {
+			x.Cond = nil // ON true
+		}
+		for i := range x.Corr {
+			x.Corr[i] = fold(x.Corr[i])
+		}
 	case *Values:
 		for _, r := range x.Rows {
 			for i := range r {
@@ -408,6 +429,8 @@ func pushFilters(n Node, env *Env) Node {
 		x.L, x.R = pushFilters(x.L, env), pushFilters(x.R, env)
 	case *Join:
 		x.L, x.R = pushFilters(x.L, env), pushFilters(x.R, env)
+	case *Lateral:
+		x.L = pushFilters(x.L, env)
 	}
 	return n
 }
@@ -461,6 +484,16 @@ func pushInto(n Node, c expr.Expr) bool {
 	case *Filter:
 		if coveredBy(c, x) {
 			x.Cond = and(append(conjuncts(x.Cond), c))
+			return true
+		}
+	case *Lateral:
+		// A condition on the left rows alone filters them before the
+		// per-row plan runs (for a LEFT lateral join too: WHERE drops the
+		// row whatever the right side gives).
+		if !hasSub && coveredBy(c, x.L) {
+			if !pushInto(x.L, c) {
+				x.L = &Filter{In: x.L, Cond: c}
+			}
 			return true
 		}
 	}

@@ -49,27 +49,30 @@ func (b *binder) setReturningFunc(f *ast.TableFunc, sc *scope) (Node, error) {
 		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "AS OF applies to tables and versions(), not to %s()", name).WithPos(f.AsOf.Pos())
 	}
 	// The arguments see the enclosing query (a correlated reference, as
-	// psql's \d uses) but not the other FROM items of this one: that would
-	// be LATERAL, which Strata does not run.
+	// psql's \d uses). A function in FROM is LATERAL whether written so or
+	// not, as in PostgreSQL: arguments that read the FROM items before it
+	// are bound again as a lateral item's (lateral.go).
+	lateralRels := b.lateralRels
 	argScope := &scope{parent: sc.parent, corr: sc.corr, ctes: sc.ctes}
-	args := make([]expr.Expr, len(f.Args))
-	ts := make([]types.Type, len(f.Args))
-	for i, a := range f.Args {
-		if hasAgg(a) {
-			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in functions in FROM").WithPos(a.Pos())
-		}
-		e, err := b.expr(argScope, a)
-		if err != nil {
-			var se *sqlerr.Error
-			if errors.As(err, &se) && (se.Code == sqlerr.CodeUndefinedColumn || se.Code == sqlerr.CodeUndefinedTable) && len(sc.rels) > 0 {
-				if _, again := b.expr(&scope{rels: sc.rels, ctes: sc.ctes}, a); again == nil {
-					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "a function in FROM cannot read the columns of the other FROM items (LATERAL)").
-						WithPos(a.Pos()).WithHint("compute the arguments in a subquery, or join the function's rows instead")
-				}
-			}
+	mark := 0
+	if sc.corr != nil {
+		mark = len(sc.corr.exprs)
+	}
+	args, ts, err := b.tableFuncArgs(f, argScope)
+	var cl *corrList
+	if err != nil {
+		var se *sqlerr.Error
+		if !errors.As(err, &se) || se.Code != sqlerr.CodeUndefinedColumn && se.Code != sqlerr.CodeUndefinedTable || len(lateralRels) == 0 {
 			return nil, err
 		}
-		args[i], ts[i] = e, e.Type()
+		if sc.corr != nil {
+			sc.corr.exprs = sc.corr.exprs[:mark]
+		}
+		cl = &corrList{}
+		args, ts, err = b.tableFuncArgs(f, &scope{parent: lateralScope(sc, lateralRels), corr: cl, ctes: sc.ctes})
+		if err != nil {
+			return nil, err
+		}
 	}
 	fn, err := expr.NewTableFunc(name, ts, f.Name.Pos())
 	if err != nil {
@@ -86,12 +89,32 @@ func (b *binder) setReturningFunc(f *ast.TableFunc, sc *scope) (Node, error) {
 		colName = alias
 	}
 	ref := b.newCol(colName, fn.Result)
-	n := &TableFunction{Fn: fn, Args: args, Cols: []ColRef{ref}}
+	var n Node = &TableFunction{Fn: fn, Args: args, Cols: []ColRef{ref}}
+	if cl != nil && len(cl.exprs) > 0 {
+		n = b.lateralNode(n, cl.exprs)
+	}
 	r := &rel{name: alias, b: b, cols: []relCol{{name: colName, ref: ref}}}
 	if err := renameCols(r, cols, f.Pos()); err != nil {
 		return nil, err
 	}
 	return n, b.addRel(sc, r, f.Pos())
+}
+
+// tableFuncArgs binds the arguments of a function in FROM in sc.
+func (b *binder) tableFuncArgs(f *ast.TableFunc, sc *scope) ([]expr.Expr, []types.Type, error) {
+	args := make([]expr.Expr, len(f.Args))
+	ts := make([]types.Type, len(f.Args))
+	for i, a := range f.Args {
+		if hasAgg(a) {
+			return nil, nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate functions are not allowed in functions in FROM").WithPos(a.Pos())
+		}
+		e, err := b.expr(sc, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		args[i], ts[i] = e, e.Type()
+	}
+	return args, ts, nil
 }
 
 // elementTyped gives an array element (a[i]) the type of the number it is

@@ -135,6 +135,12 @@ func typeOf(tn *ast.TypeName) (types.Type, error) {
 	if err != nil {
 		return types.Type{}, sqlerr.New(sqlerr.CodeUndefinedObject, "%s", err.Error()).WithPos(tn.Pos())
 	}
+	if t.Kind == types.Interval {
+		// SPEC §2 has no INTERVAL column type: intervals are values of
+		// expressions (timestamp arithmetic) only.
+		return types.Type{}, sqlerr.New(sqlerr.CodeFeatureNotSupported, "type INTERVAL cannot be a column type").WithPos(tn.Pos()).
+			WithHint("store a timestamp, or a number of seconds or days, and compute intervals in queries")
+	}
 	return t, nil
 }
 

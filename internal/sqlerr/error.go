@@ -25,6 +25,7 @@ const (
 	CodeNumericOutOfRange    = "22003" // numeric_value_out_of_range
 	CodeInvalidText          = "22P02" // invalid_text_representation
 	CodeInvalidDatetime      = "22007" // invalid_datetime_format
+	CodeDatetimeOverflow     = "22008" // datetime_field_overflow
 	CodeDivisionByZero       = "22012" // division_by_zero
 	CodeInvalidParameter     = "22023" // invalid_parameter_value
 	CodeNotNull              = "23502" // not_null_violation

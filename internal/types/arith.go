@@ -120,6 +120,14 @@ func Mod(a, b Value) (Value, error) { return arith(OpMod, a, b) }
 func Arith(op Op, a, b Value) (Value, error) { return arith(op, a, b) }
 
 func arith(op Op, a, b Value) (Value, error) {
+	if ka, kb := a.t.Kind, b.t.Kind; ka == Interval || kb == Interval || ka == Date || kb == Date || ka == DateTime64 && kb == DateTime64 {
+		if t, ok := TimeType(op, a.t, b.t); ok {
+			if a.null || b.null {
+				return Null(t), nil
+			}
+			return TimeArith(op, a, b, t)
+		}
+	}
 	if a.t.Kind == b.t.Kind && !a.null && !b.null {
 		// Same-kind fast paths: no widening to do.
 		switch a.t.Kind.Class() {
@@ -470,7 +478,7 @@ func arithDecimal(op Op, a, b Value, t Type) (Value, error) {
 func NegType(t Type) (Type, bool) {
 	k := t.Kind
 	switch {
-	case k == Unknown || k.IsSigned() || k.IsFloat() || k == Decimal:
+	case k == Unknown || k.IsSigned() || k.IsFloat() || k == Decimal || k == Interval:
 		return t, true
 	case k.IsUnsigned():
 		return Of(signedFor(min(2*k.Bits(), 256))), true
@@ -487,6 +495,9 @@ func Neg(v Value) (Value, error) {
 	}
 	if v.null {
 		return Null(t), nil
+	}
+	if t.Kind == Interval {
+		return NegInterval(v)
 	}
 	switch v.t.Kind.Class() {
 	case ClassFloat64:

@@ -42,6 +42,8 @@ func Compare(a, b Value) int {
 			return cmpUint64(a.n, b.n)
 		case ClassWide:
 			switch {
+			case a.t.Kind == Interval:
+				return cmpSpan(&a, &b)
 			case a.t.Kind.IsUnsigned():
 				return a.w.Cmp(&b.w)
 			case a.t.Kind != Decimal || a.t.Scale == b.t.Scale:
@@ -302,6 +304,9 @@ func Hash(seed uint64, v Value) uint64 {
 		}
 		return hashNum(seed, num{mag: uint256.Int{v.n}})
 	case ClassWide:
+		if v.t.Kind == Interval {
+			return fmix(mix(mix(seed^tagInterval, v.w[2]), v.w[3]))
+		}
 		if v.t.Kind == Decimal {
 			return hashDecimal(seed, signedNum(&v.w), int(v.t.Scale))
 		}
@@ -326,16 +331,17 @@ func Hash(seed uint64, v Value) uint64 {
 }
 
 const (
-	tagInt    = 0x1f3a5c7e9b2d4f61
-	tagBig    = 0x2b4d6f8192a3c5e7
-	tagDec    = 0x3c5e7091b2d4f617
-	tagFloat  = 0x4d6f8193a4c5e7f9
-	tagBool   = 0x5e7f91a3b5c7d9eb
-	tagString = 0x6f8193a5b7c9dbed
-	tagBytes  = 0x7f91a3b5c7d9ebfd
-	tagUUID   = 0x81a3b5c7d9ebfd0f
-	tagDate   = 0x93b5c7d9ebfd0f21
-	tagTime   = 0xa5c7d9ebfd0f2133
+	tagInt      = 0x1f3a5c7e9b2d4f61
+	tagBig      = 0x2b4d6f8192a3c5e7
+	tagDec      = 0x3c5e7091b2d4f617
+	tagFloat    = 0x4d6f8193a4c5e7f9
+	tagBool     = 0x5e7f91a3b5c7d9eb
+	tagString   = 0x6f8193a5b7c9dbed
+	tagBytes    = 0x7f91a3b5c7d9ebfd
+	tagUUID     = 0x81a3b5c7d9ebfd0f
+	tagDate     = 0x93b5c7d9ebfd0f21
+	tagInterval = 0x5f1c3a7e9b2d4c61
+	tagTime     = 0xa5c7d9ebfd0f2133
 )
 
 // mix folds one word into h (a multiply-rotate step in the style of

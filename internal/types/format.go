@@ -47,6 +47,9 @@ func AppendText(dst []byte, v Value) []byte {
 		return appendDateTime(dst, v.Int64(), v.t)
 	case UUID:
 		return appendUUID(dst, &v.u)
+	case Interval:
+		m, d, us := v.Interval()
+		return appendInterval(dst, m, d, us)
 	}
 	return dst
 }

@@ -58,6 +58,9 @@ func AppendKey(dst []byte, v Value) []byte {
 	case ClassUint64:
 		return appendUintKey(dst, v.n)
 	case ClassWide:
+		if k == Interval {
+			return appendSpanKey(dst, v.w[0], v.w[1], v.w[2], v.w[3])
+		}
 		if k == Decimal {
 			w := v.w
 			w[3] ^= 1 << 63
@@ -100,6 +103,10 @@ func AppendKeyAt(dst []byte, vec *Vector, i int) []byte {
 	case ClassUint64:
 		return appendUintKey(dst, vec.u64[i])
 	case ClassWide:
+		if k == Interval {
+			w := &vec.wide[i]
+			return appendSpanKey(dst, w[0], w[1], w[2], w[3])
+		}
 		if k == Decimal {
 			w := vec.wide[i]
 			w[3] ^= 1 << 63

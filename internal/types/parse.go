@@ -193,6 +193,8 @@ func ParseText(t Type, s string) (Value, error) {
 		if u, ok := parseUUID(x); ok {
 			return NewUUID(u), nil
 		}
+	case Interval:
+		return ParseInterval(s, NoField)
 	}
 	return Value{}, &ParseError{Value: s, Type: t}
 }

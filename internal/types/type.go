@@ -37,6 +37,9 @@ const (
 	Date
 	DateTime64
 	UUID
+	// Interval is PostgreSQL's INTERVAL, an expression type only: no
+	// column has it (interval.go).
+	Interval
 	numKinds
 )
 
@@ -45,7 +48,7 @@ var kindNames = [numKinds]string{
 	Int8: "INT8", Int16: "INT16", Int32: "INT32", Int64: "INT64", Int128: "INT128", Int256: "INT256",
 	Uint8: "UINT8", Uint16: "UINT16", Uint32: "UINT32", Uint64: "UINT64", Uint128: "UINT128", Uint256: "UINT256",
 	Float32: "FLOAT32", Float64: "FLOAT64", Decimal: "DECIMAL", String: "STRING", Bytes: "BYTES",
-	Date: "DATE", DateTime64: "DATETIME64", UUID: "UUID",
+	Date: "DATE", DateTime64: "DATETIME64", UUID: "UUID", Interval: "INTERVAL",
 }
 
 // String returns the kind's canonical upper-case name.
@@ -179,6 +182,7 @@ var aliases = map[string]Type{
 	"DATETIME":  {Kind: DateTime64},
 	"TIMESTAMP": {Kind: DateTime64, Precision: 6},
 	"UUID":      Of(UUID),
+	"INTERVAL":  Of(Interval),
 }
 
 // FromName resolves a type name as written in SQL (case-insensitive, aliases

@@ -42,7 +42,7 @@ var kindClass = [numKinds]Class{
 	Uint128: ClassWide, Uint256: ClassWide,
 	Float32: ClassFloat64, Float64: ClassFloat64,
 	Decimal: ClassWide, String: ClassVarlen, Bytes: ClassVarlen,
-	Date: ClassInt64, DateTime64: ClassInt64, UUID: ClassUUID,
+	Date: ClassInt64, DateTime64: ClassInt64, UUID: ClassUUID, Interval: ClassWide,
 }
 
 // Class returns the physical class of k.

@@ -67,10 +67,13 @@ type TypedLit struct {
 	Value string
 }
 
-// IntervalLit is INTERVAL '90 days'; Value is the text between the quotes.
+// IntervalLit is INTERVAL '90 days' or INTERVAL '5' MINUTE; Value is the
+// text between the quotes, Field the qualifier (YEAR, MONTH, DAY, HOUR,
+// MINUTE or SECOND; "" when absent).
 type IntervalLit struct {
 	Span
 	Value string
+	Field string
 }
 
 // UnaryExpr is a prefix operator applied to X: Op is token.MINUS,
@@ -194,6 +197,12 @@ type FuncCall struct {
 	// Filter is an aggregate's FILTER (WHERE Filter) clause; nil when
 	// absent.
 	Filter Expr
+	// OrderBy is an aggregate's ORDER BY, written inside the parentheses
+	// after the arguments (string_agg(s, ',' ORDER BY s)) or, when
+	// WithinGroup is set, in WITHIN GROUP (ORDER BY …) of an ordered-set
+	// aggregate (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)).
+	OrderBy     []*OrderItem
+	WithinGroup bool
 }
 
 // ParenExpr is an expression in parentheses, kept so that the printer
@@ -207,6 +216,28 @@ type ParenExpr struct {
 // value), or, as a policy setting's value, a list of any length.
 type TupleExpr struct {
 	Span
+	Items []Expr
+}
+
+// GroupingKind says which grouping construct a GroupingSet is.
+type GroupingKind uint8
+
+// The grouping constructs of GROUP BY.
+const (
+	GroupingSets     GroupingKind = iota // GROUPING SETS (Items)
+	Rollup                               // ROLLUP (Items)
+	Cube                                 // CUBE (Items)
+	EmptyGroupingSet                     // (), the grand total; no Items
+)
+
+// GroupingSet is a GROUP BY item that lists several groupings: GROUPING
+// SETS (…), ROLLUP (…), CUBE (…) or the empty set (). It appears only in
+// SelectBlock.GroupBy. An item of ROLLUP or CUBE that is a TupleExpr is a
+// column list taken as one unit; an item of GROUPING SETS may be any
+// grouping item, a nested GroupingSet included.
+type GroupingSet struct {
+	Span
+	Kind  GroupingKind
 	Items []Expr
 }
 
@@ -234,3 +265,4 @@ func (*SubqueryExpr) exprNode()   {}
 func (*FuncCall) exprNode()       {}
 func (*ParenExpr) exprNode()      {}
 func (*TupleExpr) exprNode()      {}
+func (*GroupingSet) exprNode()    {}

@@ -50,7 +50,9 @@ func isBareIdent(name string) bool {
 			return false
 		}
 	}
-	return !token.Lookup(name).IsReserved()
+	// LATERAL is no keyword of the scanner's, but before a relation it is
+	// read as one (PostgreSQL reserves it).
+	return !token.Lookup(name).IsReserved() && name != "lateral"
 }
 
 // printer accumulates SQL text.

@@ -128,6 +128,9 @@ func (p *printer) expr(e Expr, min int) {
 		p.str(" " + FormatString(e.Value))
 	case *IntervalLit:
 		p.str("INTERVAL " + FormatString(e.Value))
+		if e.Field != "" {
+			p.str(" " + e.Field)
+		}
 	case *UnaryExpr:
 		p.unary(e)
 	case *BinaryExpr:
@@ -239,7 +242,12 @@ func (p *printer) expr(e Expr, min int) {
 			p.ident(e.Schema)
 			p.str(".")
 		}
-		p.ident(e.Name)
+		if e.Schema == "" && (e.Name == "rollup" || e.Name == "cube") {
+			// Bare, they would read back as GROUP BY's constructs.
+			p.str(`"` + e.Name + `"`)
+		} else {
+			p.ident(e.Name)
+		}
 		p.str("(")
 		if e.Star {
 			p.str("*")
@@ -249,7 +257,16 @@ func (p *printer) expr(e Expr, min int) {
 			}
 			p.exprs(e.Args)
 		}
+		if len(e.OrderBy) > 0 && !e.WithinGroup {
+			p.str(" ORDER BY ")
+			p.orderItems(e.OrderBy)
+		}
 		p.str(")")
+		if len(e.OrderBy) > 0 && e.WithinGroup {
+			p.str(" WITHIN GROUP (ORDER BY ")
+			p.orderItems(e.OrderBy)
+			p.str(")")
+		}
 		if e.Filter != nil {
 			p.str(" FILTER (WHERE ")
 			p.expr(e.Filter, 0)
@@ -261,6 +278,10 @@ func (p *printer) expr(e Expr, min int) {
 		p.str(")")
 	case *TupleExpr:
 		p.str("(")
+		p.exprs(e.Items)
+		p.str(")")
+	case *GroupingSet:
+		p.str([...]string{"GROUPING SETS (", "ROLLUP (", "CUBE (", "("}[e.Kind])
 		p.exprs(e.Items)
 		p.str(")")
 	default:

@@ -24,12 +24,7 @@ func (p *printer) selectStmt(s *SelectStmt) {
 	p.body(s.Body, 0)
 	if len(s.OrderBy) > 0 {
 		p.str(" ORDER BY ")
-		for i, o := range s.OrderBy {
-			if i > 0 {
-				p.str(", ")
-			}
-			p.orderItem(o)
-		}
+		p.orderItems(s.OrderBy)
 	}
 	if s.AsOf != nil {
 		p.str(" ")
@@ -42,6 +37,15 @@ func (p *printer) selectStmt(s *SelectStmt) {
 	if s.Offset != nil {
 		p.str(" OFFSET ")
 		p.expr(s.Offset, 0)
+	}
+}
+
+func (p *printer) orderItems(list []*OrderItem) {
+	for i, o := range list {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.orderItem(o)
 	}
 }
 
@@ -186,6 +190,9 @@ func (p *printer) table(t TableExpr) {
 		p.tableAsOf(t.AsOf)
 		p.alias(t.Alias)
 	case *TableFunc:
+		if t.Lateral {
+			p.str("LATERAL ")
+		}
 		p.objectName(t.Name)
 		p.str("(")
 		p.exprs(t.Args)
@@ -193,6 +200,9 @@ func (p *printer) table(t TableExpr) {
 		p.tableAsOf(t.AsOf)
 		p.alias(t.Alias)
 	case *DerivedTable:
+		if t.Lateral {
+			p.str("LATERAL ")
+		}
 		p.str("(")
 		p.selectStmt(t.Query)
 		p.str(")")

@@ -168,6 +168,9 @@ type TableFunc struct {
 	Args  []Expr
 	Alias *Alias
 	AsOf  *AsOf
+	// Lateral is set when written LATERAL f(…). A function in FROM may
+	// read the FROM items before it either way, as in PostgreSQL.
+	Lateral bool
 }
 
 // DerivedTable is (query) [AS] alias in FROM.
@@ -175,6 +178,9 @@ type DerivedTable struct {
 	Span
 	Query *SelectStmt
 	Alias *Alias // nil when absent (the binder requires it as PostgreSQL 15 does)
+	// Lateral is set for LATERAL (query): the query may read the columns
+	// of the FROM items before it.
+	Lateral bool
 }
 
 // ParenTable is a parenthesised join, (a JOIN b ON …) [AS alias].

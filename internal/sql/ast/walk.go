@@ -70,10 +70,15 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Query)
 	case *FuncCall:
 		exprs(n.Args)
+		for _, o := range n.OrderBy {
+			in(o)
+		}
 		in(n.Filter)
 	case *ParenExpr:
 		in(n.X)
 	case *TupleExpr:
+		exprs(n.Items)
+	case *GroupingSet:
 		exprs(n.Items)
 
 	case *SelectStmt:

@@ -305,7 +305,7 @@ func (p *parser) primary() ast.Expr {
 			p.next()
 			v := p.lit
 			p.next()
-			return &ast.IntervalLit{Span: p.span(start), Value: v}
+			return p.intervalField(&ast.IntervalLit{Value: v}, start)
 		}
 	case token.LEFT, token.RIGHT:
 		// left(s, n) and right(s, n) are functions although the words are
@@ -390,7 +390,7 @@ func (p *parser) nameExpr() ast.Expr {
 		v := p.lit
 		p.next()
 		if name == "INTERVAL" {
-			return &ast.IntervalLit{Span: p.span(start), Value: v}
+			return p.intervalField(&ast.IntervalLit{Value: v}, start)
 		}
 		t := &ast.TypeName{Span: ast.Span{Start: start, Stop: firstEnd}, Name: name}
 		return &ast.TypedLit{Span: p.span(start), Type: t, Value: v}
@@ -458,8 +458,31 @@ func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 			p.got(token.ALL)
 		}
 		f.Args = p.exprList()
+		if p.tok == token.ORDER {
+			p.next()
+			p.expect(token.BY)
+			f.OrderBy = p.orderItems()
+		}
 	}
 	p.expect(token.RPAREN)
+	// ordered-set aggregate(…) WITHIN GROUP (ORDER BY …): WITHIN is no
+	// keyword of ours; followed by GROUP it can be nothing else.
+	if p.tok == token.IDENT && strings.EqualFold(p.lit, "within") && p.peek(1) == token.GROUP {
+		if len(f.OrderBy) > 0 {
+			p.failHere("cannot use multiple ORDER BY clauses with WITHIN GROUP")
+		}
+		if f.Distinct {
+			p.failHere("cannot use DISTINCT with WITHIN GROUP")
+		}
+		p.next()
+		p.next()
+		p.expect(token.LPAREN)
+		p.expect(token.ORDER)
+		p.expect(token.BY)
+		f.OrderBy = p.orderItems()
+		f.WithinGroup = true
+		p.expect(token.RPAREN)
+	}
 	// agg(…) FILTER (WHERE cond): FILTER is no keyword of ours, so it is
 	// recognised only followed by "( WHERE", where no alias can be.
 	if p.tok == token.IDENT && strings.EqualFold(p.lit, "filter") && p.peek(1) == token.LPAREN && p.peek(2) == token.WHERE {
@@ -509,4 +532,20 @@ func (p *parser) typeName() *ast.TypeName {
 	}
 	t.Span = p.span(start)
 	return t
+}
+
+// intervalField parses the qualifier that may follow INTERVAL '…' (YEAR,
+// MONTH, DAY, HOUR, MINUTE or SECOND, as in INTERVAL '5' MINUTE) and sets
+// the literal's span. The word is taken as the qualifier, not an alias, as
+// PostgreSQL does.
+func (p *parser) intervalField(e *ast.IntervalLit, start int) ast.Expr {
+	if p.isIdent() && p.src[p.pos] != '"' {
+		switch w := strings.ToUpper(p.lit); w {
+		case "YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND":
+			e.Field = w
+			p.next()
+		}
+	}
+	e.Span = p.span(start)
+	return e
 }

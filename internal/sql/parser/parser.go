@@ -180,6 +180,12 @@ func (p *parser) peek(n int) token.Token {
 	return p.ahead[n-1].tok
 }
 
+// peekLit returns the text of the token n places after the current one.
+func (p *parser) peekLit(n int) string {
+	p.peek(n)
+	return p.ahead[n-1].lit
+}
+
 // got advances and reports true if the current token is tok.
 func (p *parser) got(tok token.Token) bool {
 	if p.tok == tok {

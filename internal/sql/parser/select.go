@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"strings"
+
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
 )
@@ -307,7 +309,7 @@ func (p *parser) selectBlock() *ast.SelectBlock {
 	if p.tok == token.GROUP {
 		p.next()
 		p.expect(token.BY)
-		b.GroupBy = p.exprList()
+		b.GroupBy = p.groupByList()
 	}
 	if p.got(token.HAVING) {
 		b.Having = p.expr()
@@ -420,6 +422,24 @@ func (p *parser) tableExpr() ast.TableExpr {
 // join.
 func (p *parser) tablePrimary() ast.TableExpr {
 	start := p.pos
+	// LATERAL is no keyword of ours: unquoted and followed by "(" or a
+	// name it can only be LATERAL (a table named lateral needs quotes, as
+	// in PostgreSQL, where the word is reserved).
+	if p.tok == token.IDENT && p.src[p.pos] != '"' && p.lit == "lateral" {
+		if t := p.peek(1); t == token.LPAREN || t == token.IDENT || t.IsKeyword() && !t.IsReserved() {
+			p.next()
+			switch x := p.tablePrimary().(type) {
+			case *ast.DerivedTable:
+				x.Lateral, x.Span = true, p.span(start)
+				return x
+			case *ast.TableFunc:
+				x.Lateral, x.Span = true, p.span(start)
+				return x
+			default:
+				p.failAt(x.Pos(), "LATERAL must be followed by a subquery or a function call")
+			}
+		}
+	}
 	if p.tok == token.LPAREN {
 		p.enter()
 		defer p.leave()
@@ -500,4 +520,49 @@ func (p *parser) optAlias() *ast.Alias {
 	}
 	a.Span = p.span(start)
 	return a
+}
+
+// groupByList parses GROUP BY's items: expressions and the grouping
+// constructs ROLLUP (…), CUBE (…), GROUPING SETS (…) and ().
+func (p *parser) groupByList() []ast.Expr {
+	list := []ast.Expr{p.groupingItem()}
+	for p.got(token.COMMA) {
+		list = append(list, p.groupingItem())
+	}
+	return list
+}
+
+// groupingItem parses one GROUP BY item. ROLLUP, CUBE, GROUPING and SETS
+// are no keywords of ours: written unquoted before "(" (GROUPING SETS
+// before "(") they are the constructs, as in PostgreSQL, where a function
+// of those names needs quotes here.
+func (p *parser) groupingItem() ast.Expr {
+	p.enter()
+	defer p.leave()
+	start := p.pos
+	unquoted := p.tok == token.IDENT && p.src[p.pos] != '"'
+	switch {
+	case p.tok == token.LPAREN && p.peek(1) == token.RPAREN:
+		p.next()
+		p.next()
+		return &ast.GroupingSet{Span: p.span(start), Kind: ast.EmptyGroupingSet}
+	case unquoted && (strings.EqualFold(p.lit, "rollup") || strings.EqualFold(p.lit, "cube")) && p.peek(1) == token.LPAREN:
+		kind := ast.Rollup
+		if strings.EqualFold(p.lit, "cube") {
+			kind = ast.Cube
+		}
+		p.next()
+		p.next()
+		items := p.exprList()
+		p.expect(token.RPAREN)
+		return &ast.GroupingSet{Span: p.span(start), Kind: kind, Items: items}
+	case unquoted && strings.EqualFold(p.lit, "grouping") && p.peek(1) == token.IDENT && strings.EqualFold(p.peekLit(1), "sets"):
+		p.next()
+		p.next()
+		p.expect(token.LPAREN)
+		items := p.groupByList()
+		p.expect(token.RPAREN)
+		return &ast.GroupingSet{Span: p.span(start), Kind: ast.GroupingSets, Items: items}
+	}
+	return p.expr()
 }
