@@ -194,6 +194,9 @@ type FuncCall struct {
 	// Filter is an aggregate's FILTER (WHERE Filter) clause; nil when
 	// absent.
 	Filter Expr
+	// Over makes the call a window function: OVER (…) or OVER w; nil for
+	// a plain call.
+	Over *WindowSpec
 }
 
 // ParenExpr is an expression in parentheses, kept so that the printer

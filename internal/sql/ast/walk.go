@@ -71,6 +71,7 @@ func Inspect(n Node, f func(Node) bool) {
 	case *FuncCall:
 		exprs(n.Args)
 		in(n.Filter)
+		inspectWindow(n.Over, f)
 	case *ParenExpr:
 		in(n.X)
 	case *TupleExpr:
@@ -104,6 +105,9 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Where)
 		exprs(n.GroupBy)
 		in(n.Having)
+		for _, w := range n.Windows {
+			inspectWindow(w.Spec, f)
+		}
 	case *SelectItem:
 		in(n.Expr)
 		in(n.Alias)
