@@ -3,7 +3,12 @@ package parser
 import (
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/sqlerr"
 )
+
+// codeWindowing is PostgreSQL's windowing_error, which it raises from its
+// grammar for frames whose bounds are out of order.
+const codeWindowing = "42P20"
 
 // Window syntax. OVER, PARTITION, RANGE, GROUPS, PRECEDING, FOLLOWING,
 // UNBOUNDED, EXCLUDE, TIES, OTHERS and NO are no keywords of ours (as in
@@ -112,6 +117,7 @@ func (p *parser) frame() *ast.WindowFrame {
 	} else {
 		f.Start = p.frameBound()
 	}
+	p.checkFrame(f)
 	if p.wordIs("exclude") {
 		p.next()
 		f.ExcludeSet = true
@@ -176,4 +182,31 @@ func (p *parser) frameBound() *ast.FrameBound {
 	}
 	b.Span = p.span(start)
 	return b
+}
+
+// checkFrame refuses the bound orders PostgreSQL's grammar refuses, with
+// its messages: a frame may not start after it ends.
+func (p *parser) checkFrame(f *ast.WindowFrame) {
+	fail := func(b *ast.FrameBound, msg string) {
+		p.fail(sqlerr.New(codeWindowing, "%s", msg).WithPos(b.Pos()))
+	}
+	s := f.Start
+	if s.Kind == ast.UnboundedFollowing {
+		fail(s, "frame start cannot be UNBOUNDED FOLLOWING")
+	}
+	if f.End == nil {
+		if s.Kind == ast.OffsetFollowing {
+			fail(s, "frame starting from following row cannot end with current row")
+		}
+		return
+	}
+	e := f.End
+	switch {
+	case e.Kind == ast.UnboundedPreceding:
+		fail(e, "frame end cannot be UNBOUNDED PRECEDING")
+	case s.Kind == ast.CurrentRow && e.Kind == ast.OffsetPreceding:
+		fail(e, "frame starting from current row cannot have preceding rows")
+	case s.Kind == ast.OffsetFollowing && (e.Kind == ast.OffsetPreceding || e.Kind == ast.CurrentRow):
+		fail(e, "frame starting from following row cannot have preceding rows")
+	}
 }
