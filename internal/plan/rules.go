@@ -60,6 +60,8 @@ func topN(n Node, env *Env) Node {
 		x.L, x.R = topN(x.L, env), topN(x.R, env)
 	case *Sort:
 		x.In = topN(x.In, env)
+	case *Window:
+		x.In = topN(x.In, env)
 	case *TopN:
 		x.In = topN(x.In, env)
 	case *Distinct:
@@ -119,6 +121,8 @@ func pruneColumns(root Node, env *Env) Node {
 			for _, k := range x.Keys {
 				use(k.E)
 			}
+		case *Window:
+			x.exprs(use)
 		case *Distinct:
 			for _, c := range x.In.Output() {
 				need[c.ID] = true
@@ -293,6 +297,12 @@ func foldNode(n Node, env *Env) Node {
 		}
 	case *Join:
 		x.Cond = fold(x.Cond)
+	case *Window:
+		for i := range x.Funcs {
+			w := &x.Funcs[i]
+			w.Frame.Start.Offset = fold(w.Frame.Start.Offset)
+			w.Frame.End.Offset = fold(w.Frame.End.Offset)
+		}
 	case *Values:
 		for _, r := range x.Rows {
 			for i := range r {
@@ -399,6 +409,11 @@ func pushFilters(n Node, env *Env) Node {
 	case *Aggregate:
 		x.In = pushFilters(x.In, env)
 	case *Sort:
+		x.In = pushFilters(x.In, env)
+	case *Window:
+		// A filter above a Window stays there: pushInto never places one
+		// below it, since removing rows changes the partitions (and every
+		// frame) the window functions see.
 		x.In = pushFilters(x.In, env)
 	case *Limit:
 		x.In = pushFilters(x.In, env)

@@ -1,0 +1,153 @@
+package exec
+
+import (
+	"github.com/strata-db/strata/internal/plan"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// frameAgg is one aggregate's state over the frame [s, e) of sorted
+// positions it has folded.
+type frameAgg struct {
+	call plan.AggCall
+	vs   []*types.Vector
+	perm []int
+	st   aggState
+	s, e int
+	// invertible: rows leaving the frame's start can be subtracted
+	// exactly (count; sum and avg of integers and decimals; not floats,
+	// whose sums would round differently from a fresh fold).
+	invertible bool
+}
+
+func newFrameAgg(f *plan.WindowFunc, vs []*types.Vector, perm []int) *frameAgg {
+	a := &frameAgg{call: plan.AggCall{Fn: f.Fn, Args: f.Args, Star: f.Star, T: f.T}, vs: vs, perm: perm}
+	switch {
+	case f.Star || f.Fn == "count":
+		a.invertible = true
+	case f.Fn == "sum" || f.Fn == "avg":
+		k := vs[0].Type().Kind
+		a.invertible = k.IsInteger() || k == types.Decimal
+	}
+	return a
+}
+
+// reset empties the state, keeping the list aggregates' buffers.
+func (a *frameAgg) reset(at int) {
+	buf, tmp := a.st.buf[:0], a.st.tmp[:0]
+	a.st = aggState{buf: buf, tmp: tmp}
+	a.s, a.e = at, at
+}
+
+// add folds the positions [from, to) in.
+func (a *frameAgg) add(from, to int) error {
+	c := &a.call
+	for p := from; p < to; p++ {
+		i := a.perm[p]
+		if c.Star {
+			a.st.count++
+			continue
+		}
+		if a.vs[0].IsNull(i) && c.Fn != "any_value" && c.Fn != "array_agg" {
+			continue
+		}
+		if err := step(&a.st, *c, a.vs, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remove takes the positions [from, to) out (invertible aggregates only).
+func (a *frameAgg) remove(from, to int) error {
+	c := &a.call
+	for p := from; p < to; p++ {
+		i := a.perm[p]
+		if c.Star {
+			a.st.count--
+			continue
+		}
+		if a.vs[0].IsNull(i) {
+			continue
+		}
+		a.st.count--
+		if c.Fn == "count" {
+			continue
+		}
+		if a.st.count == 0 {
+			a.st.set = false
+			continue
+		}
+		v, err := types.Sub(a.st.v, a.vs[0].Get(i))
+		if err != nil {
+			return err
+		}
+		if v.Type() != a.st.v.Type() {
+			if v, err = types.Cast(v, a.st.v.Type()); err != nil {
+				return err
+			}
+		}
+		a.st.v = v
+	}
+	return nil
+}
+
+// move makes the state hold the frame [fs, fe).
+func (a *frameAgg) move(fs, fe int) error {
+	if fe <= fs {
+		a.reset(fs)
+		return nil
+	}
+	switch {
+	case fs == a.s && fe >= a.e:
+	case a.invertible && fs >= a.s && fe >= a.e && fs <= a.e:
+		if err := a.remove(a.s, fs); err != nil {
+			return err
+		}
+		a.s = fs
+	default:
+		a.reset(fs)
+	}
+	if err := a.add(a.e, fe); err != nil {
+		return err
+	}
+	a.e = fe
+	return nil
+}
+
+// aggregate fills out with aggregate f over the frame of every sorted
+// position of g.
+func (s *windowSink) aggregate(g *winGroup, f *plan.WindowFunc, args []*types.Vector, out *types.Vector) error {
+	fr, err := s.newFrames(g, f)
+	if err != nil {
+		return err
+	}
+	a := newFrameAgg(f, args, g.perm)
+	for pi := 0; pi+1 < len(g.partStart); pi++ {
+		ps, pe := g.partStart[pi], g.partStart[pi+1]
+		a.reset(ps)
+		prevS, prevE := -1, -1
+		var last types.Value
+		for p := ps; p < pe; p++ {
+			fs, fe, err := fr.at(p, ps, pe)
+			if err != nil {
+				return err
+			}
+			if fe < fs {
+				fe = fs
+			}
+			if fs == prevS && fe == prevE {
+				out.Append(last)
+				continue
+			}
+			if err := a.move(fs, fe); err != nil {
+				return err
+			}
+			if last, err = result(&a.st, a.call); err != nil {
+				return err
+			}
+			out.Append(last)
+			prevS, prevE = fs, fe
+		}
+	}
+	return nil
+}
