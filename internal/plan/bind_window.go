@@ -251,7 +251,7 @@ func (b *binder) windowArgs(sc *scope, f *ast.FuncCall, wf *WindowFunc) error {
 	}
 	integer := func(i int) error {
 		e := args[i]
-		if k := e.Type().Kind; !k.IsInteger() && k != types.Unknown && k != types.String {
+		if k := e.Type().Kind; !k.IsInteger() && k != types.Unknown && !(k == types.String && b.lits[e]) {
 			return sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s does not exist: argument %d must be an integer, not %s", f.Name, i+1, e.Type()).WithPos(f.Args[i].Pos())
 		}
 		c, err := b.coerce(e, types.Of(types.Int64), f.Args[i].Pos())
@@ -389,10 +389,10 @@ func (b *binder) frame(sc *scope, spec *ast.WindowSpec, wf *WindowFunc) error {
 					want = orderT
 				}
 			}
-			if k := e.Type().Kind; !k.IsNumeric() && k != types.Unknown && k != types.String {
+			if k := e.Type().Kind; !k.IsNumeric() && k != types.Unknown && !(k == types.String && b.lits[e]) {
 				return fb, sqlerr.New(sqlerr.CodeUndefinedFunction, "RANGE offset of type %s does not fit an ORDER BY column of type %s", e.Type(), orderT).WithPos(ab.Offset.Pos())
 			}
-		} else if k := e.Type().Kind; !k.IsInteger() && k != types.Unknown && k != types.String {
+		} else if k := e.Type().Kind; !k.IsInteger() && k != types.Unknown && !(k == types.String && b.lits[e]) {
 			return fb, sqlerr.New(sqlerr.CodeDatatypeMismatch, "argument of %s must be type INT64, not type %s", mode, e.Type()).WithPos(ab.Offset.Pos())
 		}
 		if fb.Offset, err = b.coerce(e, want, ab.Offset.Pos()); err != nil {

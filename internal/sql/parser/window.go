@@ -28,8 +28,10 @@ func (p *parser) atOver() bool {
 
 // over parses OVER (spec) or OVER name; the current token is OVER.
 func (p *parser) over() *ast.WindowSpec {
-	start := p.pos
 	p.next()
+	// The spec starts after OVER, at its name or "(", where PostgreSQL
+	// places its errors.
+	start := p.pos
 	if p.tok != token.LPAREN {
 		id := p.ident("a window name")
 		return &ast.WindowSpec{Span: p.span(start), Name: id.Name}
