@@ -136,25 +136,6 @@ func (s *windowSink) push(b *types.Batch) error {
 	return nil
 }
 
-// cmpKey compares rows a and b of v, NULLs placed by nullsFirst.
-func cmpKey(v *types.Vector, a, b int, desc, nullsFirst bool) int {
-	an, bn := v.IsNull(a), v.IsNull(b)
-	switch {
-	case an && bn:
-		return 0
-	case an || bn:
-		if an == nullsFirst {
-			return -1
-		}
-		return 1
-	}
-	c := compareRows(v, a, b)
-	if desc {
-		c = -c
-	}
-	return c
-}
-
 // sameKey reports whether rows a and b of v are equal, NULLs equal.
 func sameKey(v *types.Vector, a, b int) bool {
 	an, bn := v.IsNull(a), v.IsNull(b)
@@ -164,26 +145,134 @@ func sameKey(v *types.Vector, a, b int) bool {
 	return compareRows(v, a, b) == 0
 }
 
+// sortCol is one sort key of a window with its typed values at hand, so
+// that the comparisons of the sort read slices instead of going through
+// Vector.Get.
+type sortCol struct {
+	v                *types.Vector
+	nulls            bool
+	class            types.Class
+	i64              []int64
+	u64              []uint64
+	desc, nullsFirst bool
+}
+
+func newSortCol(v *types.Vector, desc, nullsFirst bool) sortCol {
+	c := sortCol{v: v, nulls: v.HasNulls(), class: v.Type().Kind.Class(), desc: desc, nullsFirst: nullsFirst}
+	switch c.class {
+	case types.ClassInt64:
+		c.i64 = v.Int64s()
+	case types.ClassUint64:
+		c.u64 = v.Uint64s()
+	}
+	return c
+}
+
+// cmp compares rows a and b by this key.
+func (c *sortCol) cmp(a, b int) int {
+	if c.nulls {
+		an, bn := c.v.IsNull(a), c.v.IsNull(b)
+		switch {
+		case an && bn:
+			return 0
+		case an || bn:
+			if an == c.nullsFirst {
+				return -1
+			}
+			return 1
+		}
+	}
+	var r int
+	switch c.class {
+	case types.ClassInt64:
+		r = cmp3(c.i64[a] < c.i64[b], c.i64[a] > c.i64[b])
+	case types.ClassUint64:
+		r = cmp3(c.u64[a] < c.u64[b], c.u64[a] > c.u64[b])
+	default:
+		r = compareRows(c.v, a, b)
+	}
+	if c.desc {
+		return -r
+	}
+	return r
+}
+
+// intKey is a row's sort key when the window sorts by at most two
+// integer keys without NULLs: the values (bitwise negated for DESC, which
+// reverses their order without overflow) next to the row, so the sort
+// compares adjacent memory instead of reaching into the vectors.
+type intKey struct {
+	a, b int64
+	row  int
+}
+
+// sortInt64Keys sorts perm by keys when they are one or two NULL-free
+// INT64-class columns, and reports whether it did.
+func sortInt64Keys(perm []int, keys []sortCol) bool {
+	if len(keys) > 2 {
+		return false
+	}
+	for i := range keys {
+		if keys[i].class != types.ClassInt64 || keys[i].nulls {
+			return false
+		}
+	}
+	ks := make([]intKey, len(perm))
+	for i := range ks {
+		ks[i].row = i
+	}
+	for j := range keys {
+		xs := keys[j].i64
+		for i := range ks {
+			x := xs[i]
+			if keys[j].desc {
+				x = ^x
+			}
+			if j == 0 {
+				ks[i].a = x
+			} else {
+				ks[i].b = x
+			}
+		}
+	}
+	slices.SortFunc(ks, func(x, y intKey) int {
+		switch {
+		case x.a != y.a:
+			return cmp3(x.a < y.a, x.a > y.a)
+		case x.b != y.b:
+			return cmp3(x.b < y.b, x.b > y.b)
+		}
+		return cmp3(x.row < y.row, x.row > y.row)
+	})
+	for i := range ks {
+		perm[i] = ks[i].row
+	}
+	return true
+}
+
 // sort orders the group's positions and finds its partitions and peer
-// groups.
+// groups. Ties keep their input order (the row number breaks them), so a
+// window's result does not depend on the sort algorithm.
 func (g *winGroup) sort(n int) {
 	g.perm = make([]int, n)
 	for i := range g.perm {
 		g.perm[i] = i
 	}
-	if len(g.pv)+len(g.ov) > 0 {
-		slices.SortStableFunc(g.perm, func(a, b int) int {
-			for _, v := range g.pv {
-				if c := cmpKey(v, a, b, false, false); c != 0 {
+	var keys []sortCol
+	for _, v := range g.pv {
+		keys = append(keys, newSortCol(v, false, false))
+	}
+	for i, k := range g.order {
+		keys = append(keys, newSortCol(g.ov[i], k.Desc, k.NullsFirst))
+	}
+	if len(keys) > 0 && !sortInt64Keys(g.perm, keys) {
+		slices.SortFunc(g.perm, func(a, b int) int {
+			for i := range keys {
+				if c := keys[i].cmp(a, b); c != 0 {
 					return c
 				}
 			}
-			for i, k := range g.order {
-				if c := cmpKey(g.ov[i], a, b, k.Desc, k.NullsFirst); c != 0 {
-					return c
-				}
-			}
-			return 0
+			return cmp3(a < b, a > b)
 		})
 	}
 	g.partStart = g.partStart[:0]

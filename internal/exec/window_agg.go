@@ -1,6 +1,10 @@
 package exec
 
 import (
+	"math"
+	"math/bits"
+
+	"github.com/holiman/uint256"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -17,6 +21,11 @@ type frameAgg struct {
 	// exactly (count; sum and avg of integers and decimals; not floats,
 	// whose sums would round differently from a fresh fold).
 	invertible bool
+	// ints: sum or avg of a signed integer up to 64 bits, kept as a
+	// 128-bit two's complement (st.hi, st.lo) by typed loops that neither
+	// allocate nor call through types.Value arithmetic.
+	ints bool
+	xs   []int64
 }
 
 func newFrameAgg(f *plan.WindowFunc, vs []*types.Vector, perm []int) *frameAgg {
@@ -27,8 +36,68 @@ func newFrameAgg(f *plan.WindowFunc, vs []*types.Vector, perm []int) *frameAgg {
 	case f.Fn == "sum" || f.Fn == "avg":
 		k := vs[0].Type().Kind
 		a.invertible = k.IsInteger() || k == types.Decimal
+		if k.IsSigned() && k.Bits() <= 64 {
+			a.ints, a.xs = true, vs[0].Int64s()
+		}
 	}
 	return a
+}
+
+// addInts and removeInts are add and remove for a.ints.
+func (a *frameAgg) addInts(from, to int) {
+	v, st := a.vs[0], &a.st
+	nulls := v.HasNulls()
+	for p := from; p < to; p++ {
+		i := a.perm[p]
+		if nulls && v.IsNull(i) {
+			continue
+		}
+		x := a.xs[i]
+		var c uint64
+		st.lo, c = bits.Add64(st.lo, uint64(x), 0)
+		st.hi += x>>63 + int64(c)
+		st.count++
+	}
+}
+
+func (a *frameAgg) removeInts(from, to int) {
+	v, st := a.vs[0], &a.st
+	nulls := v.HasNulls()
+	for p := from; p < to; p++ {
+		i := a.perm[p]
+		if nulls && v.IsNull(i) {
+			continue
+		}
+		x := a.xs[i]
+		var b uint64
+		st.lo, b = bits.Sub64(st.lo, uint64(x), 0)
+		st.hi -= x>>63 + int64(b)
+		st.count--
+	}
+}
+
+// value is the aggregate's value over the frame it holds.
+func (a *frameAgg) value() (types.Value, error) {
+	if !a.ints {
+		return result(&a.st, a.call)
+	}
+	if a.st.count == 0 {
+		return types.Null(a.call.T), nil
+	}
+	var w uint256.Int
+	w[0], w[1] = a.st.lo, uint64(a.st.hi)
+	if a.st.hi < 0 {
+		w[2], w[3] = math.MaxUint64, math.MaxUint64
+	}
+	if a.call.Fn == "sum" {
+		return types.NewWide(a.call.T, w)
+	}
+	sum, err := types.NewWide(types.Of(types.Int128), w)
+	if err != nil {
+		return sum, err
+	}
+	st := aggState{v: sum, set: true, count: a.st.count}
+	return result(&st, a.call)
 }
 
 // reset empties the state, keeping the list aggregates' buffers.
@@ -40,6 +109,10 @@ func (a *frameAgg) reset(at int) {
 
 // add folds the positions [from, to) in.
 func (a *frameAgg) add(from, to int) error {
+	if a.ints {
+		a.addInts(from, to)
+		return nil
+	}
 	c := &a.call
 	for p := from; p < to; p++ {
 		i := a.perm[p]
@@ -59,6 +132,10 @@ func (a *frameAgg) add(from, to int) error {
 
 // remove takes the positions [from, to) out (invertible aggregates only).
 func (a *frameAgg) remove(from, to int) error {
+	if a.ints {
+		a.removeInts(from, to)
+		return nil
+	}
 	c := &a.call
 	for p := from; p < to; p++ {
 		i := a.perm[p]
@@ -142,7 +219,7 @@ func (s *windowSink) aggregate(g *winGroup, f *plan.WindowFunc, args []*types.Ve
 			if err := a.move(fs, fe); err != nil {
 				return err
 			}
-			if last, err = result(&a.st, a.call); err != nil {
+			if last, err = a.value(); err != nil {
 				return err
 			}
 			out.Append(last)
