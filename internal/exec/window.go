@@ -500,10 +500,14 @@ func (s *windowSink) compute(g *winGroup, f *plan.WindowFunc, args []*types.Vect
 				if err != nil {
 					return err
 				}
-				t := fs
+				sg := segs{{fs, fe}}
+				if f.Frame.Exclude != plan.ExcludeNone {
+					sg = fr.segments(p, fs, fe)
+				}
+				t := sg.nth(0)
 				switch f.Fn {
 				case "last_value":
-					t = fe - 1
+					t = sg.last()
 				case "nth_value":
 					row := g.perm[p]
 					if args[1].IsNull(row) {
@@ -514,13 +518,12 @@ func (s *windowSink) compute(g *winGroup, f *plan.WindowFunc, args []*types.Vect
 					if k <= 0 {
 						return errNthValue()
 					}
-					if k > int64(fe-fs) {
-						t = fe
-					} else {
-						t = fs + int(k) - 1
+					t = -1
+					if k <= int64(fe-fs) {
+						t = sg.nth(int(k) - 1)
 					}
 				}
-				if fs >= fe || t < fs || t >= fe {
+				if t < 0 {
 					out.AppendNull()
 					continue
 				}

@@ -199,6 +199,9 @@ func (s *windowSink) aggregate(g *winGroup, f *plan.WindowFunc, args []*types.Ve
 		return err
 	}
 	a := newFrameAgg(f, args, g.perm)
+	if f.Frame.Exclude != plan.ExcludeNone {
+		return s.aggregateExcluding(fr, a, out)
+	}
 	for pi := 0; pi+1 < len(g.partStart); pi++ {
 		ps, pe := g.partStart[pi], g.partStart[pi+1]
 		a.reset(ps)
@@ -224,6 +227,65 @@ func (s *windowSink) aggregate(g *winGroup, f *plan.WindowFunc, args []*types.Ve
 			}
 			out.Append(last)
 			prevS, prevE = fs, fe
+		}
+	}
+	return nil
+}
+
+// aggregateExcluding is aggregate for a frame with EXCLUDE: an invertible
+// aggregate keeps its frame incrementally and takes the excluded rows out
+// for the value (then puts them back); any other folds the frame's
+// segments afresh for each row.
+func (s *windowSink) aggregateExcluding(fr *frames, a *frameAgg, out *types.Vector) error {
+	g := fr.g
+	for pi := 0; pi+1 < len(g.partStart); pi++ {
+		ps, pe := g.partStart[pi], g.partStart[pi+1]
+		a.reset(ps)
+		for p := ps; p < pe; p++ {
+			fs, fe, err := fr.at(p, ps, pe)
+			if err != nil {
+				return err
+			}
+			fe = max(fe, fs)
+			sg := fr.segments(p, fs, fe)
+			holes := fr.holes(p, fs, fe)
+			var v types.Value
+			if a.invertible {
+				if err := a.move(fs, fe); err != nil {
+					return err
+				}
+				for _, h := range holes {
+					if h[1] > h[0] {
+						if err := a.remove(h[0], h[1]); err != nil {
+							return err
+						}
+					}
+				}
+				if v, err = a.value(); err != nil {
+					return err
+				}
+				for _, h := range holes {
+					if h[1] > h[0] {
+						if err := a.add(h[0], h[1]); err != nil {
+							return err
+						}
+					}
+				}
+			} else {
+				a.reset(fs)
+				for _, r := range sg {
+					if r[1] > r[0] {
+						if err := a.add(r[0], r[1]); err != nil {
+							return err
+						}
+					}
+				}
+				if v, err = a.value(); err != nil {
+					return err
+				}
+				a.reset(ps)
+			}
+			out.Append(v)
 		}
 	}
 	return nil

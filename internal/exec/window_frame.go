@@ -185,3 +185,61 @@ func (fr *frames) rangeBound(b plan.FrameBound, val types.Value, p, ps, pe int, 
 	})
 	return fr.ns + i
 }
+
+// segs are a frame's rows after EXCLUDE: up to three ranges of sorted
+// positions, in order; empty ones have from >= to.
+type segs [3][2]int
+
+// segments cuts the EXCLUDE option's rows out of p's frame [fs, fe).
+func (fr *frames) segments(p, fs, fe int) segs {
+	g := fr.g
+	xs, xe := p, p+1
+	if fr.fr.Exclude != plan.ExcludeCurrentRow {
+		xs, xe = g.peerStart[g.peer[p]], g.peerStart[g.peer[p]+1]
+	}
+	var s segs
+	s[0] = [2]int{fs, min(fe, xs)}
+	if fr.fr.Exclude == plan.ExcludeTies && p >= fs && p < fe {
+		s[1] = [2]int{p, p + 1}
+	}
+	s[2] = [2]int{max(fs, xe), fe}
+	return s
+}
+
+// nth returns the position of the k-th row (0-based) of s, or -1.
+func (s *segs) nth(k int) int {
+	for _, r := range s {
+		if n := r[1] - r[0]; n > 0 {
+			if k < n {
+				return r[0] + k
+			}
+			k -= n
+		}
+	}
+	return -1
+}
+
+// last returns the position of the last row of s, or -1.
+func (s *segs) last() int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i][1] > s[i][0] {
+			return s[i][1] - 1
+		}
+	}
+	return -1
+}
+
+// holes are the rows of p's frame [fs, fe) that EXCLUDE takes out: the
+// frame's part of the excluded range, split around p for EXCLUDE TIES.
+func (fr *frames) holes(p, fs, fe int) [2][2]int {
+	g := fr.g
+	xs, xe := p, p+1
+	if fr.fr.Exclude != plan.ExcludeCurrentRow {
+		xs, xe = g.peerStart[g.peer[p]], g.peerStart[g.peer[p]+1]
+	}
+	lo, hi := max(fs, xs), min(fe, xe)
+	if fr.fr.Exclude == plan.ExcludeTies && p >= lo && p < hi {
+		return [2][2]int{{lo, p}, {p + 1, hi}}
+	}
+	return [2][2]int{{lo, hi}, {hi, hi}}
+}

@@ -142,27 +142,30 @@ func TestWindowFramesAgainstReference(t *testing.T) {
 				if mode == "ROWS" {
 					order = "o, id"
 				}
-				frame := fmt.Sprintf("%s BETWEEN %s AND %s", mode, s.sql(), e.sql())
-				sql := fmt.Sprintf("SELECT id, sum(x) OVER w, count(x) OVER w, count(*) OVER w, min(x) OVER w, max(x) OVER w, avg(x) OVER w FROM r WINDOW w AS (PARTITION BY p ORDER BY %s %s) ORDER BY id", order, frame)
-				got, err := query(t, f, sql)
-				if err != nil {
-					t.Fatalf("%s: %v", sql, err)
+				for excl, ex := range []string{"", " EXCLUDE CURRENT ROW", " EXCLUDE GROUP", " EXCLUDE TIES"} {
+					frame := fmt.Sprintf("%s BETWEEN %s AND %s%s", mode, s.sql(), e.sql(), ex)
+					sql := fmt.Sprintf("SELECT id, sum(x) OVER w, count(x) OVER w, count(*) OVER w, min(x) OVER w, max(x) OVER w, avg(x) OVER w FROM r WINDOW w AS (PARTITION BY p ORDER BY %s %s) ORDER BY id", order, frame)
+					got, err := query(t, f, sql)
+					if err != nil {
+						t.Fatalf("%s: %v", sql, err)
+					}
+					want := referenceFrames(rows, mode, s, e, excl)
+					if got != want {
+						t.Fatalf("%s:\ngot:\n%s\nwant:\n%s", sql, got, want)
+					}
+					ran++
 				}
-				want := referenceFrames(rows, mode, s, e)
-				if got != want {
-					t.Fatalf("%s:\ngot:\n%s\nwant:\n%s", sql, got, want)
-				}
-				ran++
 			}
 		}
 	}
-	if ran < 60 {
+	if ran < 240 {
 		t.Fatalf("only %d frames checked", ran)
 	}
 }
 
-// referenceFrames computes the expected output of the query above.
-func referenceFrames(rows []wrow, mode string, s, e bound) string {
+// referenceFrames computes the expected output of the query above; excl
+// is 0 for no EXCLUDE, then CURRENT ROW, GROUP, TIES.
+func referenceFrames(rows []wrow, mode string, s, e bound, excl int) string {
 	var sb strings.Builder
 	for _, r := range rows {
 		var part []wrow
@@ -201,6 +204,16 @@ func referenceFrames(rows []wrow, mode string, s, e bound) string {
 			kq, kr := key(q), key(r)
 			okS := s.kind == 0 || kq >= shift(kr, s.signed())
 			okE := e.kind == 4 || kq <= shift(kr, e.signed())
+			// peers: equal on the ORDER BY (o, and id too under ROWS)
+			peer := orderVal(q.o) == orderVal(r.o) && (mode != "ROWS" || q.id == r.id)
+			switch excl {
+			case 1:
+				okE = okE && q.id != r.id
+			case 2:
+				okE = okE && !peer
+			case 3:
+				okE = okE && (!peer || q.id == r.id)
+			}
 			return okS && okE
 		}
 		var sum, cnt, all int64

@@ -332,10 +332,8 @@ func (b *binder) frame(sc *scope, spec *ast.WindowSpec, wf *WindowFunc) error {
 	if f == nil {
 		return nil
 	}
-	if f.ExcludeSet && f.Exclude != ast.ExcludeNoOthers {
-		return sqlerr.NotSupported(f.Pos(), "frame exclusion (EXCLUDE %s) is not supported", f.Exclude)
-	}
 	wf.Frame.Mode = FrameMode(f.Mode)
+	wf.Frame.Exclude = Exclude(f.Exclude)
 	mode := f.Mode.String()
 	hasOffset := f.Start.Kind == ast.OffsetPreceding || f.Start.Kind == ast.OffsetFollowing
 	if f.End != nil && (f.End.Kind == ast.OffsetPreceding || f.End.Kind == ast.OffsetFollowing) {

@@ -39,12 +39,25 @@ type FrameBound struct {
 	Offset expr.Expr
 }
 
+// Exclude is a frame's EXCLUDE option: which rows around the current one
+// leave its frame.
+type Exclude uint8
+
+// The EXCLUDE options; ExcludeNone is EXCLUDE NO OTHERS, the default.
+const (
+	ExcludeNone Exclude = iota
+	ExcludeCurrentRow
+	ExcludeGroup // the current row and its peers
+	ExcludeTies  // its peers but not itself
+)
+
 // Frame is a window function's frame. Without a frame clause it is RANGE
 // BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, which without ORDER BY is
 // the whole partition (every row is a peer of every other).
 type Frame struct {
 	Mode       FrameMode
 	Start, End FrameBound
+	Exclude    Exclude
 }
 
 // WindowFunc is one window function call of a Window node: a ranking or
@@ -153,6 +166,9 @@ func (w *WindowFunc) String() string {
 	}
 	if f := w.Frame; f != (Frame{Start: FrameBound{Kind: UnboundedPreceding}, End: FrameBound{Kind: CurrentRow}}) {
 		fmt.Fprintf(&sb, "%s%s BETWEEN %s AND %s", sep, [...]string{"RANGE", "ROWS", "GROUPS"}[f.Mode], f.Start, f.End)
+		if f.Exclude != ExcludeNone {
+			sb.WriteString([...]string{"", " EXCLUDE CURRENT ROW", " EXCLUDE GROUP", " EXCLUDE TIES"}[f.Exclude])
+		}
 	}
 	sb.WriteString(")")
 	return sb.String()
