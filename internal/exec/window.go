@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"slices"
 
 	"github.com/strata-db/strata/internal/expr"
@@ -481,9 +482,9 @@ func (s *windowSink) compute(g *winGroup, f *plan.WindowFunc, args []*types.Vect
 					off = args[1].Int64s()[row]
 				}
 				if f.Fn == "lead" {
-					off = -off
+					off = -max(off, -math.MaxInt64)
 				}
-				t := int64(p) - off
+				t := addSat(int64(p), -max(off, -math.MaxInt64))
 				switch {
 				case t >= int64(ps) && t < int64(pe):
 					out.AppendFrom(v, g.perm[t])

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"sort"
 
 	"github.com/strata-db/strata/internal/plan"
@@ -70,6 +71,19 @@ func clamp(x, lo, hi int64) int {
 	return int(max(lo, min(hi, x)))
 }
 
+// addSat is x + d saturating at the int64 range: an offset may be as
+// large as the type allows.
+func addSat(x, d int64) int64 {
+	s := x + d
+	switch {
+	case d > 0 && s < x:
+		return math.MaxInt64
+	case d < 0 && s > x:
+		return math.MinInt64
+	}
+	return s
+}
+
 // at returns the frame of sorted position p in the partition [ps, pe).
 // An empty frame has fs >= fe.
 func (fr *frames) at(p, ps, pe int) (fs, fe int, err error) {
@@ -105,12 +119,12 @@ func (fr *frames) bound(b plan.FrameBound, off int64, val types.Value, p, ps, pe
 	switch mode {
 	case plan.FrameRows:
 		if start {
-			return clamp(int64(p)+off, int64(ps), int64(pe))
+			return clamp(addSat(int64(p), off), int64(ps), int64(pe))
 		}
-		return clamp(int64(p)+off+1, int64(ps), int64(pe))
+		return clamp(addSat(addSat(int64(p), off), 1), int64(ps), int64(pe))
 	case plan.FrameGroups:
 		first, last := int64(g.peer[ps]), int64(g.peer[pe-1])
-		t := int64(g.peer[p]) + off
+		t := addSat(int64(g.peer[p]), off)
 		if start {
 			if t > last {
 				return pe
