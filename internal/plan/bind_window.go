@@ -425,3 +425,24 @@ func firstColumn(e ast.Expr) *ast.ColumnRef {
 	})
 	return found
 }
+
+// checkWindowDefs binds the expressions of every WINDOW definition once,
+// used or not, so that a mistake in one is reported as PostgreSQL reports
+// it (an unknown column, an ungrouped one, a window call inside).
+func (b *binder) checkWindowDefs(w *winCtx, blk *ast.SelectBlock) error {
+	w.busy = "def"
+	defer func() { w.busy = "" }()
+	for _, d := range blk.Windows {
+		for _, e := range d.Spec.PartitionBy {
+			if _, err := b.expr(w.scope, e); err != nil {
+				return err
+			}
+		}
+		for _, o := range d.Spec.OrderBy {
+			if _, err := b.expr(w.scope, o.Expr); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

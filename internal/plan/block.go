@@ -196,6 +196,9 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 	savedWin := b.win
 	b.win = win
 	defer func() { b.win = savedWin }()
+	if err := b.checkWindowDefs(win, blk); err != nil {
+		return nil, nil, err
+	}
 	p := &Project{In: node}
 	var names []string
 	texts := map[string]int{}
