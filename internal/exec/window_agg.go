@@ -202,6 +202,9 @@ func (s *windowSink) aggregate(g *winGroup, f *plan.WindowFunc, args []*types.Ve
 	if f.Frame.Exclude != plan.ExcludeNone {
 		return s.aggregateExcluding(fr, a, out)
 	}
+	if (f.Fn == "min" || f.Fn == "max") && f.Frame.Start.Kind != plan.UnboundedPreceding {
+		return s.slidingExtreme(fr, f, args[0], out)
+	}
 	for pi := 0; pi+1 < len(g.partStart); pi++ {
 		ps, pe := g.partStart[pi], g.partStart[pi+1]
 		a.reset(ps)
@@ -286,6 +289,65 @@ func (s *windowSink) aggregateExcluding(fr *frames, a *frameAgg, out *types.Vect
 				a.reset(ps)
 			}
 			out.Append(v)
+		}
+	}
+	return nil
+}
+
+// slidingExtreme is min or max over a frame whose start moves: the frame's
+// bounds only move forward, so a deque of positions whose values are
+// strictly better than every later one's holds the answer at its front,
+// and each row enters and leaves it once (no refold of the frame).
+func (s *windowSink) slidingExtreme(fr *frames, f *plan.WindowFunc, v *types.Vector, out *types.Vector) error {
+	g := fr.g
+	want := -1 // min: a later value that compares <= evicts
+	if f.Fn == "max" {
+		want = 1
+	}
+	nulls := v.HasNulls()
+	dq := make([]int, 0, 64)
+	for pi := 0; pi+1 < len(g.partStart); pi++ {
+		ps, pe := g.partStart[pi], g.partStart[pi+1]
+		dq = dq[:0]
+		head, e := 0, ps // dq[head:] is live; e is the next position to enter
+		lastFs := ps
+		for p := ps; p < pe; p++ {
+			fs, fe, err := fr.at(p, ps, pe)
+			if err != nil {
+				return err
+			}
+			if fs < lastFs || fe < e {
+				// A frame that moved back (not one of ours, but cheap to
+				// survive): start the deque again.
+				dq, head, e = dq[:0], 0, fs
+			}
+			lastFs = fs
+			for ; e < fe; e++ {
+				row := g.perm[e]
+				if nulls && v.IsNull(row) {
+					continue
+				}
+				for len(dq) > head {
+					c := compareRows(v, row, g.perm[dq[len(dq)-1]])
+					if c != want && c != 0 {
+						break
+					}
+					dq = dq[:len(dq)-1]
+				}
+				dq = append(dq, e)
+			}
+			for head < len(dq) && dq[head] < fs {
+				head++
+			}
+			if head > 1024 && head*2 > len(dq) {
+				dq = append(dq[:0], dq[head:]...)
+				head = 0
+			}
+			if head == len(dq) || fs >= fe {
+				out.AppendNull()
+				continue
+			}
+			out.AppendFrom(v, g.perm[dq[head]])
 		}
 	}
 	return nil
