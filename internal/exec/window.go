@@ -31,6 +31,8 @@ type windowSink struct {
 	r      *runner
 	c      *expr.Ctx
 	rows   *types.Batch
+	chunks []*types.Batch // the input, copied, until finish
+	total  int            // rows in chunks
 	groups []*winGroup
 	// args[j] are function j's argument vectors over all rows.
 	args [][]*types.Vector
@@ -82,19 +84,23 @@ func (r *runner) buildWindow(x *plan.Window, out sink) (func() error, error) {
 	return r.build(x.In, s)
 }
 
-// appendEval evaluates e over b and appends its values to *dst.
+// appendEval evaluates e over b and appends its values to *dst, made
+// with room for every buffered row.
 func (s *windowSink) appendEval(dst **types.Vector, e expr.Expr, b *types.Batch) error {
 	v, err := e.Eval(s.c, b)
 	if err != nil {
 		return err
 	}
 	if *dst == nil {
-		*dst = types.NewVector(v.Type(), b.Rows)
+		*dst = types.NewVector(v.Type(), s.total)
 	}
 	expr.AppendVector(*dst, v, 0, b.Rows)
 	return nil
 }
 
+// push keeps a copy of b: the input is concatenated only at finish, once
+// its size is known, so that no vector grows (and is copied again) row
+// batch by row batch.
 func (s *windowSink) push(b *types.Batch) error {
 	if b.Rows == 0 {
 		return nil
@@ -102,38 +108,54 @@ func (s *windowSink) push(b *types.Batch) error {
 	if err := s.r.mem.grow(batchBytes(b)*2 + int64(b.Rows)*int64(16*len(s.groups)+8*len(s.n.Funcs))); err != nil {
 		return err
 	}
-	s.c.Reset()
-	if s.rows == nil {
-		s.rows = emptyLike(b)
+	c := emptyLike(b)
+	appendBatch(c, b)
+	s.chunks = append(s.chunks, c)
+	s.total += b.Rows
+	return nil
+}
+
+// load concatenates the buffered batches into s.rows and evaluates every
+// function's keys and arguments over them.
+func (s *windowSink) load() error {
+	first := s.chunks[0]
+	ts := make([]types.Type, len(first.Cols))
+	for i, c := range first.Cols {
+		ts[i] = c.Type()
 	}
-	appendBatch(s.rows, b)
+	s.rows = types.NewBatch(ts, s.total)
 	for _, g := range s.groups {
-		if g.pv == nil {
-			g.pv = make([]*types.Vector, len(g.part))
-			g.ov = make([]*types.Vector, len(g.order))
-		}
-		for i, e := range g.part {
-			if err := s.appendEval(&g.pv[i], e, b); err != nil {
-				return err
-			}
-		}
-		for i, k := range g.order {
-			if err := s.appendEval(&g.ov[i], k.E, b); err != nil {
-				return err
-			}
-		}
+		g.pv = make([]*types.Vector, len(g.part))
+		g.ov = make([]*types.Vector, len(g.order))
 	}
 	for j := range s.n.Funcs {
-		f := &s.n.Funcs[j]
-		if s.args[j] == nil {
-			s.args[j] = make([]*types.Vector, len(f.Args))
+		s.args[j] = make([]*types.Vector, len(s.n.Funcs[j].Args))
+	}
+	for ci, b := range s.chunks {
+		s.chunks[ci] = nil // each chunk is garbage once copied
+		s.c.Reset()
+		appendBatch(s.rows, b)
+		for _, g := range s.groups {
+			for i, e := range g.part {
+				if err := s.appendEval(&g.pv[i], e, b); err != nil {
+					return err
+				}
+			}
+			for i, k := range g.order {
+				if err := s.appendEval(&g.ov[i], k.E, b); err != nil {
+					return err
+				}
+			}
 		}
-		for i, e := range f.Args {
-			if err := s.appendEval(&s.args[j][i], e, b); err != nil {
-				return err
+		for j := range s.n.Funcs {
+			for i, e := range s.n.Funcs[j].Args {
+				if err := s.appendEval(&s.args[j][i], e, b); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	s.chunks = nil
 	return nil
 }
 
@@ -313,8 +335,11 @@ func (g *winGroup) sort(n int) {
 }
 
 func (s *windowSink) finish() error {
-	if s.rows == nil {
+	if len(s.chunks) == 0 {
 		return s.out.finish()
+	}
+	if err := s.load(); err != nil {
+		return err
 	}
 	n := s.rows.Rows
 	// res[j] is function j's result at each sorted position of its group.
