@@ -165,6 +165,9 @@ func (b *binder) windowCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		return nil, err
 	}
 	wf := WindowFunc{Fn: f.Name, Star: f.Star, Agg: isAgg && !isWin}
+	// Whatever happens below, this call is done with afterwards (a
+	// caller that recovers from an error must not see it as still busy).
+	defer func() { w.busy = "" }()
 	w.busy = "def"
 	for _, p := range spec.PartitionBy {
 		e, err := b.expr(sc, p)
@@ -225,7 +228,6 @@ func (b *binder) windowCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	w.busy = ""
 	c := b.newCol(key, wf.T)
 	w.node.Funcs = append(w.node.Funcs, wf)
 	w.node.Cols = append(w.node.Cols, c)
