@@ -37,6 +37,11 @@ type winCtx struct {
 	busy string
 }
 
+// WindowCall returns the first window function call in n outside
+// subqueries, or nil: statements whose expressions are bound as a query's
+// select list (UPDATE's SET) refuse one with it.
+func WindowCall(n ast.Node) *ast.FuncCall { return windowIn(n) }
+
 // windowIn returns the first window call in n outside subqueries, or nil.
 func windowIn(n ast.Node) *ast.FuncCall {
 	var found *ast.FuncCall
@@ -389,8 +394,22 @@ func (b *binder) frame(sc *scope, spec *ast.WindowSpec, wf *WindowFunc) error {
 					want = orderT
 				}
 			}
-			if k := e.Type().Kind; !k.IsNumeric() && k != types.Unknown && !(k == types.String && b.lits[e]) {
-				return fb, sqlerr.New(sqlerr.CodeUndefinedFunction, "RANGE offset of type %s does not fit an ORDER BY column of type %s", e.Type(), orderT).WithPos(ab.Offset.Pos())
+			// PostgreSQL's in_range pairs: an integer column takes an
+			// integer offset, a DECIMAL one an integer or DECIMAL, a
+			// float one any number.
+			k := e.Type().Kind
+			fits := k == types.Unknown || k == types.String && b.lits[e]
+			switch {
+			case orderT.Kind.IsFloat():
+				fits = fits || k.IsNumeric()
+			case orderT.Kind == types.Decimal:
+				fits = fits || k.IsInteger() || k == types.Decimal
+			default:
+				fits = fits || k.IsInteger()
+			}
+			if !fits {
+				return fb, sqlerr.NotSupported(ab.Offset.Pos(), "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", orderT, e.Type()).
+					WithHint("Cast the offset value to an appropriate type.")
 			}
 		} else if k := e.Type().Kind; !k.IsInteger() && k != types.Unknown && !(k == types.String && b.lits[e]) {
 			return fb, sqlerr.New(sqlerr.CodeDatatypeMismatch, "argument of %s must be type INT64, not type %s", mode, e.Type()).WithPos(ab.Offset.Pos())
