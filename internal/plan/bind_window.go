@@ -311,10 +311,9 @@ func (b *binder) windowArgs(sc *scope, f *ast.FuncCall, wf *WindowFunc) error {
 		wf.T = t
 	}
 	if wf.T.Kind == types.Unknown {
-		wf.T = types.Of(types.String)
-		for i := range args[:1] {
-			args[i] = expr.NewConst(types.Null(wf.T))
-		}
+		// first_value(NULL), lag(NULL): no type to return, as in
+		// PostgreSQL.
+		return sqlerr.New(sqlerr.CodeDatatypeMismatch, "could not determine polymorphic type because input has type unknown").WithPos(f.Args[0].Pos())
 	}
 	wf.Args = args
 	return nil
