@@ -132,3 +132,27 @@ func BenchmarkHashJoin(b *testing.B) {
 func BenchmarkSemiJoinResidual(b *testing.B) {
 	bench(b, "SELECT count(*) FROM big a WHERE EXISTS (SELECT 1 FROM big s WHERE s.x = a.g AND s.x < 50 AND s.g < a.x)")
 }
+
+// BenchmarkWindowRowNumber numbers 1 M rows in 1 000 partitions (sort by
+// partition and order key, then one pass).
+func BenchmarkWindowRowNumber(b *testing.B) {
+	bench(b, "SELECT row_number() OVER (PARTITION BY x % 1000 ORDER BY x) FROM big")
+}
+
+// BenchmarkWindowRunningSum is a running sum (the default frame) over the
+// same partitions: incremental, each row folded once.
+func BenchmarkWindowRunningSum(b *testing.B) {
+	bench(b, "SELECT sum(x) OVER (PARTITION BY x % 1000 ORDER BY x) FROM big")
+}
+
+// BenchmarkWindowSlidingSum is a 10-row sliding sum, which subtracts the
+// row leaving the frame.
+func BenchmarkWindowSlidingSum(b *testing.B) {
+	bench(b, "SELECT sum(x) OVER (PARTITION BY x % 1000 ORDER BY x ROWS BETWEEN 9 PRECEDING AND CURRENT ROW) FROM big")
+}
+
+// BenchmarkWindowSlidingMax is a 100-row sliding max: a deque, not a
+// refold of every frame.
+func BenchmarkWindowSlidingMax(b *testing.B) {
+	bench(b, "SELECT max(x) OVER (PARTITION BY x % 1000 ORDER BY x ROWS BETWEEN 99 PRECEDING AND CURRENT ROW) FROM big")
+}

@@ -128,6 +128,8 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		return r.build(x.In, d)
 	case *plan.Aggregate:
 		return r.buildAgg(x, out)
+	case *plan.Window:
+		return r.buildWindow(x, out)
 	case *plan.Join:
 		return r.buildJoin(x, out)
 	case *plan.Lateral:

@@ -24,6 +24,7 @@ type binder struct {
 	nextID int
 	lits   map[expr.Expr]bool // constants written as literals (they adapt to a column's type)
 	agg    *aggCtx            // set while binding expressions above an Aggregate
+	win    *winCtx            // set while binding a block's select list and ORDER BY
 	// corrStack holds the correlation lists of the subqueries being bound.
 	corrStack []*corrList
 	// inheritedAsOf is the AS OF in force in the block being bound.

@@ -97,7 +97,7 @@ func hasLocalAgg(sc *scope, e ast.Node) bool {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncCall:
-			if x.Schema == "" && aggFuncs[x.Name] {
+			if x.Schema == "" && aggFuncs[x.Name] && x.Over == nil {
 				if aggLevel(sc, x) == 0 {
 					found = true
 				}

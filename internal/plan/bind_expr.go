@@ -193,6 +193,14 @@ var arithOps = map[token.Token]types.Op{token.PLUS: types.OpAdd, token.MINUS: ty
 
 // expr binds a scalar expression in scope sc.
 func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
+	if f, ok := e.(*ast.FuncCall); ok {
+		if f.Over != nil {
+			return b.windowCall(sc, f)
+		}
+		if _, isWin := windowFuncs[f.Name]; isWin && f.Schema == "" {
+			return nil, sqlerr.New("42809", "window function %s requires an OVER clause", f.Name).WithPos(f.Pos()).WithToken(f.Name)
+		}
+	}
 	if f, ok := e.(*ast.FuncCall); ok && f.Schema == "" && aggFuncs[f.Name] {
 		if l := aggLevel(sc, f); l > 0 {
 			return b.outerAggregate(sc, f, l)

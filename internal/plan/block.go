@@ -36,7 +36,7 @@ func hasAgg(e ast.Node) bool {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncCall:
-			if x.Schema == "" && aggFuncs[x.Name] {
+			if x.Schema == "" && aggFuncs[x.Name] && x.Over == nil {
 				found = true
 			}
 		case *ast.SubqueryExpr, *ast.ExistsExpr:
@@ -196,6 +196,9 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 		}
 		b.agg = ac
 		node = ag
+		if f := windowIn(blk.Having); f != nil {
+			return nil, nil, sqlerr.New(codeWindowing, "window functions are not allowed in HAVING").WithPos(f.Pos()).WithToken(f.Name)
+		}
 		if blk.Having != nil {
 			c, err := b.predicate(sc, blk.Having, "HAVING")
 			if err != nil {
@@ -204,7 +207,18 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 			node = &Filter{In: node, Cond: c}
 		}
 	}
-	// The select list.
+	// The select list; window calls in it and in ORDER BY become columns
+	// of a Window node under its Project.
+	win, err := b.newWinCtx(sc, node, blk)
+	if err != nil {
+		return nil, nil, err
+	}
+	savedWin := b.win
+	b.win = win
+	defer func() { b.win = savedWin }()
+	if err := b.checkWindowDefs(win, blk); err != nil {
+		return nil, nil, err
+	}
 	p := &Project{In: node}
 	var names []string
 	texts := map[string]int{}
@@ -320,6 +334,10 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 		}
 		keys = append(keys, sortKey(colExpr(c), it))
 	}
+	if len(win.node.Funcs) > 0 {
+		p.In = win.node
+	}
+	b.win = savedWin
 	node = p
 	if blk.Distinct && !distinctOn {
 		node = &Distinct{In: node}
@@ -363,6 +381,9 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 	for _, a := range f.Args {
 		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())
+		}
+		if w := windowIn(a); w != nil {
+			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot contain window function calls").WithPos(w.Pos()).WithToken(w.Name)
 		}
 		e, err := b.expr(ac.scope, a)
 		if err != nil {

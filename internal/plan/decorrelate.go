@@ -43,6 +43,8 @@ func decorrelate(n Node, env *Env) Node {
 		x.In = decorrelate(x.In, env)
 	case *Sort:
 		x.In = decorrelate(x.In, env)
+	case *Window:
+		x.In = decorrelate(x.In, env)
 	case *TopN:
 		x.In = decorrelate(x.In, env)
 	case *Limit:

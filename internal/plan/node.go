@@ -490,6 +490,8 @@ func Describe(n Node, src Source) string {
 			s += " All"
 		}
 		return s
+	case *Window:
+		return describeWindow(n)
 	case *WorkTable:
 		return "WorkTable " + n.Rec.Name + " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
 	}

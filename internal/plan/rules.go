@@ -62,6 +62,8 @@ func topN(n Node, env *Env) Node {
 		x.L = topN(x.L, env)
 	case *Sort:
 		x.In = topN(x.In, env)
+	case *Window:
+		x.In = topN(x.In, env)
 	case *TopN:
 		x.In = topN(x.In, env)
 	case *Distinct:
@@ -132,6 +134,8 @@ func pruneColumns(root Node, env *Env) Node {
 			for _, k := range x.Keys {
 				use(k.E)
 			}
+		case *Window:
+			x.exprs(use)
 		case *Distinct:
 			for _, c := range x.In.Output() {
 				need[c.ID] = true
@@ -314,6 +318,12 @@ func foldNode(n Node, env *Env) Node {
 		for i := range x.Corr {
 			x.Corr[i] = fold(x.Corr[i])
 		}
+	case *Window:
+		for i := range x.Funcs {
+			w := &x.Funcs[i]
+			w.Frame.Start.Offset = fold(w.Frame.Start.Offset)
+			w.Frame.End.Offset = fold(w.Frame.End.Offset)
+		}
 	case *Values:
 		for _, r := range x.Rows {
 			for i := range r {
@@ -420,6 +430,11 @@ func pushFilters(n Node, env *Env) Node {
 	case *Aggregate:
 		x.In = pushFilters(x.In, env)
 	case *Sort:
+		x.In = pushFilters(x.In, env)
+	case *Window:
+		// A filter above a Window stays there: pushInto never places one
+		// below it, since removing rows changes the partitions (and every
+		// frame) the window functions see.
 		x.In = pushFilters(x.In, env)
 	case *Limit:
 		x.In = pushFilters(x.In, env)

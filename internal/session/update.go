@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/storage"
@@ -66,6 +67,9 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 			if o.col == c {
 				return nil, sqlerr.New(sqlerr.CodeSyntax, "multiple assignments to same column %q", c.Name).WithPos(sc.Column.Pos())
 			}
+		}
+		if f := plan.WindowCall(sc.Value); f != nil {
+			return nil, sqlerr.New("42P20", "window functions are not allowed in UPDATE").WithPos(f.Pos())
 		}
 		a := &assignment{col: c, expr: sc.Value, pos: sc.Value.Pos(), item: -1}
 		if _, isDef := sc.Value.(*ast.DefaultExpr); isDef {

@@ -374,6 +374,9 @@ func (g *Gen) query() string {
 	} else {
 		fmt.Fprintf(&b, "%s, %s", c.name, g.expr(t, Types[g.rng.IntN(len(Types))]))
 	}
+	if g.chance(3) {
+		b.WriteString(", " + g.window(t, c, agg))
+	}
 	fmt.Fprintf(&b, " FROM %s%s", t.name, g.asOf())
 	if g.chance(2) {
 		b.WriteString(" WHERE " + g.pred(t))
@@ -391,6 +394,36 @@ func (g *Gen) query() string {
 		fmt.Fprintf(&b, " LIMIT %s", g.pick("0", "1", "3", "-1", "18446744073709551616"))
 	}
 	return b.String()
+}
+
+// window is a window function call over t: over a grouped query (agg)
+// its arguments and keys are the group column c or count(*). Some frames
+// do not fit every column type (RANGE offsets need a number): mistakes
+// the binder must report, not crash on.
+func (g *Gen) window(t *table, c column, agg bool) string {
+	col := func() string {
+		if agg {
+			return g.pick(c.name, "count(*)")
+		}
+		return t.cols[g.rng.IntN(len(t.cols))].name
+	}
+	x := col()
+	fn := g.pick("row_number()", "rank()", "dense_rank()", "percent_rank()", "cume_dist()", "ntile(3)",
+		"lag("+x+")", "lead("+x+", 2, "+x+")", "first_value("+x+")", "last_value("+x+")", "nth_value("+x+", 2)",
+		"count(*)", "count("+x+")", "sum("+x+")", "avg("+x+")", "min("+x+")", "max("+x+")")
+	var spec []string
+	if g.chance(2) {
+		spec = append(spec, "PARTITION BY "+col())
+	}
+	if g.chance(3) != g.chance(4) {
+		spec = append(spec, "ORDER BY "+col()+g.pick("", " DESC", " NULLS FIRST"))
+	}
+	if g.chance(2) {
+		spec = append(spec, g.pick("ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING", "ROWS UNBOUNDED PRECEDING",
+			"RANGE BETWEEN 1 PRECEDING AND CURRENT ROW", "GROUPS BETWEEN CURRENT ROW AND 2 FOLLOWING EXCLUDE TIES",
+			"ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING EXCLUDE CURRENT ROW", "RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"))
+	}
+	return fn + " OVER (" + strings.Join(spec, " ") + ")"
 }
 
 func (g *Gen) join() string {

@@ -24,7 +24,7 @@ func TestDeterministic(t *testing.T) {
 // families are fragments that each statement family contains.
 var families = []string{"CREATE TABLE", "DROP TABLE", "ALTER TABLE", "INSERT INTO", "UPSERT INTO", "UPDATE ", "DELETE FROM",
 	"AS OF COMMIT", "AS OF TIMESTAMP", "versions(", "JOIN", "CAST(", "GROUP BY", "count(", "NULL", "BEGIN", "ROLLBACK",
-	"MODE APPEND", "MODE VERSIONED", "VALID BY", "UNION", "EXISTS", "18446744073709551615"}
+	"MODE APPEND", "MODE VERSIONED", "VALID BY", "UNION", "EXISTS", "18446744073709551615", " OVER ("}
 
 // TestCoverage: the generator reaches every statement family it promises,
 // and most of what it writes parses (the rest are deliberate mistakes).

@@ -203,6 +203,9 @@ type FuncCall struct {
 	// aggregate (percentile_cont(0.5) WITHIN GROUP (ORDER BY x)).
 	OrderBy     []*OrderItem
 	WithinGroup bool
+	// Over makes the call a window function: OVER (…) or OVER w; nil for
+	// a plain call.
+	Over *WindowSpec
 }
 
 // ParenExpr is an expression in parentheses, kept so that the printer

@@ -272,6 +272,9 @@ func (p *printer) expr(e Expr, min int) {
 			p.expr(e.Filter, 0)
 			p.str(")")
 		}
+		if e.Over != nil {
+			p.over(e.Over)
+		}
 	case *ParenExpr:
 		p.str("(")
 		p.expr(e.X, 0)

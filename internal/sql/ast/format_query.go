@@ -154,6 +154,7 @@ func (p *printer) selectBlock(s *SelectBlock) {
 		p.str(" HAVING ")
 		p.expr(s.Having, 0)
 	}
+	p.windowDefs(s.Windows)
 }
 
 func (p *printer) selectItem(it *SelectItem) {

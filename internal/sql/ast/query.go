@@ -39,6 +39,8 @@ type SelectBlock struct {
 	Where      Expr
 	GroupBy    []Expr
 	Having     Expr
+	// Windows are the WINDOW clause's named windows, in order.
+	Windows []*WindowDef
 }
 
 // SelectItem is one output column: Expr [AS Alias]. Expr may be a StarExpr.

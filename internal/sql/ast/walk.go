@@ -74,6 +74,7 @@ func Inspect(n Node, f func(Node) bool) {
 			in(o)
 		}
 		in(n.Filter)
+		inspectWindow(n.Over, f)
 	case *ParenExpr:
 		in(n.X)
 	case *TupleExpr:
@@ -109,6 +110,9 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Where)
 		exprs(n.GroupBy)
 		in(n.Having)
+		for _, w := range n.Windows {
+			inspectWindow(w.Spec, f)
+		}
 	case *SelectItem:
 		in(n.Expr)
 		in(n.Alias)

@@ -492,6 +492,9 @@ func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 		f.Filter = p.expr()
 		p.expect(token.RPAREN)
 	}
+	if p.atOver() {
+		f.Over = p.over()
+	}
 	f.Span = p.span(start)
 	return f
 }

@@ -314,6 +314,9 @@ func (p *parser) selectBlock() *ast.SelectBlock {
 	if p.got(token.HAVING) {
 		b.Having = p.expr()
 	}
+	if p.tok == token.WINDOW {
+		b.Windows = p.windowClause()
+	}
 	b.Span = p.span(start)
 	return b
 }

@@ -178,6 +178,7 @@ const (
 	VALUES
 	WHEN
 	WHERE
+	WINDOW
 	WITH
 	WORK
 	ZONE
@@ -211,7 +212,7 @@ var keywordNames = [keywordEnd - keywordBeg - 1]string{
 	"SYMMETRIC", "SYNC", "TABLE", "TABLES", "THEN", "TIME", "TIMESTAMP",
 	"TO", "TRANSACTION", "TRANSFORMATION", "TRANSFORMATIONS", "TRUE", "TYPE",
 	"UNION", "UNIQUE", "UNKNOWN", "UPDATE", "UPSERT", "USER", "USING",
-	"VALID", "VALUES", "WHEN", "WHERE", "WITH", "WORK", "ZONE",
+	"VALID", "VALUES", "WHEN", "WHERE", "WINDOW", "WITH", "WORK", "ZONE",
 }
 
 // reserved lists the keywords that cannot be used as unquoted identifiers:
@@ -227,7 +228,7 @@ var reserved = map[Token]bool{
 	NATURAL: true, NOT: true, NULL: true, OFFSET: true, ON: true, OR: true,
 	ORDER: true, OUTER: true, PRIMARY: true, RETURNING: true, RIGHT: true, SELECT: true, SOME: true,
 	THEN: true, TRUE: true, UNION: true, UNIQUE: true, USING: true,
-	WHEN: true, WHERE: true, WITH: true,
+	WHEN: true, WHERE: true, WINDOW: true, WITH: true,
 }
 
 var keywords map[string]Token
