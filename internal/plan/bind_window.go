@@ -165,6 +165,14 @@ func (b *binder) windowCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	if f.Filter != nil && !isAgg {
 		return nil, sqlerr.New("0A000", "FILTER is not implemented for non-aggregate window functions").WithPos(f.Pos())
 	}
+	if f.WithinGroup {
+		return nil, sqlerr.New("0A000", "OVER is not supported for ordered-set aggregate %s", f.Name).WithPos(f.Pos()).WithToken(f.Name)
+	}
+	if len(f.OrderBy) > 0 {
+		// The window's ORDER BY orders the frame; an aggregate's own would
+		// have to order each frame again (PostgreSQL refuses it too).
+		return nil, sqlerr.NotSupported(f.Pos(), "aggregate ORDER BY is not implemented for window functions")
+	}
 	spec, err := w.resolveSpec(f.Over, true)
 	if err != nil {
 		return nil, err
