@@ -85,6 +85,9 @@ type Engine struct {
 	opts Options
 	log  *slog.Logger
 	lock io.Closer
+	// reads counts the foreground reads running (Scan, Versions,
+	// Lookup), which background merges give way to (paceMerge).
+	reads atomic.Int64
 	man  *manifest.Bolt
 	wal  *wal.Writer
 	// pages caches the pages lookups decode, for every part (nil: off).
