@@ -29,7 +29,9 @@ import (
 //     source touches is resolved from its inputs as the general path does
 //     (rule 7 of package version): its newer ones, its current-run rows
 //     taken from the streamed block, and its history (found by seeking,
-//     not scanning) only when mayRepeatHistory says it can matter.
+//     not scanning) only when mayRepeatHistory says it can matter. The
+//     inputs are resolved without their payloads first (lightinputs.go)
+//     and again with them only when the rules say a tie made them matter.
 //   - At a commit n before the run's newest commit, nothing newer is
 //     visible, and the winner of each (key, group) is the one row of the
 //     current or history run with WonAt ≤ n < EndedAt (rule 6): a range
