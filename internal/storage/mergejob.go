@@ -405,10 +405,3 @@ func (e *Engine) paceMerge() {
 		time.Sleep(mergePauseStep)
 	}
 }
-
-// reading counts a foreground read until the function it returns is
-// called (paceMerge).
-func (e *Engine) reading() func() {
-	e.reads.Add(1)
-	return func() { e.reads.Add(-1) }
-}
