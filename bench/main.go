@@ -39,6 +39,10 @@ type config struct {
 	reps    int
 	keep    bool
 	cpuProf string
+	// firstProf profiles R2's first run alone; state prints each system's
+	// storage state (stater) right before it.
+	firstProf string
+	state     bool
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -54,6 +58,8 @@ func parseFlags(args []string) (*config, error) {
 	reps := fs.Int("reps", 5, "timed repetitions of R2, R3 and R5 (the median is reported)")
 	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
+	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -64,7 +70,11 @@ func parseFlags(args []string) (*config, error) {
 	if !ok {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
-	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf}
+	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
+		firstProf: *firstProf, state: *state}
+	if c.cpuProf != "" && c.firstProf != "" {
+		return nil, errors.New("-cpuprofile and -firstprofile: one CPU profile at a time")
+	}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {
 		s = strings.TrimSpace(s)

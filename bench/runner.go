@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -254,12 +256,38 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		if asOf {
 			commit, m, first = midCommit, mR3, mR3first
 		}
+		if !asOf && cfg.state {
+			printState(ctx, sys, "before R2's first run")
+		}
+		stopProf := func() {}
+		if !asOf && cfg.firstProf != "" {
+			f, err := os.Create(cfg.firstProf)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return nil, err
+			}
+			stopProf = pprof.StopCPUProfile
+		}
+		cpu := processCPU()
 		t := time.Now()
 		a, err := sys.Aggregate(ctx, commit)
+		wall := time.Since(t)
+		cpu = processCPU() - cpu
+		stopProf()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m, err)
 		}
-		rep.add(name, first, ms(time.Since(t)), unitMs)
+		rep.add(name, first, ms(wall), unitMs)
+		// The process's CPU beside the wall time says how much of the
+		// first run was this process's work (the scan and any background
+		// flush or merge it overlapped) and how much waiting for cores.
+		fmt.Printf("%s: %s %s wall, %s CPU of this process\n", name, first, wall.Round(time.Microsecond), cpu.Round(time.Microsecond))
+		if !asOf && cfg.state {
+			printState(ctx, sys, "after R2's first run")
+		}
 		got[asOf] = a
 		ds := make([]time.Duration, cfg.reps)
 		for i := range ds {
@@ -344,4 +372,32 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	}
 	fmt.Printf("%s: done\n", name)
 	return got, nil
+}
+
+// processCPU is the user and system CPU time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// stater is a system that can describe its storage state (-state).
+type stater interface {
+	State(ctx context.Context) (string, error)
+}
+
+// printState prints sys's storage state, when it has one to show.
+func printState(ctx context.Context, sys System, when string) {
+	st, ok := sys.(stater)
+	if !ok {
+		return
+	}
+	s, err := st.State(ctx)
+	if err != nil {
+		fmt.Printf("%s: state %s: %v\n", sys.Name(), when, err)
+		return
+	}
+	fmt.Printf("%s: state %s:\n%s", sys.Name(), when, s)
 }

@@ -129,6 +129,27 @@ func (x *strataEmbedded) Settle(ctx context.Context) (bool, error) {
 	return true, m.MergeNow(ctx)
 }
 
+// State lists, per shard, the parts by merge level (level 0: flushed
+// deltas; above: merged runs or merged deltas) and the shard's rows and
+// bytes, memtables included (system.parts, system.shards).
+func (x *strataEmbedded) State(ctx context.Context) (string, error) {
+	var b strings.Builder
+	res, err := x.s.Run(ctx, "SELECT shard, level, count(*), sum(rows), min(min_commit), max(max_commit) FROM system.parts WHERE table_name = 'balances' GROUP BY shard, level ORDER BY shard, level")
+	if err != nil {
+		return "", err
+	}
+	for _, r := range res.Rows {
+		fmt.Fprintf(&b, "  shard %s level %s: %s parts, %s rows, commits %s..%s\n", r[0].String(), r[1].String(), r[2].String(), r[3].String(), r[4].String(), r[5].String())
+	}
+	if res, err = x.s.Run(ctx, "SELECT shard, rows, bytes, parts FROM system.shards WHERE table_name = 'balances' ORDER BY shard"); err != nil {
+		return "", err
+	}
+	for _, r := range res.Rows {
+		fmt.Fprintf(&b, "  shard %s: %s rows, %s bytes, %s parts (rows count memtables too)\n", r[0].String(), r[1].String(), r[2].String(), r[3].String())
+	}
+	return b.String(), nil
+}
+
 func (x *strataEmbedded) Bytes(context.Context) (int64, error) { return dirBytes(x.dir) }
 
 func (x *strataEmbedded) Close() error {

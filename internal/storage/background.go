@@ -56,7 +56,7 @@ func (e *Engine) runBackground(ctx context.Context, b *background) {
 		case <-b.kick:
 		}
 		e.mergeMu.Lock()
-		err := e.mergeLoop(ctx, false)
+		err := e.mergeLoop(ctx, false, true)
 		e.mergeMu.Unlock()
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrClosed) {
 			// The inputs stay live and the next flush retries; an engine

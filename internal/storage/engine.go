@@ -85,8 +85,11 @@ type Engine struct {
 	opts Options
 	log  *slog.Logger
 	lock io.Closer
-	man  *manifest.Bolt
-	wal  *wal.Writer
+	// reads counts the foreground reads running (Scan, Versions,
+	// Lookup), which background merges give way to (paceMerge).
+	reads atomic.Int64
+	man   *manifest.Bolt
+	wal   *wal.Writer
 	// pages caches the pages lookups decode, for every part (nil: off).
 	pages *part.Cache
 	// scans caches resolved full current scans of shards (scancache.go).

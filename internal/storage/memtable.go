@@ -131,6 +131,11 @@ type keyedMem struct {
 	groups      []groupHist
 	vers        []memVersion
 	res         []version.Resolved
+	// tied is set when an outcome consulted a version's values (a tie on
+	// every ordering value, version.Step.Tied): a read resolving versions
+	// fed without their values (runscan.go, resolveLight) must then feed
+	// them again with them. Only a reader's scratch memtable looks at it.
+	tied bool
 	// scratch of entries, kept between writes.
 	scratch struct {
 		keys          []byte
@@ -329,6 +334,7 @@ func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering)
 			return fmt.Errorf("storage: commit %d: %w", v.Commit, err)
 		}
 		outcome, other, hasOther = st.Outcome, st.Other, st.HasOther
+		m.tied = m.tied || st.Tied
 	} else {
 		// Upsert (rule 4): only the winner is consulted, losers and repeats
 		// are accepted and discarded.
@@ -337,6 +343,7 @@ func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering)
 			w = &g.vers[g.win].v
 			other, hasOther = w.Pos(), true
 		}
+		m.tied = m.tied || version.Tied(ord, w, v)
 		outcome = version.Decide(ord, w, v)
 	}
 	switch outcome {

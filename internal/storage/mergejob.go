@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -48,13 +49,15 @@ func (e *Engine) MergeNow(ctx context.Context, opts ...MergeOption) error {
 	}
 	e.mergeMu.Lock()
 	defer e.mergeMu.Unlock()
-	return e.mergeLoop(ctx, full)
+	return e.mergeLoop(ctx, full, false)
 }
 
 // mergeLoop runs merges until none is due. It runs under mergeMu, so the
 // parts a job chose stay live until the job retires them: nothing else
-// removes parts of a table that still exists.
-func (e *Engine) mergeLoop(ctx context.Context, full bool) error {
+// removes parts of a table that still exists. paced merges give way to
+// foreground reads (paceMerge): the background merger's are, MergeNow's,
+// which a caller waits for, are not.
+func (e *Engine) mergeLoop(ctx context.Context, full, paced bool) error {
 	done := map[shardKey]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -69,7 +72,7 @@ func (e *Engine) mergeLoop(ctx context.Context, full bool) error {
 			// its shard, cheaper once they are merged.
 			return e.splitLoop()
 		}
-		if err := e.runMerge(job); err != nil {
+		if err := e.runMerge(job, paced); err != nil {
 			return err
 		}
 		if full {
@@ -193,7 +196,7 @@ func fullPlan(parts []manifest.Part) merge.Plan {
 // A failure before the edit leaves the inputs live and removes every
 // output; the engine goes on. A failed manifest commit fails the engine,
 // as it does for a flush.
-func (e *Engine) runMerge(job mergeJob) error {
+func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	st := e.cur.Load()
 	t, ok := st.cat.TableByID(job.table)
 	if !ok {
@@ -222,10 +225,15 @@ func (e *Engine) runMerge(job mergeJob) error {
 		lo, hi = min(lo, pf.man.MinCommit), max(hi, pf.man.MaxCommit)
 	}
 	start := time.Now()
+	var pace func()
+	if paced {
+		pace = e.paceMerge
+	}
 	outs, stats, err := merge.Merge(readers, merge.Options{
 		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest,
 		PartRows: e.opts.MergePartRows,
 		Write:    part.WriteOptions{BlockRows: flushBlockRows},
+		Pace:     pace,
 		Create: func(part.Kind) (string, uint64, error) {
 			id, err := e.man.NextPartID()
 			if err != nil {
@@ -369,4 +377,31 @@ func sortParts(ps []*partFile) {
 		}
 		return a.ID < b.ID
 	})
+}
+
+// Pacing of background merges. On a machine with few cores a merge (and
+// the goroutine writing its output) takes the cores a foreground read
+// needs: the first scan after a burst of ingest ran at a third of its
+// speed beside the merges the ingest set off, and point lookups' p99 grew
+// with them. So while any Scan, Versions or Lookup runs (Engine.reads), a
+// background merge pauses between slices of its input (merge.PaceRows), a
+// millisecond at a time and at most mergePauseMax per slice, so that a
+// steady stream of reads slows merges down without stopping them.
+const (
+	mergePauseStep = time.Millisecond
+	mergePauseMax  = 20 * time.Millisecond
+)
+
+// mergePauses counts the pauses paceMerge made, so tests can tell it ran.
+var mergePauses atomic.Int64
+
+// paceMerge holds a background merge back while foreground reads run.
+func (e *Engine) paceMerge() {
+	if e.reads.Load() == 0 {
+		return
+	}
+	mergePauses.Add(1)
+	for waited := time.Duration(0); e.reads.Load() > 0 && waited < mergePauseMax; waited += mergePauseStep {
+		time.Sleep(mergePauseStep)
+	}
 }

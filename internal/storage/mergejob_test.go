@@ -713,3 +713,65 @@ func openAutoKV(t *testing.T, dir string, opts Options) (*Engine, *catalog.Table
 	tbl, _ := e.Catalog().Table("t")
 	return e, tbl
 }
+
+// TestBackgroundMergesGiveWayToReads: while a foreground read runs, a
+// background merge pauses between slices of its input (paceMerge), and
+// still finishes; what it publishes reads the same.
+func TestBackgroundMergesGiveWayToReads(t *testing.T) {
+	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true}
+	h.open()
+	defer func() { _ = h.e.Close() }()
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	// A read is running throughout (Engine.reads, as Scan and Lookup
+	// count themselves).
+	h.e.reads.Add(1)
+	done := func() { h.e.reads.Add(-1) }
+	defer func() {
+		if done != nil {
+			done()
+		}
+	}()
+	pauses := mergePauses.Load()
+	perFlush := 2*merge.PaceRows/merge.FanIn + 1
+	for i := 0; i < merge.FanIn; i++ {
+		var rows []string
+		for k := range perFlush {
+			rows = append(rows, fmt.Sprintf("k=%d v=a%d idx=%d", k, i, i))
+		}
+		w, err := versionWrite(h.table("t"), "g", rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.stage(w, "t")
+		if _, err := h.commitPending(); err != nil {
+			t.Fatal(err)
+		}
+		if i < merge.FanIn-1 {
+			if err := h.e.Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want, err := h.scan("t", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for h.e.merges.Load() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if mergePauses.Load() == pauses {
+		t.Fatalf("a background merge of %d rows made no pause while a read ran", merge.FanIn*perFlush)
+	}
+	done()
+	done = nil
+	got, err := h.scan("t", 0)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("after a paced background merge: %v %v, want %v", got, err, want)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+}

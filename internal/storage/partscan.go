@@ -19,6 +19,12 @@ type keyInput struct {
 	tomb  bool
 	group catalog.GroupID
 	mv    memVersion
+	// light: mv holds the version without its payload (mv.lay nil),
+	// which row row of d (a part meta describes) rebuilds when needed
+	// (lightinputs.go).
+	d    *part.Data
+	meta *part.Meta
+	row  int32
 }
 
 // blockWanted reports whether a block (or part) bounded by minCommit and
@@ -75,6 +81,9 @@ type partCursor struct {
 	// the newer parts of a merged shard's fast read: a read repeated
 	// while merges catch up then decodes them once, not every time.
 	view bool
+	// light: takeLight may hand out light inputs (the part's blocks end
+	// at keys, so a key's rows stay loaded until it is resolved).
+	light bool
 }
 
 func (c *partCursor) key() ([]byte, error) {

@@ -29,7 +29,9 @@ import (
 //     source touches is resolved from its inputs as the general path does
 //     (rule 7 of package version): its newer ones, its current-run rows
 //     taken from the streamed block, and its history (found by seeking,
-//     not scanning) only when mayRepeatHistory says it can matter.
+//     not scanning) only when mayRepeatHistory says it can matter. The
+//     inputs are resolved without their payloads first (lightinputs.go)
+//     and again with them only when the rules say a tie made them matter.
 //   - At a commit n before the run's newest commit, nothing newer is
 //     visible, and the winner of each (key, group) is the one row of the
 //     current or history run with WonAt ≤ n < EndedAt (rule 6): a range
@@ -41,10 +43,11 @@ import (
 // takes the general path (partscan.go), which tests compare these with.
 
 // fastReads and intervalReads count the shard reads the fast paths took,
-// so tests can tell that they ran; touchedAlone and touchedHistory count
-// the touched keys scanCurrent resolved without and with the history run,
+// so tests can tell that they ran; touchedLight counts the touched keys
+// scanCurrent resolved without payloads (resolveLight), touchedAlone and
+// touchedHistory the others, resolved without and with the history run,
 // touchedRepeats those of the first whose tie was an exact repeat.
-var fastReads, intervalReads, touchedAlone, touchedHistory, touchedRepeats atomic.Int64
+var fastReads, intervalReads, touchedLight, touchedAlone, touchedHistory, touchedRepeats atomic.Int64
 
 // runShard is a shard's parts, classified for the fast paths.
 type runShard struct {
@@ -192,6 +195,14 @@ type runScan struct {
 	keyCols [2][]*types.Vector
 	// curIDs are the columns of each current-run part, for seekCur.
 	curIDs [][]catalog.ColumnID
+	// full holds the inputs resolveFull rebuilds with whole current-run
+	// rows; wide is the block of the current run wholeCur read last
+	// (widePF's block wideBI), wideComb its rows with the streamed
+	// block's fixed columns.
+	full           []keyInput
+	wide, wideComb part.Data
+	widePF         *partFile
+	wideBI         int
 }
 
 func newRunScan(rd *reader, fp *fastPlan, rs runShard, spans []KeyRange, n uint64, fn func(*types.Batch) error) *runScan {
@@ -425,13 +436,6 @@ func spanOf(d *part.Data, r KeyRange) (int, int) {
 func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	rd := s.rd
 	versioned := rd.t.Mode == catalog.ModeVersioned
-	allIDs := func(pf *partFile) []catalog.ColumnID {
-		var ids []catalog.ColumnID
-		for _, c := range pf.r.Meta().Columns {
-			ids = append(ids, c.ID)
-		}
-		return ids
-	}
 	lays := map[string]*layout{}
 	// The sources of touched keys, and the seekers that complete them.
 	var newer []source
@@ -442,7 +446,10 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			continue
 		}
 		rd.stats.Parts++
-		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: allIDs(pf), view: true}
+		// Only the columns resolution and the output need, and light
+		// inputs where the part's blocks end at keys (lightinputs.go).
+		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: rd.inputColumns(meta), view: true,
+			light: meta.KeyBlocks}
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
 			if blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
@@ -457,8 +464,14 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	histSeek := &runSeeker{rd: rd, parts: s.rs.hist, n: s.n, lays: lays}
 	var tbuf []byte
 	var ins []keyInput
-	var alone, withHist, repeats int64
-	defer func() { touchedAlone.Add(alone); touchedHistory.Add(withHist); touchedRepeats.Add(repeats) }()
+	var alone int64
+	var counts touchCounts
+	defer func() {
+		touchedLight.Add(alone)
+		touchedAlone.Add(counts.alone)
+		touchedHistory.Add(counts.withHist)
+		touchedRepeats.Add(counts.repeats)
+	}()
 	// touched returns the next key a newer source holds, nil when none.
 	touched := func() ([]byte, error) {
 		var min []byte
@@ -477,73 +490,52 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		tbuf = append(tbuf[:0], min...)
 		return tbuf, nil
 	}
-	// resolve emits key from its inputs. The key's current-run rows are
-	// rows [cur.lo, cur.hi) of the streamed block cur.d when cur.known,
-	// so that block is not decoded a second time; seekCur reads them whole
-	// (their payloads compared) only when a newer version ties with one
-	// of them, or when the streamed block lacks the columns inputs are
-	// rebuilt from.
+	// resolve emits key from its inputs: its current-run rows (rows
+	// [cur.lo, cur.hi) of the streamed block cur.d when cur.known, so that
+	// block is not decoded a second time; else read by seekCur), then
+	// those of the newer sources. They are resolved light first
+	// (resolveLight: no payloads); only a key whose versions tie on their
+	// ordering values is resolved again with them (resolveFull).
 	resolve := func(key []byte, cur curRows) error {
 		if err := s.materialize(); err != nil {
 			return err
 		}
 		var err error
 		ins = ins[:0]
-		for _, src := range newer {
-			if ins, err = src.take(key, ins); err != nil {
-				return err
-			}
-		}
-		fromNewer := len(ins)
 		if cur.known {
 			d := cur.d
 			for i := cur.lo; i < cur.hi; i++ {
 				if d.Commit[i] > s.n {
 					continue
 				}
-				in := keyInput{pos: version.Pos{Commit: d.Commit[i], Seq: d.Seq[i]}, tomb: d.Tomb[i], group: catalog.GroupID(d.Group[i])}
-				if !in.tomb {
-					// Only the columns read: unless a version of the
-					// newer sources ties with this one on its ordering
-					// values (then the rows are read again, whole, below),
-					// its payload is never compared (rule 3), only
-					// emitted.
-					if in.mv, err = rd.partVersion(d, cur.meta, i, key, lays); err != nil {
-						return err
-					}
+				if ins, err = rd.appendLight(ins, d, cur.meta, i, key); err != nil {
+					return err
 				}
-				ins = append(ins, in)
 			}
 		} else if ins, err = s.seekCur(key, lays, ins); err != nil {
 			return err
 		}
-		whole := !cur.known
-		hist := mayRepeatHistory(ins[:fromNewer], ins[fromNewer:], whole)
-		if hist && !whole {
-			// Whether the tie is an exact repeat of the run's row, which
-			// needs no history, is told by the whole payloads.
-			ins = ins[:fromNewer]
-			if ins, err = s.seekCur(key, lays, ins); err != nil {
+		nCur := len(ins)
+		for _, src := range newer {
+			if c, ok := src.(*partCursor); ok && c.light {
+				ins, err = c.takeLight(key, ins)
+			} else {
+				ins, err = src.take(key, ins)
+			}
+			if err != nil {
 				return err
 			}
-			if hist = mayRepeatHistory(ins[:fromNewer], ins[fromNewer:], true); !hist {
-				repeats++
-			}
 		}
-		if hist {
-			withHist++
-			if ins, err = histSeek.take(key, ins); err != nil {
-				return err
-			}
-		} else {
-			alone++
-		}
+		// Every current-run row precedes every newer one, so sorting
+		// keeps them in front.
 		sortInputs(ins)
-		e, err := rd.resolveKey(key, ins, versioned)
+		ok, err := rd.resolveLight(key, ins, s.n, versioned, lays)
 		if err != nil {
 			return err
 		}
-		if _, err := rd.emitCurrent(e, s.n); err != nil {
+		if ok {
+			alone++
+		} else if err := s.resolveFull(key, ins, cur, nCur, !cur.known, lays, histSeek, &counts); err != nil {
 			return err
 		}
 		if rd.full() {
@@ -615,7 +607,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 							for c == 0 && j < hi && bytes.Equal(d.Sort.BytesAt(j), t) {
 								j++
 							}
-							if err := resolve(t, curRows{d: d, meta: meta, lo: i, hi: j, known: inputs || c < 0}); err != nil {
+							if err := resolve(t, curRows{d: d, meta: meta, pf: pf, bi: bi, lo: i, hi: j, known: inputs || c < 0}); err != nil {
 								return err
 							}
 							i = j
@@ -672,6 +664,58 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	}
 }
 
+// touchCounts counts the touched keys resolveFull resolved without and
+// with the history run, and those of the first whose tie was an exact
+// repeat.
+type touchCounts struct{ alone, withHist, repeats int64 }
+
+// resolveFull resolves a touched key whose light resolution tied, from
+// its inputs with their payloads: ins (in position order) holds its
+// current-run rows first (nCur of them, whole when curWhole, else only the
+// columns read), then its newer ones. The history run is read only when a
+// newer version ties with a current-run row (mayRepeatHistory), as
+// lookups do.
+func (s *runScan) resolveFull(key []byte, ins []keyInput, cur curRows, nCur int, curWhole bool, lays map[string]*layout, histSeek *runSeeker, counts *touchCounts) error {
+	rd := s.rd
+	for i := range ins {
+		if err := rd.fillPayload(&ins[i], key, lays); err != nil {
+			return err
+		}
+	}
+	hist := mayRepeatHistory(ins[nCur:], ins[:nCur], curWhole)
+	if hist && !curWhole {
+		// Whether the tie is an exact repeat of the run's row, which
+		// needs no history, is told by the whole payloads.
+		full, err := s.wholeCur(key, cur, lays, s.full[:0])
+		if err != nil {
+			return err
+		}
+		newer := ins[nCur:]
+		nCur = len(full)
+		ins = append(full, newer...)
+		s.full = ins
+		if hist = mayRepeatHistory(ins[nCur:], ins[:nCur], true); !hist {
+			counts.repeats++
+		}
+	}
+	if hist {
+		counts.withHist++
+		var err error
+		if ins, err = histSeek.take(key, ins); err != nil {
+			return err
+		}
+	} else {
+		counts.alone++
+	}
+	sortInputs(ins)
+	e, err := rd.resolveKey(key, ins, rd.t.Mode == catalog.ModeVersioned)
+	if err != nil {
+		return err
+	}
+	_, err = rd.emitCurrent(e, s.n)
+	return err
+}
+
 // seekCur appends the rows of key (commit ≤ n) in the current run, with
 // their whole payloads: only the pages that hold them are read
 // (reader.seekKey), because few keys need them (a tie on every ordering
@@ -702,8 +746,49 @@ func (s *runScan) seekCur(key []byte, lays map[string]*layout, ins []keyInput) (
 type curRows struct {
 	d      *part.Data
 	meta   *part.Meta
+	pf     *partFile // the part and block d holds
+	bi     int
 	lo, hi int
 	known  bool
+}
+
+// wholeCur appends the current-run rows of a touched key (commit ≤ n)
+// with whole payloads: the streamed block holds only the columns read, so
+// the whole groups' columns of its block (reader.inputColumns) are read
+// once, on the block's first such key, and its rows' fixed columns taken
+// from the streamed block. A per-key seek decoded a page of every column
+// for each such key (a tie of a newer version with the run's row, as an
+// at-least-once producer's re-deliveries make often).
+func (s *runScan) wholeCur(key []byte, cur curRows, lays map[string]*layout, ins []keyInput) ([]keyInput, error) {
+	if cur.lo == cur.hi {
+		return ins, nil
+	}
+	if s.widePF != cur.pf || s.wideBI != cur.bi {
+		s.widePF = nil
+		if err := cur.pf.r.ReadBlockView(cur.bi, 0, s.rd.inputColumns(cur.meta), &s.wide); err != nil {
+			return ins, err
+		}
+		s.widePF, s.wideBI = cur.pf, cur.bi
+	}
+	// The streamed block's fixed columns with the wide read's table
+	// columns: the same rows of the same block.
+	comb := &s.wideComb
+	*comb = part.Data{Rows: cur.d.Rows, Sort: cur.d.Sort, Group: cur.d.Group, Commit: cur.d.Commit, Seq: cur.d.Seq, Tomb: cur.d.Tomb,
+		Order: cur.d.Order, IDs: s.wide.IDs, Cols: s.wide.Cols}
+	for i := cur.lo; i < cur.hi; i++ {
+		if comb.Commit[i] > s.n {
+			continue
+		}
+		in := keyInput{pos: version.Pos{Commit: comb.Commit[i], Seq: comb.Seq[i]}, tomb: comb.Tomb[i], group: catalog.GroupID(comb.Group[i])}
+		if !in.tomb {
+			var err error
+			if in.mv, err = s.rd.partVersion(comb, cur.meta, i, key, lays); err != nil {
+				return ins, err
+			}
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
 }
 
 // runSeeker finds the rows of keys, asked for in increasing order, in one

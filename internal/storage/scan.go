@@ -489,6 +489,8 @@ func (s *Snapshot) readAt(asOf uint64) (uint64, error) {
 // every row committed in (After, AsOf]. Batches hold at most BatchRows rows
 // and fn may keep them. An error from fn stops the scan and is returned.
 func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch) error) (ScanStats, error) {
+	s.e.reads.Add(1) // background merges give way (paceMerge)
+	defer s.e.reads.Add(-1)
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
@@ -681,6 +683,8 @@ func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, sp
 // (other groups' columns NULL) then the VersionsCols. Repeats are never
 // retained (R3.4).
 func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.Batch) error) (ScanStats, error) {
+	s.e.reads.Add(1) // background merges give way (paceMerge)
+	defer s.e.reads.Add(-1)
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
@@ -719,6 +723,8 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 // primary key order, at spec.AsOf; spec.Cols (and _commit) as in Scan.
 // It reports false when the key does not exist at that commit.
 func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec) (row []types.Value, found bool, err error) {
+	s.e.reads.Add(1) // background merges give way (paceMerge)
+	defer s.e.reads.Add(-1)
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)

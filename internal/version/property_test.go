@@ -641,3 +641,106 @@ func TestOracleSeesRepeatsAndLateness(t *testing.T) {
 		}
 	}
 }
+
+// TestPropTiedSaysWhenValuesMatter feeds every (key, group) to two
+// Registers, one with the versions' values and one without (what storage's
+// scans do until a step says Tied): up to the first step either reports
+// Tied, both give the same steps, and Tied is the same in both. Decide
+// likewise gives the same outcome without values unless Tied says it
+// consults them.
+func TestPropTiedSaysWhenValuesMatter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := genHistory(t, true)
+		type slot struct {
+			key byte
+			g   GroupID
+		}
+		type pair struct {
+			with, without Register
+			tied          bool
+			winner        *Version // Decide's winner, fed with values
+		}
+		regs := map[slot]*pair{}
+		get := func(key byte, g GroupID) *pair {
+			s := slot{key, g}
+			if regs[s] == nil {
+				regs[s] = &pair{}
+				regs[s].with.Init(h.groups[g])
+				regs[s].without.Init(h.groups[g])
+			}
+			return regs[s]
+		}
+		type event struct {
+			pos Pos
+			v   int
+			d   int
+		}
+		var evs []event
+		for i := range h.vs {
+			evs = append(evs, event{h.vs[i].Pos(), i, -1})
+		}
+		for k := range h.ds {
+			evs = append(evs, event{h.ds[k].Pos(), -1, k})
+		}
+		slices.SortStableFunc(evs, func(a, b event) int { return a.pos.Compare(b.pos) })
+		for _, e := range evs {
+			if e.d >= 0 {
+				d := &h.ds[e.d]
+				for g := range h.groups {
+					p := get(d.Key[0], GroupID(g))
+					if p.tied {
+						continue
+					}
+					a, aok, err1 := p.with.Delete(d)
+					b, bok, err2 := p.without.Delete(d)
+					if err1 != nil || err2 != nil || a != b || aok != bok {
+						t.Fatalf("delete %+v: %v %v %v / %v %v %v", d, a, aok, err1, b, bok, err2)
+					}
+					p.winner = nil
+				}
+				continue
+			}
+			v := &h.vs[e.v]
+			p := get(v.Key[0], v.Group)
+			if p.tied {
+				continue
+			}
+			bare := *v
+			bare.Values = nil
+			ord := h.groups[v.Group]
+			if !Tied(ord, p.winner, v) {
+				if a, b := Decide(ord, p.winner, v), Decide(ord, stripValues(p.winner), &bare); a != b {
+					t.Fatalf("Decide %+v after %+v: %v with values, %v without", v, p.winner, a, b)
+				}
+			}
+			if Decide(ord, p.winner, v) == Won {
+				p.winner = v
+			}
+			a, err1 := p.with.Add(v)
+			b, err2 := p.without.Add(&bare)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if a.Tied != b.Tied {
+				t.Fatalf("version %+v: Tied %v with values, %v without", v, a.Tied, b.Tied)
+			}
+			if a.Tied {
+				p.tied = true
+				continue
+			}
+			if a != b {
+				t.Fatalf("version %+v: %+v with values, %+v without", v, a, b)
+			}
+		}
+	})
+}
+
+// stripValues returns a copy of v without its values (nil for nil).
+func stripValues(v *Version) *Version {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	c.Values = nil
+	return &c
+}

@@ -39,6 +39,14 @@ type Step struct {
 	// lost to; for Repeat, the counted version it repeats.
 	Other    Pos
 	HasOther bool
+	// Tied says the outcome consulted the version's values: it tied on
+	// every ordering value with a counted version (rule 3). Otherwise the
+	// outcome rests on ordering values and positions alone, so a caller
+	// that fed versions without their values (storage's scans, which
+	// build a payload only for the winner they return) got exactly the
+	// outcome the values would have given, and must feed them again
+	// with their values when Tied.
+	Tied bool
 }
 
 // Register is the incremental state of one (key, group) (rule 6): it takes
@@ -151,22 +159,24 @@ func (r *Register) Add(v *Version) (Step, error) {
 	}
 	// Rule 3: the only versions v can repeat have its ordering values, and
 	// I3 puts them directly before lo.
+	tied := false
 	for j := lo - 1; j >= 0 && equalOrder(r.cols, r.counted[j].order, v.Order); j-- {
+		tied = true
 		if bytes.Equal(r.counted[j].values, v.Values) {
-			return Step{Outcome: Repeat, Other: r.counted[j].pos, HasOther: true}, nil
+			return Step{Outcome: Repeat, Other: r.counted[j].pos, HasOther: true, Tied: true}, nil
 		}
 	}
 	if lo == n {
 		// A tie with the winner on every ordering value, broken by
 		// position in v's favour.
 		r.counted = append(r.counted, e)
-		return Step{Outcome: Won, Other: r.counted[n-1].pos, HasOther: true}, nil
+		return Step{Outcome: Won, Other: r.counted[n-1].pos, HasOther: true, Tied: tied}, nil
 	}
 	winner := r.counted[n-1].pos
 	r.counted = append(r.counted, entry{})
 	copy(r.counted[lo+1:], r.counted[lo:n])
 	r.counted[lo] = e
-	return Step{Outcome: Lost, Other: winner, HasOther: true}, nil
+	return Step{Outcome: Lost, Other: winner, HasOther: true, Tied: tied}, nil
 }
 
 // Delete takes a delete of the group's key (rule 2): it ends the current
@@ -180,6 +190,15 @@ func (r *Register) Delete(d *Delete) (ended Pos, ok bool, err error) {
 	clear(r.counted)
 	r.counted = r.counted[:0]
 	return ended, ok, nil
+}
+
+// Tied reports whether Decide consults the values of winner and v: they
+// tie on every ordering value of an ordered group (rules 3 and 4).
+// Otherwise its outcome rests on ordering values and positions alone (see
+// Step.Tied).
+func Tied(ord Ordering, winner, v *Version) bool {
+	n := ord.Columns()
+	return winner != nil && n > 0 && equalOrder(n, winner.Order, v.Order)
 }
 
 // Decide is the upsert form of rule 4: given the current winner of a (key,

@@ -81,6 +81,12 @@ func TestRegisterSteps(t *testing.T) {
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
+		// A repeat is told by its values: it must say so
+		// (TestPropTiedSaysWhenValuesMatter checks Tied in general).
+		if got.Outcome == Repeat && !got.Tied {
+			t.Errorf("step %d (%s): a repeat not Tied", i, s.v.Values)
+		}
+		got.Tied = false
 		if got != s.want {
 			t.Errorf("step %d (%s): %+v, want %+v", i, s.v.Values, got, s.want)
 		}

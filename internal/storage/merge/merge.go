@@ -48,7 +48,15 @@ type Options struct {
 	PartRows int
 	// Write tunes the output parts' layout.
 	Write part.WriteOptions
+	// Pace, when set, is called every PaceRows input rows; it may block
+	// to hold the merge back (the engine's background merges give way to
+	// foreground reads on a machine with few cores).
+	Pace func()
 }
+
+// PaceRows is how many input rows a merge reads between calls of
+// Options.Pace: a few milliseconds of merging.
+const PaceRows = 4096
 
 // Output is one part a merge wrote. Part is filled except CreatedAt and
 // Location, which are the engine's; File is the path Create returned.
@@ -183,6 +191,9 @@ func (m *merger) run(inputs []*part.Reader) error {
 	for h.len() > 0 {
 		c := h.c[0]
 		m.stats.In++
+		if m.opts.Pace != nil && m.stats.In%PaceRows == 0 {
+			m.opts.Pace()
+		}
 		if err := s.row(&c.d, c.in, c.row); err != nil {
 			return err
 		}
