@@ -53,6 +53,9 @@ type fileMeta struct {
 	// stripe of the data region [0, data end).
 	Stripe  int    `json:"stripe"`
 	Stripes []byte `json:"stripes"`
+	// KeyFilter is the part's key filter (keyfilter.go), absent in parts
+	// written before it existed and in append parts.
+	KeyFilter []byte `json:"key_filter,omitempty"`
 }
 
 // columnJSON is one table column: the type as its fields (Text is the
@@ -79,14 +82,14 @@ type blockJSON struct {
 
 // encodeMeta renders meta, the blocks and the stripe CRCs as the metaKey
 // value.
-func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
+func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32, filter []byte) (string, error) {
 	fm := fileMeta{
 		Format: FormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
 		Level: m.Level, Rows: m.Rows, MinCommit: m.MinCommit, MaxCommit: m.MaxCommit,
 		MinSort: m.MinSort, MaxSort: m.MaxSort, KeyBlocks: m.KeyBlocks, PageRows: m.PageRows, Stripe: stripeSize,
 		Columns: make([]columnJSON, len(m.Columns)),
 		Blocks:  make([]blockJSON, len(blocks)),
-		Stripes: make([]byte, 0, 4*len(stripes)),
+		Stripes: make([]byte, 0, 4*len(stripes)), KeyFilter: filter,
 	}
 	for i, c := range m.Columns {
 		fm.Columns[i] = columnJSON{

@@ -190,7 +190,15 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	}
 	w.meta.MinSort, w.meta.MaxSort = blocks[0].MinSort, blocks[len(blocks)-1].MaxSort
 	dataEnd := sw.endData()
-	js, err := encodeMeta(&w.meta, blocks, sw.stripes)
+	var filter []byte
+	if hasKeyFilter(w.meta.Kind) {
+		f := buildKeyFilter(w.d, KeyFilterBits)
+		filter = f.encode()
+	}
+	if keyFilterHook != nil {
+		filter = keyFilterHook(filter)
+	}
+	js, err := encodeMeta(&w.meta, blocks, sw.stripes, filter)
 	if err != nil {
 		return Info{}, err
 	}
