@@ -240,10 +240,11 @@ var keyFilterOverride func(pf *partFile, key []byte) bool
 // mayContain reports whether pf can hold rows of key, by its key filter
 // (part.KeyFilter); a part without one may hold any key.
 func (pf *partFile) mayContain(key []byte) bool {
+	ok := pf.r.MayContain(key)
 	if keyFilterOverride != nil {
-		return keyFilterOverride(pf, key)
+		ok = keyFilterOverride(pf, key)
 	}
-	if pf.r.MayContain(key) {
+	if ok {
 		keyProbes.Add(1)
 		return true
 	}
