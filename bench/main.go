@@ -39,6 +39,8 @@ type config struct {
 	reps    int
 	keep    bool
 	cpuProf string
+	// quiet settles each system (its merges done) before R1 and R4.
+	quiet bool
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -54,6 +56,7 @@ func parseFlags(args []string) (*config, error) {
 	reps := fs.Int("reps", 5, "timed repetitions of R2, R3 and R5 (the median is reported)")
 	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -64,7 +67,7 @@ func parseFlags(args []string) (*config, error) {
 	if !ok {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
-	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf}
+	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf, quiet: *quiet}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {
 		s = strings.TrimSpace(s)
