@@ -231,3 +231,47 @@ func BenchmarkLookupDeltas(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLookupAfterScan looks keys of the merged balances table up
+// right after three full scans of it, current and AS OF the middle commit
+// (the order of bench/: R2 and R3, then R1 and R4), with no warming pass:
+// pages a lookup needs that the scans' kept chunks hold are not decoded.
+// It reports p50, p99 and pages decoded per lookup.
+func BenchmarkLookupAfterScan(b *testing.B) {
+	e, t, mid := loadBalancesRuns(b, 0)
+	ctx := context.Background()
+	amount, _ := t.Column("amount")
+	for _, n := range []uint64{0, mid} {
+		for range 3 {
+			snap := e.Snapshot()
+			spec := ScanSpec{Table: t.ID, Cols: []catalog.ColumnID{t.Key[0], amount.ID}, AsOf: n}
+			if _, err := snap.Scan(ctx, spec, func(*types.Batch) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+			snap.Release()
+		}
+	}
+	run := func(b *testing.B, n uint64) {
+		snap := e.Snapshot()
+		defer snap.Release()
+		key := make([]types.Value, 3)
+		spec := ScanSpec{Cols: []catalog.ColumnID{amount.ID}, AsOf: n}
+		var lat []time.Duration
+		misses := e.pages.Stats().Misses
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			balancesKey(key, (i*7919)%*balKeys)
+			start := time.Now()
+			if _, ok, err := snap.Lookup(ctx, t.ID, key, spec); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		b.ReportMetric(float64(e.pages.Stats().Misses-misses)/float64(len(lat)), "misses/op")
+	}
+	b.Run("current", func(b *testing.B) { run(b, 0) })
+	b.Run("asof-middle", func(b *testing.B) { run(b, mid) })
+}
