@@ -42,7 +42,7 @@
 // BlockInfo.Overlaps).
 //
 // A delta, current or history part also carries a key filter of its
-// distinct sort keys (keyfilter.go, metadata field "key_filter"), so a
+// distinct sort keys (keyfilter.go, footer entry "strata.keyfilter"), so a
 // point lookup passes over a part that cannot hold its key without
 // decoding a page of it (Reader.MayContain). It is in the footer, so the
 // seal covers it; Check verifies that it holds every row's key. Parts

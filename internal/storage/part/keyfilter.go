@@ -15,8 +15,8 @@ import (
 // a read, stripe checksums, zstd and Parquet decoding — to learn, in all
 // but one part, that the key is not there. A KeyFilter answers that from
 // memory: a split-block Bloom filter over the part's distinct sort keys,
-// written with the part (fileMeta "key_filter", so the seal's CRC covers
-// it) and loaded at Open.
+// written with the part (the footer's "strata.keyfilter" entry, so the
+// seal's CRC covers it) and loaded at Open.
 //
 // The filter is a sequence of 256-bit blocks of eight 32-bit words. A key
 // hashes (xxhash64) to one block (the high 32 bits, scaled to the block
@@ -108,7 +108,7 @@ func buildKeyFilter(d *Data, bitsPerKey int) KeyFilter {
 	return f
 }
 
-// encode returns the filter's words, little-endian: the fileMeta field.
+// encode returns the filter's words, little-endian: the filterKey value.
 func (f *KeyFilter) encode() []byte {
 	b := make([]byte, 0, 4*len(f.words))
 	for _, w := range f.words {
@@ -117,14 +117,14 @@ func (f *KeyFilter) encode() []byte {
 	return b
 }
 
-// decodeKeyFilter reads the fileMeta field back; nil or empty is no
+// decodeKeyFilter reads the filterKey value back; empty is no
 // filter. A length that is not whole blocks is corruption.
 func decodeKeyFilter(b []byte) (KeyFilter, error) {
 	if len(b) == 0 {
 		return KeyFilter{}, nil
 	}
 	if len(b)%filterBlock != 0 {
-		return KeyFilter{}, fmt.Errorf("metadata: key filter of %d bytes is not whole %d-byte blocks", len(b), filterBlock)
+		return KeyFilter{}, fmt.Errorf("%s: key filter of %d bytes is not whole %d-byte blocks", filterKey, len(b), filterBlock)
 	}
 	f := KeyFilter{words: make([]uint32, len(b)/4)}
 	for i := range f.words {

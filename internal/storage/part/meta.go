@@ -17,6 +17,9 @@ const FormatVersion = 1
 const (
 	// metaKey holds fileMeta as JSON.
 	metaKey = "strata.part"
+	// filterKey holds the part's key filter (keyfilter.go) as raw bytes:
+	// absent in parts written before it existed and in append parts.
+	filterKey = "strata.keyfilter"
 	// sealKey holds the seal: sealMagic, the data end in 16 hex digits and
 	// the CRC-32C of the file's tail in 8 (doc.go, "Checksums").
 	sealKey = "strata.seal"
@@ -53,9 +56,6 @@ type fileMeta struct {
 	// stripe of the data region [0, data end).
 	Stripe  int    `json:"stripe"`
 	Stripes []byte `json:"stripes"`
-	// KeyFilter is the part's key filter (keyfilter.go), absent in parts
-	// written before it existed and in append parts.
-	KeyFilter []byte `json:"key_filter,omitempty"`
 }
 
 // columnJSON is one table column: the type as its fields (Text is the
@@ -82,14 +82,14 @@ type blockJSON struct {
 
 // encodeMeta renders meta, the blocks and the stripe CRCs as the metaKey
 // value.
-func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32, filter []byte) (string, error) {
+func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
 	fm := fileMeta{
 		Format: FormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
 		Level: m.Level, Rows: m.Rows, MinCommit: m.MinCommit, MaxCommit: m.MaxCommit,
 		MinSort: m.MinSort, MaxSort: m.MaxSort, KeyBlocks: m.KeyBlocks, PageRows: m.PageRows, Stripe: stripeSize,
 		Columns: make([]columnJSON, len(m.Columns)),
 		Blocks:  make([]blockJSON, len(blocks)),
-		Stripes: make([]byte, 0, 4*len(stripes)), KeyFilter: filter,
+		Stripes: make([]byte, 0, 4*len(stripes)),
 	}
 	for i, c := range m.Columns {
 		fm.Columns[i] = columnJSON{

@@ -174,12 +174,11 @@ func (r *Reader) open() error {
 	if err != nil {
 		return r.corrupt("%v", err)
 	}
-	if r.filter, err = decodeKeyFilter(r.fm.KeyFilter); err != nil {
-		return r.corrupt("%v", err)
+	if f, ok := r.file.Lookup(filterKey); ok {
+		if r.filter, err = decodeKeyFilter([]byte(f)); err != nil {
+			return r.corrupt("%v", err)
+		}
 	}
-	// The raw bytes are not needed again; the JSON document's copy is
-	// the part's largest metadata.
-	r.fm.KeyFilter = nil
 	return r.checkLayout()
 }
 

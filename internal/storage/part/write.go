@@ -198,11 +198,16 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	if keyFilterHook != nil {
 		filter = keyFilterHook(filter)
 	}
-	js, err := encodeMeta(&w.meta, blocks, sw.stripes, filter)
+	js, err := encodeMeta(&w.meta, blocks, sw.stripes)
 	if err != nil {
 		return Info{}, err
 	}
 	pw.SetKeyValueMetadata(metaKey, js)
+	if len(filter) > 0 {
+		// Raw bytes, not in the JSON document, where base64 would make it
+		// a third larger; the seal covers the footer either way.
+		pw.SetKeyValueMetadata(filterKey, string(filter))
+	}
 	pw.SetKeyValueMetadata(sealKey, fmt.Sprintf("%s%016x%08x", sealMagic, dataEnd, 0))
 	if err := pw.Close(); err != nil {
 		return Info{}, err
