@@ -1132,7 +1132,8 @@ var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
 	if !pf.mayContain(key) {
-		rd.stats.PartsSkipped++
+		// The caller counted the part as read; no block of it is.
+		rd.stats.BlocksSkipped++
 		return ins, nil
 	}
 	blocks := pf.r.Blocks()
