@@ -43,6 +43,8 @@ type config struct {
 	// storage state (stater) right before it.
 	firstProf string
 	state     bool
+	// quiet settles each system (its merges done) before R1 and R4.
+	quiet bool
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -60,6 +62,7 @@ func parseFlags(args []string) (*config, error) {
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
+	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -71,7 +74,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, state: *state}
+		firstProf: *firstProf, state: *state, quiet: *quiet}
 	if c.cpuProf != "" && c.firstProf != "" {
 		return nil, errors.New("-cpuprofile and -firstprofile: one CPU profile at a time")
 	}

@@ -3,10 +3,12 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/holiman/uint256"
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -124,4 +126,152 @@ func BenchmarkLookupRuns(b *testing.B) {
 		b.Run(name+"/current", func(b *testing.B) { run(b, 0) })
 		b.Run(name+"/asof-middle", func(b *testing.B) { run(b, mid) })
 	}
+}
+
+// balancesKeysWrite is a holding version of round r for each of keys, in
+// the layout of balancesWrite.
+func balancesKeysWrite(t *catalog.Table, keys []int, r int) Write {
+	grp, _ := t.Group("holding")
+	ts := []types.Type{types.Of(types.Uint16), types.Of(types.String), types.Of(types.String),
+		types.Of(types.Uint256), types.Of(types.Uint128), types.Of(types.Uint64)}
+	bt := types.NewBatch(ts, len(keys))
+	var buf [16]byte
+	for _, k := range keys {
+		bt.Cols[0].AppendUint64(uint64(k % 4))
+		bt.Cols[1].AppendBytes(fmt.Appendf(buf[:0], "0x%08x", k/20))
+		bt.Cols[2].AppendBytes(fmt.Appendf(buf[:0], "T%02d", k%20))
+		bt.Cols[3].AppendWide(uint256.NewInt(uint64(7000 + k + r)))
+		bt.Cols[4].AppendWide(uint256.NewInt(uint64(1000 + r)))
+		bt.Cols[5].AppendUint64(1)
+	}
+	bt.Rows = len(keys)
+	return Write{Kind: WriteVersion, Table: t.ID, Group: grp.ID, Cols: append(append([]catalog.ColumnID(nil), t.Key...), grp.Columns...), Batch: bt}
+}
+
+// BenchmarkLookupDeltas looks keys up as bench/ R1 does right after an
+// ingest: the merged balances table (loadBalancesRuns) with 16 delta
+// parts newer than its run, each a flush of versions of 2 % of the keys
+// drawn at random, so that every delta's key bounds span nearly every
+// key, as random addresses make them. With key filters ("filter") a
+// lookup seeks only the deltas that hold its key; without ("nofilter",
+// every filter answering "maybe") it decodes a sort page of each. Both
+// after a warming pass over every key, with the default page cache and
+// with none ("cold"). It reports p50 and p99, and per lookup the parts
+// sought (probes/op), the parts ruled out by their filters (skips/op) and
+// the pages decoded (misses/op).
+func BenchmarkLookupDeltas(b *testing.B) {
+	for _, cold := range []bool{false, true} {
+		cache, cname := int64(0), "warm"
+		if cold {
+			cache, cname = -1, "cold"
+		}
+		e, t, _ := loadBalancesRuns(b, cache)
+		ctx := context.Background()
+		rng := rand.New(rand.NewPCG(3, 4))
+		keys := *balKeys
+		for d := range 16 {
+			ks := make([]int, 0, keys/50)
+			seen := map[int]bool{}
+			for len(ks) < keys/50 {
+				if k := rng.IntN(keys); !seen[k] {
+					seen[k] = true
+					ks = append(ks, k)
+				}
+			}
+			if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(t, ks, 100+d)}}); err != nil {
+				b.Fatal(err)
+			}
+			if err := e.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		amount, _ := t.Column("amount")
+		for _, filter := range []bool{true, false} {
+			name := cname + "/filter"
+			if !filter {
+				name = cname + "/nofilter"
+			}
+			b.Run(name, func(b *testing.B) {
+				if !filter {
+					keyFilterOverride = func(*partFile, []byte) bool { return true }
+					defer func() { keyFilterOverride = nil }()
+				}
+				snap := e.Snapshot()
+				defer snap.Release()
+				key := make([]types.Value, 3)
+				spec := ScanSpec{Cols: []catalog.ColumnID{amount.ID}}
+				if !cold {
+					for k := range keys {
+						balancesKey(key, k)
+						if _, ok, err := snap.Lookup(ctx, t.ID, key, spec); err != nil || !ok {
+							b.Fatal(ok, err)
+						}
+					}
+				}
+				var lat []time.Duration
+				probes, skips, misses := keyProbes.Load(), filterSkips.Load(), e.pages.Stats().Misses
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					balancesKey(key, (i*7919)%keys)
+					start := time.Now()
+					if _, ok, err := snap.Lookup(ctx, t.ID, key, spec); err != nil || !ok {
+						b.Fatal(ok, err)
+					}
+					lat = append(lat, time.Since(start))
+				}
+				n := float64(len(lat))
+				slices.Sort(lat)
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+				b.ReportMetric(float64(keyProbes.Load()-probes)/n, "probes/op")
+				b.ReportMetric(float64(filterSkips.Load()-skips)/n, "skips/op")
+				b.ReportMetric(float64(e.pages.Stats().Misses-misses)/n, "misses/op")
+			})
+		}
+	}
+}
+
+// BenchmarkLookupAfterScan looks keys of the merged balances table up
+// right after three full scans of it, current and AS OF the middle commit
+// (the order of bench/: R2 and R3, then R1 and R4), with no warming pass:
+// pages a lookup needs that the scans' kept chunks hold are not decoded.
+// It reports p50, p99 and pages decoded per lookup.
+func BenchmarkLookupAfterScan(b *testing.B) {
+	e, t, mid := loadBalancesRuns(b, 0)
+	ctx := context.Background()
+	amount, _ := t.Column("amount")
+	for _, n := range []uint64{0, mid} {
+		for range 3 {
+			snap := e.Snapshot()
+			spec := ScanSpec{Table: t.ID, Cols: []catalog.ColumnID{t.Key[0], amount.ID}, AsOf: n}
+			if _, err := snap.Scan(ctx, spec, func(*types.Batch) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+			snap.Release()
+		}
+	}
+	run := func(b *testing.B, n uint64) {
+		snap := e.Snapshot()
+		defer snap.Release()
+		key := make([]types.Value, 3)
+		spec := ScanSpec{Cols: []catalog.ColumnID{amount.ID}, AsOf: n}
+		var lat []time.Duration
+		misses := e.pages.Stats().Misses
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			balancesKey(key, (i*7919)%*balKeys)
+			start := time.Now()
+			if _, ok, err := snap.Lookup(ctx, t.ID, key, spec); err != nil || !ok {
+				b.Fatal(ok, err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		b.ReportMetric(float64(e.pages.Stats().Misses-misses)/float64(len(lat)), "misses/op")
+	}
+	b.Run("current", func(b *testing.B) { run(b, 0) })
+	b.Run("asof-middle", func(b *testing.B) { run(b, mid) })
 }

@@ -173,8 +173,12 @@ func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fi
 		return false, nil
 	}
 	rd.stats.PartsSkipped += len(parts) - 1
-	rd.stats.Parts++
 	pf := parts[i]
+	if !pf.mayContain(key) {
+		rd.stats.PartsSkipped++
+		return false, nil
+	}
+	rd.stats.Parts++
 	blocks := pf.r.Blocks()
 	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
 	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
@@ -203,7 +207,7 @@ func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fi
 func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uint64) (bool, error) {
 	for _, pf := range newer {
 		meta := pf.r.Meta()
-		if meta.MinCommit > n || bytes.Compare(key, meta.MinSort) < 0 || bytes.Compare(key, meta.MaxSort) > 0 {
+		if meta.MinCommit > n || bytes.Compare(key, meta.MinSort) < 0 || bytes.Compare(key, meta.MaxSort) > 0 || !pf.mayContain(key) {
 			rd.stats.PartsSkipped++
 			continue
 		}
@@ -221,6 +225,31 @@ func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uin
 		return true, nil
 	}
 	return sd.keyed.holds(key, n), nil
+}
+
+// filterSkips and keyProbes count the parts a lookup's key filter check
+// skipped and those it let through to a seek, for tests that must see
+// both and benchmarks that report them per lookup.
+var filterSkips, keyProbes atomic.Int64
+
+// keyFilterOverride, set by tests and benchmarks, answers in place of the
+// parts' key filters: always true to measure lookups without them, false
+// to check that tests catch a filter that wrongly rules a key out.
+var keyFilterOverride func(pf *partFile, key []byte) bool
+
+// mayContain reports whether pf can hold rows of key, by its key filter
+// (part.KeyFilter); a part without one may hold any key.
+func (pf *partFile) mayContain(key []byte) bool {
+	ok := pf.r.MayContain(key)
+	if keyFilterOverride != nil {
+		ok = keyFilterOverride(pf, key)
+	}
+	if ok {
+		keyProbes.Add(1)
+		return true
+	}
+	filterSkips.Add(1)
+	return false
 }
 
 // holds reports whether m has a version or delete of key at a commit at

@@ -1216,6 +1216,11 @@ var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
+	if !pf.mayContain(key) {
+		// The caller counted the part as read; no block of it is.
+		rd.stats.BlocksSkipped++
+		return ins, nil
+	}
 	blocks := pf.r.Blocks()
 	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
 	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {

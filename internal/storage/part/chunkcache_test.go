@@ -300,3 +300,66 @@ func TestCacheLend(t *testing.T) {
 	var nilCache *Cache
 	nilCache.Lend(10) // must not panic
 }
+
+// TestLookupsReadKeptChunks: once scans' views kept a block's chunks, a
+// point lookup (FindKey, ReadRows) takes its rows from them, decoding no
+// page, and reads the same rows as a reader without a cache.
+func TestLookupsReadKeptChunks(t *testing.T) {
+	fsys := newFS(t)
+	fx := balances(3*DefaultBlockRows/2 + 17)
+	writeFixture(t, fsys, "p", fx, WriteOptions{})
+	plain, err := Open(fsys, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	c := NewCache(DefaultCacheBytes)
+	r, err := OpenCached(fsys, "p", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fixed := FixSort | FixGroup | FixCommit | FixWonAt | FixEndedAt
+	ids := []catalog.ColumnID{1, 3, 4}
+	var view Data
+	for range 2 {
+		for bi := range r.Blocks() {
+			if err := r.ReadBlockView(bi, fixed, ids, &view); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := c.Stats()
+	var want, got, wk, gk Data
+	for i := 0; i < fx.d.Rows; i += 997 {
+		key := fx.d.Sort.BytesAt(i)
+		blocks := r.Blocks()
+		bi := 0
+		for bi < len(blocks)-1 && string(blocks[bi].MaxSort) < string(key) {
+			bi++
+		}
+		lo, hi, err := plain.FindKey(bi, key, &wk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		glo, ghi, err := r.FindKey(bi, key, &gk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lo != glo || hi != ghi || lo == hi {
+			t.Fatalf("row %d: FindKey gave [%d, %d) from kept chunks, [%d, %d) decoding pages", i, glo, ghi, lo, hi)
+		}
+		if err := plain.ReadRows(bi, lo, hi, fixed, ids, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.ReadRows(bi, lo, hi, fixed, ids, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := sameData(projected(&want, fixed), projected(&got, fixed)); diff != "" {
+			t.Fatalf("row %d: %s", i, diff)
+		}
+	}
+	if st := c.Stats(); st.Misses != before.Misses || st.Pages != before.Pages {
+		t.Fatalf("lookups after the chunks were kept: %+v, before %+v; want no page decoded", st, before)
+	}
+}

@@ -41,6 +41,13 @@
 // a key range skips those it cannot overlap (Meta.Overlaps,
 // BlockInfo.Overlaps).
 //
+// A delta, current or history part also carries a key filter of its
+// distinct sort keys (keyfilter.go, footer entry "strata.keyfilter"), so a
+// point lookup passes over a part that cannot hold its key without
+// decoding a page of it (Reader.MayContain). It is in the footer, so the
+// seal covers it; Check verifies that it holds every row's key. Parts
+// written before it existed have none and may hold any key.
+//
 // # Layout and checksums
 //
 //	offset 0        "PAR1"

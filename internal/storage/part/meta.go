@@ -17,6 +17,9 @@ const FormatVersion = 1
 const (
 	// metaKey holds fileMeta as JSON.
 	metaKey = "strata.part"
+	// filterKey holds the part's key filter (keyfilter.go) as raw bytes:
+	// absent in parts written before it existed and in append parts.
+	filterKey = "strata.keyfilter"
 	// sealKey holds the seal: sealMagic, the data end in 16 hex digits and
 	// the CRC-32C of the file's tail in 8 (doc.go, "Checksums").
 	sealKey = "strata.seal"

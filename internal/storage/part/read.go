@@ -53,6 +53,9 @@ type Reader struct {
 	id    uint64
 	// chunks tracks what ReadBlockView kept of this part (chunkcache.go).
 	chunks chunkState
+	// filter is the part's key filter; empty (every key may be held) in
+	// parts without one.
+	filter KeyFilter
 }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
@@ -171,8 +174,21 @@ func (r *Reader) open() error {
 	if err != nil {
 		return r.corrupt("%v", err)
 	}
+	if f, ok := r.file.Lookup(filterKey); ok {
+		if r.filter, err = decodeKeyFilter([]byte(f)); err != nil {
+			return r.corrupt("%v", err)
+		}
+	}
 	return r.checkLayout()
 }
+
+// MayContain reports whether the part can hold rows of the sort key key:
+// false only when its key filter (keyfilter.go) says it holds none. A part
+// without a filter may hold any key.
+func (r *Reader) MayContain(key []byte) bool { return r.filter.MayContain(key) }
+
+// KeyFilterBytes is the size of the part's key filter, 0 without one.
+func (r *Reader) KeyFilterBytes() int { return r.filter.Bytes() }
 
 // checkLayout checks that the Parquet footer and the part metadata agree:
 // the schema the columns imply, the blocks, and chunk byte ranges that lie
@@ -521,6 +537,12 @@ func Check(fsys vfs.FS, path string) error {
 		}
 		if i > 0 && posLess(d.Sort.BytesAt(0), d.Group[0], d.Commit[0], d.Seq[0], last.sort, last.group, last.commit, last.seq) {
 			return r.corrupt("block %d starts before the end of block %d", i, i-1)
+		}
+		// A filter that misses a key would make lookups report it absent.
+		for j := range d.Rows {
+			if !r.filter.MayContain(d.Sort.BytesAt(j)) {
+				return r.corrupt("block %d: the key filter does not hold the key of row %d", i, j)
+			}
 		}
 		n := d.Rows - 1
 		last.sort = append(last.sort[:0], d.Sort.BytesAt(n)...)

@@ -119,6 +119,14 @@ func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parq
 // from the cache or are decoded into a new Data the cache keeps; such a
 // src is shared and must not be modified.
 func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int) (src *Data, tv *types.Vector, err error) {
+	if r.cache != nil {
+		// A scan that read the block more than once keeps its whole
+		// chunks (chunkcache.go); rows found there need no page decoded.
+		// A chunk holds the block from row 0 (its first is 0).
+		if c := r.cache.getChunk(r.chunkKey(blk, t)); c != nil {
+			return c, c.pageVec(t.fixed), nil
+		}
+	}
 	fc, ok := chunks[t.col].(*parquet.FileColumnChunk)
 	if !ok {
 		return nil, nil, r.corrupt("block %d column %d is not a file column chunk", blk, t.col)

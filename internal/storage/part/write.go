@@ -190,11 +190,24 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	}
 	w.meta.MinSort, w.meta.MaxSort = blocks[0].MinSort, blocks[len(blocks)-1].MaxSort
 	dataEnd := sw.endData()
+	var filter []byte
+	if hasKeyFilter(w.meta.Kind) {
+		f := buildKeyFilter(w.d, KeyFilterBits)
+		filter = f.encode()
+	}
+	if keyFilterHook != nil {
+		filter = keyFilterHook(filter)
+	}
 	js, err := encodeMeta(&w.meta, blocks, sw.stripes)
 	if err != nil {
 		return Info{}, err
 	}
 	pw.SetKeyValueMetadata(metaKey, js)
+	if len(filter) > 0 {
+		// Raw bytes, not in the JSON document, where base64 would make it
+		// a third larger; the seal covers the footer either way.
+		pw.SetKeyValueMetadata(filterKey, string(filter))
+	}
 	pw.SetKeyValueMetadata(sealKey, fmt.Sprintf("%s%016x%08x", sealMagic, dataEnd, 0))
 	if err := pw.Close(); err != nil {
 		return Info{}, err
