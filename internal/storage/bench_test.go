@@ -363,6 +363,7 @@ func BenchmarkBalances(b *testing.B) {
 	asOf := spec
 	asOf.AsOf = mid
 	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
+	b.Run("merged/asof-middle-cached", func(b *testing.B) { scan(b, asOf) })
 	b.Run("merged/lookup", lookup)
 	// Two more rounds of every key, flushed but not merged: the run plus
 	// newer deltas that touch every key, what a read sees while merges
