@@ -220,18 +220,20 @@ func (c *scanCache) carry(pairs [][2]*shardData) {
 	}
 }
 
-// put keeps e under k, replacing what k held and evicting the oldest
-// entries (and those whose shard data is gone) until it fits.
-func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry) {
+// put keeps e under k, replacing what k held and evicting the least
+// recently used entries (and those whose shard data is gone) until it
+// fits. live is the shard's published data now (nil when unknown).
+func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry, live *shardData) {
 	if c == nil || e.bytes > c.budget {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.m[k]; old != nil && k.asOf != 0 && old.t == e.t && old.commit == e.commit && old.sd.Value() != nil {
-		// Both hold the same rows. The kept one is nearly always of the
-		// newer shard data (carry moves it forward; the read that missed
-		// it is of an older snapshot's), which later reads will ask for.
+	if old := c.m[k]; old != nil && k.asOf != 0 && old.t == e.t && old.commit == e.commit &&
+		live != nil && old.sd == weak.Make(live) && e.sd != old.sd {
+		// Both hold the same rows, and the one kept is of the shard data
+		// later reads will ask for: e's read was of an older snapshot,
+		// whose data a freeze, flush or merge has replaced since.
 		return
 	}
 	if old := c.m[k]; old != nil {
@@ -356,11 +358,24 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 		return true, err
 	}
 	if e != nil {
-		c.put(k, e)
+		c.put(k, e, s.e.liveShard(rd.t.ID, sd.num))
 	} else {
 		c.markTooLarge(k, sd)
 	}
 	return true, nil
+}
+
+// liveShard returns shard num of table id in the published state, nil
+// when there is none.
+func (e *Engine) liveShard(id catalog.TableID, num uint32) *shardData {
+	if td := e.cur.Load().tables[id]; td != nil {
+		for _, sd := range td.shards {
+			if sd.num == num {
+				return sd
+			}
+		}
+	}
+	return nil
 }
 
 // isTooLarge reports whether a scan of sd under k outgrew the budget.

@@ -317,3 +317,69 @@ func TestScanCacheTooLarge(t *testing.T) {
 		t.Fatal("newer shard data was not tried again")
 	}
 }
+
+// TestScanCacheAsOfOlderSnapshot: reads AS OF one commit from a snapshot
+// taken before a flush and from one after it take turns on one key of the
+// cache. The entry of the published shard data is kept: a read of the
+// older snapshot does not displace it, and an entry the older snapshot
+// filled first gives way to the newer data's, so that reads of the newer
+// snapshot hit from then on while the older one is still held.
+func TestScanCacheAsOfOlderSnapshot(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	ctx := context.Background()
+	for r := range 3 {
+		var rows []string
+		for k := range 20 {
+			rows = append(rows, fmt.Sprintf("k=%d v='v%d' idx=%d", k, r, r))
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, rows...)}})
+		if err := h.e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := h.e.LastCommit() - 1
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, AsOf: n}
+	read := func(snap *Snapshot, what string, wantHit bool) {
+		t.Helper()
+		want, _ := scanSnap(t, snap, spec, true)
+		got, st := scanSnap(t, snap, spec, false)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
+				strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if hit := st.CachedShards > 0; hit != wantHit {
+			t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
+		}
+	}
+	for _, olderFirst := range []bool{true, false} {
+		older := h.e.Snapshot()
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=1 v='late' idx=0")}})
+		if err := h.e.Flush(ctx); err != nil { // new shard data; nothing to carry when olderFirst
+			t.Fatal(err)
+		}
+		newer := h.e.Snapshot()
+		if olderFirst {
+			read(older, "older snapshot, first", false)
+			read(newer, "newer snapshot after the older one filled", false)
+			read(newer, "newer snapshot again", true)
+			read(older, "older snapshot again", false)
+			read(newer, "newer snapshot after the older one read again", true)
+		} else {
+			// The entry of the previous round was carried by the flush.
+			read(newer, "newer snapshot, carried entry", true)
+			read(older, "older snapshot", false)
+			read(newer, "newer snapshot after the older one read", true)
+		}
+		older.Release()
+		newer.Release()
+		if olderFirst {
+			h.e.scans.m = map[scanCacheKey]*scanCacheEntry{} // the second round fills from the newer data
+			h.e.scans.bytes = 0
+			snap := h.e.Snapshot()
+			read(snap, "refill", false)
+			snap.Release()
+		}
+	}
+}
