@@ -174,8 +174,9 @@ func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint6
 // get still refuses to once its memtable takes newer commits; an AS OF
 // entry always is, since nothing newer than its commit changes it. Without
 // this, a scan right after ingest missed while merges published new data
-// every few hundred milliseconds. Entries are replaced, not modified: get
-// reads them without the lock.
+// every few hundred milliseconds. Entries are replaced, not modified (but
+// for seq, which only holders of the lock touch): get reads them without
+// the lock.
 func (c *scanCache) carry(pairs [][2]*shardData) {
 	if c == nil || len(pairs) == 0 {
 		return
