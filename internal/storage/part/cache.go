@@ -120,11 +120,12 @@ func (c *Cache) get(k pageKey) *Data {
 func (c *Cache) put(k pageKey, d *Data) *Data {
 	size := pageBytes(d)
 	s := c.shard(k)
+	// The budget is read under the lock: Lend moves it while reads go on.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if size > s.budget {
 		return d
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if i, ok := s.m[k]; ok {
 		return s.ents[i].d
 	}
