@@ -362,7 +362,19 @@ func BenchmarkBalances(b *testing.B) {
 	b.Run("merged/current-cached", func(b *testing.B) { scan(b, spec) })
 	asOf := spec
 	asOf.AsOf = mid
+	// asof-middle-serial reads without decoding blocks ahead
+	// (runScan.scanInterval's prefetchers): run before and after
+	// asof-middle, an A/B in one process that gives neither the colder
+	// page cache.
+	serial := func(b *testing.B) {
+		ivSerial = true
+		defer func() { ivSerial = false }()
+		scan(b, asOf)
+	}
+	b.Run("merged/asof-middle-serial", serial)
 	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
+	b.Run("merged/asof-middle-serial", serial)
+	b.Run("merged/asof-middle-cached", func(b *testing.B) { scan(b, asOf) })
 	b.Run("merged/lookup", lookup)
 	// Two more rounds of every key, flushed but not merged: the run plus
 	// newer deltas that touch every key, what a read sees while merges

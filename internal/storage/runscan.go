@@ -859,13 +859,47 @@ func (s *runSeeker) take(key []byte, ins []keyInput) ([]keyInput, error) {
 // within the read's spans.
 type ivStream struct {
 	s      *runScan
-	parts  []*partFile
-	pi, bi int
+	blocks []blockRef // the blocks to read, in key order
+	next   int        // the next of blocks to load
 	d      *part.Data
 	loaded bool
 	row    int
 	all    bool // one unbounded span: no per-row range check
 	src    int  // the stream's source in the runScan (0 or 1)
+	pre    *prefetcher
+}
+
+// blockRef names one block of one part.
+type blockRef struct {
+	pf *partFile
+	bi int
+}
+
+// ivFixed are the fixed columns an interval read decodes.
+const ivFixed = part.FixSort | part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
+
+// newIvStream lists the blocks of parts that a read at n within the
+// spans must decode, counting the parts and blocks it skips.
+func newIvStream(s *runScan, parts []*partFile, d *part.Data, all bool, src int) *ivStream {
+	st := &ivStream{s: s, d: d, all: all, src: src}
+	rd := s.rd
+	for _, pf := range parts {
+		meta := pf.r.Meta()
+		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
+			rd.stats.PartsSkipped++
+			continue
+		}
+		rd.stats.Parts++
+		for bi := range pf.r.Blocks() {
+			b := &pf.r.Blocks()[bi]
+			if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
+				rd.stats.BlocksSkipped++
+				continue
+			}
+			st.blocks = append(st.blocks, blockRef{pf, bi})
+		}
+	}
+	return st
 }
 
 // head returns the key of the next winning row, nil at the end. It may
@@ -881,38 +915,26 @@ func (st *ivStream) head() ([]byte, error) {
 			st.row++
 			continue
 		}
-		if st.pi == len(st.parts) {
+		if st.next == len(st.blocks) {
 			return nil, nil
 		}
-		pf := st.parts[st.pi]
-		meta := pf.r.Meta()
-		if st.bi == 0 && !st.loaded {
-			if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
-				rd.stats.PartsSkipped++
-				st.pi++
-				continue
-			}
-			rd.stats.Parts++
-		}
-		if st.bi == len(pf.r.Blocks()) {
-			st.pi, st.bi, st.loaded = st.pi+1, 0, false
-			continue
-		}
-		b := &pf.r.Blocks()[st.bi]
-		bi := st.bi
-		st.bi++
-		if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
-			rd.stats.BlocksSkipped++
-			continue
-		}
+		ref := st.blocks[st.next]
+		st.next++
+		// The pending rows point into the loaded block.
 		if err := s.materialize(); err != nil {
 			return nil, err
 		}
-		fixed := part.FixSort | part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
-		if err := pf.r.ReadBlockView(bi, fixed, s.fp.ids, st.d); err != nil {
+		if st.pre != nil {
+			d, err := st.pre.take(st.d)
+			if err != nil {
+				return nil, err
+			}
+			st.d = d
+			s.srcs[st.src] = d
+		} else if err := ref.pf.r.ReadBlockView(ref.bi, ivFixed, s.fp.ids, st.d); err != nil {
 			return nil, err
 		}
-		if err := s.blockKeys(st.src, pf, bi, st.d); err != nil {
+		if err := s.blockKeys(st.src, ref.pf, ref.bi, st.d); err != nil {
 			return nil, err
 		}
 		rd.stats.Blocks++
@@ -920,13 +942,85 @@ func (st *ivStream) head() ([]byte, error) {
 	}
 }
 
+// prefetcher decodes a stream's blocks, in order, on a goroutine of its
+// own, one block ahead of the scan: an interval read is mostly Parquet
+// decoding of the history run, which then overlaps with the range checks,
+// the other stream's decoding and the copying into batches. Three Data
+// take turns: the one the scan reads, one decoded and waiting, one being
+// decoded.
+type prefetcher struct {
+	out  chan fetched
+	free chan *part.Data
+	stop chan struct{}
+	done chan struct{}
+}
+
+type fetched struct {
+	d   *part.Data
+	err error
+}
+
+// prefetchMin is the fewest blocks a stream must have for a prefetcher to
+// pay for its goroutine.
+const prefetchMin = 2
+
+// startPrefetch starts decoding st's blocks ahead of it, with the columns
+// ids.
+func (st *ivStream) startPrefetch(ids []catalog.ColumnID) {
+	p := &prefetcher{out: make(chan fetched, 1), free: make(chan *part.Data, 3), stop: make(chan struct{}), done: make(chan struct{})}
+	p.free <- &part.Data{}
+	p.free <- &part.Data{}
+	blocks := st.blocks
+	go func() {
+		defer close(p.done)
+		for _, ref := range blocks {
+			var d *part.Data
+			select {
+			case d = <-p.free:
+			case <-p.stop:
+				return
+			}
+			err := ref.pf.r.ReadBlockView(ref.bi, ivFixed, ids, d)
+			select {
+			case p.out <- fetched{d, err}:
+			case <-p.stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	st.pre = p
+}
+
+// take hands back the block the scan is done with and returns the next.
+func (p *prefetcher) take(old *part.Data) (*part.Data, error) {
+	p.free <- old // never blocks: at most three Data exist
+	f := <-p.out
+	return f.d, f.err
+}
+
+// close stops the goroutine and waits for it, so that no block is read
+// after the scan returns (the snapshot holding the parts may go).
+func (p *prefetcher) close() {
+	close(p.stop)
+	<-p.done
+}
+
 // scanInterval is the read at n < runMax: per key, the rows of the current
 // and history runs whose interval holds n.
 func (s *runScan) scanInterval(ctx context.Context) error {
 	all := len(s.spans) == 1 && s.spans[0].Lo == nil && s.spans[0].Hi == nil
-	a := &ivStream{s: s, parts: s.rs.cur, d: &part.Data{}, all: all}
-	b := &ivStream{s: s, parts: s.rs.hist, d: &part.Data{}, all: all, src: 1}
+	a := newIvStream(s, s.rs.cur, &part.Data{}, all, 0)
+	b := newIvStream(s, s.rs.hist, &part.Data{}, all, 1)
 	s.srcs = [2]*part.Data{a.d, b.d}
+	for _, st := range []*ivStream{a, b} {
+		if len(st.blocks) >= prefetchMin && !ivSerial {
+			st.startPrefetch(s.fp.ids)
+			defer st.pre.close()
+		}
+	}
 	for count := 0; ; count++ {
 		if count%defaultBatchRows == 0 {
 			if err := ctx.Err(); err != nil {
@@ -979,6 +1073,10 @@ func (s *runScan) scanInterval(ctx context.Context) error {
 		}
 	}
 }
+
+// ivSerial, set by tests, turns the prefetchers off, so that both ways of
+// reading blocks are compared with the general path.
+var ivSerial bool
 
 // takeKey adds the winning rows of key, which starts at the stream's row,
 // to the newest pending output row.

@@ -83,13 +83,14 @@ func randomWrites(t *testing.T, h *harness, rng *rand.Rand, rounds, keys int) {
 	}
 }
 
-// readBoth scans at n with the fast paths and with the general path and
-// fails when they differ.
+// readBoth scans at n with the fast paths (without the resolved-scan
+// cache, with AS OF blocks decoded ahead and inline, and with the cache)
+// and with the general path, and fails when they differ.
 func readBoth(t *testing.T, h *harness, spec ScanSpec, what string) int {
 	t.Helper()
 	read := func(slow bool) ([]string, ScanStats) {
 		slowReads = slow
-		defer func() { slowReads = false }()
+		defer func() { slowReads, scanCacheOff, ivSerial = false, false, false }()
 		snap := h.e.Snapshot()
 		defer snap.Release()
 		tbl, _ := snap.Catalog().TableByID(spec.Table)
@@ -105,12 +106,18 @@ func readBoth(t *testing.T, h *harness, spec ScanSpec, what string) int {
 		return render(names, bs), st
 	}
 	want, _ := read(true)
-	got, _ := read(false)
-	if !slices.Equal(got, want) {
-		t.Fatalf("%s: fast path differs from the general path:\nfast:\n%s\ngeneral:\n%s", what,
-			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	// The sources themselves (the resolved-scan cache off), with blocks
+	// decoded ahead and inline, then as reads go (an entry filled or
+	// carried earlier may serve it).
+	for _, way := range []string{"uncached", "uncached, serial", "cached"} {
+		scanCacheOff, ivSerial = way != "cached", way == "uncached, serial"
+		got, _ := read(false)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: fast path (%s) differs from the general path:\nfast:\n%s\ngeneral:\n%s", what, way,
+				strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
-	return len(got)
+	return len(want)
 }
 
 // shardKinds lists the kinds of the parts of table b's shards.

@@ -32,15 +32,26 @@ import (
 // it was filled at c < n and no part or memtable version of sd is newer
 // than c (then the data visible at n is the data visible at c; the
 // memtable's newest commit is read under its lock, and a commit is applied
-// to it before any snapshot at that commit is published). Only current
-// reads (no AS OF) of the whole key space fill or use it: an AS OF read is
-// always resolved from its sources. Versions reads and the reference path
-// tests compare with (slowReads) never use it.
+// to it before any snapshot at that commit is published). Only reads of
+// the whole key space fill or use it. Versions reads and the reference
+// path tests compare with (slowReads) never use it.
+//
+// A read AS OF n of a versioned table has entries of its own, keyed by n
+// as well: what it returns never changes once n is committed (every read
+// filters by commit, a later commit, late writes included, only adds
+// versions above n, and a freeze, flush or merge never changes a result
+// at any commit), so such an entry is valid for every later state of the
+// same shard data whatever its memtable takes, and carry moves it to the
+// shard data a freeze, flush or merge publishes whatever that holds. A DDL
+// publishes a new *catalog.Table (R6.5: a read at n returns the table's
+// schema now), which the entry no longer matches. An upsert table's read
+// at an old commit is not cached: its merges drop losers, and with them
+// what such a read returned.
 //
 // Entries are bounded by bytes (at most a quarter of
 // Options.PageCacheBytes; what they hold is lent from the page cache's
 // budget, part.Cache.Lend, so the two together stay within it) and
-// evicted oldest first; the output is
+// evicted least recently used first; the output is
 // copied on every hit, so a consumer that keeps or modifies its batches
 // never touches the cache, unless the read says it never modifies them
 // (ScanSpec.ReadOnly: a grouped aggregate straight over the scan).
@@ -58,6 +69,7 @@ type scanCacheKey struct {
 	table catalog.TableID
 	shard uint32
 	sig   string // the columns, _commit and the batch size
+	asOf  uint64 // the commit of an AS OF read, 0 for a current read
 }
 
 // scanCacheEntry is one cached shard scan.
@@ -68,7 +80,7 @@ type scanCacheEntry struct {
 	batches []*types.Batch
 	rows    int
 	bytes   int64
-	seq     uint64 // insertion order, for eviction
+	seq     uint64 // last use, for eviction
 }
 
 // scanCache is the engine's resolved-scan cache; nil caches nothing.
@@ -133,8 +145,12 @@ func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint6
 	c.mu.Lock()
 	e := c.m[k]
 	c.mu.Unlock()
-	ok := e != nil && e.t == t && e.sd == weak.Make(sd) && e.commit <= n &&
-		(e.commit == n || shardNewest(sd) <= e.commit)
+	ok := e != nil && e.t == t && e.sd == weak.Make(sd) && e.commit <= n
+	if ok && e.commit != n {
+		// An AS OF entry is filled at its own commit; a current entry
+		// serves a later commit only when sd has nothing newer.
+		ok = k.asOf == 0 && shardNewest(sd) <= e.commit
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !ok {
@@ -142,19 +158,25 @@ func (c *scanCache) get(k scanCacheKey, t *catalog.Table, sd *shardData, n uint6
 		return nil
 	}
 	c.hits++
+	// Evicted least recently used: a current read and reads at a few
+	// commits may take turns on one budget.
+	c.seq++
+	e.seq = c.seq
 	return e
 }
 
 // carry lets the entries filled from each pair's first shard data serve
 // reads of its second, the shard data a freeze, a flush or a merge
 // publishes in its place: neither changes a result
-// at any commit (doc.go invariant 8, "A merge never changes a result"),
-// and only an entry from data with nothing newer than its commit is
-// carried, so every version of to is one from had at or before it, and
-// get still refuses to once its memtable takes newer commits. Without
+// at any commit (doc.go invariant 8, "A merge never changes a result").
+// A current entry is carried only from data with nothing newer than its
+// commit, so every version of to is one from had at or before it, and
+// get still refuses to once its memtable takes newer commits; an AS OF
+// entry always is, since nothing newer than its commit changes it. Without
 // this, a scan right after ingest missed while merges published new data
-// every few hundred milliseconds. Entries are replaced, not modified: get
-// reads them without the lock.
+// every few hundred milliseconds. Entries are replaced, not modified (but
+// for seq, which only holders of the lock touch): get reads them without
+// the lock.
 func (c *scanCache) carry(pairs [][2]*shardData) {
 	if c == nil || len(pairs) == 0 {
 		return
@@ -179,11 +201,17 @@ func (c *scanCache) carry(pairs [][2]*shardData) {
 		if len(keys) == 0 {
 			continue
 		}
-		newest := shardNewest(from)
+		newest := uint64(0)
+		for _, k := range keys {
+			if k.asOf == 0 {
+				newest = shardNewest(from)
+				break
+			}
+		}
 		nw := weak.Make(to)
 		c.mu.Lock()
 		for _, k := range keys {
-			if e := c.m[k]; e != nil && e.sd == w && newest <= e.commit {
+			if e := c.m[k]; e != nil && e.sd == w && (k.asOf != 0 || newest <= e.commit) {
 				ne := *e
 				ne.sd = nw
 				c.m[k] = &ne
@@ -193,14 +221,22 @@ func (c *scanCache) carry(pairs [][2]*shardData) {
 	}
 }
 
-// put keeps e under k, replacing what k held and evicting the oldest
-// entries (and those whose shard data is gone) until it fits.
-func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry) {
+// put keeps e under k, replacing what k held and evicting the least
+// recently used entries (and those whose shard data is gone) until it
+// fits. live is the shard's published data now (nil when unknown).
+func (c *scanCache) put(k scanCacheKey, e *scanCacheEntry, live *shardData) {
 	if c == nil || e.bytes > c.budget {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if old := c.m[k]; old != nil && k.asOf != 0 && old.t == e.t && old.commit == e.commit &&
+		live != nil && old.sd == weak.Make(live) && e.sd != old.sd {
+		// Both hold the same rows, and the one kept is of the shard data
+		// later reads will ask for: e's read was of an older snapshot,
+		// whose data a freeze, flush or merge has replaced since.
+		return
+	}
 	if old := c.m[k]; old != nil {
 		c.bytes -= old.bytes
 		delete(c.m, k)
@@ -258,8 +294,9 @@ func batchBytes(b *types.Batch) int64 {
 	return n
 }
 
-// cachedScan reads shard sd of a full current scan from the cache when it
-// holds it, and otherwise reads it with read, keeping what it returns.
+// cachedScan reads shard sd of a full scan (current, or AS OF a commit of
+// a versioned table) from the cache when it holds it, and otherwise reads
+// it with read, keeping what it returns.
 // It reports false (having read nothing) when the read may not use the
 // cache at all.
 func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRange, n uint64,
@@ -267,13 +304,16 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 	c := s.e.scans
 	// A snapshot with pending writes (s.past) reads shard data no other
 	// read will see again: not worth keeping.
-	if c == nil || scanCacheOff || s.past != nil || asOf != 0 || rd.versions || rd.slow || len(rs) != 1 || rs[0].Lo != nil || rs[0].Hi != nil {
+	if c == nil || scanCacheOff || s.past != nil || rd.versions || rd.slow || len(rs) != 1 || rs[0].Lo != nil || rs[0].Hi != nil {
+		return false, nil
+	}
+	if asOf != 0 && rd.t.Mode != catalog.ModeVersioned {
 		return false, nil
 	}
 	if rd.sig == "" {
 		rd.sig = scanCacheSig(rd)
 	}
-	k := scanCacheKey{table: rd.t.ID, shard: sd.num, sig: rd.sig}
+	k := scanCacheKey{table: rd.t.ID, shard: sd.num, sig: rd.sig, asOf: asOf}
 	if c.isTooLarge(k, sd) {
 		return false, nil
 	}
@@ -319,11 +359,24 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 		return true, err
 	}
 	if e != nil {
-		c.put(k, e)
+		c.put(k, e, s.e.liveShard(rd.t.ID, sd.num))
 	} else {
 		c.markTooLarge(k, sd)
 	}
 	return true, nil
+}
+
+// liveShard returns shard num of table id in the published state, nil
+// when there is none.
+func (e *Engine) liveShard(id catalog.TableID, num uint32) *shardData {
+	if td := e.cur.Load().tables[id]; td != nil {
+		for _, sd := range td.shards {
+			if sd.num == num {
+				return sd
+			}
+		}
+	}
+	return nil
 }
 
 // isTooLarge reports whether a scan of sd under k outgrew the budget.

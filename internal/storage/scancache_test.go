@@ -45,8 +45,12 @@ func scanSnap(t *testing.T, snap *Snapshot, spec ScanSpec, slow bool) ([]string,
 // REVISION BY ties, exact re-deliveries), deletes, flushes, merges and an
 // ADD then a DROP COLUMN (of the added one); a snapshot taken before newer commits read after
 // a newer one filled the cache, and the newer one read after the older
-// one did; AS OF reads at every commit; and a commit to another table,
-// after which the entry is still valid and used.
+// one did; AS OF reads at every commit, each repeated (a versioned
+// table's from the cache, an upsert table's never cached), including
+// commits before the table had data and commits after a flush, and
+// AS OF entries used again after later commits, flushes and merges (but
+// not after a DDL); and a commit to another table, after which the entry
+// is still valid and used.
 func TestScanCacheMatchesSources(t *testing.T) {
 	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -65,8 +69,13 @@ func TestScanCacheMatchesSources(t *testing.T) {
 					}
 				}
 				ctx := context.Background()
-				hits := 0
+				hits, asOfHits := 0, 0
 				var old *Snapshot
+				// filled are the commits the previous check read AS OF
+				// with parts in place, so that the next check must find
+				// them in the cache (they survive later commits, flushes
+				// and merges); a DDL clears it.
+				filled := map[uint64]bool{}
 				check := func(stage string) {
 					t.Helper()
 					snap := h.e.Snapshot()
@@ -103,18 +112,39 @@ func TestScanCacheMatchesSources(t *testing.T) {
 							same(stage+" after the older snapshot", g, want)
 						}
 					}
-					for n := uint64(2); n <= snap.Commit(); n += 3 {
+					nowFilled := map[uint64]bool{}
+					for n := uint64(1); n <= snap.Commit(); n += 2 {
 						spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, AsOf: n}
 						if mode == catalog.ModeUpsert {
 							spec.AsOf = snap.Commit()
 						}
 						want, _ := scanSnap(t, snap, spec, true)
+						if old != nil && oldTable(old) == tbl && spec.AsOf <= old.Commit() {
+							// The older snapshot reads the same answer
+							// at n (from the previous check's entry when
+							// it holds the same shard data).
+							g, _ := scanSnap(t, old, spec, false)
+							same(fmt.Sprintf("%s AS OF %d, older snapshot", stage, n), g, want)
+						}
 						got, st := scanSnap(t, snap, spec, false)
 						same(fmt.Sprintf("%s AS OF %d", stage, n), got, want)
-						if st.CachedShards != 0 {
-							t.Fatalf("%s: an AS OF read used the cache", stage)
+						if mode == catalog.ModeVersioned && filled[n] && st.CachedShards == 0 {
+							t.Fatalf("%s AS OF %d: the entry of the previous check was not used", stage, n)
+						}
+						got, st = scanSnap(t, snap, spec, false)
+						same(fmt.Sprintf("%s AS OF %d again", stage, n), got, want)
+						switch {
+						case mode == catalog.ModeUpsert && st.CachedShards != 0:
+							t.Fatalf("%s: an upsert table's AS OF read used the cache", stage)
+						case mode == catalog.ModeVersioned && parts && st.CachedShards == 0:
+							t.Fatalf("%s AS OF %d: the repeated read was not served from the cache", stage, n)
+						}
+						asOfHits += st.CachedShards
+						if parts && mode == catalog.ModeVersioned {
+							nowFilled[n] = true
 						}
 					}
+					filled = nowFilled
 					if old != nil {
 						old.Release()
 					}
@@ -180,6 +210,7 @@ func TestScanCacheMatchesSources(t *testing.T) {
 						Column: catalog.ColumnSpec{Name: "extra", Type: types.Of(types.Int64), Default: &catalog.Default{SQL: "9", Value: "9"}}}, commit)
 					return err
 				})
+				filled = map[uint64]bool{} // a new *catalog.Table: entries no longer match
 				check("added")
 				for i := 8; i < 14; i++ {
 					step(i)
@@ -189,6 +220,7 @@ func TestScanCacheMatchesSources(t *testing.T) {
 					_, err := c.DropColumn(catalog.DropColumnSpec{Table: "b", Column: "extra"}, commit)
 					return err
 				})
+				filled = map[uint64]bool{}
 				check("dropped")
 				step(14)
 				check("after drop")
@@ -213,10 +245,19 @@ func TestScanCacheMatchesSources(t *testing.T) {
 				if hits == before && hits == 0 {
 					t.Fatal("the cache was never used")
 				}
+				if mode == catalog.ModeVersioned && asOfHits == 0 {
+					t.Fatal("no AS OF read was served from the cache")
+				}
 				old.Release()
 			})
 		}
 	}
+}
+
+// oldTable is table b as snap's catalog has it.
+func oldTable(snap *Snapshot) *catalog.Table {
+	t, _ := snap.Catalog().Table("b")
+	return t
 }
 
 // mustVersion is versionWrite that fails the test on error.
@@ -274,5 +315,71 @@ func TestScanCacheTooLarge(t *testing.T) {
 	snap.Release()
 	if st.CachedShards == 0 {
 		t.Fatal("newer shard data was not tried again")
+	}
+}
+
+// TestScanCacheAsOfOlderSnapshot: reads AS OF one commit from a snapshot
+// taken before a flush and from one after it take turns on one key of the
+// cache. The entry of the published shard data is kept: a read of the
+// older snapshot does not displace it, and an entry the older snapshot
+// filled first gives way to the newer data's, so that reads of the newer
+// snapshot hit from then on while the older one is still held.
+func TestScanCacheAsOfOlderSnapshot(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	ctx := context.Background()
+	for r := range 3 {
+		var rows []string
+		for k := range 20 {
+			rows = append(rows, fmt.Sprintf("k=%d v='v%d' idx=%d", k, r, r))
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, rows...)}})
+		if err := h.e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := h.e.LastCommit() - 1
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, AsOf: n}
+	read := func(snap *Snapshot, what string, wantHit bool) {
+		t.Helper()
+		want, _ := scanSnap(t, snap, spec, true)
+		got, st := scanSnap(t, snap, spec, false)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
+				strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if hit := st.CachedShards > 0; hit != wantHit {
+			t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
+		}
+	}
+	for _, olderFirst := range []bool{true, false} {
+		older := h.e.Snapshot()
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=1 v='late' idx=0")}})
+		if err := h.e.Flush(ctx); err != nil { // new shard data; nothing to carry when olderFirst
+			t.Fatal(err)
+		}
+		newer := h.e.Snapshot()
+		if olderFirst {
+			read(older, "older snapshot, first", false)
+			read(newer, "newer snapshot after the older one filled", false)
+			read(newer, "newer snapshot again", true)
+			read(older, "older snapshot again", false)
+			read(newer, "newer snapshot after the older one read again", true)
+		} else {
+			// The entry of the previous round was carried by the flush.
+			read(newer, "newer snapshot, carried entry", true)
+			read(older, "older snapshot", false)
+			read(newer, "newer snapshot after the older one read", true)
+		}
+		older.Release()
+		newer.Release()
+		if olderFirst {
+			h.e.scans.m = map[scanCacheKey]*scanCacheEntry{} // the second round fills from the newer data
+			h.e.scans.bytes = 0
+			snap := h.e.Snapshot()
+			read(snap, "refill", false)
+			snap.Release()
+		}
 	}
 }
