@@ -219,21 +219,9 @@ func (b *binder) windowCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 			}
 			w.busy = saved
 		}
-		want := 1
-		switch call.Fn {
-		case "max_by", "min_by", "string_agg":
-			want = 2
-		case "count":
-			if call.Star {
-				want = 0
-			}
-		}
-		if len(call.Args) != want {
-			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes %d arguments", f.Name, want).WithPos(f.Pos())
-		}
-		t, err := aggType(call)
+		t, err := aggCallType(call, f)
 		if err != nil {
-			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "%v", err).WithPos(f.Pos())
+			return nil, err
 		}
 		wf.Fn, wf.Args, wf.Star, wf.T = call.Fn, call.Args, call.Star, t
 	} else {

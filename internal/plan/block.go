@@ -399,21 +399,9 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 	}
-	want := 1
-	switch call.Fn {
-	case "max_by", "min_by", "string_agg":
-		want = 2
-	case "count":
-		if call.Star {
-			want = 0
-		}
-	}
-	if len(call.Args) != want {
-		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes %d arguments", f.Name, want).WithPos(f.Pos())
-	}
-	t, err := aggType(call)
+	t, err := aggCallType(call, f)
 	if err != nil {
-		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "%v", err).WithPos(f.Pos())
+		return nil, err
 	}
 	call.T = t
 	c := b.newCol(key, t)
@@ -508,4 +496,27 @@ func (b *binder) aggFilter(sc *scope, f *ast.FuncCall, call *AggCall) error {
 	arg := call.Args[i]
 	call.Args[i] = &expr.Case{Whens: []expr.When{{Cond: cond, Then: arg}}, T: arg.Type()}
 	return nil
+}
+
+// aggCallType checks an aggregate call's argument count and returns its
+// result type, with errors positioned at the call f (a grouped aggregate's
+// and a window aggregate's alike).
+func aggCallType(call AggCall, f *ast.FuncCall) (types.Type, error) {
+	want := 1
+	switch call.Fn {
+	case "max_by", "min_by", "string_agg":
+		want = 2
+	case "count":
+		if call.Star {
+			want = 0
+		}
+	}
+	if len(call.Args) != want {
+		return types.Type{}, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes %d arguments", f.Name, want).WithPos(f.Pos())
+	}
+	t, err := aggType(call)
+	if err != nil {
+		return types.Type{}, sqlerr.New(sqlerr.CodeUndefinedFunction, "%v", err).WithPos(f.Pos())
+	}
+	return t, nil
 }
