@@ -40,6 +40,7 @@ const (
 	CodeInvalidName         = "42602" // an empty or otherwise unusable name
 	CodeInvalidObjectDef    = "42P17" // a transformation definition breaks a rule
 	CodeObjectInUse         = "55006" // an attribute group another transformation maintains
+	CodeWrongObjectType     = "42809" // a view named where a table is meant, or the reverse
 )
 
 // errorf builds an *Error with a formatted message.

@@ -490,6 +490,9 @@ func (c *Catalog) DropTable(name string, ifExists bool, commit uint64) (dropped 
 		if ifExists {
 			return false, nil
 		}
+		if _, isView := c.views[name]; isView {
+			return false, errorf(CodeWrongObjectType, "%s is a view, not a table: use DROP VIEW", name)
+		}
 		return false, errorf(CodeUndefinedTable, "table %s does not exist", name)
 	}
 	if x := c.transformationUsing(t.ID); x != nil {

@@ -833,15 +833,15 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 		return nil, err
 	}
 	n := &Scan{Table: tbl, Alias: alias, AsOf: commit}
-	if b.deps != nil {
-		b.deps.scans = append(b.deps.scans, n)
-	}
 	r := &rel{name: alias, scan: n, b: b}
 	for _, c := range tbl.Columns {
 		ref := b.newCol(c.Name, c.Type)
 		n.Cols = append(n.Cols, ref)
 		n.ColIDs = append(n.ColIDs, c.ID)
 		r.cols = append(r.cols, relCol{name: c.Name, ref: ref})
+	}
+	if b.deps != nil {
+		b.deps.scans = append(b.deps.scans, boundScan{table: tbl, cols: slices.Clone(n.ColIDs)})
 	}
 	if err := renameCols(r, cols, t.Pos()); err != nil {
 		return nil, err

@@ -67,7 +67,9 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 			if g, ok := b.agg.byID[found.ref.ID]; ok {
 				return colExpr(g), nil
 			}
-			if g, ok := b.agg.groups[c.Name]; ok {
+			if g, ok := b.agg.groups[c.Name]; ok && c.Table == "" {
+				// Only an unqualified name may read a group by its bare
+				// name: t.g is not GROUP BY g's merged FULL JOIN column.
 				return colExpr(g), nil
 			}
 			if found.mk != nil {

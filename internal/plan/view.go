@@ -17,8 +17,17 @@ const maxViewDepth = 64
 
 // viewDeps collects what a query reads while BuildView binds it.
 type viewDeps struct {
-	scans []*Scan
+	scans []boundScan
 	views []string
+}
+
+// boundScan is a table a view's query reads with the columns it had when
+// bound: rewrites later drop columns they find unneeded (an unused WINDOW,
+// a semi join's select list, an aggregate's ignored ORDER BY), but the
+// stored text still names them, so the view depends on them all.
+type boundScan struct {
+	table *catalog.Table
+	cols  []catalog.ColumnID
 }
 
 // Deps is what a view's query reads: the tables (through other views
@@ -30,9 +39,10 @@ type Deps struct {
 }
 
 // BuildView binds and optimizes a view's query as Build does and also
-// returns what it reads, for the catalog's dependency checks. A column a
-// scan keeps after projection push-down is read; a table read with * is
-// read whole.
+// returns what it reads, for the catalog's dependency checks: every column
+// of every table the query binds (so a view depends on whole tables, more
+// than PostgreSQL's per-column dependencies, but never less than its text
+// names).
 func BuildView(q *ast.SelectStmt, env *Env) (*Plan, Deps, error) {
 	b := newBinder(env)
 	b.deps = &viewDeps{}
@@ -49,15 +59,15 @@ func BuildView(q *ast.SelectStmt, env *Env) (*Plan, Deps, error) {
 	seenTable := map[catalog.TableID]bool{}
 	seenRead := map[catalog.ColumnKey]bool{}
 	for _, s := range b.deps.scans {
-		if !seenTable[s.Table.ID] {
-			seenTable[s.Table.ID] = true
-			d.Tables = append(d.Tables, s.Table)
+		if !seenTable[s.table.ID] {
+			seenTable[s.table.ID] = true
+			d.Tables = append(d.Tables, s.table)
 		}
-		for _, id := range s.ColIDs {
-			k := catalog.ColumnKey{Table: s.Table.ID, Column: id}
-			if col, ok := s.Table.ColumnByID(id); ok && !seenRead[k] {
+		for _, id := range s.cols {
+			k := catalog.ColumnKey{Table: s.table.ID, Column: id}
+			if col, ok := s.table.ColumnByID(id); ok && !seenRead[k] {
 				seenRead[k] = true
-				d.Reads = append(d.Reads, catalog.ColumnRef{Table: s.Table.Name, Column: col.Name})
+				d.Reads = append(d.Reads, catalog.ColumnRef{Table: s.table.Name, Column: col.Name})
 			}
 		}
 	}

@@ -76,6 +76,7 @@ func (e *Engine) stopBackground() {
 		return
 	}
 	// e.bg stays set: a late kick only fills the buffered channel.
+	e.stopping.Store(true)
 	e.bg.cancel()
 	<-e.bg.done
 }

@@ -88,8 +88,12 @@ type Engine struct {
 	// reads counts the foreground reads running (Scan, Versions,
 	// Lookup), which background merges give way to (paceMerge).
 	reads atomic.Int64
-	man   *manifest.Bolt
-	wal   *wal.Writer
+	// stopping is set when the background merger is told to stop: a
+	// merge it is finishing no longer pauses for reads, so Close does not
+	// wait out the pauses of a long merge behind a steady stream of reads.
+	stopping atomic.Bool
+	man      *manifest.Bolt
+	wal      *wal.Writer
 	// pages caches the pages lookups decode, for every part (nil: off).
 	pages *part.Cache
 	// scans caches resolved full current scans of shards (scancache.go).

@@ -397,11 +397,11 @@ var mergePauses atomic.Int64
 
 // paceMerge holds a background merge back while foreground reads run.
 func (e *Engine) paceMerge() {
-	if e.reads.Load() == 0 {
+	if e.reads.Load() == 0 || e.stopping.Load() {
 		return
 	}
 	mergePauses.Add(1)
-	for waited := time.Duration(0); e.reads.Load() > 0 && waited < mergePauseMax; waited += mergePauseStep {
+	for waited := time.Duration(0); e.reads.Load() > 0 && !e.stopping.Load() && waited < mergePauseMax; waited += mergePauseStep {
 		time.Sleep(mergePauseStep)
 	}
 }

@@ -379,8 +379,12 @@ func (e *Engine) liveShard(id catalog.TableID, num uint32) *shardData {
 	return nil
 }
 
-// isTooLarge reports whether a scan of sd under k outgrew the budget.
+// isTooLarge reports whether a scan of sd under k outgrew the budget. The
+// note is kept per key without its AS OF commit: reads at every commit of
+// one shard are about the same size (one row per key), and a note per
+// commit read would pile up for as long as the shard data lives.
 func (c *scanCache) isTooLarge(k scanCacheKey, sd *shardData) bool {
+	k.asOf = 0
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w, ok := c.tooLarge[k]
@@ -390,6 +394,7 @@ func (c *scanCache) isTooLarge(k scanCacheKey, sd *shardData) bool {
 // markTooLarge notes that a scan of sd under k outgrew the budget (one
 // note per key: newer shard data replaces it).
 func (c *scanCache) markTooLarge(k scanCacheKey, sd *shardData) {
+	k.asOf = 0
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tooLarge == nil {

@@ -473,7 +473,9 @@ func intervalRange() error {
 // AddIntervals returns a + b (sub: a - b), field by field.
 func AddIntervals(a, b Value, sub bool) (Value, error) {
 	am, ad, au := a.Interval()
-	bm, bd, bu := b.Interval()
+	m32, d32, bu := b.Interval()
+	// Months and days are negated as int64: -MinInt32 is not an int32.
+	bm, bd := int64(m32), int64(d32)
 	if sub {
 		if bu == math.MinInt64 {
 			return Value{}, intervalRange()
@@ -484,7 +486,7 @@ func AddIntervals(a, b Value, sub bool) (Value, error) {
 	if !ok {
 		return Value{}, intervalRange()
 	}
-	v, err := NewInterval(int64(am)+int64(bm), int64(ad)+int64(bd), us)
+	v, err := NewInterval(int64(am)+bm, int64(ad)+bd, us)
 	if err != nil {
 		return Value{}, intervalRange()
 	}
