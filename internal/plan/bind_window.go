@@ -287,7 +287,10 @@ func (b *binder) windowArgs(sc *scope, f *ast.FuncCall, wf *WindowFunc) error {
 		}
 		if len(args) > 2 {
 			d := args[2]
-			if d.Type().Kind != types.Unknown {
+			// A quoted literal default is untyped, as in PostgreSQL:
+			// lag(ts, 1, '2024-01-01') reads it as the argument's type.
+			untypedLit := b.lits[d] && d.Type().Kind == types.String && t.Kind != types.String && t.Kind != types.Unknown
+			if d.Type().Kind != types.Unknown && !untypedLit {
 				var ok bool
 				if t, ok = types.Common(t, d.Type()); !ok {
 					return sqlerr.New(sqlerr.CodeDatatypeMismatch, "%s's default value of type %s does not match its argument of type %s", f.Name, d.Type(), args[0].Type()).WithPos(f.Args[2].Pos())
