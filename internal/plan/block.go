@@ -129,6 +129,20 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 			aggregated = true
 		}
 	}
+	// An aggregate in a WINDOW clause's definition groups the query too
+	// (WINDOW w AS (ORDER BY count(*))), as in PostgreSQL.
+	for _, w := range blk.Windows {
+		for _, e := range w.Spec.PartitionBy {
+			if hasLocalAgg(sc, e) {
+				aggregated = true
+			}
+		}
+		for _, o := range w.Spec.OrderBy {
+			if hasLocalAgg(sc, o.Expr) {
+				aggregated = true
+			}
+		}
+	}
 	saved := b.agg
 	defer func() { b.agg = saved }()
 	b.agg = nil
