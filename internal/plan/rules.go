@@ -501,6 +501,34 @@ func pushInto(n Node, c expr.Expr) bool {
 			x.Cond = and(append(conjuncts(x.Cond), c))
 			return true
 		}
+	case *Project:
+		// A condition on columns a projection only passes through (a
+		// view's or derived table's renamed columns) holds of its input's
+		// columns: moved below, it can reach the scan, and so a key range
+		// or a point lookup. Computed columns keep it above.
+		if hasSub {
+			return false
+		}
+		pass := map[int]*expr.Col{}
+		for i, out := range x.Cols {
+			if in, ok := x.Exprs[i].(*expr.Col); ok {
+				pass[out.ID] = in
+			}
+		}
+		through := true
+		expr.ColumnIDs(c, func(id int) {
+			if pass[id] == nil {
+				through = false
+			}
+		})
+		if !through {
+			return false
+		}
+		c = throughCols(c, pass)
+		if !pushInto(x.In, c) {
+			x.In = &Filter{In: x.In, Cond: c}
+		}
+		return true
 	case *Lateral:
 		// A condition on the left rows alone filters them before the
 		// per-row plan runs (for a LEFT lateral join too: WHERE drops the
@@ -513,6 +541,21 @@ func pushInto(n Node, c expr.Expr) bool {
 		}
 	}
 	return false
+}
+
+// throughCols rewrites, in place, every column of e that pass maps to the
+// projection input's column it passes through.
+func throughCols(e expr.Expr, pass map[int]*expr.Col) expr.Expr {
+	if c, ok := e.(*expr.Col); ok {
+		if in := pass[c.ID]; in != nil {
+			return &expr.Col{ID: in.ID, Name: in.Name, T: in.T}
+		}
+		return c
+	}
+	for _, k := range expr.Children(e) {
+		*k = throughCols(*k, pass)
+	}
+	return e
 }
 
 func boolToInt(b bool) int {
