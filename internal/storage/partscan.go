@@ -303,23 +303,16 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 	g := catalog.GroupID(d.Group[i])
 	commit := d.Commit[i]
 	v := version.Version{Key: key, Group: version.GroupID(g), Commit: commit, Seq: d.Seq[i]}
-	ob := d.Order.BytesAt(i)
-	// The ordering values are counted first so that their slots come
-	// from the arena (one allocation per many versions, not one each).
-	count := 0
-	for rest := ob; len(rest) > 0; count++ {
-		l, n := binary.Uvarint(rest)
-		if n <= 0 || l > uint64(len(rest)-n) {
-			return memVersion{}, fmt.Errorf("storage: table %s: %w: ordering values of part %d", rd.t.Name, types.ErrCorrupt, meta.Part)
-		}
-		rest = rest[n+int(l):]
+	// The ordering values are sliced out of the block (orderOf), then
+	// copied into the arena: a whole version outlives the loaded block.
+	order, err := rd.orderOf(d, meta, i)
+	if err != nil {
+		return memVersion{}, err
 	}
-	v.Order = rd.arena.orderSlots(count)
-	for k := 0; len(ob) > 0; k++ {
-		l, n := binary.Uvarint(ob)
-		v.Order[k] = rd.arena.copy(ob[n : n+int(l)])
-		ob = ob[n+int(l):]
+	for k, o := range order {
+		order[k] = rd.arena.copy(o)
 	}
+	v.Order = order
 	// The layout cache is shared by the shard's parts, and two parts may
 	// hold one column at different widths (R8.1): the part is in the key.
 	// The column catalog lookups are cached per Data (partCols).
