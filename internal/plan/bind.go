@@ -755,6 +755,9 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 		}
 		own = a
 	}
+	if v, ok := b.env.Relations[t]; ok {
+		return b.virtualRef(t, sc, v, "", name, alias, cols)
+	}
 	if t.Name.Schema == "" && sc.ctes != nil {
 		if def, env := sc.ctes.lookup(name); def != nil {
 			// Each reference binds the definition afresh: its own column
@@ -809,17 +812,7 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 	if t.Name.Schema != "" && t.Name.Schema != "public" || unqualifiedVirtual {
 		if b.env.Virtual != nil {
 			if v, ok := b.env.Virtual(t.Name.Schema, name); ok {
-				n := &VirtualScan{Schema: t.Name.Schema, Name: name, V: v}
-				r := &rel{name: alias, b: b}
-				for _, c := range v.Columns() {
-					ref := b.newCol(c.Name, c.Type)
-					n.Cols = append(n.Cols, ref)
-					r.cols = append(r.cols, relCol{name: c.Name, ref: ref})
-				}
-				if err := renameCols(r, cols, t.Pos()); err != nil {
-					return nil, err
-				}
-				return n, b.addRel(sc, r, t.Pos())
+				return b.virtualRef(t, sc, v, t.Name.Schema, name, alias, cols)
 			}
 		}
 		return nil, sqlerr.UndefinedTable(t.Name.Pos(), t.Name.Schema+"."+name)
@@ -842,6 +835,22 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 	}
 	if b.deps != nil {
 		b.deps.scans = append(b.deps.scans, boundScan{table: tbl, cols: slices.Clone(n.ColIDs)})
+	}
+	if err := renameCols(r, cols, t.Pos()); err != nil {
+		return nil, err
+	}
+	return n, b.addRel(sc, r, t.Pos())
+}
+
+// virtualRef binds a reference to virtual relation v, named schema.name,
+// as alias (with its columns renamed to cols, when given).
+func (b *binder) virtualRef(t *ast.TableRef, sc *scope, v Virtual, schema, name, alias string, cols []*ast.Ident) (Node, error) {
+	n := &VirtualScan{Schema: schema, Name: name, V: v}
+	r := &rel{name: alias, b: b}
+	for _, c := range v.Columns() {
+		ref := b.newCol(c.Name, c.Type)
+		n.Cols = append(n.Cols, ref)
+		r.cols = append(r.cols, relCol{name: c.Name, ref: ref})
 	}
 	if err := renameCols(r, cols, t.Pos()); err != nil {
 		return nil, err

@@ -28,6 +28,11 @@ var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": t
 	"string_agg": true, "array_agg": true,
 	"percentile_cont": true, "percentile_disc": true, "mode": true, "grouping": true}
 
+// HasAggregate reports whether n calls an aggregate outside subqueries:
+// statements that bind expressions as a select list without grouping
+// (RETURNING) refuse one.
+func HasAggregate(n ast.Node) bool { return hasAgg(n) }
+
 func hasAgg(e ast.Node) bool {
 	found := false
 	if e == nil {

@@ -62,6 +62,12 @@ type Env struct {
 	// PG is what the PostgreSQL compatibility functions (current_user,
 	// pg_get_indexdef, regclass, …) read; nil makes them fail cleanly.
 	PG expr.PGEnv
+	// Relations binds the table references it holds (compared by pointer,
+	// not by name) to a fixed relation instead of what their name names: a
+	// write's RETURNING list is bound as SELECT items FROM table with the
+	// table standing for the rows the write accepted, so a subquery of
+	// the list that names the table still reads the table.
+	Relations map[*ast.TableRef]Virtual
 }
 
 // Limit returns the memory limit in bytes.

@@ -47,6 +47,8 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 			cols[i] = Column{Name: c.Name, Type: c.Type}
 		}
 		return cols, nil
+	case *ast.InsertStmt, *ast.UpdateStmt, *ast.DeleteStmt:
+		return s.describeReturning(ctx, stmt, sql, params)
 	case *ast.ShowStmt, *ast.ShowTablesStmt, *ast.DescribeStmt, *ast.ShowCreateTableStmt:
 	default:
 		return nil, nil
@@ -233,4 +235,34 @@ func (s *Session) FailTransaction() {
 	if s.tx != nil {
 		s.tx.aborted = true
 	}
+}
+
+// describeReturning describes a write: nil without RETURNING, else the
+// columns of its RETURNING list, planned and not run.
+func (s *Session) describeReturning(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) ([]Column, error) {
+	var span ast.Span
+	var table *ast.ObjectName
+	var alias *ast.Ident
+	var items []*ast.SelectItem
+	switch n := stmt.(type) {
+	case *ast.InsertStmt:
+		span, table, items = n.Span, n.Table, n.Returning
+	case *ast.UpdateStmt:
+		span, table, alias, items = n.Span, n.Table, n.Alias, n.Returning
+	case *ast.DeleteStmt:
+		span, table, alias, items = n.Span, n.Table, n.Alias, n.Returning
+	}
+	if items == nil || s.opts.Querier != nil || defaultQuerier == nil {
+		return nil, nil
+	}
+	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	defer st.release()
+	cols, err := st.returningColumns(span, table, alias, items)
+	if err != nil {
+		if s.tx != nil {
+			s.tx.aborted = true
+		}
+		return nil, userError(err, stmt, sql)
+	}
+	return cols, nil
 }

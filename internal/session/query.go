@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/storage"
@@ -48,6 +49,9 @@ type QueryEnv struct {
 	// (PlanCache); only a top-level query sets it, because the queries
 	// inside writes are parsed anew each time and would only churn it.
 	Plans *PlanCache
+	// Relations binds table references of the statement to fixed rows
+	// (plan.Env.Relations): a RETURNING list's table.
+	Relations map[*ast.TableRef]plan.Virtual
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -120,6 +124,11 @@ func (st *statement) rowsCached(stmt ast.Stmt, plans *PlanCache) ([]Column, [][]
 		return nil, nil, err
 	}
 	env.Plans = plans
+	return st.collect(q, stmt, env)
+}
+
+// collect runs stmt on env and gathers its rows.
+func (st *statement) collect(q Querier, stmt ast.Stmt, env *QueryEnv) ([]Column, [][]types.Value, error) {
 	var rows [][]types.Value
 	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
 		// One backing array per batch, not one per row; each row's

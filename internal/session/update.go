@@ -109,9 +109,29 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 			items = append(items, &ast.SelectItem{Span: ast.Span{Start: a.expr.Pos(), Stop: a.expr.End()}, Expr: a.expr})
 		}
 	}
+	// With RETURNING, every column's current value follows, and ret
+	// collects each row as updated: the current values with each written
+	// group's new version laid over them.
+	allAt := len(items)
+	if n.Returning != nil {
+		for _, c := range tab.Columns {
+			items = append(items, columnItem(c, span))
+		}
+	}
 	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items))
 	if err != nil {
 		return nil, err
+	}
+	var ret [][]types.Value
+	colAt := map[catalog.ColumnID]int{}
+	if n.Returning != nil {
+		for j, c := range tab.Columns {
+			colAt[c.ID] = j
+		}
+		ret = make([][]types.Value, len(rows))
+		for i, r := range rows {
+			ret[i] = r[allAt:]
+		}
 	}
 	txn := &storage.Txn{Kind: storage.KindWrite, CatalogVersion: cat.Commit(), Tables: []string{tab.Name}, Rows: uint64(len(rows))}
 	for gi, g := range groups {
@@ -149,7 +169,7 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 		}
 		batch := types.NewBatch(typs, len(rows))
 		out := make([]types.Value, len(cols))
-		for _, r := range rows {
+		for ri, r := range rows {
 			for i, c := range cols {
 				src := from[i]
 				var v types.Value
@@ -178,6 +198,9 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 					}
 				}
 				out[i] = v
+				if ret != nil {
+					ret[ri][colAt[c.ID]] = v
+				}
 			}
 			batch.AppendRow(out)
 		}
@@ -185,11 +208,20 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 			txn.Writes = append(txn.Writes, storage.Write{Kind: storage.WriteVersion, Table: tab.ID, Group: g.ID, Cols: ids, Batch: batch})
 		}
 	}
-	seq, err := st.commit(txn)
-	if err != nil {
+	res := &Result{Tag: fmt.Sprintf("UPDATE %d", len(rows)), RowsAffected: int64(len(rows))}
+	if n.Returning != nil {
+		b := returningBatch(tab, len(ret))
+		for _, r := range ret {
+			b.AppendRow(r)
+		}
+		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, n.Alias, n.Returning, tab, b); err != nil {
+			return nil, err
+		}
+	}
+	if res.Commit, err = st.commit(txn); err != nil {
 		return nil, err
 	}
-	return &Result{Tag: fmt.Sprintf("UPDATE %d", len(rows)), RowsAffected: int64(len(rows)), Commit: seq}, nil
+	return res, nil
 }
 
 func keyText(vals []types.Value) string {
@@ -231,21 +263,37 @@ func (st *statement) deleteOnce(n *ast.DeleteStmt) (*Result, error) {
 		items = append(items, columnItem(k, n.Table.Span))
 		ids[i], typs[i] = k.ID, k.Type
 	}
+	// With RETURNING, every column's current value follows the key: the
+	// rows as they were before the delete.
+	if n.Returning != nil {
+		for _, c := range tab.Columns {
+			items = append(items, columnItem(c, n.Table.Span))
+		}
+	}
 	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items))
 	if err != nil {
 		return nil, err
+	}
+	res := &Result{Tag: fmt.Sprintf("DELETE %d", len(rows)), RowsAffected: int64(len(rows))}
+	if n.Returning != nil {
+		b := returningBatch(tab, len(rows))
+		for _, r := range rows {
+			b.AppendRow(r[len(keys):])
+		}
+		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, n.Alias, n.Returning, tab, b); err != nil {
+			return nil, err
+		}
 	}
 	txn := &storage.Txn{Kind: storage.KindWrite, CatalogVersion: cat.Commit(), Tables: []string{tab.Name}, Rows: uint64(len(rows))}
 	if len(rows) > 0 {
 		batch := types.NewBatch(typs, len(rows))
 		for _, r := range rows {
-			batch.AppendRow(r)
+			batch.AppendRow(r[:len(keys)])
 		}
 		txn.Writes = []storage.Write{{Kind: storage.WriteDelete, Table: tab.ID, Cols: ids, Batch: batch}}
 	}
-	seq, err := st.commit(txn)
-	if err != nil {
+	if res.Commit, err = st.commit(txn); err != nil {
 		return nil, err
 	}
-	return &Result{Tag: fmt.Sprintf("DELETE %d", len(rows)), RowsAffected: int64(len(rows)), Commit: seq}, nil
+	return res, nil
 }

@@ -118,16 +118,23 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 			return nil, err
 		}
 	}
+	var res Result
+	if n.Returning != nil {
+		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, nil, n.Returning, tab, insertedRows(tab, w)); err != nil {
+			return nil, err
+		}
+	}
 	txn := w.txn(cat.Commit())
 	seq, err := st.commit(txn)
 	if err != nil {
 		return nil, err
 	}
-	tag := fmt.Sprintf("UPSERT %d", w.rows)
+	res.Tag = fmt.Sprintf("UPSERT %d", w.rows)
 	if verb == "INSERT" {
-		tag = fmt.Sprintf("INSERT 0 %d", w.rows)
+		res.Tag = fmt.Sprintf("INSERT 0 %d", w.rows)
 	}
-	return &Result{Tag: tag, RowsAffected: int64(w.rows), Commit: seq}, nil
+	res.RowsAffected, res.Commit = int64(w.rows), seq
+	return &res, nil
 }
 
 // buildWriter evaluates an INSERT's input rows and casts them into a
