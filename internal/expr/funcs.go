@@ -277,6 +277,26 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			}
 			return types.NewString(strings.ToLower(a[0].Str())), nil
 		}
+	case "btrim", "ltrim", "rtrim":
+		// btrim(s[, chars]): s without the characters of chars (a space
+		// by default) at both ends, the start or the end.
+		if n < 1 || n > 2 || !isStr(argTypes[0]) || n == 2 && !isStr(argTypes[1]) {
+			return bad()
+		}
+		sig.Params, sig.Result = []types.Type{str, str}[:n], str
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			cut := " "
+			if len(a) == 2 {
+				cut = a[1].Str()
+			}
+			switch name {
+			case "ltrim":
+				return types.NewString(strings.TrimLeft(a[0].Str(), cut)), nil
+			case "rtrim":
+				return types.NewString(strings.TrimRight(a[0].Str(), cut)), nil
+			}
+			return types.NewString(strings.Trim(a[0].Str(), cut)), nil
+		}
 	case "length", "char_length", "character_length", "octet_length":
 		if n != 1 || !(isStr(argTypes[0]) || argTypes[0].Kind == types.Bytes) {
 			return bad()

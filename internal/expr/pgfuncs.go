@@ -41,6 +41,8 @@ const (
 	// PGIndexColumns is the columns of an index, each as an identifier,
 	// separated by NUL bytes (which no identifier holds).
 	PGIndexColumns
+	// PGViewDef is the query of a view (pg_get_viewdef).
+	PGViewDef
 )
 
 // PGEnv is what the PostgreSQL functions read beyond their arguments: the
@@ -707,10 +709,26 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			}
 			return types.NewInt(tInt4, int64(len(elems)))
 		}
+	case "pg_get_viewdef":
+		// A view's query as Strata stores it (the printer's text, which
+		// parses back to the same tree), ended by a semicolon as
+		// PostgreSQL's is; the second argument (pretty) changes nothing.
+		if !params(1, tOid, tBool) {
+			return bad()
+		}
+		if err := needEnv(); err != nil {
+			return nil, sig, true, err
+		}
+		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
+			if s, ok := env.Name(PGViewDef, uint32(a[0].Uint64())); ok {
+				return types.NewString(" " + s + ";"), nil
+			}
+			return types.Null(tText), nil
+		}
 	case "pg_get_function_result", "pg_get_function_arguments", "pg_get_function_identity_arguments",
-		"pg_get_viewdef", "pg_get_triggerdef", "pg_get_ruledef", "pg_get_statisticsobjdef_columns":
-		// pg_proc, pg_views, pg_trigger, pg_rewrite and pg_statistic_ext
-		// are empty, so no oid names one of theirs: NULL, as PostgreSQL
+		"pg_get_triggerdef", "pg_get_ruledef", "pg_get_statisticsobjdef_columns":
+		// pg_proc, pg_trigger, pg_rewrite and pg_statistic_ext are
+		// empty, so no oid names one of theirs: NULL, as PostgreSQL
 		// answers for an oid that names nothing.
 		if n < 1 || n > 2 {
 			return bad()

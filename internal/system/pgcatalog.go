@@ -25,6 +25,9 @@ const (
 	oidIndexBase      = 0x40000000 // a secondary index: + index id
 	oidRoleBase       = 0x50000000 // a user: + a hash of the name
 	oidAttrDefBase    = 0x60000000 // a column default: + table id << 12 + position
+	oidViewBase       = 0x80000000 // a view: + a hash of the name
+	oidViewTypeBase   = 0x90000000 // a view's row type: + the same hash
+	oidViewArrayBase  = 0xA0000000 // the array of that row type: + the same hash
 
 	oidBootstrapRole = 10   // the owner of every object, as PostgreSQL's bootstrap superuser
 	oidPgCatalog     = 11   // pg_catalog's oid in PostgreSQL
@@ -45,11 +48,20 @@ func TableOID(id catalog.TableID) uint32 { return oidTableBase + uint32(id) }
 // primaryKeyName is the name PostgreSQL gives a table's primary-key index.
 func primaryKeyName(t *catalog.Table) string { return t.Name + "_pkey" }
 
-func roleOID(name string) uint32 {
+func roleOID(name string) uint32 { return oidRoleBase + nameHash(name) }
+
+// nameHash is the low 28 bits of FNV-1a of name: the part of a user's or
+// a view's oid that names it. Views and users have no catalog id, and the
+// name keeps the oid across restarts and CREATE OR REPLACE, as
+// PostgreSQL keeps a replaced view's oid.
+func nameHash(name string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return oidRoleBase + h.Sum32()&0x0fffffff
+	return h.Sum32() & 0x0fffffff
 }
+
+// ViewOID is the oid of the view of that name in pg_class.
+func ViewOID(name string) uint32 { return oidViewBase + nameHash(name) }
 
 var (
 	tOid   = types.Of(types.Uint32)
@@ -238,7 +250,11 @@ var pgCatalogTables = []*Table{
 		"prattrs", tString), noRows),
 	pgTable("pg_auth_members", cols("roleid", tOid, "member", tOid, "grantor", tOid, "admin_option", tBool), noRows),
 	pgTable("pg_views", cols("schemaname", tString, "viewname", tString, "viewowner", tString,
-		"definition", tString), func(_ Source, _ map[string]string, add func(...types.Value)) {
+		"definition", tString), func(src Source, _ map[string]string, add func(...types.Value)) {
+		// User views first, their definition as pg_get_viewdef gives it.
+		for _, v := range src.Catalog().Views() {
+			add(str("public"), str(v.Name), str(BootstrapRole), str(" "+v.Select+";"))
+		}
 		// The catalog's views are computed by Strata, not defined in SQL:
 		// their definition is NULL.
 		for _, r := range catalogRels {
@@ -311,6 +327,16 @@ func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 			relation(oidIndexBase+uint32(ix.ID), oidPublic, ix.Name, "i", oidBtreeAM, len(ix.Columns), false, float32(rows))
 		}
 	}
+	// A view, as in PostgreSQL: no access method, storage or tuples, a row
+	// type of its own, and relhasrules (its query is its _RETURN rule
+	// there; psql then looks for other rules and finds none).
+	for _, v := range cat.Views() {
+		h := nameHash(v.Name)
+		add(oid(oidViewBase+h), str(v.Name), oid(oidPublic), oid(oidViewTypeBase+h), oid(0), oid(oidBootstrapRole), oid(0), oid(0), oid(0),
+			i32(0), types.NewFloat32(-1), i32(0), oid(0), boolean(false), boolean(false), str("p"), str("v"),
+			i16(len(v.Columns)), i16(0), boolean(true), boolean(false), boolean(false), boolean(false), boolean(false),
+			boolean(true), str("n"), boolean(false), oid(0), oid(0), oid(0), null(tString), null(tString), null(tString))
+	}
 	fillCatalogRels(relation)
 }
 
@@ -346,6 +372,11 @@ func fillPgAttribute(src Source, _ map[string]string, add func(...types.Value)) 
 		}
 		for _, ix := range byTable[t.ID] {
 			indexAttrs(oidIndexBase+uint32(ix.ID), t, ix.Columns)
+		}
+	}
+	for _, v := range cat.Views() {
+		for i, name := range v.Columns {
+			attr(ViewOID(v.Name), &catalog.Column{Name: name, Type: v.Types[i], Nullable: true}, i+1, false, false)
 		}
 	}
 	fillCatalogAttributes(add)
@@ -393,7 +424,24 @@ func fillPgAttrdef(src Source, _ map[string]string, add func(...types.Value)) {
 	}
 }
 
-func fillPgType(_ Source, _ map[string]string, add func(...types.Value)) {
+func fillPgType(src Source, _ map[string]string, add func(...types.Value)) {
+	// A view's row type (typtype c, typrelid the view) and its array type,
+	// which PostgreSQL creates with every view, in schema public.
+	if src != nil && src.Catalog() != nil {
+		for _, v := range src.Catalog().Views() {
+			h := nameHash(v.Name)
+			add(oid(oidViewTypeBase+h), str(v.Name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("c"),
+				str("C"), boolean(false), boolean(true), str(","), oid(oidViewBase+h), str("-"), oid(0), oid(oidViewArrayBase+h),
+				str("record_in"), str("record_out"), str("record_recv"), str("record_send"), str("-"), str("-"), str("-"),
+				str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
+				null(tString))
+			add(oid(oidViewArrayBase+h), str("_"+v.Name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("b"),
+				str("A"), boolean(false), boolean(true), str(","), oid(0), str("array_subscript_handler"), oid(oidViewTypeBase+h), oid(0),
+				str("array_in"), str("array_out"), str("array_recv"), str("array_send"), str("-"), str("-"), str("array_typanalyze"),
+				str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
+				null(tString))
+		}
+	}
 	for _, t := range expr.PGTypes() {
 		_, align, storage, byval, coll := pgTypeLayout(t.OID)
 		subscript := "-"
@@ -502,6 +550,7 @@ type pgObject struct {
 	indexDef      string // pg_get_indexdef, for an index
 	indexCols     string // its columns as identifiers, NUL-separated
 	constraintDef string // pg_get_constraintdef, for a constraint
+	viewDef       string // pg_get_viewdef, for a view (whose table is nil)
 }
 
 // NewPGEnv returns what the PostgreSQL functions read: the statement's
@@ -570,6 +619,9 @@ func (e *pgEnv) objects() map[uint32]pgObject {
 					indexCols: colList(ix.Columns)}
 			}
 		}
+		for _, v := range e.cat.Views() {
+			e.objs[ViewOID(v.Name)] = pgObject{name: v.Name, viewDef: v.Select}
+		}
 	})
 	return e.objs
 }
@@ -591,8 +643,8 @@ func (e *pgEnv) Size(o uint32) (int64, bool) {
 		}
 		return 0, false
 	}
-	if o != TableOID(obj.table.ID) {
-		return 0, true
+	if obj.table == nil || o != TableOID(obj.table.ID) {
+		return 0, true // a view stores nothing; an index is its table's order
 	}
 	var b uint64
 	for _, s := range e.src.Shards(obj.table.ID) {
@@ -647,6 +699,8 @@ func (e *pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 		return obj.indexCols, ok && obj.indexDef != ""
 	case expr.PGConstraintDef:
 		return obj.constraintDef, ok && obj.constraintDef != ""
+	case expr.PGViewDef:
+		return obj.viewDef, ok && obj.viewDef != ""
 	}
 	return "", false
 }
@@ -681,6 +735,9 @@ func (e *pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 		}
 		if ix, ok := e.cat.Index(name); ok {
 			return oidIndexBase + uint32(ix.ID), true
+		}
+		if _, ok := e.cat.View(name); ok {
+			return ViewOID(name), true
 		}
 		for _, t := range e.cat.Tables() {
 			if len(t.Key) > 0 && primaryKeyName(t) == name {

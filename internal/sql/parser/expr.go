@@ -433,6 +433,40 @@ func (p *parser) nameExpr() ast.Expr {
 	return c
 }
 
+// trimArgs parses the SQL standard's TRIM([BOTH | LEADING | TRAILING]
+// [chars] FROM s) and TRIM([BOTH | LEADING | TRAILING] [FROM] s [, chars])
+// into btrim, ltrim or rtrim(s[, chars]), as PostgreSQL rewrites them.
+// LEADING and TRAILING are no keywords of ours: followed by ")" or "," such
+// a word is a column.
+func (p *parser) trimArgs(f *ast.FuncCall) {
+	f.Name = "btrim"
+	if p.tok == token.BOTH {
+		p.next()
+	} else if p.tok == token.IDENT && p.peek(1) != token.RPAREN && p.peek(1) != token.COMMA {
+		switch strings.ToLower(p.lit) {
+		case "leading":
+			f.Name = "ltrim"
+			p.next()
+		case "trailing":
+			f.Name = "rtrim"
+			p.next()
+		}
+	}
+	if p.got(token.FROM) {
+		f.Args = p.exprList()
+		return
+	}
+	first := p.expr()
+	if p.got(token.FROM) {
+		f.Args = []ast.Expr{p.expr(), first}
+		return
+	}
+	f.Args = []ast.Expr{first}
+	for p.got(token.COMMA) {
+		f.Args = append(f.Args, p.expr())
+	}
+}
+
 // funcCall parses the argument list of name( … ); the current token is "(".
 // EXTRACT(field FROM x) becomes extract('field', x), the form PostgreSQL
 // itself rewrites it to, so the printer needs no special case.
@@ -447,6 +481,8 @@ func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 		p.next()
 		p.next()
 		f.Args = []ast.Expr{field, p.expr()}
+	case schema == "" && name == "trim" && p.tok != token.RPAREN:
+		p.trimArgs(f)
 	case p.tok == token.MUL:
 		p.next()
 		f.Star = true
