@@ -30,6 +30,11 @@ type Func struct {
 	effect bool
 }
 
+// Volatile reports whether the function has an effect beyond its result
+// (set_config): the planner must not change how often or on which rows
+// it runs.
+func (e *Func) Volatile() bool { return e.effect }
+
 // Type implements Expr.
 func (e *Func) Type() types.Type { return e.T }
 func (e *Func) String() string   { return e.Name + "(" + list(e.Args) + ")" }

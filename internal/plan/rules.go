@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"slices"
 
 	"github.com/strata-db/strata/internal/catalog"
 
@@ -529,6 +530,8 @@ func pushInto(n Node, c expr.Expr) bool {
 			x.In = &Filter{In: x.In, Cond: c}
 		}
 		return true
+	case *Aggregate:
+		return pushThroughAggregate(x, c, hasSub)
 	case *Lateral:
 		// A condition on the left rows alone filters them before the
 		// per-row plan runs (for a LEFT lateral join too: WHERE drops the
@@ -541,6 +544,66 @@ func pushInto(n Node, c expr.Expr) bool {
 		}
 	}
 	return false
+}
+
+// pushThroughAggregate places c below aggregate x when it reads only
+// grouping columns that are plain input columns: a group's row has the
+// value every input row of the group has there, so the condition keeps
+// or drops whole groups either way, and below it reaches the scan (a
+// view's or derived table's GROUP BY filtered by its key). Not a
+// condition on an aggregate's result, one with a subquery or a volatile
+// function (set_config: how often it runs would change), nor one on a
+// column some grouping set leaves out (its rows have NULL there, not the
+// input's value), as in PostgreSQL. A condition on no column stays: over
+// a grand total it would turn "no row" into a row of empty aggregates.
+func pushThroughAggregate(x *Aggregate, c expr.Expr, hasSub bool) bool {
+	if hasSub || volatile(c) {
+		return false
+	}
+	pass := map[int]*expr.Col{}
+	for i, out := range x.GroupCols {
+		in, ok := x.Groups[i].(*expr.Col)
+		if !ok {
+			continue
+		}
+		inEvery := true
+		for _, set := range x.Sets {
+			if !slices.Contains(set, i) {
+				inEvery = false
+				break
+			}
+		}
+		if inEvery {
+			pass[out.ID] = in
+		}
+	}
+	through, reads := true, false
+	expr.ColumnIDs(c, func(id int) {
+		reads = true
+		if pass[id] == nil {
+			through = false
+		}
+	})
+	if !through || !reads {
+		return false
+	}
+	c = throughCols(c, pass)
+	if !pushInto(x.In, c) {
+		x.In = &Filter{In: x.In, Cond: c}
+	}
+	return true
+}
+
+// volatile reports whether e calls a function with an effect.
+func volatile(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(e expr.Expr) bool {
+		if f, ok := e.(*expr.Func); ok && f.Volatile() {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // throughCols rewrites, in place, every column of e that pass maps to the
