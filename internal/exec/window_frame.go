@@ -40,6 +40,23 @@ func (s *windowSink) newFrames(g *winGroup, f *plan.WindowFunc) (*frames, error)
 		if x.IsNull() {
 			return x, sqlerr.New("22004", "frame %s offset must not be null", what)
 		}
+		if f.Frame.Mode == plan.FrameRange {
+			// PostgreSQL's in_range refuses these, for every type.
+			neg := false
+			switch {
+			case x.Kind() == types.Interval:
+				zero, _ := types.NewInterval(0, 0, 0)
+				neg = types.Compare(x, zero) < 0
+			case x.Kind().IsFloat():
+				neg = math.IsNaN(x.Float64()) || x.Float64() < 0
+			default:
+				neg = types.Compare(x, types.NewInt64(0)) < 0
+			}
+			if neg {
+				return x, sqlerr.New("22013", "invalid preceding or following size in window function")
+			}
+			return x, nil
+		}
 		if types.Compare(x, types.NewInt64(0)) < 0 {
 			return x, sqlerr.New("22013", "frame %s offset must not be negative", what)
 		}
@@ -164,40 +181,94 @@ func (fr *frames) rangeBound(b plan.FrameBound, val types.Value, p, ps, pe int, 
 			}
 		}
 	}
-	// The target value: PRECEDING goes against the sort direction.
-	cur := v.Get(row)
-	add := b.Kind == plan.OffsetFollowing
+	// PostgreSQL's in_range(val, base, offset, sub, less): the start is
+	// the first row with val >= base -/+ offset (<= when descending), the
+	// end the first row past val <= base +/- offset; in sort order each
+	// test is false then true (or true then false), so a binary search
+	// finds it.
+	sub := b.Kind == plan.OffsetPreceding
+	less := !start
 	if fr.desc {
-		add = !add
+		sub, less = !sub, !less
 	}
-	var target types.Value
-	var err error
-	if add {
-		target, err = types.Add(cur, val)
-	} else {
-		target, err = types.Sub(cur, val)
-	}
-	if err != nil {
-		// Past the type's range: before or after every row, in sort order.
-		if add != fr.desc {
-			return fr.ne
-		}
-		return fr.ns
-	}
-	// before reports whether position q sorts before the target (for a
-	// start) or not after it (for an end).
+	in := inRange(v.Get(row), val, sub, less)
 	n := fr.ne - fr.ns
 	i := sort.Search(n, func(i int) bool {
-		c := types.Compare(v.Get(g.perm[fr.ns+i]), target)
-		if fr.desc {
-			c = -c
-		}
-		if start {
-			return c >= 0
-		}
-		return c > 0
+		return in(v.Get(g.perm[fr.ns+i])) == start
 	})
 	return fr.ns + i
+}
+
+// tsUTC is the type a DATE is compared as against a DATE ± INTERVAL.
+var tsUTC = types.Type{Kind: types.DateTime64, Precision: 6}
+
+// inRange returns PostgreSQL's in_range(val, base, off, sub, less) as a
+// test of val: whether val <= base ± off (less) or val >= it, computing
+// the sum once. Floats follow in_range_float8_float8: NaN sorts after
+// every number and is a peer only of NaN, and an infinite offset from an
+// infinite base in its own direction includes everything rather than
+// computing inf - inf. A sum past the type's range is before or after
+// every value, as for integers; a DATE plus an INTERVAL is a timestamp,
+// and DATE values are compared as their midnights.
+func inRange(base, off types.Value, sub, less bool) func(types.Value) bool {
+	if base.Kind().IsFloat() {
+		b, o := base.Float64(), off.Float64()
+		switch {
+		case math.IsNaN(b):
+			return func(val types.Value) bool {
+				if math.IsNaN(val.Float64()) {
+					return true
+				}
+				return less
+			}
+		case math.IsInf(o, 0) && math.IsInf(b, 0) && (sub == (b > 0)):
+			return func(val types.Value) bool { return !math.IsNaN(val.Float64()) || !less }
+		}
+		sum := b + o
+		if sub {
+			sum = b - o
+		}
+		return func(val types.Value) bool {
+			x := val.Float64()
+			switch {
+			case math.IsNaN(x):
+				return !less
+			case less:
+				return x <= sum
+			}
+			return x >= sum
+		}
+	}
+	var sum types.Value
+	var err error
+	date := false
+	switch {
+	case off.Kind() == types.Interval && base.Kind() == types.Date:
+		date = true
+		sum, err = types.AddTimeInterval(base, off, sub, tsUTC)
+	case off.Kind() == types.Interval && base.Kind() == types.DateTime64:
+		sum, err = types.AddTimeInterval(base, off, sub, base.Type())
+	case sub:
+		sum, err = types.Sub(base, off)
+	default:
+		sum, err = types.Add(base, off)
+	}
+	if err != nil {
+		// Past the type's range: below every value when subtracting,
+		// above every value when adding.
+		all := sub != less
+		return func(types.Value) bool { return all }
+	}
+	return func(val types.Value) bool {
+		if date {
+			val, _ = types.Cast(val, tsUTC)
+		}
+		c := types.Compare(val, sum)
+		if less {
+			return c <= 0
+		}
+		return c >= 0
+	}
 }
 
 // segs are a frame's rows after EXCLUDE: up to three ranges of sorted

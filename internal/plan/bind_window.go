@@ -351,7 +351,7 @@ func (b *binder) frame(sc *scope, spec *ast.WindowSpec, wf *WindowFunc) error {
 			return sqlerr.New(codeWindowing, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column").WithPos(spec.Pos())
 		}
 		orderT = wf.Order[0].E.Type()
-		if k := orderT.Kind; !k.IsNumeric() {
+		if k := orderT.Kind; !k.IsNumeric() && k != types.Date && k != types.DateTime64 && k != types.Interval {
 			return sqlerr.New(sqlerr.CodeUndefinedFunction, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", orderT).WithPos(spec.Pos())
 		}
 	case f.Mode == ast.FrameGroups && len(spec.OrderBy) == 0:
@@ -391,6 +391,10 @@ func (b *binder) frame(sc *scope, spec *ast.WindowSpec, wf *WindowFunc) error {
 				if orderT.Kind.Bits() > 64 {
 					want = orderT
 				}
+			case orderT.Kind == types.Date || orderT.Kind == types.DateTime64:
+				// in_range(timestamp, timestamp, interval); a DATE is
+				// compared as its midnight, as PostgreSQL casts it.
+				want = types.Of(types.Interval)
 			}
 			// PostgreSQL's in_range pairs: an integer column takes an
 			// integer offset, a DECIMAL one an integer or DECIMAL, a
@@ -402,6 +406,8 @@ func (b *binder) frame(sc *scope, spec *ast.WindowSpec, wf *WindowFunc) error {
 				fits = fits || k.IsNumeric()
 			case orderT.Kind == types.Decimal:
 				fits = fits || k.IsInteger() || k == types.Decimal
+			case orderT.Kind == types.Date || orderT.Kind == types.DateTime64 || orderT.Kind == types.Interval:
+				fits = fits || k == types.Interval
 			default:
 				fits = fits || k.IsInteger()
 			}
