@@ -470,6 +470,11 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 		}
 		v, err := types.Add(st.v, x)
 		if err != nil {
+			if x.Kind() == types.Interval {
+				// PostgreSQL's interval_pl error, which its sum and avg
+				// of intervals raise.
+				return sqlerr.New("22008", "interval out of range")
+			}
 			return sqlerr.OutOfRange(-1, "%s overflow in %s(): %s + %s", st.v.Type(), a.Fn, st.v, x)
 		}
 		if v.Type() != st.v.Type() {
@@ -522,6 +527,8 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 func sumTypeOf(avg, arg types.Type) types.Type {
 	k := arg.Kind
 	switch {
+	case k == types.Interval:
+		return arg
 	case k.IsFloat():
 		return types.Of(types.Float64)
 	case k == types.Decimal:
@@ -667,6 +674,13 @@ func result(st *aggState, a plan.AggCall) (types.Value, error) {
 		if a.T.Kind == types.Float64 {
 			f, _ := types.Cast(st.v, types.Of(types.Float64))
 			return types.NewFloat64(f.Float64() / float64(st.count)), nil
+		}
+		if a.T.Kind == types.Interval {
+			v, err := types.ScaleInterval(st.v, float64(st.count), true)
+			if err != nil {
+				return v, sqlerr.New("22008", "interval out of range")
+			}
+			return v, nil
 		}
 		sum, err := types.Cast(st.v, a.T)
 		if err != nil {

@@ -433,7 +433,8 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 // aggType is the result type of an aggregate: count is INT64; sum of
 // integers up to 64 bits widens to 128 bits, of 128-bit ones to 256 bits,
 // UINT256 and INT256 stay; sum of DECIMAL(p,s) is DECIMAL(76,s); avg of
-// integers and decimals is DECIMAL(76, max(s,6)); floats stay FLOAT64.
+// integers and decimals is DECIMAL(76, max(s,6)); floats stay FLOAT64;
+// sum and avg of INTERVAL are INTERVAL.
 func aggType(a AggCall) (types.Type, error) {
 	if a.Fn == "count" {
 		return types.Of(types.Int64), nil
@@ -450,6 +451,9 @@ func aggType(a AggCall) (types.Type, error) {
 			return types.Of(types.Float64), nil
 		case k == types.Unknown:
 			return types.Of(types.Int64), nil
+		case k == types.Interval:
+			// PostgreSQL's interval_pl and, for avg, interval_div.
+			return t, nil
 		case !k.IsNumeric():
 			return types.Type{}, errf("function %s(%s) does not exist", a.Fn, t)
 		}

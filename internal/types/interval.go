@@ -247,6 +247,7 @@ var fieldUnit = [...]intervalUnit{
 }
 
 // ParseInterval reads an interval as PostgreSQL's input does: quantities
+// in ISO 8601 ("P1Y2M3DT4H5M6S", "P0001-02-03T04:05:06", interval_iso.go),
 // with units ("1 day", "90 days", "1 hour 30 minutes", "1.5 hours", "2
 // years 3 mons"), optionally a leading @ and a trailing "ago" (negating),
 // a time "[-]hh:mm[:ss[.ffffff]]", and a bare number, which counts seconds
@@ -256,6 +257,13 @@ var fieldUnit = [...]intervalUnit{
 func ParseInterval(s string, q IntervalField) (Value, error) {
 	bad := func(detail string) (Value, error) {
 		return Value{}, &ParseError{Value: s, Type: Of(Interval), Detail: detail}
+	}
+	if t := strings.TrimSpace(s); len(t) > 0 && t[0] == 'P' {
+		m, d, us, ok := parseISOInterval(t)
+		if !ok {
+			return bad("")
+		}
+		return qualified(s, m, d, us, q)
 	}
 	toks := strings.Fields(strings.ToLower(s))
 	if len(toks) > 0 && toks[0] == "@" {
@@ -360,6 +368,12 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 	if ago {
 		m, d, us = -m, -d, -us
 	}
+	return qualified(s, m, d, us, q)
+}
+
+// qualified is the interval of months, days and microseconds with the
+// fields finer than q dropped (q is NoField: none), as read from s.
+func qualified(s string, m, d, us int64, q IntervalField) (Value, error) {
 	switch q {
 	case FieldYear:
 		m, d, us = m/12*12, 0, 0
@@ -374,7 +388,7 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 	}
 	v, err := NewInterval(m, d, us)
 	if err != nil {
-		return bad("interval out of range")
+		return Value{}, &ParseError{Value: s, Type: Of(Interval), Detail: "interval out of range"}
 	}
 	return v, nil
 }
@@ -506,18 +520,23 @@ func tsRound(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
 // interval_div compute it: each field scaled and truncated, the fractions
 // of months spilled into days (30 to a month) and of days into time.
 func ScaleInterval(v Value, f float64, div bool) (Value, error) {
-	if div {
-		if f == 0 {
-			return Value{}, ErrDivisionByZero
-		}
-		f = 1 / f
+	if div && f == 0 {
+		return Value{}, ErrDivisionByZero
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return Value{}, intervalRange()
 	}
+	// Divided, not multiplied by 1/f, as interval_div does: m × (1/3)
+	// and m / 3 may differ in the last bit, and so in a truncated field.
+	scale := func(x float64) float64 {
+		if div {
+			return x / f
+		}
+		return x * f
+	}
 	m, d, us := v.Interval()
-	rm := float64(m) * f
-	rd := float64(d) * f
+	rm := scale(float64(m))
+	rd := scale(float64(d))
 	if math.Abs(rm) > math.MaxInt32 || math.Abs(rd) > math.MaxInt32 {
 		return Value{}, intervalRange()
 	}
@@ -529,7 +548,7 @@ func ScaleInterval(v Value, f float64, div bool) (Value, error) {
 		secRem -= math.Trunc(secRem/86400) * 86400
 	}
 	days += int64(monthRemDays)
-	t := math.RoundToEven(float64(us)*f + secRem*usecsPerSec)
+	t := math.RoundToEven(scale(float64(us)) + secRem*usecsPerSec)
 	if math.Abs(t) >= math.MaxInt64 {
 		return Value{}, intervalRange()
 	}
