@@ -271,7 +271,25 @@ func (b *binder) blockIn(sc *scope, blk *ast.SelectBlock, order []*ast.OrderItem
 				}
 			}
 			if n == 0 && st.Table != "" {
-				return nil, nil, sqlerr.UndefinedTable(st.Pos(), st.Table)
+				// x.* of a relation of an enclosing query: its columns as
+				// correlated references, each bound as x.col is.
+				r := outerRel(sc, st.Table)
+				if r == nil {
+					return nil, nil, sqlerr.UndefinedTable(st.Pos(), st.Table)
+				}
+				for _, c := range r.cols {
+					if c.hidden {
+						continue
+					}
+					e, err := b.expr(sc, &ast.ColumnRef{Span: st.Span, Table: st.Table, Name: c.name})
+					if err != nil {
+						return nil, nil, err
+					}
+					p.Exprs = append(p.Exprs, e)
+					p.Cols = append(p.Cols, b.newCol(c.name, e.Type()))
+					names = append(names, c.name)
+				}
+				continue
 			}
 			if n == 0 && len(blk.From) == 0 {
 				return nil, nil, sqlerr.New(sqlerr.CodeSyntax, "SELECT * with no tables specified is not valid").WithPos(st.Pos())
@@ -542,4 +560,17 @@ func aggCallType(call AggCall, f *ast.FuncCall) (types.Type, error) {
 		return types.Type{}, sqlerr.New(sqlerr.CodeUndefinedFunction, "%v", err).WithPos(f.Pos())
 	}
 	return t, nil
+}
+
+// outerRel is the relation named name in the nearest enclosing scope of sc
+// that has one, or nil.
+func outerRel(sc *scope, name string) *rel {
+	for o := sc.parent; o != nil; o = o.parent {
+		for _, r := range o.rels {
+			if r.name == name {
+				return r
+			}
+		}
+	}
+	return nil
 }
