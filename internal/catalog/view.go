@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/types"
 )
@@ -46,16 +47,28 @@ type View struct {
 	Reads   []ColumnKey
 	// CreatedCommit is the commit of the CREATE (or the latest OR REPLACE).
 	CreatedCommit uint64
+	// parsed caches Select as the planner parsed it (SetParsed), so a
+	// reference to the view parses its text once, not at every use. A
+	// View is never changed once its catalog is published, and every DDL
+	// works on a clone, which starts without the cache: CREATE OR
+	// REPLACE, DROP and any other schema change leave the old tree
+	// behind with the old catalog. Only the parse is cached; the tree is
+	// bound afresh at every reference (R6.2, R6.5).
+	parsed atomic.Value
 }
 
+// Parsed returns what SetParsed stored, or nil.
+func (v *View) Parsed() any { return v.parsed.Load() }
+
+// SetParsed keeps x, the parsed form of Select, for Parsed. Callers store
+// one type only (package plan's *ast.SelectStmt), which must not be
+// changed afterwards: concurrent statements share it.
+func (v *View) SetParsed(x any) { v.parsed.Store(x) }
+
 func (v *View) clone() *View {
-	n := *v
-	n.Columns = slices.Clone(v.Columns)
-	n.Types = slices.Clone(v.Types)
-	n.Sources = slices.Clone(v.Sources)
-	n.Views = slices.Clone(v.Views)
-	n.Reads = slices.Clone(v.Reads)
-	return &n
+	return &View{Name: v.Name, Select: v.Select, Columns: slices.Clone(v.Columns), Types: slices.Clone(v.Types),
+		Sources: slices.Clone(v.Sources), Views: slices.Clone(v.Views), Reads: slices.Clone(v.Reads),
+		CreatedCommit: v.CreatedCommit}
 }
 
 // View returns the view of that name.

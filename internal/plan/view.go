@@ -92,13 +92,9 @@ func (b *binder) viewRef(t *ast.TableRef, v *catalog.View, sc *scope, own *asOf,
 	if b.viewDepth > maxViewDepth {
 		return nil, sqlerr.New(sqlerr.CodeInternal, "view %s reads views more than %d deep", v.Name, maxViewDepth).WithPos(t.Pos())
 	}
-	stmt, err := parser.Parse(v.Select)
+	q, err := parsedView(v)
 	if err != nil {
 		return nil, viewError(v, t, err)
-	}
-	q, ok := stmt.(*ast.SelectStmt)
-	if !ok {
-		return nil, sqlerr.New(sqlerr.CodeInternal, "view %s does not hold a query", v.Name).WithPos(t.Pos())
 	}
 	n, _, err := b.queryAsOf(q, nil, nil, own)
 	if err != nil {
@@ -130,6 +126,25 @@ func (b *binder) viewRef(t *ast.TableRef, v *catalog.View, sc *scope, own *asOf,
 		return nil, err
 	}
 	return n, b.addRel(sc, r, t.Pos())
+}
+
+// parsedView is v's stored query parsed, once per view definition
+// (catalog.View.Parsed): the binder only reads the tree, so every
+// statement referencing the view shares it.
+func parsedView(v *catalog.View) (*ast.SelectStmt, error) {
+	if q, ok := v.Parsed().(*ast.SelectStmt); ok {
+		return q, nil
+	}
+	stmt, err := parser.Parse(v.Select)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := stmt.(*ast.SelectStmt)
+	if !ok {
+		return nil, sqlerr.New(sqlerr.CodeInternal, "view %s does not hold a query", v.Name)
+	}
+	v.SetParsed(q)
+	return q, nil
 }
 
 func sameTypes(out []ColRef, v *catalog.View) bool {
