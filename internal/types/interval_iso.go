@@ -95,9 +95,7 @@ func parseISOInterval(s string) (months, days, micros int64, ok bool) {
 	bad := func() (int64, int64, int64, bool) { return 0, 0, 0, false }
 	for s != "" {
 		if s[0] == 'T' {
-			if !datePart {
-				return bad()
-			}
+			// As in PostgreSQL, a T in the time part is accepted too.
 			datePart, seen = false, false
 			s = s[1:]
 			continue
