@@ -73,7 +73,11 @@ var infoSchemaTables = []*Table{
 		}),
 	pgTable("views", cols("table_catalog", tString, "table_schema", tString, "table_name", tString,
 		"view_definition", tString, "check_option", tString, "is_updatable", tString, "is_insertable_into", tString),
-		func(_ Source, _ map[string]string, add func(...types.Value)) {
+		func(src Source, _ map[string]string, add func(...types.Value)) {
+			// User views, with the definition pg_views shows.
+			for _, v := range src.Catalog().Views() {
+				add(str(expr.DatabaseName), str("public"), str(v.Name), str(" "+v.Select+";"), str("NONE"), str("NO"), str("NO"))
+			}
 			// The catalog's views are computed by Strata, not defined in
 			// SQL: their definition is NULL.
 			for _, r := range catalogRels {
@@ -105,6 +109,11 @@ func fillInfoColumns(src Source, _ map[string]string, add func(...types.Value)) 
 				def = str(c.Default.SQL)
 			}
 			infoColumn(add, "public", t.Name, i+1, c.Name, c.Type, c.Nullable, def)
+		}
+	}
+	for _, v := range src.Catalog().Views() {
+		for i, name := range v.Columns {
+			infoColumn(add, "public", v.Name, i+1, name, v.Types[i], true, null(tString))
 		}
 	}
 	for _, r := range catalogRels {
