@@ -199,8 +199,25 @@ func writeTable(w io.Writer, r *result) error {
 	} else {
 		fmt.Fprintf(&b, "(%d rows)\n\n", len(r.rows))
 	}
+	// A write with RETURNING prints its rows and then its own tag, as psql
+	// does: the rows alone would hide how many rows the statement accepted.
+	if writeTag(r.tag) {
+		b.WriteString(r.tag)
+		b.WriteByte('\n')
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeTag reports whether tag is a write statement's, whose rows come from
+// RETURNING.
+func writeTag(tag string) bool {
+	for _, p := range []string{"INSERT ", "UPDATE ", "DELETE "} {
+		if strings.HasPrefix(tag, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // displayEscaper escapes the control characters that would break a table's
