@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/vfs"
@@ -95,6 +96,9 @@ type Writer struct {
 	needDirSync bool
 
 	removeMu sync.Mutex // serialises RemoveBefore
+
+	// appended counts the framed bytes appended since Open (Appended).
+	appended atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -278,6 +282,7 @@ func (w *Writer) appendLocked(commit uint64, payload, stored []byte, s2 bool) (*
 	}
 	b := w.mu.pending
 	b.buf = appendRecord(b.buf, commit, stored, s2)
+	w.appended.Add(uint64(recordHeaderSize + len(stored)))
 	b.records++
 	b.maxCommit = max(b.maxCommit, commit)
 	return b, nil
@@ -359,6 +364,13 @@ func (w *Writer) Sync() error {
 	<-b.done
 	return b.err
 }
+
+// Appended returns the bytes of records (framing included, payloads as
+// stored) appended since Open, durable or not. It only grows; the engine
+// compares it with its value at the last flush to bound how much log a
+// flush leaves behind it (storage flush.go, walFlushBytes). Cheap: one
+// atomic load.
+func (w *Writer) Appended() uint64 { return w.appended.Load() }
 
 // Err returns the error that failed the Writer, or nil.
 func (w *Writer) Err() error {
