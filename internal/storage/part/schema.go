@@ -169,45 +169,23 @@ var fixedCodec = catalog.Codec{Delta: true, Compression: catalog.CompressZSTD, L
 // historyFixedCodec is the codec of the fixed columns of history parts.
 // Only merges write those, in the background, and they hold most of a
 // settled table, so they pay for klauspost's default ZSTD speed (levels
-// 3–5) instead of the fastest: on the benchmark's history run it saved
-// another 0.5 bytes a row (the better speed, levels 6–9, only 0.1 more at
-// twice the time). Decoding costs the same at any level. Current parts
-// keep level 1, at which their PLAIN columns compressed best (1.32 bytes
-// a row at level 3, 0.91 at level 1).
-var historyFixedCodec = catalog.Codec{Delta: true, Compression: catalog.CompressZSTD, Level: 3}
-
-// fixedEncodings returns the encodings of the commit and resolution
-// columns (_commit, _won_at, _ended_at, _superseded_by) in a part of kind.
+// 3–5) instead of the fastest: 1.5 % fewer bytes over the benchmark's
+// merged parts, and no slower to decode (the deltas are bit-packed, so
+// ZSTD finds few matches to undo at any level).
 //
-// In delta and append parts the commit column follows the commit order
-// closely and the resolution columns are constant zero, which
-// DELTA_BINARY_PACKED makes nearly free. In a history run the rows are in
-// key order: commits jump at every key (every ~8 rows in the benchmark),
-// so every 32-value delta miniblock is as wide as the largest jump, and
-// the resolution columns are commits too. BYTE_STREAM_SPLIT there puts
-// the mostly-zero high bytes in runs ZSTD removes and leaves the low
-// bytes to its entropy coder: 1.43 → 0.94 bytes a row for _commit and
-// about 1.43 → 0.8–1.0 for the resolution columns. In a current run,
-// one row per key, PLAIN compressed better still for _commit and _won_at
-// (1.41 → 0.91); its _ended_at and _superseded_by are constant (the rows
-// are current) and stay delta-encoded. Parquet page headers name their
-// encoding, so readers need no part format change for either.
-func fixedEncodings(kind Kind) (commit, wonAt, endedAt, supersededBy encoding.Encoding) {
-	delta := &parquet.DeltaBinaryPacked
-	switch kind {
-	case KindHistory:
-		bss := &parquet.ByteStreamSplit
-		return bss, bss, bss, bss
-	case KindCurrent:
-		return &parquet.Plain, &parquet.Plain, delta, delta
-	}
-	return delta, delta, delta, delta
-}
+// BYTE_STREAM_SPLIT for _commit and the resolution columns of history
+// parts (and PLAIN in current parts) was measured too: 12 % fewer bytes
+// over the merged parts, because in key order commits jump at every key
+// and make delta miniblocks wide, but 35–50 % more CPU to decode the
+// fixed columns, since ZSTD then rebuilds 8 bytes a value instead of
+// about 11 bits. Scans come first, so the deltas stay (docs/benchmarks.md,
+// "Bytes on disk (2026-12-02, branch size)").
+var historyFixedCodec = catalog.Codec{Delta: true, Compression: catalog.CompressZSTD, Level: 3}
 
 // buildSchema returns the Parquet schema of a part of kind with the given
 // table columns. The same function serves the writer and the reader's
-// check of a file's schema (which compares types, not encodings or
-// compression: each page says how it is encoded).
+// check of a file's schema (which compares types, not compression: each
+// column chunk says how it is compressed, so the level is free to change).
 func buildSchema(kind Kind, cols []ColumnMeta) (*parquet.Schema, error) {
 	fc := fixedCodec
 	if kind == KindHistory {
@@ -217,16 +195,15 @@ func buildSchema(kind Kind, cols []ColumnMeta) (*parquet.Schema, error) {
 	req := func(n parquet.Node, enc encoding.Encoding) parquet.Node {
 		return parquet.Compressed(parquet.Encoded(n, enc), comp)
 	}
-	commit, wonAt, endedAt, supersededBy := fixedEncodings(kind)
 	g := parquet.Group{
 		colSort:         req(parquet.Leaf(parquet.ByteArrayType), &parquet.DeltaByteArray),
 		colGroup:        req(parquet.Uint(16), &parquet.DeltaBinaryPacked),
-		colCommit:       req(parquet.Uint(64), commit),
+		colCommit:       req(parquet.Uint(64), &parquet.DeltaBinaryPacked),
 		colSeq:          req(parquet.Uint(32), &parquet.DeltaBinaryPacked),
 		colTomb:         req(parquet.Leaf(parquet.BooleanType), &parquet.Plain),
-		colWonAt:        req(parquet.Uint(64), wonAt),
-		colEndedAt:      req(parquet.Uint(64), endedAt),
-		colSupersededBy: req(parquet.Uint(64), supersededBy),
+		colWonAt:        req(parquet.Uint(64), &parquet.DeltaBinaryPacked),
+		colEndedAt:      req(parquet.Uint(64), &parquet.DeltaBinaryPacked),
+		colSupersededBy: req(parquet.Uint(64), &parquet.DeltaBinaryPacked),
 		colState:        req(parquet.Uint(8), &parquet.DeltaBinaryPacked),
 		colOrder:        req(parquet.Leaf(parquet.ByteArrayType), &parquet.DeltaByteArray),
 	}
