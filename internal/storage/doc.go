@@ -54,8 +54,10 @@
 //
 // # Flush
 //
-// When a shard's memtable passes Options.MemtableBytes (or on Flush), the
-// commit that filled it freezes every non-empty memtable at the published
+// When a shard's memtable passes Options.MemtableBytes, or the WAL has grown
+// by MemtableBytes/4 since the last flush (flush.go, walFlushBytes: the log
+// is shared by every shard, so this bounds what it keeps on disk and what
+// a restart replays), or on Flush, the commit that did it freezes every non-empty memtable at the published
 // commit F: each becomes its shard's frozen memtable, a fresh one takes
 // its place, and the state is published (nothing is copied, so reads see
 // the same versions, now from two memtables). The commit then returns; a
@@ -171,7 +173,7 @@
 //     shard (and so in global sort order for a one-shard table).
 //   - Append rows without SHARD BY go to the shards round-robin per write.
 //   - A flush runs in the background, started by the commit that crossed
-//     MemtableBytes, and flushes every shard at once (one manifest edit,
+//     MemtableBytes (or the WAL bound above), and flushes every shard at once (one manifest edit,
 //     one WAL checkpoint). Commits go on meanwhile; only one that fills a
 //     memtable again before the flush is installed waits for it, so at most
 //     one flush is in progress and a shard holds at most two memtables.

@@ -145,6 +145,9 @@ type Engine struct {
 		cond    sync.Cond
 		stop    chan struct{} // closed by Close: retries stop waiting
 		workers sync.WaitGroup
+		// walMark is the WAL's Appended when the last flush froze its
+		// memtables: the log written since is what a flush would let go.
+		walMark uint64
 	}
 }
 

@@ -76,7 +76,7 @@ func (sd *shardData) empty() bool { return memtable{keyed: sd.keyed, app: sd.app
 // A flush (doc.go, "Flush") runs in three steps:
 //
 //  1. Freeze, under the apply lock, after the commit that took a memtable
-//     past MemtableBytes (or in Flush): every non-empty memtable becomes
+//     past MemtableBytes or the WAL past walFlushBytes (or in Flush): every non-empty memtable becomes
 //     its shard's frozen memtable, a fresh one takes its place, and the
 //     state is published. Nothing is copied; reads see the same versions
 //     before and after, now from two memtables.
@@ -194,11 +194,34 @@ func (e *Engine) overLimit(st *state) bool {
 	return false
 }
 
+// walOverLimit reports whether the WAL has grown by more than
+// walFlushBytes since the last flush froze. MemtableBytes bounds each
+// shard's memtable, but the log is shared: with many shards, none full,
+// every commit since the last flush would stay in the log (on disk, and
+// replayed after a crash) without bound. A flush then lets the log drop
+// its segments (issue 6 S1, docs/benchmarks.md "Bytes on disk").
+func (e *Engine) walOverLimit() bool {
+	if e.wal == nil {
+		return false
+	}
+	a := e.wal.Appended()
+	return a > e.fl.walMark && a-e.fl.walMark >= e.walFlushBytes()
+}
+
+// walFlushBytes is how much log a flush may leave behind it:
+// MemtableBytes/4, 16 MiB by default. A commit's compressed log record is
+// several times smaller than what it adds to a memtable (about 65 against
+// 430 bytes a version in the benchmark), so a single shard's memtable
+// fills first; with many shards the log bound decides.
+func (e *Engine) walFlushBytes() uint64 { return uint64(max(e.opts.MemtableBytes/4, 1)) }
+
 // maybeFreezeLocked starts a flush when a memtable has passed
-// MemtableBytes and none is in progress. Under e.ap, after a commit is
-// published.
+// MemtableBytes, or the WAL has grown by walFlushBytes since the last
+// flush, and none is in progress. Under e.ap, after a commit is published.
+// Only a full memtable makes commits wait for a flush (mustWaitLocked): a
+// long log is no reason to stall them.
 func (e *Engine) maybeFreezeLocked() {
-	if e.fl.job == nil && !e.fl.halted && e.overLimit(e.cur.Load()) {
+	if e.fl.job == nil && !e.fl.halted && (e.overLimit(e.cur.Load()) || e.walOverLimit()) {
 		e.freezeLocked()
 	}
 }
@@ -219,6 +242,9 @@ func (e *Engine) freezeLocked() *flushJob {
 	}
 	st := e.cur.Load()
 	job := &flushJob{commit: st.commit, cat: st.cat}
+	if e.wal != nil {
+		e.fl.walMark = e.wal.Appended()
+	}
 	tables := make(map[catalog.TableID]*tableData, len(st.tables))
 	frozen := false
 	var carried [][2]*shardData // (shard data, its replacement), for the scan cache

@@ -295,3 +295,62 @@ func TestKeyedPartDataColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushOnWALBytes: with many tables, none of whose memtables comes
+// near MemtableBytes, the log's growth since the last flush starts one
+// (walFlushBytes), so the WAL keeps a bounded number of segments instead
+// of every commit since the engine opened (issue 6 S1).
+func TestFlushOnWALBytes(t *testing.T) {
+	const tables, memtable = 40, 128 << 10
+	e, err := Open(t.TempDir(), Options{MemtableBytes: memtable, WALSegmentSize: 8 << 10, NoBackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := t.Context()
+	var tbls []*catalog.Table
+	for i := range tables {
+		name := fmt.Sprintf("t%d", i)
+		if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+			_, _, err := c.CreateTable(kvSpec(name, catalog.ModeVersioned), n)
+			return err
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		tbl, _ := e.Catalog().Table(name)
+		tbls = append(tbls, tbl)
+	}
+	for i := range 1200 {
+		w := benchWrite(tbls[i%tables], i*10, 10, int64(i))
+		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var maxMem uint64
+	for _, sh := range e.Stats().Shards {
+		maxMem = max(maxMem, sh.MemtableBytes)
+	}
+	if err := e.Flush(ctx); err != nil { // waits for the background flush too
+		t.Fatal(err)
+	}
+	wrote := e.wal.Appended()
+	if wrote < 4*e.walFlushBytes() {
+		t.Fatalf("the test wrote %d bytes of log, too few to pass walFlushBytes (%d) several times", wrote, e.walFlushBytes())
+	}
+	parts := 0
+	snap := e.Snapshot()
+	for _, tbl := range tbls {
+		parts += len(snap.Parts(tbl.ID))
+	}
+	snap.Release()
+	// One flush per walFlushBytes of log, each a part per table, plus
+	// the last Flush: the log, not the memtables (each far below
+	// MemtableBytes), started them.
+	if min := int(wrote/e.walFlushBytes()) * tables / 2; parts < min {
+		t.Fatalf("%d parts after %d bytes of log (bound %d), want at least %d", parts, wrote, e.walFlushBytes(), min)
+	}
+	if maxMem*2 > memtable {
+		t.Fatalf("a memtable held %d bytes: the test must keep them well below MemtableBytes (%d)", maxMem, memtable)
+	}
+	t.Logf("%d bytes of log, %d parts, largest memtable before the last flush %d bytes", wrote, parts, maxMem)
+}

@@ -23,10 +23,12 @@
 //	_state           INT32 u8     version.Resolved.State               DELTA_BINARY_PACKED
 //	_order           BYTE_ARRAY   the group's encoded ordering values  DELTA_BYTE_ARRAY
 //
-// all compressed with ZSTD(1). The resolution columns are written in every
-// part; in delta and append parts they are constant zero and cost a few
-// bytes per block. Table columns map onto Parquet types as physicalOf
-// lists; a column's codec (R11.3) becomes its Parquet encoding (DELTA →
+// all compressed with ZSTD(1), except in history parts, which only merges
+// write and which hold most of a settled table: ZSTD(3) there
+// (historyFixedCodec, which also says why these stay delta-encoded).
+// The resolution columns are written in every part; in delta and append
+// parts they are constant zero and cost a few bytes per block. Table
+// columns map onto Parquet types as physicalOf lists; a column's codec (R11.3) becomes its Parquet encoding (DELTA →
 // DELTA_BINARY_PACKED on INT32/INT64 columns; 128- and 256-bit integers
 // and DECIMALs, which Parquet cannot delta-encode, are big-endian two's
 // complement stored BYTE_STREAM_SPLIT whenever the codec compresses, so

@@ -197,7 +197,7 @@ func (r *Reader) checkLayout() error {
 	if want := (r.dataEnd + int64(r.fm.Stripe) - 1) / int64(r.fm.Stripe); int64(len(r.fm.Stripes)/4) != want {
 		return r.corrupt("%d stripe checksums for %d data bytes", len(r.fm.Stripes)/4, r.dataEnd)
 	}
-	expect, err := buildSchema(r.meta.Columns)
+	expect, err := buildSchema(r.meta.Kind, r.meta.Columns)
 	if err != nil {
 		return r.corrupt("%v", err)
 	}

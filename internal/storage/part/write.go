@@ -124,7 +124,7 @@ type writer struct {
 
 // write encodes the whole file through a sealWriter onto f.
 func (w *writer) write(f vfs.File) (Info, error) {
-	schema, err := buildSchema(w.meta.Columns)
+	schema, err := buildSchema(w.meta.Kind, w.meta.Columns)
 	if err != nil {
 		return Info{}, err
 	}

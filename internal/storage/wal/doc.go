@@ -25,12 +25,22 @@
 //	+--------+----------+--------+--------+------------------+
 //	 u32 LE   u64 LE     u32 LE   u32 LE
 //
-// hcrc is CRC32C (Castagnoli) of bytes 0..12, pcrc of the payload. The
-// separate header checksum lets Replay tell, cheaply and at any offset,
-// whether a valid record starts there, which is how it tells a torn tail
-// from damage in the middle (invariant 4). The payload is opaque here; the
-// engine encodes a commit's rows in it. commit is the
-// commit sequence the record belongs to, so Replay can skip the records a
+// length's top bit (flagS2) says the payload is stored as an S2 block
+// (github.com/klauspost/compress/s2), its other bits are the stored length.
+// The Writer compresses a payload of at least 128 bytes when that makes it
+// smaller: a commit's rows repeat keys and tokens, and S2 halves them for
+// about 1 % of a commit's CPU. Format version 2 added the flag; Replay
+// reads version 1 segments too, and Open seals a version 1 last segment
+// and starts a version 2 one, so each file has one format and an older
+// build refuses the log with a clear version error rather than misreading
+// it. hcrc is CRC32C (Castagnoli) of bytes 0..12, pcrc of the stored
+// payload (compressed or not). A compressed payload whose checksums match
+// but which does not decode is ErrCorrupt wherever it is, never a torn
+// tail. The separate header checksum lets Replay tell, cheaply and at any
+// offset, whether a valid record starts there, which is how it tells a
+// torn tail from damage in the middle (invariant 4). The payload is opaque
+// here; the engine encodes a commit's rows in it. commit is the commit
+// sequence the record belongs to, so Replay can skip the records a
 // checkpoint already covers and RemoveBefore can drop whole segments.
 //
 // # Group commit

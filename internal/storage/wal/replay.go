@@ -84,7 +84,7 @@ func replaySegment(fsys vfs.FS, dir string, n uint64, last bool, after uint64, l
 		return segmentScan{}, fmt.Errorf("wal: replay: %w", err)
 	}
 	defer f.Close()
-	sc, err := scanSegment(f, SegmentName(n), n, last, func(commit uint64, payload []byte) error {
+	sc, err := scanSegment(f, SegmentName(n), n, last, true, func(commit uint64, payload []byte) error {
 		if commit <= after {
 			sum.Skipped++
 			return nil
@@ -113,6 +113,7 @@ type segmentScan struct {
 	maxCommit uint64 // largest commit among valid records
 	records   int
 	torn      string // why the bytes past end are a torn tail; empty if none
+	version   uint32 // the segment header's format version; 0 without a header
 }
 
 func corruptf(name string, off int64, format string, args ...any) error {
@@ -122,13 +123,15 @@ func corruptf(name string, off int64, format string, args ...any) error {
 // scanSegment validates segment num read from f and calls fn for each
 // valid record. In the last segment damage that can only be a torn write is
 // reported in torn (and not passed to fn); everything else is ErrCorrupt.
-func scanSegment(f vfs.File, name string, num uint64, last bool, fn func(commit uint64, payload []byte) error) (segmentScan, error) {
+// With decode false, compressed payloads are checked (checksum, length)
+// but not decompressed, and fn gets nil for them.
+func scanSegment(f vfs.File, name string, num uint64, last, decode bool, fn func(commit uint64, payload []byte) error) (segmentScan, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return segmentScan{}, fmt.Errorf("wal: stat %s: %w", name, err)
 	}
 	sc := segmentScan{size: st.Size()}
-	r := &segReader{f: f, size: sc.size}
+	r := &segReader{f: f, size: sc.size, decode: decode}
 	if sc.size < headerSize {
 		if last && sc.size == 0 {
 			return sc, nil // created, nothing written yet
@@ -150,11 +153,16 @@ func scanSegment(f vfs.File, name string, num uint64, last bool, fn func(commit 
 		}
 		return sc, err
 	}
+	sc.version = binary.LittleEndian.Uint32(h[8:12])
 	off := int64(headerSize)
 	for off < sc.size {
 		state, length, commit, payload, err := r.readRecord(off)
 		if err != nil {
 			return sc, fmt.Errorf("wal: read %s: %w", name, err)
+		}
+		if state == recordBadBlock {
+			// Its checksums match: not a torn write, wherever it is.
+			return sc, corruptf(name, off, "%s (stored length %d)", state, length)
 		}
 		if state != recordOK {
 			if !last {
@@ -189,8 +197,8 @@ func checkHeader(h []byte, name string, num uint64) error {
 	if got, want := binary.LittleEndian.Uint32(h[20:24]), crcOf(h[:20]); got != want {
 		return corruptf(name, 0, "header checksum mismatch")
 	}
-	if v := binary.LittleEndian.Uint32(h[8:12]); v != formatVersion {
-		return fmt.Errorf("wal: segment %s: format version %d, this build reads version %d", name, v, formatVersion)
+	if v := binary.LittleEndian.Uint32(h[8:12]); v < minFormatVersion || v > formatVersion {
+		return fmt.Errorf("wal: segment %s: format version %d, this build reads versions %d to %d", name, v, minFormatVersion, formatVersion)
 	}
 	if n := binary.LittleEndian.Uint64(h[12:20]); n != num {
 		return corruptf(name, 0, "header says segment %d", n)

@@ -32,7 +32,7 @@ func writeLog(t *testing.T, n uint64) (data []byte, ends []int) {
 	}
 	off := headerSize
 	for c := uint64(1); c <= n; c++ {
-		off += recordHeaderSize + len(payloadFor(c))
+		off += recordHeaderSize + storedLen(payloadFor(c))
 		ends = append(ends, off)
 	}
 	if off != len(data) {
@@ -274,7 +274,7 @@ func checkTornOpen(t *testing.T, data []byte, want uint64, validEnd int) {
 	}
 	checkRecords(t, got, seq(1, want+1))
 	if validEnd >= headerSize {
-		if size := fileSize(t, m, filepath.Join(dir, SegmentName(1))); size != int64(validEnd+recordHeaderSize+len(payloadFor(want+1))) {
+		if size := fileSize(t, m, filepath.Join(dir, SegmentName(1))); size != int64(validEnd+recordHeaderSize+storedLen(payloadFor(want+1))) {
 			t.Fatalf("%d bytes: segment is %d bytes after one more record", len(data), size)
 		}
 	}

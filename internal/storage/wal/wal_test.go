@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -288,7 +289,9 @@ func TestRotation(t *testing.T) {
 func TestBigRecord(t *testing.T) {
 	m, dir := newMem(t)
 	w := mustOpen(t, m, dir, Options{SegmentSize: 1024})
-	big := bytes.Repeat([]byte("x"), 5000)
+	// Random bytes: compression must not shrink it below the segment size.
+	big := make([]byte, 5000)
+	rand.NewChaCha8([32]byte{1}).Read(big)
 	ctx := context.Background()
 	w.Commit(ctx, 1, payloadFor(1))
 	if err := w.Commit(ctx, 2, big); err != nil {
@@ -548,7 +551,10 @@ func TestAppendFlushesWhenLarge(t *testing.T) {
 	m, dir := newMem(t)
 	w := mustOpen(t, m, dir, Options{})
 	defer w.Close()
+	// Random, so that the framed bytes, which the threshold counts, are
+	// not compressed far below it.
 	payload := make([]byte, 64<<10)
+	rand.NewChaCha8([32]byte{2}).Read(payload)
 	for c := uint64(1); c <= appendKick/uint64(len(payload))+1; c++ {
 		if err := w.Append(c, payload); err != nil {
 			t.Fatal(err)
@@ -560,4 +566,11 @@ func TestAppendFlushesWhenLarge(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// storedLen is the length payload takes on disk, compressed or not.
+func storedLen(payload []byte) int {
+	var buf []byte
+	stored, _ := compress(&buf, payload)
+	return len(stored)
 }

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/vfs"
@@ -95,6 +96,9 @@ type Writer struct {
 	needDirSync bool
 
 	removeMu sync.Mutex // serialises RemoveBefore
+
+	// appended counts the framed bytes appended since Open (Appended).
+	appended atomic.Uint64
 
 	mu struct {
 		sync.Mutex
@@ -199,7 +203,16 @@ func (w *Writer) resume() error {
 			return err
 		}
 	}
-	if w.seg, err = w.fsys.OpenAppend(w.path(last)); err != nil {
+	if sc.end >= headerSize && sc.version != formatVersion {
+		// An older format's segment is sealed as it is and the records
+		// go on in a new one: each segment has one format.
+		w.mu.sealed = append(w.mu.sealed, sealedSegment{num: last, maxCommit: sc.maxCommit, known: true})
+		last++
+		if w.seg, err = w.fsys.Create(w.path(last)); err != nil {
+			return fmt.Errorf("wal: open: %w", err)
+		}
+		sc = segmentScan{}
+	} else if w.seg, err = w.fsys.OpenAppend(w.path(last)); err != nil {
 		return fmt.Errorf("wal: open: %w", err)
 	}
 	w.segNum, w.segSize, w.segMax = last, sc.end, sc.maxCommit
@@ -227,7 +240,7 @@ func (w *Writer) repair(n uint64) (segmentScan, error) {
 		return segmentScan{}, fmt.Errorf("wal: open: %w", err)
 	}
 	defer f.Close()
-	sc, err := scanSegment(f, SegmentName(n), n, true, func(uint64, []byte) error { return nil })
+	sc, err := scanSegment(f, SegmentName(n), n, true, false, func(uint64, []byte) error { return nil })
 	if err == nil && sc.torn != "" {
 		err = cutTail(f, SegmentName(n), sc, w.opts.Logger)
 	}
@@ -256,8 +269,9 @@ func (w *Writer) wake() {
 	}
 }
 
-// appendLocked frames a record into the pending batch.
-func (w *Writer) appendLocked(commit uint64, payload []byte) (*batch, error) {
+// appendLocked frames a record into the pending batch; stored is payload
+// as compress returned it.
+func (w *Writer) appendLocked(commit uint64, payload, stored []byte, s2 bool) (*batch, error) {
 	switch {
 	case w.mu.closing:
 		return nil, ErrClosed
@@ -267,7 +281,8 @@ func (w *Writer) appendLocked(commit uint64, payload []byte) (*batch, error) {
 		return nil, fmt.Errorf("%w: commit %d has %d bytes, the limit is %d", ErrTooLarge, commit, len(payload), MaxPayload)
 	}
 	b := w.mu.pending
-	b.buf = appendRecord(b.buf, commit, payload)
+	b.buf = appendRecord(b.buf, commit, stored, s2)
+	w.appended.Add(uint64(recordHeaderSize + len(stored)))
 	b.records++
 	b.maxCommit = max(b.maxCommit, commit)
 	return b, nil
@@ -277,8 +292,11 @@ func (w *Writer) appendLocked(commit uint64, payload []byte) (*batch, error) {
 // Records are written in the order Append, Submit and Commit calls take
 // the Writer's lock. The payload is copied before Append returns.
 func (w *Writer) Append(commit uint64, payload []byte) error {
+	scratch := encoders.Get().(*[]byte)
+	defer encoders.Put(scratch)
+	stored, s2 := compress(scratch, payload)
 	w.mu.Lock()
-	b, err := w.appendLocked(commit, payload)
+	b, err := w.appendLocked(commit, payload, stored, s2)
 	big := err == nil && len(b.buf) >= appendKick
 	w.mu.Unlock()
 	if big {
@@ -292,8 +310,11 @@ func (w *Writer) Append(commit uint64, payload []byte) error {
 // commit order calls Submit in that order and lets each session Wait, so
 // the log is in commit order and no fsync blocks the pipeline.
 func (w *Writer) Submit(commit uint64, payload []byte) (Pending, error) {
+	scratch := encoders.Get().(*[]byte)
+	defer encoders.Put(scratch)
+	stored, s2 := compress(scratch, payload)
 	w.mu.Lock()
-	b, err := w.appendLocked(commit, payload)
+	b, err := w.appendLocked(commit, payload, stored, s2)
 	w.mu.Unlock()
 	if err != nil {
 		return Pending{}, err
@@ -310,9 +331,12 @@ func (w *Writer) Commit(ctx context.Context, commit uint64, payload []byte) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	scratch := encoders.Get().(*[]byte)
+	stored, s2 := compress(scratch, payload)
 	w.mu.Lock()
-	b, err := w.appendLocked(commit, payload)
+	b, err := w.appendLocked(commit, payload, stored, s2)
 	w.mu.Unlock()
+	encoders.Put(scratch)
 	if err != nil {
 		return err
 	}
@@ -340,6 +364,13 @@ func (w *Writer) Sync() error {
 	<-b.done
 	return b.err
 }
+
+// Appended returns the bytes of records (framing included, payloads as
+// stored) appended since Open, durable or not. It only grows; the engine
+// compares it with its value at the last flush to bound how much log a
+// flush leaves behind it (storage flush.go, walFlushBytes). Cheap: one
+// atomic load.
+func (w *Writer) Appended() uint64 { return w.appended.Load() }
 
 // Err returns the error that failed the Writer, or nil.
 func (w *Writer) Err() error {
@@ -545,7 +576,7 @@ func (w *Writer) maxCommitOf(n uint64) (uint64, error) {
 		return 0, fmt.Errorf("wal: %w", err)
 	}
 	defer f.Close()
-	sc, err := scanSegment(f, SegmentName(n), n, false, func(uint64, []byte) error { return nil })
+	sc, err := scanSegment(f, SegmentName(n), n, false, false, func(uint64, []byte) error { return nil })
 	return sc.maxCommit, err
 }
 
