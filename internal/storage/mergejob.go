@@ -279,15 +279,33 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		mp.MinCommit, mp.MaxCommit = lo, hi
 		files = append(files, newPartFile(e.fs, path, mp, r))
 	}
+	// A versioned shard's new run gets its AS OF index, written before
+	// the edit and added in it. The index only speeds reads up, so a
+	// failure to write it leaves the merge without one.
+	var index []*partFile
+	if t.Mode == catalog.ModeVersioned && job.plan.Oldest && !e.opts.NoAsOfIndex {
+		index, err = e.buildAsOf(t, job.shard, job.plan.Level, files, pace)
+		if err != nil {
+			e.log.Warn("storage: merge wrote no AS OF index", "table", t.Name, "shard", job.shard, "err", err)
+			index = nil
+		}
+	}
+	dropIndex := func() {
+		for _, pf := range index {
+			_ = pf.r.Close()
+			_ = e.fs.Remove(pf.refs.path)
+		}
+	}
 	var ed manifest.Edit
 	for _, pf := range job.inputs {
 		ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
 	}
-	for _, pf := range files {
+	for _, pf := range slices.Concat(files, index) {
 		ed.AddParts = append(ed.AddParts, pf.man)
 	}
-	if err := e.publishMerge(job, ed, files); err != nil {
+	if err := e.publishMerge(job, ed, files, index); err != nil {
 		drop()
+		dropIndex()
 		if errors.Is(err, errMergeStale) {
 			return nil
 		}
@@ -308,7 +326,12 @@ var errMergeStale = errors.New("storage: merge inputs are no longer live")
 // flush, which builds its state from the published one under the same
 // lock, never loses the swap, and the manifest and the published state
 // change together.
-func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) error {
+//
+// The shard's AS OF index follows its run: a merge that rewrote the run
+// (an input is a current or history part) removes the old index in the
+// same edit and installs index, the new run's, if it wrote one; any other
+// merge leaves the index as it was.
+func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs, index []*partFile) error {
 	e.ap.Lock()
 	defer e.ap.Unlock()
 	st := e.cur.Load()
@@ -334,6 +357,15 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	if len(parts)+len(job.inputs) != len(sd.parts) {
 		return errMergeStale
 	}
+	asof := sd.asof
+	if len(index) > 0 || slices.ContainsFunc(job.inputs, func(pf *partFile) bool {
+		return pf.man.Kind == manifest.KindCurrent || pf.man.Kind == manifest.KindHistory
+	}) {
+		for _, pf := range sd.asof {
+			ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
+		}
+		asof = index
+	}
 	// A dropped table's parts leave the published parts with this
 	// publication; the manifest must not name them any more first.
 	if err := e.syncManifest(st); err != nil {
@@ -349,7 +381,7 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	}
 	parts = append(parts, outs...)
 	sortParts(parts)
-	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts}
+	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: asof}
 	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
 	ntd.rr.Store(td.rr.Load())
 	ntd.shards[si] = nsd
