@@ -311,7 +311,7 @@ func (e *Engine) buildAsOf(t *catalog.Table, shard uint32, level uint8, run []*p
 	}
 	rows := defaultAsOfPartRows
 	if e.opts.MergePartRows > 0 {
-		rows = max(flushBlockRows, e.opts.MergePartRows/4)
+		rows = max(1, e.opts.MergePartRows/4)
 	}
 	epochs := make([]asofOut, len(b)-1)
 	for i := range epochs {
