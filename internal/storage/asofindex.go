@@ -448,7 +448,7 @@ func (e *Engine) writeAsOfPart(t *catalog.Table, shard uint32, level uint8, cols
 	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, shard, pid)))
 	path := filepath.Join(e.dir, filepath.FromSlash(file))
 	m := part.Meta{Table: t.ID, Shard: shard, Part: pid, Kind: part.KindAsOf, Level: level, Columns: cols}
-	info, err := part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows})
+	info, err := part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, PageRows: part.HistoryPageRows})
 	if err != nil {
 		return nil, fmt.Errorf("storage: AS OF index: %w", err)
 	}
