@@ -3,6 +3,8 @@ package storage
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -32,9 +34,13 @@ import (
 //
 // Safety rests on the index being an optional accelerator:
 //
-//   - Only the merge that writes a versioned shard's run writes its index
-//     (runMerge, in the same manifest edit), and every edit that removes
-//     the run (a later Oldest merge, a split, a DROP) removes the index too.
+//   - The merge loop writes the index of a versioned shard's run once no
+//     merge or split is due (indexLoop), from the run's parts, in a
+//     manifest edit of its own that checks the run is still the shard's;
+//     every edit that removes the run (a later Oldest merge, a split, a
+//     DROP) removes the index too. So a run has at most one index, and
+//     one without (written before the index, or a shard just split) is
+//     read as before.
 //     Its parts are KindAsOf, held in shardData.asof beside the run, never
 //     in shardData.parts: nothing that reads a shard's parts (current scans,
 //     lookups, versions(), the general path, merges, splits, system tables'
@@ -110,6 +116,188 @@ func (sd *shardData) asofParts(rs runShard, n uint64) []*partFile {
 		return nil
 	}
 	return out
+}
+
+// indexLoop writes the AS OF index of every versioned shard's run that
+// has none, once no merge or split is due (mergeLoop, under mergeMu): a
+// burst of ingest makes the background merger rewrite a shard's run many
+// times, and indexing each of those runs would have doubled the merges'
+// work for indexes dropped at the next one. A run the build finds
+// unfit (buildAsOf writes nothing) is not tried again in this pass.
+func (e *Engine) indexLoop(ctx context.Context, paced bool) error {
+	if e.opts.NoAsOfIndex {
+		return nil
+	}
+	tried := map[uint64]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.failed(); err != nil {
+			return err
+		}
+		tid, num, run, ok := e.nextIndex(tried)
+		if !ok {
+			return nil
+		}
+		tried[run[0].man.ID] = true
+		if err := e.indexRun(tid, num, run, paced); err != nil {
+			return err
+		}
+	}
+}
+
+// nextIndex returns the first versioned shard, tables and shards in id
+// order, whose run has no AS OF index and was not tried: its current and
+// history parts.
+func (e *Engine) nextIndex(tried map[uint64]bool) (catalog.TableID, uint32, []*partFile, bool) {
+	st := e.cur.Load()
+	ids := make([]catalog.TableID, 0, len(st.tables))
+	for id := range st.tables {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		t, ok := st.cat.TableByID(id)
+		if !ok || t.Mode != catalog.ModeVersioned {
+			continue
+		}
+		for _, sd := range st.tables[id].shards {
+			if len(sd.asof) > 0 {
+				continue
+			}
+			var run []*partFile
+			for _, pf := range sd.parts {
+				if k := pf.man.Kind; k == manifest.KindCurrent || k == manifest.KindHistory {
+					run = append(run, pf)
+				}
+			}
+			if len(run) > 0 && !tried[run[0].man.ID] {
+				return id, sd.num, run, true
+			}
+		}
+	}
+	return 0, 0, nil, false
+}
+
+// indexRun writes the AS OF index of run, shard num of table tid, and
+// publishes it in one manifest edit, if the shard still has that run and
+// no index. A failure to write the index is logged and leaves the run
+// without one (reads go through the run); a failed manifest commit fails
+// the engine, as for a merge.
+func (e *Engine) indexRun(tid catalog.TableID, num uint32, run []*partFile, paced bool) error {
+	t, ok := e.cur.Load().cat.TableByID(tid)
+	if !ok {
+		return nil
+	}
+	// Held while read: a DROP and the next flush may retire them.
+	for i, pf := range run {
+		if !pf.refs.acquire() {
+			for _, q := range run[:i] {
+				q.refs.release()
+			}
+			return nil
+		}
+	}
+	defer func() {
+		for _, pf := range run {
+			pf.refs.release()
+		}
+	}()
+	var pace func()
+	if paced {
+		pace = e.paceMerge
+	}
+	start := time.Now()
+	level := run[0].man.Level
+	for _, pf := range run {
+		level = max(level, pf.man.Level)
+	}
+	index, err := e.buildAsOf(t, num, level, run, pace)
+	if err != nil {
+		e.log.Warn("storage: no AS OF index written", "table", t.Name, "shard", num, "err", err)
+		return nil
+	}
+	if len(index) == 0 {
+		return nil
+	}
+	drop := func() {
+		for _, pf := range index {
+			_ = pf.r.Close()
+			_ = e.fs.Remove(pf.refs.path)
+		}
+	}
+	if err := e.publishIndex(tid, num, run, index); err != nil {
+		drop()
+		if errors.Is(err, errMergeStale) {
+			return nil
+		}
+		return err
+	}
+	e.log.Debug("storage: AS OF index written", "table", t.Name, "shard", num, "parts", len(index), "took", time.Since(start))
+	return nil
+}
+
+// publishIndex adds index to the shard in one manifest edit and publishes
+// the state with it, under the apply lock as publishMerge does; it
+// returns errMergeStale when the shard no longer has run or already has
+// an index.
+func (e *Engine) publishIndex(tid catalog.TableID, num uint32, run, index []*partFile) error {
+	e.ap.Lock()
+	defer e.ap.Unlock()
+	st := e.cur.Load()
+	td := st.tables[tid]
+	if td == nil {
+		return errMergeStale
+	}
+	si := slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == num })
+	if si < 0 {
+		return errMergeStale
+	}
+	sd := td.shards[si]
+	if len(sd.asof) > 0 {
+		return errMergeStale
+	}
+	for _, pf := range run {
+		if !slices.Contains(sd.parts, pf) {
+			return errMergeStale
+		}
+	}
+	for _, pf := range sd.parts {
+		if k := pf.man.Kind; (k == manifest.KindCurrent || k == manifest.KindHistory) && !slices.Contains(run, pf) {
+			return errMergeStale
+		}
+	}
+	// A dropped table's parts leave the published parts with this
+	// publication; the manifest must not name them any more first.
+	if err := e.syncManifest(st); err != nil {
+		e.fail(err)
+		return err
+	}
+	var ed manifest.Edit
+	for _, pf := range index {
+		ed.AddParts = append(ed.AddParts, pf.man)
+	}
+	if err := e.man.Apply(ed); err != nil {
+		err = fmt.Errorf("storage: AS OF index: manifest: %w", err)
+		if errors.Is(err, manifest.ErrFailed) {
+			e.fail(err)
+		}
+		return err
+	}
+	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: sd.parts, asof: index}
+	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
+	ntd.rr.Store(td.rr.Load())
+	ntd.shards[si] = nsd
+	tables := make(map[catalog.TableID]*tableData, len(st.tables))
+	for id, x := range st.tables {
+		tables[id] = x
+	}
+	tables[tid] = ntd
+	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
+	// No read's result changes: resolved scans carry over.
+	e.scans.carry([][2]*shardData{{sd, nsd}})
+	return nil
 }
 
 // runRows walks the rows of one run's parts (key-disjoint, in key order)
@@ -200,9 +388,14 @@ func (s *runStream) head() *runRows {
 
 // splitRun returns a run's current and history parts in key order, and
 // whether they are laid out as a merge writes them: key-disjoint runs
-// whose blocks end at keys, with the same columns.
+// whose blocks end at keys, with the same columns and the same claimed
+// commit range (the index claims it too, which is how reads tell it is
+// the run's).
 func splitRun(run []*partFile) (cur, hist []*partFile, ok bool) {
 	for _, pf := range run {
+		if pf.man.MinCommit != run[0].man.MinCommit || pf.man.MaxCommit != run[0].man.MaxCommit {
+			return nil, nil, false
+		}
 		switch pf.man.Kind {
 		case manifest.KindCurrent:
 			cur = append(cur, pf)
@@ -290,11 +483,11 @@ type asofOut struct {
 	parts []*partFile
 }
 
-// buildAsOf writes the AS OF index of run, the current and history parts
-// a merge just wrote (their manifest records claiming the merge's commit
-// range), and returns its parts, open and with their manifest records.
-// It returns none when the run is not laid out as a merge writes it or no
-// row of it ever won. On error every part it wrote is closed and removed.
+// buildAsOf writes the AS OF index of run, a shard's current and history
+// parts (their manifest records claiming the run's commit range), and
+// returns its parts, open and with their manifest records. It returns
+// none when the run is not laid out as a merge writes it or no row of it
+// ever won. On error every part it wrote is closed and removed.
 func (e *Engine) buildAsOf(t *catalog.Table, shard uint32, level uint8, run []*partFile, pace func()) (out []*partFile, err error) {
 	cur, hist, ok := splitRun(run)
 	if !ok {

@@ -196,8 +196,10 @@ func TestAsOfIndexMatchesModel(t *testing.T) {
 // TestAsOfIndexLifetime: a full merge writes the index beside the run
 // (never among its parts, nor in system.parts), a reopen loads it there
 // again, a later full merge replaces it (the old index parts leave the
-// manifest in the same edit), Options.NoAsOfIndex writes none, and a
-// shard split drops it while every read at every commit stays the same.
+// manifest with the old run), a shard split drops it and the pass after
+// the split indexes the halves' runs, Options.NoAsOfIndex writes none and
+// a later pass indexes those runs, while every read at every commit stays
+// the same and Check passes.
 func TestAsOfIndexLifetime(t *testing.T) {
 	const n = 60
 	h := newHarness(t)
@@ -279,8 +281,15 @@ func TestAsOfIndexLifetime(t *testing.T) {
 	if shardCount(h, "v") < 2 {
 		t.Fatal("no split")
 	}
-	if got := index("split"); len(got) != 0 {
-		t.Fatalf("split shards keep index parts %v", got)
+	for _, sd := range asofShards(h, "v") {
+		for _, pf := range sd.asof {
+			if slices.Contains(second, pf.man.ID) {
+				t.Fatalf("split shard %d keeps index part %d of the shard split", sd.num, pf.man.ID)
+			}
+		}
+	}
+	if got := index("split"); len(got) == 0 {
+		t.Fatal("the split shards' runs were not indexed")
 	}
 	// Without the option's index, a full merge writes none.
 	h.splitBytes = 1 << 30
@@ -298,16 +307,25 @@ func TestAsOfIndexLifetime(t *testing.T) {
 	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
 		t.Fatal(err)
 	}
-	if got := index("NoAsOfIndex"); len(got) != 0 {
-		t.Fatalf("NoAsOfIndex: merges wrote index parts %v", got)
+	for _, sd := range asofShards(h, "v") {
+		if len(sd.asof) > 0 && slices.ContainsFunc(sd.parts, func(pf *partFile) bool { return pf.man.Kind == manifest.KindCurrent && pf.man.MaxCommit == h.e.LastCommit() }) {
+			t.Fatalf("NoAsOfIndex: shard %d's new run got an index", sd.num)
+		}
 	}
+	index("NoAsOfIndex")
+	// Every shard is final already, so no merge runs; the pass after the
+	// merges indexes the runs that have no index.
 	h.e.opts.NoAsOfIndex = false
+	m0 := h.e.merges.Load()
 	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
 		t.Fatal(err)
 	}
-	// Every shard is final already: the merge wrote nothing, and reads
-	// stay on the runs.
-	index("final shards, no index")
+	if h.e.merges.Load() != m0 {
+		t.Fatal("MergeFull merged final shards")
+	}
+	if got := index("runs indexed after the fact"); len(got) == 0 {
+		t.Fatal("runs without an index were not indexed")
+	}
 }
 
 // TestAsOfIndexCheckFindsDamage: Check compares each epoch with the run,

@@ -62,8 +62,9 @@ type Options struct {
 	// merges. Tests that count parts or inject faults at exact points use
 	// it; a database run this way only grows its part count.
 	NoBackgroundMerges bool
-	// NoAsOfIndex stops merges from writing the AS OF index of a versioned
-	// shard's run (asofindex.go); indexes already written are still read.
+	// NoAsOfIndex stops the merge loop from writing the AS OF index of a
+	// versioned shard's run (asofindex.go); indexes already written are
+	// still read until their run is merged away.
 	// Reads AS OF then go through the run, with the same results: the
 	// index is only an accelerator (benchmarks compare both).
 	NoAsOfIndex bool

@@ -69,8 +69,13 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool) error {
 		job, ok := e.nextMerge(full, done)
 		if !ok {
 			// Splits come after merges: a split rewrites every part of
-			// its shard, cheaper once they are merged.
-			return e.splitLoop()
+			// its shard, cheaper once they are merged. AS OF indexes
+			// come last: a run a merge or split is about to rewrite
+			// would lose its index at once.
+			if err := e.splitLoop(); err != nil {
+				return err
+			}
+			return e.indexLoop(ctx, paced)
 		}
 		if err := e.runMerge(job, paced); err != nil {
 			return err
@@ -279,33 +284,15 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		mp.MinCommit, mp.MaxCommit = lo, hi
 		files = append(files, newPartFile(e.fs, path, mp, r))
 	}
-	// A versioned shard's new run gets its AS OF index, written before
-	// the edit and added in it. The index only speeds reads up, so a
-	// failure to write it leaves the merge without one.
-	var index []*partFile
-	if t.Mode == catalog.ModeVersioned && job.plan.Oldest && !e.opts.NoAsOfIndex {
-		index, err = e.buildAsOf(t, job.shard, job.plan.Level, files, pace)
-		if err != nil {
-			e.log.Warn("storage: merge wrote no AS OF index", "table", t.Name, "shard", job.shard, "err", err)
-			index = nil
-		}
-	}
-	dropIndex := func() {
-		for _, pf := range index {
-			_ = pf.r.Close()
-			_ = e.fs.Remove(pf.refs.path)
-		}
-	}
 	var ed manifest.Edit
 	for _, pf := range job.inputs {
 		ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
 	}
-	for _, pf := range slices.Concat(files, index) {
+	for _, pf := range files {
 		ed.AddParts = append(ed.AddParts, pf.man)
 	}
-	if err := e.publishMerge(job, ed, files, index); err != nil {
+	if err := e.publishMerge(job, ed, files); err != nil {
 		drop()
-		dropIndex()
 		if errors.Is(err, errMergeStale) {
 			return nil
 		}
@@ -329,9 +316,9 @@ var errMergeStale = errors.New("storage: merge inputs are no longer live")
 //
 // The shard's AS OF index follows its run: a merge that rewrote the run
 // (an input is a current or history part) removes the old index in the
-// same edit and installs index, the new run's, if it wrote one; any other
-// merge leaves the index as it was.
-func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs, index []*partFile) error {
+// same edit (the new run gets its own once merges are done, indexLoop);
+// any other merge leaves the index as it was.
+func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) error {
 	e.ap.Lock()
 	defer e.ap.Unlock()
 	st := e.cur.Load()
@@ -358,13 +345,13 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs, index []*par
 		return errMergeStale
 	}
 	asof := sd.asof
-	if len(index) > 0 || slices.ContainsFunc(job.inputs, func(pf *partFile) bool {
+	if slices.ContainsFunc(job.inputs, func(pf *partFile) bool {
 		return pf.man.Kind == manifest.KindCurrent || pf.man.Kind == manifest.KindHistory
 	}) {
 		for _, pf := range sd.asof {
 			ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
 		}
-		asof = index
+		asof = nil
 	}
 	// A dropped table's parts leave the published parts with this
 	// publication; the manifest must not name them any more first.
