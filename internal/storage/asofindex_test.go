@@ -308,7 +308,9 @@ func TestAsOfIndexLifetime(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sd := range asofShards(h, "v") {
-		if len(sd.asof) > 0 && slices.ContainsFunc(sd.parts, func(pf *partFile) bool { return pf.man.Kind == manifest.KindCurrent && pf.man.MaxCommit == h.e.LastCommit() }) {
+		if len(sd.asof) > 0 && slices.ContainsFunc(sd.parts, func(pf *partFile) bool {
+			return pf.man.Kind == manifest.KindCurrent && pf.man.MaxCommit == h.e.LastCommit()
+		}) {
 			t.Fatalf("NoAsOfIndex: shard %d's new run got an index", sd.num)
 		}
 	}
