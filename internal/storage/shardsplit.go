@@ -193,8 +193,8 @@ func (e *Engine) splitShard(tid catalog.TableID, num uint32) error {
 		ed.SetFlushed = append(ed.SetFlushed, manifest.Flushed{Table: uint64(tid), Shard: sp.nums[i], Commit: st.commit})
 	}
 	// The run's AS OF index goes with it: the halves' runs have none
-	// until a merge writes them one (asofindex.go); reads AS OF go through
-	// the runs meanwhile.
+	// until the merge loop's index pass, right after the splits, writes
+	// them one (asofindex.go); reads AS OF go through the runs meanwhile.
 	for _, pf := range slices.Concat(sd.parts, sd.asof) {
 		ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
 	}
