@@ -184,6 +184,7 @@ func BenchmarkCommitParallel(b *testing.B) {
 var (
 	balKeys     = flag.Int("storage.keys", 100_000, "keys of BenchmarkBalances")
 	balVersions = flag.Int("storage.versions", 10, "holding versions per key of BenchmarkBalances")
+	balNoIndex  = flag.Bool("storage.noasofindex", false, "merges of BenchmarkBalances and BenchmarkMergeFull write no AS OF index (Options.NoAsOfIndex)")
 )
 
 // balancesSpec is the seed's balances schema: a three-column key, a
@@ -253,7 +254,7 @@ func balancesWrite(t *catalog.Table, g string, from, n, r int) Write {
 // version case with -storage.keys 1000000 -storage.versions 10.
 func BenchmarkBalances(b *testing.B) {
 	keys, rounds := *balKeys, *balVersions
-	e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
+	e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, NoAsOfIndex: *balNoIndex})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -309,6 +310,9 @@ func BenchmarkBalances(b *testing.B) {
 			snap.Release()
 		}
 		rows := 0
+		// CPU time per read (the process's, the prefetch goroutines
+		// included): steadier than wall time on a shared machine.
+		cpu0 := cpuTime()
 		for b.Loop() {
 			snap := e.Snapshot()
 			if _, err := snap.Scan(ctx, spec, func(bt *types.Batch) error { rows += bt.Rows; return nil }); err != nil {
@@ -316,6 +320,7 @@ func BenchmarkBalances(b *testing.B) {
 			}
 			snap.Release()
 		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 		b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 		b.ReportMetric(float64(versions)*float64(b.N)/b.Elapsed().Seconds(), "versions/s")
 		b.ReportMetric(float64(rows)/float64(b.N), "rows")
@@ -352,6 +357,7 @@ func BenchmarkBalances(b *testing.B) {
 		}
 		snap.Release()
 		b.ReportMetric(float64(bytes)/float64(versions), "bytes/version")
+		b.ReportMetric(float64(asofIndexBytes(e, t.ID))/float64(versions), "index-bytes/version")
 	}
 	b.Run("unmerged/current", func(b *testing.B) { scan(b, spec) })
 	b.Run("unmerged/lookup", lookup)
@@ -371,9 +377,19 @@ func BenchmarkBalances(b *testing.B) {
 		defer func() { ivSerial = false }()
 		scan(b, asOf)
 	}
+	// asof-middle-noindex reads through the run as if it had no AS OF
+	// index (asofindex.go): the A/B of the index in one process.
+	noIndex := func(b *testing.B) {
+		noAsOfReads = true
+		defer func() { noAsOfReads = false }()
+		scan(b, asOf)
+	}
 	b.Run("merged/asof-middle-serial", serial)
 	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
+	b.Run("merged/asof-middle-noindex", noIndex)
 	b.Run("merged/asof-middle-serial", serial)
+	b.Run("merged/asof-middle", func(b *testing.B) { scan(b, asOf) })
+	b.Run("merged/asof-middle-noindex", noIndex)
 	b.Run("merged/asof-middle-cached", func(b *testing.B) { scan(b, asOf) })
 	b.Run("merged/lookup", lookup)
 	// Two more rounds of every key, flushed but not merged: the run plus
@@ -509,4 +525,15 @@ func BenchmarkFirstScan(b *testing.B) {
 	}
 	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(rows)/float64(b.N), "rows")
+}
+
+// asofIndexBytes is the size of table id's AS OF index parts.
+func asofIndexBytes(e *Engine, id catalog.TableID) uint64 {
+	var n uint64
+	for _, sd := range e.cur.Load().tables[id].shards {
+		for _, pf := range sd.asof {
+			n += pf.man.Bytes
+		}
+	}
+	return n
 }

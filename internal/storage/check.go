@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -20,7 +21,8 @@ var ErrCheck = errors.New("storage: check failed")
 
 // Check verifies that the open engine's structures agree: the manifest
 // (manifest.Check), every live part file's checksums (part.Check), the
-// commit list (gapless, times never decreasing), and every memtable's
+// commit list (gapless, times never decreasing), every AS OF index against
+// its run (checkAsOf), and every memtable's
 // recorded resolutions against version.Resolve (invariant 4 of doc.go).
 // The WAL is held open by the engine; CheckDir replays it on a closed
 // database. Check takes each shard's read lock in turn, so commits go on;
@@ -50,6 +52,9 @@ func (e *Engine) Check() error {
 			continue
 		}
 		for _, sd := range td.shards {
+			if err := checkAsOf(sd); err != nil {
+				errs = append(errs, fmt.Errorf("table %s: %w", t.Name, err))
+			}
 			if sd.keyed == nil {
 				continue
 			}
@@ -129,16 +134,22 @@ func checkPublishedParts(st *state, ms *manifest.Snapshot) []error {
 	for id, td := range st.tables {
 		for _, sd := range td.shards {
 			want := ms.Parts(uint64(id), sd.num)
-			if len(want) != len(sd.parts) {
-				errs = append(errs, fmt.Errorf("%w: table %d shard %d publishes %d parts, the manifest names %d",
-					ErrCheck, id, sd.num, len(sd.parts), len(want)))
+			if len(want) != len(sd.parts)+len(sd.asof) {
+				errs = append(errs, fmt.Errorf("%w: table %d shard %d publishes %d parts and %d AS OF index parts, the manifest names %d",
+					ErrCheck, id, sd.num, len(sd.parts), len(sd.asof), len(want)))
 			}
 			live := map[uint64]bool{}
 			for _, p := range want {
 				live[p.ID] = true
 			}
-			for _, pf := range sd.parts {
+			for i, pf := range slices.Concat(sd.parts, sd.asof) {
 				p := pf.man
+				// Index parts repeat the run's rows: one among the parts
+				// would be read as versions.
+				if index := i >= len(sd.parts); index != (p.Kind == manifest.KindAsOf) {
+					errs = append(errs, fmt.Errorf("%w: table %d shard %d publishes part %d of kind %s among its %s",
+						ErrCheck, id, sd.num, p.ID, p.Kind, map[bool]string{true: "AS OF index parts", false: "parts"}[index]))
+				}
 				if !live[p.ID] {
 					errs = append(errs, fmt.Errorf("%w: table %d shard %d publishes part %d, which the manifest does not name (a merge input not removed?)",
 						ErrCheck, id, sd.num, p.ID))

@@ -62,6 +62,12 @@ type Options struct {
 	// merges. Tests that count parts or inject faults at exact points use
 	// it; a database run this way only grows its part count.
 	NoBackgroundMerges bool
+	// NoAsOfIndex stops the merge loop from writing the AS OF index of a
+	// versioned shard's run (asofindex.go); indexes already written are
+	// still read until their run is merged away.
+	// Reads AS OF then go through the run, with the same results: the
+	// index is only an accelerator (benchmarks compare both).
+	NoAsOfIndex bool
 	// MergePartRows bounds the rows of one part a merge writes
 	// (merge.DefaultPartRows if 0); a part is cut at a key boundary.
 	MergePartRows int
@@ -187,6 +193,11 @@ type shardData struct {
 	// parts are the shard's immutable parts, oldest first; a flush
 	// publishes a new shardData with one more part and without frozen.
 	parts []*partFile
+	// asof are the parts of the AS OF index of the shard's run
+	// (asofindex.go), nil when it has none. They repeat the run's rows, so
+	// they are never among parts: only interval reads (runscan.go) and
+	// Check open them, and they are held and retired with the parts.
+	asof []*partFile
 }
 
 // memtables returns the shard's memtables in commit order: the frozen
@@ -287,6 +298,10 @@ func (e *Engine) open() error {
 				r, err := part.OpenCached(e.fs, path, e.pages)
 				if err != nil {
 					return fmt.Errorf("storage: open part of table %s: %w", t.Name, err)
+				}
+				if p.Kind == manifest.KindAsOf {
+					sd.asof = append(sd.asof, newPartFile(e.fs, path, p, r))
+					continue
 				}
 				sd.parts = append(sd.parts, newPartFile(e.fs, path, p, r))
 			}
@@ -555,6 +570,9 @@ func (e *Engine) closeFiles() error {
 		for _, td := range st.tables {
 			for _, sd := range td.shards {
 				for _, pf := range sd.parts {
+					_ = pf.r.Close()
+				}
+				for _, pf := range sd.asof {
 					_ = pf.r.Close()
 				}
 			}

@@ -253,7 +253,7 @@ func (e *Engine) freezeLocked() *flushJob {
 		ntd := &tableData{id: td.id, keyed: td.keyed}
 		ntd.rr.Store(td.rr.Load())
 		for _, sd := range td.shards {
-			nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: sd.parts}
+			nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: sd.parts, asof: sd.asof}
 			fs := flushShard{table: id, num: sd.num}
 			if !sd.empty() {
 				fs.mem = &memtable{keyed: sd.keyed, app: sd.app}
@@ -439,7 +439,7 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 			tables[fs.table] = ntd
 		}
 		sd := td.shards[si]
-		nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: slices.Clone(sd.parts)}
+		nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, parts: slices.Clone(sd.parts), asof: sd.asof}
 		if pf := parts[i]; pf != nil {
 			ed.AddParts = append(ed.AddParts, pf.man)
 			nsd.parts = append(nsd.parts, pf)

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -90,6 +91,10 @@ func newGen(tables map[catalog.TableID]*tableData) *partGen {
 				pf.refs.n.Add(1)
 				g.parts = append(g.parts, pf.refs)
 			}
+			for _, pf := range sd.asof {
+				pf.refs.n.Add(1)
+				g.parts = append(g.parts, pf.refs)
+			}
 		}
 	}
 	return g
@@ -149,7 +154,7 @@ func acquireState(st *state) (*partGen, bool) {
 	g.n.Store(1)
 	for _, td := range st.tables {
 		for _, sd := range td.shards {
-			for _, pf := range sd.parts {
+			for _, pf := range slices.Concat(sd.parts, sd.asof) {
 				if !pf.refs.acquire() {
 					g.release()
 					return nil, false

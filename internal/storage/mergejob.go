@@ -69,8 +69,13 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool) error {
 		job, ok := e.nextMerge(full, done)
 		if !ok {
 			// Splits come after merges: a split rewrites every part of
-			// its shard, cheaper once they are merged.
-			return e.splitLoop()
+			// its shard, cheaper once they are merged. AS OF indexes
+			// come last: a run a merge or split is about to rewrite
+			// would lose its index at once.
+			if err := e.splitLoop(); err != nil {
+				return err
+			}
+			return e.indexLoop(ctx, paced)
 		}
 		if err := e.runMerge(job, paced); err != nil {
 			return err
@@ -308,6 +313,11 @@ var errMergeStale = errors.New("storage: merge inputs are no longer live")
 // flush, which builds its state from the published one under the same
 // lock, never loses the swap, and the manifest and the published state
 // change together.
+//
+// The shard's AS OF index follows its run: a merge that rewrote the run
+// (an input is a current or history part) removes the old index in the
+// same edit (the new run gets its own once merges are done, indexLoop);
+// any other merge leaves the index as it was.
 func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) error {
 	e.ap.Lock()
 	defer e.ap.Unlock()
@@ -334,6 +344,15 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	if len(parts)+len(job.inputs) != len(sd.parts) {
 		return errMergeStale
 	}
+	asof := sd.asof
+	if slices.ContainsFunc(job.inputs, func(pf *partFile) bool {
+		return pf.man.Kind == manifest.KindCurrent || pf.man.Kind == manifest.KindHistory
+	}) {
+		for _, pf := range sd.asof {
+			ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
+		}
+		asof = nil
+	}
 	// A dropped table's parts leave the published parts with this
 	// publication; the manifest must not name them any more first.
 	if err := e.syncManifest(st); err != nil {
@@ -349,7 +368,7 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	}
 	parts = append(parts, outs...)
 	sortParts(parts)
-	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts}
+	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: asof}
 	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
 	ntd.rr.Store(td.rr.Load())
 	ntd.shards[si] = nsd

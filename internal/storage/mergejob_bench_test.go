@@ -20,10 +20,10 @@ func BenchmarkMergeFull(b *testing.B) {
 	keys, rounds := *balKeys, *balVersions
 	ctx := context.Background()
 	var took, cpu time.Duration
-	var before, after, versions float64
+	var before, after, index, versions float64
 	for b.Loop() {
 		b.StopTimer()
-		e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
+		e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, NoAsOfIndex: *balNoIndex})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,6 +76,7 @@ func BenchmarkMergeFull(b *testing.B) {
 		cpu += cpuTime() - cpu0
 		b.StopTimer()
 		after = stored()
+		index = float64(asofIndexBytes(e, t.ID))
 		if err := e.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -88,6 +89,7 @@ func BenchmarkMergeFull(b *testing.B) {
 	b.ReportMetric(versions*float64(b.N)/took.Seconds(), "versions/s")
 	b.ReportMetric(before/versions, "unmerged-bytes/version")
 	b.ReportMetric(after/versions, "merged-bytes/version")
+	b.ReportMetric(index/versions, "index-bytes/version")
 }
 
 // cpuTime is the process's user and system CPU time so far.

@@ -151,7 +151,7 @@ func (e *Engine) applyPending(st, base *state, writes []Write) error {
 		ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
 		for i, psd := range ptd.shards {
 			sd := td.shards[i]
-			nsd := &shardData{num: sd.num, rng: sd.rng, frozen: sd.frozen, parts: sd.parts}
+			nsd := &shardData{num: sd.num, rng: sd.rng, frozen: sd.frozen, parts: sd.parts, asof: sd.asof}
 			switch {
 			case td.keyed && psd.keyed.list.n == 0, !td.keyed && psd.app.rows == 0:
 				continue

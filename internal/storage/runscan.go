@@ -35,7 +35,9 @@ import (
 //   - At a commit n before the run's newest commit, nothing newer is
 //     visible, and the winner of each (key, group) is the one row of the
 //     current or history run with WonAt ≤ n < EndedAt (rule 6): a range
-//     check over both runs, merged by key (scanInterval), not a re-merge.
+//     check over both runs, merged by key (scanInterval), not a re-merge;
+//     or, when the run has an AS OF index, over the index's epoch holding
+//     n alone (asofindex.go).
 //
 // Both need every row of a key in one block (part.Meta.KeyBlocks) and the
 // runs' parts to be key-disjoint; a shard that is not laid out so (or a
@@ -1009,11 +1011,19 @@ func (p *prefetcher) close() {
 }
 
 // scanInterval is the read at n < runMax: per key, the rows of the current
-// and history runs whose interval holds n.
-func (s *runScan) scanInterval(ctx context.Context) error {
+// and history runs whose interval holds n. When the run has an AS OF index
+// (asofindex.go), the epoch holding n has exactly those rows among its
+// own, so it is read alone, as the one stream: the history's rows of other
+// epochs are never decoded.
+func (s *runScan) scanInterval(ctx context.Context, sd *shardData) error {
 	all := len(s.spans) == 1 && s.spans[0].Lo == nil && s.spans[0].Hi == nil
-	a := newIvStream(s, s.rs.cur, &part.Data{}, all, 0)
-	b := newIvStream(s, s.rs.hist, &part.Data{}, all, 1)
+	cur, hist := s.rs.cur, s.rs.hist
+	if ix := sd.asofParts(s.rs, s.n); ix != nil {
+		cur, hist = ix, nil
+		asofReads.Add(1)
+	}
+	a := newIvStream(s, cur, &part.Data{}, all, 0)
+	b := newIvStream(s, hist, &part.Data{}, all, 1)
 	s.srcs = [2]*part.Data{a.d, b.d}
 	for _, st := range []*ivStream{a, b} {
 		if len(st.blocks) >= prefetchMin && !ivSerial {
@@ -1114,7 +1124,7 @@ func (rd *reader) scanRun(ctx context.Context, sd *shardData, spans []KeyRange, 
 	fastReads.Add(1)
 	if interval {
 		intervalReads.Add(1)
-		return true, s.scanInterval(ctx)
+		return true, s.scanInterval(ctx, sd)
 	}
 	return true, s.scanCurrent(ctx, sd)
 }

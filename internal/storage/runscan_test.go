@@ -90,7 +90,7 @@ func readBoth(t *testing.T, h *harness, spec ScanSpec, what string) int {
 	t.Helper()
 	read := func(slow bool) ([]string, ScanStats) {
 		slowReads = slow
-		defer func() { slowReads, scanCacheOff, ivSerial = false, false, false }()
+		defer func() { slowReads, scanCacheOff, ivSerial, noAsOfReads = false, false, false, false }()
 		snap := h.e.Snapshot()
 		defer snap.Release()
 		tbl, _ := snap.Catalog().TableByID(spec.Table)
@@ -107,10 +107,12 @@ func readBoth(t *testing.T, h *harness, spec ScanSpec, what string) int {
 	}
 	want, _ := read(true)
 	// The sources themselves (the resolved-scan cache off), with blocks
-	// decoded ahead and inline, then as reads go (an entry filled or
-	// carried earlier may serve it).
-	for _, way := range []string{"uncached", "uncached, serial", "cached"} {
+	// decoded ahead and inline, through the run's AS OF index and without
+	// it, then as reads go (an entry filled or carried earlier may serve
+	// it).
+	for _, way := range []string{"uncached", "uncached, serial", "uncached, no AS OF index", "cached"} {
 		scanCacheOff, ivSerial = way != "cached", way == "uncached, serial"
+		noAsOfReads = way == "uncached, no AS OF index"
 		got, _ := read(false)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s: fast path (%s) differs from the general path:\nfast:\n%s\ngeneral:\n%s", what, way,
@@ -187,10 +189,14 @@ func TestFastReadsMatchGeneralPath(t *testing.T) {
 						}
 					}
 				}
-				f0, i0 := fastReads.Load(), intervalReads.Load()
+				f0, i0, a0 := fastReads.Load(), intervalReads.Load(), asofReads.Load()
 				check("merged")
-				if fastReads.Load() == f0 || mode == catalog.ModeVersioned && intervalReads.Load() == i0 {
-					t.Fatalf("the fast paths did not run: %d reads, %d AS OF", fastReads.Load()-f0, intervalReads.Load()-i0)
+				if fastReads.Load() == f0 || mode == catalog.ModeVersioned && (intervalReads.Load() == i0 || asofReads.Load() == a0) {
+					t.Fatalf("the fast paths did not run: %d reads, %d AS OF, %d through the AS OF index",
+						fastReads.Load()-f0, intervalReads.Load()-i0, asofReads.Load()-a0)
+				}
+				if err := h.e.Check(); err != nil {
+					t.Fatal(err)
 				}
 				randomWrites(t, h, rng, 3, 60)
 				if err := h.e.Flush(context.Background()); err != nil {

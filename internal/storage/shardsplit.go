@@ -192,7 +192,10 @@ func (e *Engine) splitShard(tid catalog.TableID, num uint32) error {
 		ed.SetShards = append(ed.SetShards, manifest.Shard{Table: uint64(tid), Shard: sp.nums[i], Range: sp.rngs[i], State: manifest.StateActive})
 		ed.SetFlushed = append(ed.SetFlushed, manifest.Flushed{Table: uint64(tid), Shard: sp.nums[i], Commit: st.commit})
 	}
-	for _, pf := range sd.parts {
+	// The run's AS OF index goes with it: the halves' runs have none
+	// until the merge loop's index pass, right after the splits, writes
+	// them one (asofindex.go); reads AS OF go through the runs meanwhile.
+	for _, pf := range slices.Concat(sd.parts, sd.asof) {
 		ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
 	}
 	for _, side := range sp.outs {

@@ -127,6 +127,10 @@ func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 			info.Bytes += pf.man.Bytes
 			info.Parts++
 		}
+		// The AS OF index takes disk but holds no row of its own.
+		for _, pf := range sd.asof {
+			info.Bytes += pf.man.Bytes
+		}
 		out = append(out, info)
 	}
 	return out

@@ -356,7 +356,8 @@ func partEqual(a, b *Part) bool {
 		a.Kind == b.Kind && a.Rows == b.Rows && a.Bytes == b.Bytes &&
 		a.MinCommit == b.MinCommit && a.MaxCommit == b.MaxCommit &&
 		bytes.Equal(a.MinKey, b.MinKey) && bytes.Equal(a.MaxKey, b.MaxKey) &&
-		a.File == b.File && a.Location == b.Location && a.CreatedAt.Equal(b.CreatedAt)
+		a.File == b.File && a.Location == b.Location && a.CreatedAt.Equal(b.CreatedAt) &&
+		a.EpochFrom == b.EpochFrom && a.EpochTo == b.EpochTo
 }
 
 func commitEqual(a, b *Commit) bool {

@@ -310,6 +310,8 @@ const (
 	partFile      = 12
 	partLocation  = 13
 	partCreatedAt = 14 // and 15, 16 (encoder.time)
+	partEpochFrom = 17
+	partEpochTo   = 18
 )
 
 func encodePart(p *Part) []byte {
@@ -328,6 +330,11 @@ func encodePart(p *Part) []byte {
 	e.string(partFile, p.File)
 	e.string(partLocation, p.Location)
 	e.time(partCreatedAt, p.CreatedAt)
+	if p.Kind == KindAsOf {
+		// Only index parts carry an epoch: older records stay byte-identical.
+		e.uint(partEpochFrom, p.EpochFrom)
+		e.uint(partEpochTo, p.EpochTo)
+	}
 	return e.b
 }
 
@@ -369,6 +376,10 @@ func decodePart(b []byte, in *interner) (Part, error) {
 			p.File = d.string()
 		case partLocation:
 			p.Location = d.stringIn(in)
+		case partEpochFrom:
+			p.EpochFrom = d.uint()
+		case partEpochTo:
+			p.EpochTo = d.uint()
 		default:
 			d.decodeTime(partCreatedAt, &created)
 		}

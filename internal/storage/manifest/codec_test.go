@@ -29,6 +29,8 @@ func TestCodecPartRoundTrip(t *testing.T) {
 			File: "x", Location: "local", CreatedAt: time.Unix(0, 0).UTC()}, // the epoch is not the zero time
 		{ID: 2, Kind: KindCurrent, File: "old", Location: "local",
 			CreatedAt: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)}, // outside UnixNano's range
+		{ID: 3, Kind: KindAsOf, File: "ix", Location: "local", MinCommit: 4, MaxCommit: 90,
+			EpochFrom: 17, EpochTo: math.MaxUint64}, // an AS OF epoch keeps its range
 	} {
 		got, err := decodePart(encodePart(&p), nil)
 		if err != nil {
@@ -142,5 +144,22 @@ func TestCodecGoldenBytes(t *testing.T) {
 		if got := hex.EncodeToString(c.got); got != c.want {
 			t.Errorf("%s encodes as\n%s\nwant\n%s", c.name, got, c.want)
 		}
+	}
+}
+
+// An epoch range belongs to AS OF index parts alone, and is never empty.
+func TestPartEpochValidate(t *testing.T) {
+	ok := Part{ID: 1, Kind: KindAsOf, File: "f", Location: LocationLocal, EpochFrom: 0, EpochTo: 5}
+	if err := ok.validate(); err != nil {
+		t.Fatalf("valid epoch part refused: %v", err)
+	}
+	empty := ok
+	empty.EpochFrom = 5
+	if err := empty.validate(); err == nil {
+		t.Fatal("empty epoch accepted")
+	}
+	delta := Part{ID: 1, Kind: KindDelta, File: "f", Location: LocationLocal, EpochTo: 5}
+	if err := delta.validate(); err == nil {
+		t.Fatal("epoch range on a delta part accepted")
 	}
 }

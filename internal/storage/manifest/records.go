@@ -24,6 +24,13 @@ const (
 	KindHistory Kind = 3
 	// KindAppend is a part of an append table: rows in arrival order.
 	KindAppend Kind = 4
+	// KindAsOf is part of the AS OF index of a versioned shard's run: the
+	// rows of the current and history runs live in one epoch
+	// [EpochFrom, EpochTo) of commits, sorted by key. It holds no version
+	// the run does not, so the engine keeps it apart from the shard's
+	// parts (internal/storage/asofindex.go); its MinCommit and MaxCommit
+	// are the run's.
+	KindAsOf Kind = 5
 )
 
 // String returns the name system.parts shows.
@@ -37,11 +44,13 @@ func (k Kind) String() string {
 		return "history"
 	case KindAppend:
 		return "append"
+	case KindAsOf:
+		return "asof"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
-func (k Kind) valid() bool { return k >= KindDelta && k <= KindAppend }
+func (k Kind) valid() bool { return k >= KindDelta && k <= KindAsOf }
 
 // Part is one immutable data file of one shard. Its identity is the ID,
 // allocated by NextPartID and never reused (invariant 3 in doc.go).
@@ -74,6 +83,9 @@ type Part struct {
 	Location string
 	// CreatedAt is when the part was written; tiering and retention read it.
 	CreatedAt time.Time
+	// EpochFrom and EpochTo are, for a KindAsOf part, the commits
+	// [EpochFrom, EpochTo) its epoch covers; zero for every other kind.
+	EpochFrom, EpochTo uint64
 }
 
 // Ref returns the reference that removes this part in an Edit.
@@ -87,6 +99,10 @@ func (p *Part) validate() error {
 		return fmt.Errorf("part in table %d shard %d has id 0", p.Table, p.Shard)
 	case !p.Kind.valid():
 		return fmt.Errorf("part %d has unknown kind %d", p.ID, p.Kind)
+	case p.Kind == KindAsOf && p.EpochFrom >= p.EpochTo:
+		return fmt.Errorf("part %d is an AS OF epoch with empty range [%d, %d)", p.ID, p.EpochFrom, p.EpochTo)
+	case p.Kind != KindAsOf && (p.EpochFrom != 0 || p.EpochTo != 0):
+		return fmt.Errorf("part %d of kind %s has an epoch range", p.ID, p.Kind)
 	case p.MinCommit > p.MaxCommit:
 		return fmt.Errorf("part %d has min commit %d > max commit %d", p.ID, p.MinCommit, p.MaxCommit)
 	case bytes.Compare(p.MinKey, p.MaxKey) > 0:

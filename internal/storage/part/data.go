@@ -28,13 +28,18 @@ const (
 	KindHistory
 	// KindAppend holds rows of an append table; Group is 0 and Tomb false.
 	KindAppend
+	// KindAsOf is one epoch of a run's AS OF index (storage/asofindex.go):
+	// the current and history rows whose interval [WonAt, EndedAt) meets
+	// the epoch, copied with their resolution. Its rows repeat the run's,
+	// so no reader may take it for a part of the shard.
+	KindAsOf
 )
 
-var kindNames = [...]string{KindDelta: "delta", KindCurrent: "current", KindHistory: "history", KindAppend: "append"}
+var kindNames = [...]string{KindDelta: "delta", KindCurrent: "current", KindHistory: "history", KindAppend: "append", KindAsOf: "asof"}
 
 // String returns the kind as system.parts and the part metadata spell it.
 func (k Kind) String() string {
-	if k >= KindDelta && k <= KindAppend {
+	if k >= KindDelta && k <= KindAsOf {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
@@ -42,7 +47,7 @@ func (k Kind) String() string {
 
 // parseKind reads a Kind back from String's form.
 func parseKind(s string) (Kind, bool) {
-	for k := KindDelta; k <= KindAppend; k++ {
+	for k := KindDelta; k <= KindAsOf; k++ {
 		if kindNames[k] == s {
 			return k, true
 		}
@@ -244,7 +249,7 @@ func (d *Data) validate(meta *Meta) error {
 			return fmt.Errorf("part: Order must be empty or a BYTES vector of %d rows without NULLs", n)
 		}
 	}
-	if meta.Kind < KindDelta || meta.Kind > KindAppend {
+	if meta.Kind < KindDelta || meta.Kind > KindAsOf {
 		return fmt.Errorf("part: unknown part kind %d", meta.Kind)
 	}
 	if len(d.Cols) != len(meta.Columns) || len(d.IDs) != len(meta.Columns) {
