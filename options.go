@@ -19,6 +19,14 @@ type Options struct {
 	// (sorts, hash tables), in bytes; 1 GiB when zero. A query over it fails
 	// with SQLSTATE 53200 instead of taking the process down.
 	QueryMemLimit int64
+	// AsOfIndex writes an AS OF index of epochs beside each merged run of a
+	// versioned table, in the background once merges settle: the first read
+	// AS OF a past commit then reads about one current table's worth of
+	// rows instead of the whole history. Off by default, because building it
+	// costs about a full merge of CPU and, on keys that compress poorly,
+	// several times the history's bytes on disk (docs/storage-merges.md).
+	// Results are the same either way.
+	AsOfIndex bool
 	// Clock gives commit times and now(); time.Now when nil. Tests pin it.
 	Clock func() time.Time
 }

@@ -125,7 +125,7 @@ func (sd *shardData) asofParts(rs runShard, n uint64) []*partFile {
 // work for indexes dropped at the next one. A run the build finds
 // unfit (buildAsOf writes nothing) is not tried again in this pass.
 func (e *Engine) indexLoop(ctx context.Context, paced bool) error {
-	if e.opts.NoAsOfIndex {
+	if !e.opts.AsOfIndex {
 		return nil
 	}
 	tried := map[uint64]bool{}

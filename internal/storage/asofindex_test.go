@@ -197,7 +197,7 @@ func TestAsOfIndexMatchesModel(t *testing.T) {
 // (never among its parts, nor in system.parts), a reopen loads it there
 // again, a later full merge replaces it (the old index parts leave the
 // manifest with the old run), a shard split drops it and the pass after
-// the split indexes the halves' runs, Options.NoAsOfIndex writes none and
+// the split indexes the halves' runs, Options.AsOfIndex off writes none and
 // a later pass indexes those runs, while every read at every commit stays
 // the same and Check passes.
 func TestAsOfIndexLifetime(t *testing.T) {
@@ -294,7 +294,7 @@ func TestAsOfIndexLifetime(t *testing.T) {
 	// Without the option's index, a full merge writes none.
 	h.splitBytes = 1 << 30
 	h.reopen()
-	h.e.opts.NoAsOfIndex = true
+	h.e.opts.AsOfIndex = false
 	w, err = versionWrite(h.table("v"), "g", []string{"k=7 v=later idx=9"})
 	if err != nil {
 		t.Fatal(err)
@@ -311,13 +311,13 @@ func TestAsOfIndexLifetime(t *testing.T) {
 		if len(sd.asof) > 0 && slices.ContainsFunc(sd.parts, func(pf *partFile) bool {
 			return pf.man.Kind == manifest.KindCurrent && pf.man.MaxCommit == h.e.LastCommit()
 		}) {
-			t.Fatalf("NoAsOfIndex: shard %d's new run got an index", sd.num)
+			t.Fatalf("AsOfIndex off: shard %d's new run got an index", sd.num)
 		}
 	}
-	index("NoAsOfIndex")
+	index("AsOfIndex off")
 	// Every shard is final already, so no merge runs; the pass after the
 	// merges indexes the runs that have no index.
-	h.e.opts.NoAsOfIndex = false
+	h.e.opts.AsOfIndex = true
 	m0 := h.e.merges.Load()
 	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
 		t.Fatal(err)

@@ -184,7 +184,7 @@ func BenchmarkCommitParallel(b *testing.B) {
 var (
 	balKeys     = flag.Int("storage.keys", 100_000, "keys of BenchmarkBalances")
 	balVersions = flag.Int("storage.versions", 10, "holding versions per key of BenchmarkBalances")
-	balNoIndex  = flag.Bool("storage.noasofindex", false, "merges of BenchmarkBalances and BenchmarkMergeFull write no AS OF index (Options.NoAsOfIndex)")
+	balNoIndex  = flag.Bool("storage.noasofindex", false, "merges of BenchmarkBalances and BenchmarkMergeFull write no AS OF index (Options.AsOfIndex off)")
 )
 
 // balancesSpec is the seed's balances schema: a three-column key, a
@@ -254,7 +254,7 @@ func balancesWrite(t *catalog.Table, g string, from, n, r int) Write {
 // version case with -storage.keys 1000000 -storage.versions 10.
 func BenchmarkBalances(b *testing.B) {
 	keys, rounds := *balKeys, *balVersions
-	e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, NoAsOfIndex: *balNoIndex})
+	e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, AsOfIndex: !*balNoIndex})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -62,12 +62,15 @@ type Options struct {
 	// merges. Tests that count parts or inject faults at exact points use
 	// it; a database run this way only grows its part count.
 	NoBackgroundMerges bool
-	// NoAsOfIndex stops the merge loop from writing the AS OF index of a
-	// versioned shard's run (asofindex.go); indexes already written are
-	// still read until their run is merged away.
-	// Reads AS OF then go through the run, with the same results: the
-	// index is only an accelerator (benchmarks compare both).
-	NoAsOfIndex bool
+	// AsOfIndex makes the merge loop write an AS OF index of epochs for
+	// each versioned shard's run (asofindex.go). It is off by default: it
+	// makes the first read AS OF a past commit ~2–4× cheaper but costs
+	// about a full merge of CPU to build and, on data whose keys compress
+	// poorly, several times the run's bytes (docs/storage-merges.md). With
+	// it off, indexes already written are still read until their run is
+	// merged away, and reads AS OF go through the run with the same
+	// results: the index is only an accelerator.
+	AsOfIndex bool
 	// MergePartRows bounds the rows of one part a merge writes
 	// (merge.DefaultPartRows if 0); a part is cut at a key boundary.
 	MergePartRows int

@@ -23,7 +23,7 @@ func BenchmarkMergeFull(b *testing.B) {
 	var before, after, index, versions float64
 	for b.Loop() {
 		b.StopTimer()
-		e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, NoAsOfIndex: *balNoIndex})
+		e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, AsOfIndex: !*balNoIndex})
 		if err != nil {
 			b.Fatal(err)
 		}
