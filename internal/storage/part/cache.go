@@ -49,6 +49,9 @@ type Cache struct {
 	// warmed counts the pages put in the cache from them (warm.go).
 	warm   warmSet
 	warmed atomic.Int64
+	// bytes is the budget NewCache was given (Lend moves part of it
+	// elsewhere for a while; warming is bounded by the whole).
+	bytes int64
 }
 
 // cacheShard is one lock's worth of the cache. Hits take only the read
@@ -80,7 +83,7 @@ func NewCache(bytes int64) *Cache {
 	if bytes <= 0 {
 		return nil
 	}
-	c := &Cache{}
+	c := &Cache{bytes: bytes}
 	for i := range c.shards {
 		c.shards[i].m = map[pageKey]int32{}
 		c.shards[i].budget = max(bytes/cacheShards, 1)

@@ -38,6 +38,16 @@ import (
 // failed after writing) must not keep its pages forever.
 const maxWarmParts = 64
 
+// Memory is bounded too: a part whose pages would take more than half
+// the cache's budget is not warmed at all (Write stops building them: at
+// medium scale and above a merge's current run is larger than the cache,
+// and warming it would evict everything else for pages mostly evicted in
+// turn), and the parts held aside take at most the whole budget (a merge
+// opens its outputs only once all are written), the oldest dropped first.
+
+// warmPartLimit is the most bytes of pages one part is warmed with.
+func (c *Cache) warmPartLimit() int64 { return c.bytes / 2 }
+
 // warmFixed are the fixed columns warmed: what FindKey, lookupRun and
 // seekKey read.
 const warmFixed = FixSort | FixGroup | FixCommit | FixSeq | FixTomb | FixOrder | FixWonAt | FixEndedAt
@@ -53,6 +63,8 @@ type warmPage struct {
 type warmPart struct {
 	size  int64
 	pages []warmPage
+	// bytes is the pages' size as the cache counts it (pageBytes).
+	bytes int64
 }
 
 // warmSet is the parts a cache holds aside, by path, oldest first.
@@ -60,6 +72,7 @@ type warmSet struct {
 	mu    sync.Mutex
 	parts map[string]*warmPart
 	order []string
+	bytes int64
 }
 
 // keepWarm holds p aside for the next OpenCached of path.
@@ -73,11 +86,15 @@ func (c *Cache) keepWarm(path string, p *warmPart) {
 	if ws.parts == nil {
 		ws.parts = map[string]*warmPart{}
 	}
-	if _, ok := ws.parts[path]; !ok {
+	if old, ok := ws.parts[path]; ok {
+		ws.bytes -= old.bytes
+	} else {
 		ws.order = append(ws.order, path)
 	}
 	ws.parts[path] = p
-	for len(ws.order) > maxWarmParts {
+	ws.bytes += p.bytes
+	for len(ws.order) > maxWarmParts || ws.bytes > c.bytes && len(ws.order) > 1 {
+		ws.bytes -= ws.parts[ws.order[0]].bytes
 		delete(ws.parts, ws.order[0])
 		ws.order = ws.order[1:]
 	}
@@ -93,6 +110,7 @@ func (c *Cache) takeWarm(path string) *warmPart {
 		return nil
 	}
 	delete(ws.parts, path)
+	ws.bytes -= p.bytes
 	for i, s := range ws.order {
 		if s == path {
 			ws.order = append(ws.order[:i], ws.order[i+1:]...)
@@ -155,6 +173,11 @@ func (r *Reader) warm() {
 // decodePages would decode them.
 func (w *writer) warmBlock(bi, lo, hi int) {
 	d := w.d
+	defer func() {
+		if w.warm.bytes > w.warmLimit {
+			w.warm = nil // too large to be worth warming (warmPartLimit)
+		}
+	}()
 	for s := lo; s < hi; s += w.opts.PageRows {
 		e := min(s+w.opts.PageRows, hi)
 		n := e - s
@@ -186,10 +209,12 @@ func (w *writer) warmBlock(bi, lo, hi int) {
 				pd.State = copyFixed[version.State](d.State, s, e)
 			}
 			w.warm.pages = append(w.warm.pages, warmPage{block: bi, col: w.fixed[f], first: s - lo, rows: n, d: pd})
+			w.warm.bytes += pageBytes(pd)
 		}
 		for c, v := range d.Cols {
 			pd := &Data{first: s - lo, Cols: []*types.Vector{warmColumn(v, w.phys[c], s, e)}}
 			w.warm.pages = append(w.warm.pages, warmPage{block: bi, col: w.cols[c], first: s - lo, rows: n, d: pd})
+			w.warm.bytes += pageBytes(pd)
 		}
 	}
 }

@@ -147,9 +147,10 @@ func TestWarmPagesEqualDecoded(t *testing.T) {
 }
 
 // TestWarmOnlyMatchingOpen: pages are put in the cache only by the open
-// of the file they were built for (same path and size), never for a
-// reader without a cache, and a part never opened does not keep its pages
-// aside past maxWarmParts later writes.
+// of the file they were built for (same path and size), a part never
+// opened does not keep its pages aside past maxWarmParts later writes or
+// past the cache's budget, a part larger than half the budget is not
+// warmed, and neither is a history part.
 func TestWarmOnlyMatchingOpen(t *testing.T) {
 	fsys := newFS(t)
 	c := NewCache(64 << 20)
@@ -178,6 +179,36 @@ func TestWarmOnlyMatchingOpen(t *testing.T) {
 	}
 	if n := len(c.warm.parts); n != maxWarmParts || len(c.warm.order) != maxWarmParts {
 		t.Fatalf("%d parts held aside (%d in order), want %d", n, len(c.warm.order), maxWarmParts)
+	}
+	// Held-aside pages take at most the cache's budget, and a part whose
+	// pages would take more than half of it is not warmed at all.
+	one := c.warm.parts["parts/x0"]
+	if one == nil {
+		one = c.warm.parts[c.warm.order[0]]
+	}
+	small := NewCache(one.bytes * 5 / 2)
+	for i := range 4 {
+		if _, err := Write(fsys, fmt.Sprint("parts/y", i), fx.d, fx.meta, WriteOptions{Warm: small}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(small.warm.parts); n != 2 || small.warm.bytes != 2*one.bytes || small.warm.parts["parts/y3"] == nil {
+		t.Fatalf("%d parts (%d bytes) held aside in a cache of %d bytes; want the newest 2 of %d bytes each", n, small.warm.bytes, small.bytes, one.bytes)
+	}
+	if r, err := OpenCached(fsys, "parts/y3", small); err != nil {
+		t.Fatal(err)
+	} else {
+		r.Close()
+	}
+	if small.warm.bytes != one.bytes || small.Stats().Warmed == 0 {
+		t.Fatalf("after the open: %d bytes held aside, %d pages warmed", small.warm.bytes, small.Stats().Warmed)
+	}
+	tiny := NewCache(one.bytes * 3 / 2)
+	if _, err := Write(fsys, "parts/z", fx.d, fx.meta, WriteOptions{Warm: tiny}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tiny.warm.parts) != 0 {
+		t.Fatal("a part larger than half the cache was warmed")
 	}
 	// A history part is not warmed.
 	fx.meta.Kind = KindHistory

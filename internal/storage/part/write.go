@@ -97,7 +97,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 		return Info{}, fmt.Errorf("part: create %s: %w", path, err)
 	}
 	if opts.Warm != nil && (meta.Kind == KindDelta || meta.Kind == KindCurrent) {
-		w.warm = &warmPart{}
+		w.warm, w.warmLimit = &warmPart{}, opts.Warm.warmPartLimit()
 	}
 	info, err := w.write(f)
 	if err == nil {
@@ -132,8 +132,10 @@ type writer struct {
 	phys  []physical
 	vals  []parquet.Value
 	wide  []byte
-	// warm collects the pages built for WriteOptions.Warm, or is nil.
-	warm *warmPart
+	// warm collects the pages built for WriteOptions.Warm, or is nil;
+	// warmLimit is the most bytes of them the part may take.
+	warm      *warmPart
+	warmLimit int64
 }
 
 // write encodes the whole file through a sealWriter onto f.
