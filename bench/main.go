@@ -45,6 +45,8 @@ type config struct {
 	state     bool
 	// quiet settles each system (its merges done) before R1 and R4.
 	quiet bool
+	// lookupProf profiles the lookups of R1 and R4 alone.
+	lookupProf string
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -62,6 +64,7 @@ func parseFlags(args []string) (*config, error) {
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
+	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -74,9 +77,9 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, state: *state, quiet: *quiet}
-	if c.cpuProf != "" && c.firstProf != "" {
-		return nil, errors.New("-cpuprofile and -firstprofile: one CPU profile at a time")
+		firstProf: *firstProf, state: *state, quiet: *quiet, lookupProf: *lookupProf}
+	if c.cpuProf != "" && c.firstProf != "" || c.cpuProf != "" && c.lookupProf != "" {
+		return nil, errors.New("-cpuprofile with -firstprofile or -lookupprofile: one CPU profile at a time")
 	}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {

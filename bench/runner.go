@@ -1,15 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/schollz/progressbar/v3"
 )
@@ -307,20 +310,40 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			return nil, fmt.Errorf("settle: %w", err)
 		}
 	}
+	if cfg.lookupProf != "" {
+		f, err := os.Create(cfg.lookupProf)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for _, asOf := range []bool{false, true} {
 		commit, p50, p99, label := uint64(0), mR1p50, mR1p99, "R1"
 		if asOf {
 			commit, p50, p99, label = midCommit, mR4p50, mR4p99, "R4"
 		}
 		ds := make([]time.Duration, len(keys))
+		// cs is each lookup's CPU time on its own thread: the calling
+		// goroutine is locked to one, so a lookup's own work is counted
+		// and background merges' is not. A slow lookup whose CPU is near
+		// its wall time did work (a cold page); one whose CPU is far
+		// below waited (for a core, a lock, a page another read decodes).
+		cs := make([]time.Duration, len(keys))
+		runtime.LockOSThread()
 		wrong := 0
 		cpu0 := processCPU()
 		b := bar(len(keys), name+" "+label)
 		for i, k := range keys {
 			chain, addr, tok := KeyOf(cfg.seed, k)
+			c := threadCPU()
 			t := time.Now()
 			v, err := sys.Point(ctx, chain, addr, tok, commit)
 			ds[i] = time.Since(t)
+			cs[i] = threadCPU() - c
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", label, err)
 			}
@@ -338,6 +361,8 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// CPU time per lookup: less sensitive to a shared machine's load
 		// than wall time (background merges, if running, count too).
 		fmt.Printf("%s: %s CPU %.1f µs per lookup\n", name, label, us(processCPU()-cpu0)/float64(len(keys)))
+		runtime.UnlockOSThread()
+		printTail(name, label, ds, cs)
 		if wrong > 1 {
 			rep.fail("%s %s: %d of %d answers differ from the model", name, label, wrong, len(keys))
 		}
@@ -409,4 +434,44 @@ func printState(ctx context.Context, sys System, when string) {
 		return
 	}
 	fmt.Printf("%s: state %s:\n%s", sys.Name(), when, s)
+}
+
+// threadCPU is the CPU time the calling thread has used, to the
+// nanosecond (CLOCK_THREAD_CPUTIME_ID; getrusage's RUSAGE_THREAD counts in
+// scheduler ticks, too coarse for a lookup). 0 where the clock is missing.
+func threadCPU() time.Duration {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// clockThreadCPUTime is Linux's CLOCK_THREAD_CPUTIME_ID.
+const clockThreadCPUTime = 3
+
+// printTail prints where the lookups' time went: the thread CPU of the
+// median lookup and, of the slowest 1 % by wall time, their wall and CPU
+// time (a tail that is CPU is work; one that is not is waiting).
+func printTail(name, label string, ds, cs []time.Duration) {
+	idx := make([]int, len(ds))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(ds[a], ds[b]) })
+	sortedCPU := slices.Clone(cs)
+	slices.Sort(sortedCPU)
+	tail := idx[len(idx)-max(len(idx)/100, 1):]
+	var wall, cpu time.Duration
+	worked := 0
+	for _, i := range tail {
+		wall += ds[i]
+		cpu += cs[i]
+		if cs[i]*2 >= ds[i] {
+			worked++
+		}
+	}
+	k := time.Duration(len(tail))
+	fmt.Printf("%s: %s thread CPU p50 %.0f µs, p99 %.0f µs; slowest 1 %% (%d): wall %.0f µs, thread CPU %.0f µs on average, %d of them at least half CPU\n",
+		name, label, us(quantile(sortedCPU, 0.5)), us(quantile(sortedCPU, 0.99)), len(tail), us(wall/k), us(cpu/k), worked)
 }

@@ -521,7 +521,7 @@ func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFil
 	path := filepath.Join(e.dir, filepath.FromSlash(file))
 	// Blocks of 8192 rows: a point lookup decodes one block per part, and
 	// at 64 Ki rows (part.DefaultBlockRows) that is most of its cost.
-	info, err := part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows})
+	info, err := part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()})
 	if err != nil {
 		return nil, fmt.Errorf("storage: flush: %w", err)
 	}

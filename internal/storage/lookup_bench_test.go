@@ -20,12 +20,27 @@ import (
 // It returns the engine, the table and the middle commit.
 func loadBalancesRuns(b *testing.B, pageCache int64) (*Engine, *catalog.Table, uint64) {
 	b.Helper()
-	keys, rounds := *balKeys, *balVersions
 	dir := b.TempDir()
 	e, err := Open(dir, Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
 	if err != nil {
 		b.Fatal(err)
 	}
+	t, mid := writeBalancesRuns(b, e)
+	if err := e.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if e, err = Open(dir, Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, PageCacheBytes: pageCache}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	return e, t, mid
+}
+
+// writeBalancesRuns writes loadBalancesRuns' table into e and merges it;
+// it returns the table and the middle commit.
+func writeBalancesRuns(b *testing.B, e *Engine) (*catalog.Table, uint64) {
+	b.Helper()
+	keys, rounds := *balKeys, *balVersions
 	ctx := context.Background()
 	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
 		_, _, err := c.CreateTable(balancesSpec(), n)
@@ -62,14 +77,7 @@ func loadBalancesRuns(b *testing.B, pageCache int64) (*Engine, *catalog.Table, u
 	if err := e.MergeNow(ctx, MergeFull); err != nil {
 		b.Fatal(err)
 	}
-	if err := e.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if e, err = Open(dir, Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, PageCacheBytes: pageCache}); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = e.Close() })
-	return e, t, mid
+	return t, mid
 }
 
 // balancesKey sets key to the primary key of balances key k
@@ -274,4 +282,75 @@ func BenchmarkLookupAfterScan(b *testing.B) {
 	}
 	b.Run("current", func(b *testing.B) { run(b, 0) })
 	b.Run("asof-middle", func(b *testing.B) { run(b, mid) })
+}
+
+// BenchmarkLookupFresh looks keys up right after the engine wrote the
+// parts that hold them, as bench/ R1 does after its ingest: the balances
+// table merged into runs (writeBalancesRuns) and then 8 delta flushes of
+// 2 % of the keys each, in the same engine, with no warming pass and each
+// key looked up once (-benchtime at most -storage.keys). "written" lets
+// flushes and merges put the pages of what they write into the page cache
+// (part.WriteOptions.Warm); "decoded" does not, so lookups decode them.
+// It reports p50, p99 and the pages decoded per lookup (misses/op).
+func BenchmarkLookupFresh(b *testing.B) {
+	for _, warm := range []bool{false, true} {
+		name := "decoded"
+		if warm {
+			name = "written"
+		}
+		b.Run(name, func(b *testing.B) {
+			noWarmWrites = !warm
+			defer func() { noWarmWrites = false }()
+			e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			t, _ := writeBalancesRuns(b, e)
+			ctx := context.Background()
+			rng := rand.New(rand.NewPCG(3, 4))
+			keys := *balKeys
+			for d := range 8 {
+				ks := make([]int, 0, keys/50)
+				seen := map[int]bool{}
+				for len(ks) < keys/50 {
+					if k := rng.IntN(keys); !seen[k] {
+						seen[k] = true
+						ks = append(ks, k)
+					}
+				}
+				if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(t, ks, 100+d)}}); err != nil {
+					b.Fatal(err)
+				}
+				if err := e.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			amount, _ := t.Column("amount")
+			snap := e.Snapshot()
+			defer snap.Release()
+			key := make([]types.Value, 3)
+			spec := ScanSpec{Cols: []catalog.ColumnID{amount.ID}}
+			var lat []time.Duration
+			misses := e.pages.Stats().Misses
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if i >= keys {
+					b.Fatalf("-benchtime above -storage.keys (%d): keys would be looked up twice", keys)
+				}
+				balancesKey(key, (i*7919)%keys)
+				start := time.Now()
+				if _, ok, err := snap.Lookup(ctx, t.ID, key, spec); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			n := float64(len(lat))
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+			b.ReportMetric(float64(e.pages.Stats().Misses-misses)/n, "misses/op")
+		})
+	}
 }

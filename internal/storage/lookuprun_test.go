@@ -230,3 +230,107 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 		t.Fatal("no lookup was answered from a run")
 	}
 }
+
+// TestLookupWarmedPages: lookups through the pages flushes and merges put
+// in the cache as they write (part.WriteOptions.Warm) answer exactly as
+// lookups that decode the same parts from their files. The same writes go
+// to two engines, one warming and one not (noWarmWrites), and at each
+// stage (versions in the memtable, after flushes, after a full merge into
+// runs of several parts, after more flushes over the runs) every key and
+// one never written is looked up current and AS OF every few commits,
+// with the group's columns, every column, and _commit.
+func TestLookupWarmedPages(t *testing.T) {
+	ctx := context.Background()
+	const keys = 3000
+	open := func(warm bool) *Engine {
+		noWarmWrites = !warm
+		defer func() { noWarmWrites = false }()
+		e, err := Open(t.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, MergePartRows: 2500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close() })
+		if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+			_, _, err := c.CreateTable(balancesSpec(), n)
+			return err
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	engines := [2]*Engine{open(true), open(false)}
+	tbl, _ := engines[0].Catalog().Table("balances")
+	rng := rand.New(rand.NewPCG(7, 8))
+	round := 0
+	write := func(batches int) {
+		for range batches {
+			ks := make([]int, 0, keys/4)
+			for range keys / 4 {
+				ks = append(ks, rng.IntN(keys))
+			}
+			for _, e := range engines {
+				if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, ks, round)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			round++
+		}
+	}
+	each := func(f func(e *Engine) error) {
+		for _, e := range engines {
+			noWarmWrites = e == engines[1]
+			err := f(e)
+			noWarmWrites = false
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	flush := func(e *Engine) error { return e.Flush(ctx) }
+	check := func(stage string) {
+		t.Helper()
+		amount, _ := tbl.Column("amount")
+		snaps := [2]*Snapshot{engines[0].Snapshot(), engines[1].Snapshot()}
+		defer snaps[0].Release()
+		defer snaps[1].Release()
+		newest := snaps[0].Commit()
+		key := make([]types.Value, 3)
+		for n := uint64(0); n <= newest; n += 1 + newest/5 {
+			for _, spec := range []ScanSpec{{Cols: []catalog.ColumnID{amount.ID}, AsOf: n}, {Cols: allCols(tbl), AsOf: n, Commit: true}} {
+				for k := 0; k <= keys; k++ {
+					balancesKey(key, k)
+					var got [2]string
+					for i, s := range snaps {
+						row, ok, err := s.Lookup(ctx, tbl.ID, key, spec)
+						if err != nil {
+							t.Fatalf("%s: lookup %d at %d: %v", stage, k, n, err)
+						}
+						got[i] = fmt.Sprint(ok, row)
+					}
+					if got[0] != got[1] {
+						t.Fatalf("%s: lookup of key %d at %d (%d columns): %s through warmed pages, %s decoded", stage, k, n, len(spec.Cols), got[0], got[1])
+					}
+				}
+			}
+		}
+	}
+	write(4)
+	check("memtable")
+	for range 3 {
+		write(3)
+		each(flush)
+	}
+	check("deltas")
+	each(func(e *Engine) error { return e.MergeNow(ctx, MergeFull) })
+	check("runs")
+	for range 2 {
+		write(2)
+		each(flush)
+	}
+	check("runs and deltas")
+	if st := engines[0].pages.Stats(); st.Warmed == 0 {
+		t.Fatal("no page was warmed")
+	} else if st := engines[1].pages.Stats(); st.Warmed != 0 {
+		t.Fatalf("%d pages warmed with warming off", st.Warmed)
+	}
+}

@@ -237,7 +237,7 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	outs, stats, err := merge.Merge(readers, merge.Options{
 		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest,
 		PartRows: e.opts.MergePartRows,
-		Write:    part.WriteOptions{BlockRows: flushBlockRows},
+		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()},
 		Pace:     pace,
 		Create: func(part.Kind) (string, uint64, error) {
 			id, err := e.man.NextPartID()

@@ -89,6 +89,27 @@ func BenchmarkWrite(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// BenchmarkWriteWarm is BenchmarkWrite building the pages for a cache
+// (WriteOptions.Warm) and opening the part with it: what warming costs a
+// flush or merge on top of writing.
+func BenchmarkWriteWarm(b *testing.B) {
+	fx := benchFixture()
+	for b.Loop() {
+		fsys := vfs.NewMem()
+		c := NewCache(1 << 30)
+		if _, err := Write(fsys, "p.parquet", fx.d, fx.meta, WriteOptions{Warm: c}); err != nil {
+			b.Fatal(err)
+		}
+		r, err := OpenCached(fsys, "p.parquet", c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+	}
+	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(0, "ns/op")
+}
+
 func BenchmarkReadColumns(b *testing.B) {
 	fx := benchFixture()
 	fsys := vfs.NewMem()

@@ -45,6 +45,13 @@ type pageKey struct {
 // usable; see NewCache. A nil *Cache caches nothing.
 type Cache struct {
 	shards [cacheShards]cacheShard
+	// warm holds the pages Write built for parts not yet opened, and
+	// warmed counts the pages put in the cache from them (warm.go).
+	warm   warmSet
+	warmed atomic.Int64
+	// bytes is the budget NewCache was given (Lend moves part of it
+	// elsewhere for a while; warming is bounded by the whole).
+	bytes int64
 }
 
 // cacheShard is one lock's worth of the cache. Hits take only the read
@@ -76,7 +83,7 @@ func NewCache(bytes int64) *Cache {
 	if bytes <= 0 {
 		return nil
 	}
-	c := &Cache{}
+	c := &Cache{bytes: bytes}
 	for i := range c.shards {
 		c.shards[i].m = map[pageKey]int32{}
 		c.shards[i].budget = max(bytes/cacheShards, 1)
@@ -169,6 +176,9 @@ type CacheStats struct {
 	Hits, Misses int64
 	Pages        int
 	Bytes        int64
+	// Warmed is the pages put in the cache from the rows a part was
+	// written from (WriteOptions.Warm) rather than decoded.
+	Warmed int64
 }
 
 // Stats reports the cache's counters; the zero value for a nil cache.
@@ -186,6 +196,7 @@ func (c *Cache) Stats() CacheStats {
 		st.Hits += s.hits.Load()
 		st.Misses += s.misses.Load()
 	}
+	st.Warmed = c.warmed.Load()
 	return st
 }
 

@@ -77,6 +77,7 @@ func OpenCached(fsys vfs.FS, path string, c *Cache) (*Reader, error) {
 		f.Close()
 		return nil, err
 	}
+	r.warm()
 	return r, nil
 }
 

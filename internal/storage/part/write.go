@@ -36,6 +36,11 @@ type WriteOptions struct {
 	// PageRows bounds a page's rows: every page ends at a multiple of it
 	// (0 = PageRows, HistoryPageRows for a KindHistory part).
 	PageRows int
+	// Warm, if not nil, is the cache the part will be opened with: the
+	// pages lookups read of a delta or current part are built from the
+	// rows written and put in it by the next OpenCached of the path
+	// (warm.go), so that lookups right after a flush or merge find them.
+	Warm *Cache
 }
 
 // ColumnSize is the space one column takes in a part, summed over blocks.
@@ -91,6 +96,9 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 	if err != nil {
 		return Info{}, fmt.Errorf("part: create %s: %w", path, err)
 	}
+	if opts.Warm != nil && (meta.Kind == KindDelta || meta.Kind == KindCurrent) {
+		w.warm, w.warmLimit = &warmPart{}, opts.Warm.warmPartLimit()
+	}
 	info, err := w.write(f)
 	if err == nil {
 		err = f.Sync()
@@ -104,6 +112,10 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 	if err != nil {
 		_ = fsys.Remove(path)
 		return Info{}, fmt.Errorf("part: write %s: %w", path, err)
+	}
+	if w.warm != nil {
+		w.warm.size = info.Bytes
+		opts.Warm.keepWarm(path, w.warm)
 	}
 	return info, nil
 }
@@ -120,6 +132,10 @@ type writer struct {
 	phys  []physical
 	vals  []parquet.Value
 	wide  []byte
+	// warm collects the pages built for WriteOptions.Warm, or is nil;
+	// warmLimit is the most bytes of them the part may take.
+	warm      *warmPart
+	warmLimit int64
 }
 
 // write encodes the whole file through a sealWriter onto f.
@@ -170,6 +186,9 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		cw := pw.ColumnWriters()
 		if err := w.writeBlock(cw, lo, hi); err != nil {
 			return Info{}, err
+		}
+		if w.warm != nil {
+			w.warmBlock(len(blocks), lo, hi)
 		}
 		if err := pw.Flush(); err != nil {
 			return Info{}, err
