@@ -42,7 +42,9 @@ type config struct {
 	// firstProf profiles R2's first run alone; state prints each system's
 	// storage state (stater) right before it.
 	firstProf string
-	state     bool
+	// ingestProf profiles the W1 phase (every system's ingest) alone.
+	ingestProf string
+	state      bool
 	// quiet settles each system (its merges done) before R1 and R4.
 	quiet bool
 }
@@ -61,6 +63,7 @@ func parseFlags(args []string) (*config, error) {
 	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
+	ingestProf := fs.String("ingestprofile", "", "write a CPU profile of the W1 ingest phase alone to this file (not with -cpuprofile or -firstprofile)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
@@ -74,9 +77,15 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, state: *state, quiet: *quiet}
-	if c.cpuProf != "" && c.firstProf != "" {
-		return nil, errors.New("-cpuprofile and -firstprofile: one CPU profile at a time")
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet}
+	profs := 0
+	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf} {
+		if p != "" {
+			profs++
+		}
+	}
+	if profs > 1 {
+		return nil, errors.New("-cpuprofile, -firstprofile and -ingestprofile: one CPU profile at a time")
 	}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {
