@@ -1,0 +1,248 @@
+package storage
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/strata-db/strata/internal/types"
+)
+
+// A commit waits for its WAL fsync (about a millisecond or more) before it
+// may touch the memtables: applying a version changes what the version
+// rules decided about older ones, which must not happen for a commit that
+// may never become durable (R5.6; a failed fsync leaves nothing behind).
+// The lookups that precede the changes do not change anything, though, so
+// Commit runs them while the fsync is under way, on the core the waiting
+// committer leaves idle: the rows' shards, the sort keys' encodings and the
+// hash probes for the keys' entries (the probes miss the cache; a warm
+// probe after the fsync is cheap). After the fsync applyWrite uses what
+// still holds:
+//
+//   - the placement of rows in shards, if the table has the same shards
+//     with the same memtables (a flush, merge or split installs new ones);
+//   - a found entry, if its memtable is the same: entries are never removed
+//     from a memtable (skiplist.go), so it is still the key's entry;
+//   - a key found missing, if the memtable has had no key inserted since
+//     (its skip list's count is the same); otherwise it is looked up again.
+//
+// Nothing here takes the memtable's write lock or writes to shared state;
+// the probes take its read lock only if it is free (TryRLock), so a
+// prepare never delays another commit's apply: it is skipped instead.
+
+// commitPrep is what prepare found for each write of a commit.
+type commitPrep struct {
+	writes []writePrep
+}
+
+// writePrep is one write's placement and, per shard, its keys' entries.
+type writePrep struct {
+	ok       bool       // prepared; false for writes prepare leaves alone
+	td       *tableData // the table data it was prepared against
+	mems     []*keyedMem
+	perShard [][]int
+	shards   []shardPrep
+}
+
+// shardPrep is the looked-up entries of one shard's rows of a write.
+type shardPrep struct {
+	m       *keyedMem // nil when not prepared (the memtable was busy)
+	n       int       // m.list.n at the lookups
+	keyPos  []int     // batch positions of the key columns the keys encode
+	keys    []byte
+	offs    []int // len(ents)+1 bounds of the keys
+	ents    []*keyEntry
+	missing []int // indexes of rows whose key m lacked
+	touched int   // what lookup's touches read (kept so they are not optimised away)
+}
+
+// prepPool recycles commitPreps, so that their slices keep their memory
+// from one commit to the next.
+var prepPool = sync.Pool{New: func() any { return new(commitPrep) }}
+
+// prepare looks up the entries of ws's keyed version writes in the current
+// memtables; see above. It returns nil when there is nothing to prepare.
+func (e *Engine) prepare(ws []Write) *commitPrep {
+	if len(ws) == 0 {
+		return nil
+	}
+	st := e.cur.Load()
+	var cp *commitPrep
+	var scratch []byte
+	for i := range ws {
+		w := &ws[i]
+		if w.Kind != WriteVersion || w.Batch == nil || w.Batch.Rows == 0 {
+			continue
+		}
+		td := st.tables[w.Table]
+		t, ok := st.cat.TableByID(w.Table)
+		if td == nil || !ok || !td.keyed || !routed(td, t) {
+			continue
+		}
+		if cp == nil {
+			cp = prepPool.Get().(*commitPrep)
+			cp.writes = slices.Grow(cp.writes[:0], len(ws))[:len(ws)]
+			for j := range cp.writes {
+				cp.writes[j].ok = false
+			}
+		}
+		wp := &cp.writes[i]
+		perShard, err := routeRows(td, t, w, 0, &scratch)
+		if err != nil {
+			continue // the apply reports it
+		}
+		wp.td, wp.perShard = td, perShard
+		wp.mems = wp.mems[:0]
+		for _, sd := range td.shards {
+			wp.mems = append(wp.mems, sd.keyed)
+		}
+		if cap(wp.shards) < len(td.shards) {
+			wp.shards = make([]shardPrep, len(td.shards))
+		}
+		wp.shards = wp.shards[:len(td.shards)]
+		var prev *writePrep // the previous prepared write of the same table
+		for j := i - 1; j >= 0; j-- {
+			if cp.writes[j].ok && cp.writes[j].td == td {
+				prev = &cp.writes[j]
+				break
+			}
+		}
+		for s, rs := range perShard {
+			sp := &wp.shards[s]
+			sp.m = nil
+			if len(rs) == 0 {
+				continue
+			}
+			var pk []int
+			if pk, err = keyPositions(t, w, 0, sp.keyPos[:0]); err != nil {
+				break
+			}
+			sp.keyPos = pk
+			var psp *shardPrep
+			if prev != nil && prev.shards[s].m == td.shards[s].keyed {
+				psp = &prev.shards[s]
+			}
+			td.shards[s].keyed.lookup(w.Batch, rs, sp, psp)
+		}
+		wp.ok = err == nil
+	}
+	return cp
+}
+
+// releasePrep returns cp to the pool once its commit is applied; its
+// entries must not keep a dropped memtable alive.
+func (e *Engine) releasePrep(cp *commitPrep) {
+	if cp == nil {
+		return
+	}
+	for i := range cp.writes {
+		wp := &cp.writes[i]
+		wp.td = nil
+		clear(wp.mems)
+		for s := range wp.shards {
+			sp := &wp.shards[s]
+			sp.m = nil
+			clear(sp.ents)
+		}
+		wp.ok = false
+	}
+	prepPool.Put(cp)
+}
+
+// write returns the prepare of write i, nil if there is none.
+func (cp *commitPrep) write(i int) *writePrep {
+	if cp == nil || i >= len(cp.writes) || !cp.writes[i].ok {
+		return nil
+	}
+	return &cp.writes[i]
+}
+
+// valid reports whether wp's placement of rows holds for td: the table has
+// the same shards, with the same memtables.
+func (wp *writePrep) valid(td *tableData) bool {
+	if wp == nil || len(td.shards) != len(wp.mems) {
+		return false
+	}
+	for s, sd := range td.shards {
+		if sd.keyed != wp.mems[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// shard returns the prepare of shard s's rows, nil if there is none.
+func (wp *writePrep) shard(s int) *shardPrep {
+	if wp == nil || s >= len(wp.shards) || wp.shards[s].m == nil {
+		return nil
+	}
+	return &wp.shards[s]
+}
+
+// lookup fills sp with the keys of rows and their entries in m, nil for
+// the keys m lacks, unless m's lock is taken (then sp.m stays nil). psp, if
+// not nil, is the previous write's prepare of the same rows (another group
+// of the same statement): a row whose key is the same there takes its
+// entry, found or not, without a probe.
+func (m *keyedMem) lookup(b *types.Batch, rows []int, sp, psp *shardPrep) {
+	if !m.mu.TryRLock() {
+		return
+	}
+	defer m.mu.RUnlock()
+	sp.keys, sp.offs, sp.ents, sp.missing = sp.keys[:0], sp.offs[:0], sp.ents[:0], sp.missing[:0]
+	if psp != nil && !slices.Equal(psp.keyPos, sp.keyPos) {
+		psp = nil
+	}
+	var prevEnt *keyEntry
+	touch := 0
+	for i, r := range rows {
+		start := len(sp.keys)
+		for _, p := range sp.keyPos {
+			sp.keys = types.AppendKeyAt(sp.keys, b.Cols[p], r)
+		}
+		sp.offs = append(sp.offs, start)
+		k := sp.keys[start:]
+		var e *keyEntry
+		if psp != nil && i < len(psp.ents) && string(psp.keys[psp.offs[i]:psp.offs[i+1]]) == string(k) {
+			e = psp.ents[i]
+		} else {
+			e = m.list.get(k)
+		}
+		if e == nil {
+			sp.missing = append(sp.missing, i)
+		} else if e != prevEnt {
+			touch += e.touch()
+		}
+		prevEnt = e
+		sp.ents = append(sp.ents, e)
+	}
+	sp.offs = append(sp.offs, len(sp.keys))
+	sp.m, sp.n, sp.touched = m, m.list.n, touch
+}
+
+// touch reads what applying a version to e reads first, so that the
+// apply after the fsync finds it in the cache instead of waiting for
+// memory: e's groups, each group's newest winner and its ordering values,
+// which the version rules (the Register's newest counted version) compare a
+// new version with. It returns a sum of
+// what it read only so that the reads are kept. Callers hold m's read lock.
+func (e *keyEntry) touch() int {
+	t := len(e.dels)
+	for gi := range e.groups {
+		g := &e.groups[gi]
+		t += int(g.id)
+		if p, ok := g.reg.Winner(); ok {
+			t += int(p.Seq)
+		}
+		if g.win < 0 || g.win >= len(g.vers) {
+			continue
+		}
+		v := &g.vers[g.win].v
+		for _, o := range v.Order {
+			if len(o) > 0 {
+				t += int(o[0]) + int(o[len(o)-1])
+			}
+		}
+		t += len(v.Values) + len(g.res)
+	}
+	return t
+}
