@@ -1,10 +1,11 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -291,7 +292,6 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 	if w.Batch.Rows == 0 {
 		return nil
 	}
-	pos := func(id catalog.ColumnID) int { return colPos(w, id) }
 	var perShard [][]int
 	if wp.valid(td) {
 		perShard = wp.perShard
@@ -326,24 +326,10 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 			return fmt.Errorf("storage: commit %d: unknown group %d", commit, w.Group)
 		}
 		kw.ord = ordering(t, g)
-		for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
-			p := pos(id)
-			if p < 0 {
-				return fmt.Errorf("storage: commit %d: write lacks ordering column %d", commit, id)
-			}
-			kw.ordPos = append(kw.ordPos, p)
+		if err := versionPositions(t, g, w, commit, kw); err != nil {
+			return err
 		}
-		// The payload holds the group's columns in ascending id order
-		// whatever order the write lists them in, so that a flushed
-		// version's payload can be rebuilt byte for byte from its part
-		// row and repeats are recognised across flushes (R3.4).
 		kw.lay = &layout{}
-		for i, id := range w.Cols {
-			if !t.IsKey(id) {
-				kw.payPos = append(kw.payPos, i)
-			}
-		}
-		sort.Slice(kw.payPos, func(a, b int) bool { return w.Cols[kw.payPos[a]] < w.Cols[kw.payPos[b]] })
 		for _, i := range kw.payPos {
 			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
 			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
@@ -364,6 +350,32 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 			return err
 		}
 	}
+	return nil
+}
+
+// versionPositions fills kw.ordPos and kw.payPos for a version write w to
+// group g of t: the batch positions of g's VALID BY then REVISION BY
+// columns, and of the payload (non-key) columns in ascending column id
+// order, whatever order the write lists them in, so that a flushed
+// version's payload can be rebuilt byte for byte from its part row and
+// repeats are recognised across flushes (R3.4).
+func versionPositions(t *catalog.Table, g *catalog.Group, w *Write, commit uint64, kw *keyedWrite) error {
+	kw.ordPos, kw.payPos = kw.ordPos[:0], kw.payPos[:0]
+	for _, ids := range [2][]catalog.ColumnID{g.ValidBy, g.RevisionBy} {
+		for _, id := range ids {
+			p := colPos(w, id)
+			if p < 0 {
+				return fmt.Errorf("storage: commit %d: write lacks ordering column %d", commit, id)
+			}
+			kw.ordPos = append(kw.ordPos, p)
+		}
+	}
+	for i, id := range w.Cols {
+		if !t.IsKey(id) {
+			kw.payPos = append(kw.payPos, i)
+		}
+	}
+	slices.SortFunc(kw.payPos, func(a, b int) int { return cmp.Compare(w.Cols[a], w.Cols[b]) })
 	return nil
 }
 

@@ -371,28 +371,49 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 		sizes = append(sizes, 0)
 	}
 	m.scratch.colSizes = sizes
+	// The rows' values encoded while the fsync ran (prepare.go): the
+	// memtable keeps that block instead of copies in its arena.
+	var pvals []byte
+	var psegs []int
+	if pv := sp.encoded(m, rows, kw); pv != nil {
+		copy(sizes, pv.sizes)
+		pvals, psegs = pv.vals, pv.segs
+		m.arena.used += int64(len(pvals))
+		pv.vals = nil // the memtable's now, not the prepare's to reuse
+	}
 	defer func() {
 		for i, p := range kw.payPos {
 			m.colBytes[kw.w.Cols[p]] += sizes[i]
 		}
 	}()
+	k := len(kw.ordPos) + 1
 	for ri, r := range rows {
-		buf := (*scratch)[:0]
 		e := ents[ri]
 		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
 		v.Order = m.arena.orderSlots(len(kw.ordPos))
-		for i, p := range kw.ordPos {
-			buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
-			v.Order[i] = m.arena.copy(buf)
+		if pvals != nil {
+			// Capped so that nothing appends into the next value.
+			for i := range v.Order {
+				s, e := psegs[ri*k+i], psegs[ri*k+i+1]
+				v.Order[i] = pvals[s:e:e]
+			}
+			s, e := psegs[ri*k+k-1], psegs[ri*k+k]
+			v.Values = pvals[s:e:e]
+		} else {
+			buf := (*scratch)[:0]
+			for i, p := range kw.ordPos {
+				buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
+				v.Order[i] = m.arena.copy(buf)
+			}
+			buf = buf[:0]
+			for i, p := range kw.payPos {
+				n := len(buf)
+				buf = types.AppendBinaryAt(buf, b.Cols[p], r)
+				sizes[i] += uint64(len(buf) - n)
+			}
+			v.Values = m.arena.copy(buf)
+			*scratch = buf
 		}
-		buf = buf[:0]
-		for i, p := range kw.payPos {
-			n := len(buf)
-			buf = types.AppendBinaryAt(buf, b.Cols[p], r)
-			sizes[i] += uint64(len(buf) - n)
-		}
-		v.Values = m.arena.copy(buf)
-		*scratch = buf
 		g := e.group(kw.w.Group, kw.ord)
 		if err := m.addVersion(g, mv(v, kw.lay), kw.ord); err != nil {
 			return err

@@ -41,6 +41,7 @@ type writePrep struct {
 	mems     []*keyedMem
 	perShard [][]int
 	shards   []shardPrep
+	kw       keyedWrite // its ordPos and payPos
 }
 
 // shardPrep is the looked-up entries of one shard's rows of a write.
@@ -53,6 +54,18 @@ type shardPrep struct {
 	ents    []*keyEntry
 	missing []int // indexes of rows whose key m lacked
 	touched int   // what lookup's touches read (kept so they are not optimised away)
+
+	// The rows' ordering values and payloads, encoded as applyVersions
+	// would (ordPos and payPos are the positions they were read from):
+	// row i's segments are segs[i*k : i*k+k+1] with k = len(ordPos)+1,
+	// its ordering values first, then its payload. vals is a fresh block
+	// that the memtable keeps once the apply uses it (as it would keep
+	// its arena's copies); sizes are the bytes per payload column.
+	ordPos, payPos []int
+	vals           []byte
+	segs           []int
+	sizes          []uint64
+	rowBytes       int // the previous block's bytes per row
 }
 
 // prepPool recycles commitPreps, so that their slices keep their memory
@@ -90,6 +103,13 @@ func (e *Engine) prepare(ws []Write) *commitPrep {
 		if err != nil {
 			continue // the apply reports it
 		}
+		g, ok := t.GroupByID(w.Group)
+		if !ok {
+			continue
+		}
+		if err := versionPositions(t, g, w, 0, &wp.kw); err != nil {
+			continue
+		}
 		wp.td, wp.perShard = td, perShard
 		wp.mems = wp.mems[:0]
 		for _, sd := range td.shards {
@@ -122,6 +142,7 @@ func (e *Engine) prepare(ws []Write) *commitPrep {
 				psp = &prev.shards[s]
 			}
 			td.shards[s].keyed.lookup(w.Batch, rs, sp, psp)
+			sp.encode(w.Batch, rs, &wp.kw)
 		}
 		wp.ok = err == nil
 	}
@@ -140,7 +161,7 @@ func (e *Engine) releasePrep(cp *commitPrep) {
 		clear(wp.mems)
 		for s := range wp.shards {
 			sp := &wp.shards[s]
-			sp.m = nil
+			sp.m, sp.vals = nil, nil
 			clear(sp.ents)
 		}
 		wp.ok = false
@@ -245,4 +266,52 @@ func (e *keyEntry) touch() int {
 		t += len(v.Values) + len(g.res)
 	}
 	return t
+}
+
+// encode fills sp's vals, segs and sizes with rows' ordering values and
+// payloads, in a new block, if lookup prepared sp.
+func (sp *shardPrep) encode(b *types.Batch, rows []int, kw *keyedWrite) {
+	if sp.m == nil {
+		return
+	}
+	sp.ordPos = append(sp.ordPos[:0], kw.ordPos...)
+	sp.payPos = append(sp.payPos[:0], kw.payPos...)
+	sp.sizes = sp.sizes[:0]
+	for range kw.payPos {
+		sp.sizes = append(sp.sizes, 0)
+	}
+	// Sized by the previous block's bytes per row: one allocation, not
+	// a doubling and copying of a block of hundreds of KiB.
+	hint := len(rows) * 64
+	if sp.rowBytes > 0 {
+		hint = len(rows) * (sp.rowBytes + sp.rowBytes/8)
+	}
+	vals := make([]byte, 0, hint)
+	sp.segs = append(sp.segs[:0], 0)
+	for _, r := range rows {
+		for _, p := range kw.ordPos {
+			vals = types.AppendKeyAt(vals, b.Cols[p], r)
+			sp.segs = append(sp.segs, len(vals))
+		}
+		for i, p := range kw.payPos {
+			n := len(vals)
+			vals = types.AppendBinaryAt(vals, b.Cols[p], r)
+			sp.sizes[i] += uint64(len(vals) - n)
+		}
+		sp.segs = append(sp.segs, len(vals))
+	}
+	sp.vals = vals
+	if len(rows) > 0 {
+		sp.rowBytes = len(vals) / len(rows)
+	}
+}
+
+// encoded returns the encodings encode made of rows for kw, nil if there
+// are none or they were read from other positions than kw's.
+func (sp *shardPrep) encoded(m *keyedMem, rows []int, kw *keyedWrite) *shardPrep {
+	if sp == nil || sp.m != m || sp.vals == nil || len(sp.segs) != len(rows)*(len(kw.ordPos)+1)+1 ||
+		!slices.Equal(sp.ordPos, kw.ordPos) || !slices.Equal(sp.payPos, kw.payPos) {
+		return nil
+	}
+	return sp
 }
