@@ -13,17 +13,23 @@ import (
 // may never become durable (R5.6; a failed fsync leaves nothing behind).
 // The lookups that precede the changes do not change anything, though, so
 // Commit runs them while the fsync is under way, on the core the waiting
-// committer leaves idle: the rows' shards, the sort keys' encodings and the
-// hash probes for the keys' entries (the probes miss the cache; a warm
-// probe after the fsync is cheap). After the fsync applyWrite uses what
-// still holds:
+// committer leaves idle: the rows' shards, the sort keys' encodings, the
+// hash probes for the keys' entries and the encodings of the rows'
+// ordering values and payloads (into a new block the memtable keeps). After
+// the fsync applyWrite uses what still holds:
 //
 //   - the placement of rows in shards, if the table has the same shards
 //     with the same memtables (a flush, merge or split installs new ones);
 //   - a found entry, if its memtable is the same: entries are never removed
 //     from a memtable (skiplist.go), so it is still the key's entry;
 //   - a key found missing, if the memtable has had no key inserted since
-//     (its skip list's count is the same); otherwise it is looked up again.
+//     (its skip list's count is the same); otherwise it is looked up again;
+//   - the encoded values, if read from the same columns for the same rows.
+//
+// Reading each found entry's groups and winner as well (to have them in
+// the cache for the apply) was tried and dropped: under the flush and
+// merges beside it the lines were mostly evicted again by the apply, and
+// it doubled the prepare to more than an fsync lasts.
 //
 // Nothing here takes the memtable's write lock or writes to shared state;
 // the probes take its read lock only if it is free (TryRLock), so a
@@ -53,7 +59,6 @@ type shardPrep struct {
 	offs    []int // len(ents)+1 bounds of the keys
 	ents    []*keyEntry
 	missing []int // indexes of rows whose key m lacked
-	touched int   // what lookup's touches read (kept so they are not optimised away)
 
 	// The rows' ordering values and payloads, encoded as applyVersions
 	// would (ordPos and payPos are the positions they were read from):
@@ -213,8 +218,6 @@ func (m *keyedMem) lookup(b *types.Batch, rows []int, sp, psp *shardPrep) {
 	if psp != nil && !slices.Equal(psp.keyPos, sp.keyPos) {
 		psp = nil
 	}
-	var prevEnt *keyEntry
-	touch := 0
 	for i, r := range rows {
 		start := len(sp.keys)
 		for _, p := range sp.keyPos {
@@ -230,42 +233,11 @@ func (m *keyedMem) lookup(b *types.Batch, rows []int, sp, psp *shardPrep) {
 		}
 		if e == nil {
 			sp.missing = append(sp.missing, i)
-		} else if e != prevEnt {
-			touch += e.touch()
 		}
-		prevEnt = e
 		sp.ents = append(sp.ents, e)
 	}
 	sp.offs = append(sp.offs, len(sp.keys))
-	sp.m, sp.n, sp.touched = m, m.list.n, touch
-}
-
-// touch reads what applying a version to e reads first, so that the
-// apply after the fsync finds it in the cache instead of waiting for
-// memory: e's groups, each group's newest winner and its ordering values,
-// which the version rules (the Register's newest counted version) compare a
-// new version with. It returns a sum of
-// what it read only so that the reads are kept. Callers hold m's read lock.
-func (e *keyEntry) touch() int {
-	t := len(e.dels)
-	for gi := range e.groups {
-		g := &e.groups[gi]
-		t += int(g.id)
-		if p, ok := g.reg.Winner(); ok {
-			t += int(p.Seq)
-		}
-		if g.win < 0 || g.win >= len(g.vers) {
-			continue
-		}
-		v := &g.vers[g.win].v
-		for _, o := range v.Order {
-			if len(o) > 0 {
-				t += int(o[0]) + int(o[len(o)-1])
-			}
-		}
-		t += len(v.Values) + len(g.res)
-	}
-	return t
+	sp.m, sp.n = m, m.list.n
 }
 
 // encode fills sp's vals, segs and sizes with rows' ordering values and
