@@ -42,7 +42,9 @@ type config struct {
 	// firstProf profiles R2's first run alone; state prints each system's
 	// storage state (stater) right before it.
 	firstProf string
-	state     bool
+	// ingestProf profiles the W1 phase (every system's ingest) alone.
+	ingestProf string
+	state      bool
 	// quiet settles each system (its merges done) before R1 and R4.
 	quiet bool
 	// lookupProf profiles the lookups of R1 and R4 alone.
@@ -63,6 +65,7 @@ func parseFlags(args []string) (*config, error) {
 	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
+	ingestProf := fs.String("ingestprofile", "", "write a CPU profile of the W1 ingest phase alone to this file (not with -cpuprofile or -firstprofile)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
@@ -77,9 +80,15 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, state: *state, quiet: *quiet, lookupProf: *lookupProf}
-	if c.cpuProf != "" && c.firstProf != "" || c.cpuProf != "" && c.lookupProf != "" {
-		return nil, errors.New("-cpuprofile with -firstprofile or -lookupprofile: one CPU profile at a time")
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf}
+	profs := 0
+	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf} {
+		if p != "" {
+			profs++
+		}
+	}
+	if profs > 1 {
+		return nil, errors.New("-cpuprofile, -firstprofile, -ingestprofile and -lookupprofile: one CPU profile at a time")
 	}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {

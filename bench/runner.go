@@ -223,6 +223,24 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	var midCommit uint64
 	b := bar(g.Batches(), name+" W1 ingest")
 	var spent time.Duration
+	// The profile, when asked for, covers the W1 loop alone; a second
+	// system's ingest (several systems in one run) goes to FILE.<name>.
+	if cfg.ingestProf != "" {
+		path := cfg.ingestProf
+		if len(cfg.systems) > 1 {
+			path += "." + name
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile() // a failed batch returns early
+	}
+	cpu0 := processCPU()
 	for i := 1; ; i++ {
 		buf = g.NextBatch(buf)
 		if len(buf) == 0 {
@@ -240,9 +258,14 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		b.Add(1) //nolint:errcheck // progress only
 	}
 	b.Finish() //nolint:errcheck
+	cpuW1 := processCPU() - cpu0
+	if cfg.ingestProf != "" {
+		pprof.StopCPUProfile()
+	}
 	rep.add(name, mW1, float64(cfg.scale.Versions)/spent.Seconds(), unitRows)
 	rep.add(name, mW1Time, spent.Seconds(), unitSec)
 	fmt.Printf("%s: W1 %d rows in %s (%.0f rows/s); middle commit %d\n", name, cfg.scale.Versions, spent.Round(time.Millisecond), float64(cfg.scale.Versions)/spent.Seconds(), midCommit)
+	fmt.Printf("%s: W1 process CPU %s (%.2f ms per commit of %d rows)\n", name, cpuW1.Round(time.Millisecond), ms(cpuW1)/float64(g.Batches()), batchRows)
 	n, err := sys.Bytes(ctx)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"math/bits"
+
 	"github.com/holiman/uint256"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -137,8 +139,8 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 
 // appendLiteral appends e to vec if e is a literal that needs no
 // evaluation to be a value of vec's type, and reports whether it did: a
-// string literal for a STRING column, or an unsigned integer literal of at
-// most 18 digits for an integer column whose range holds it. Everything
+// string literal for a STRING column, or an unsigned integer literal for an
+// integer column whose range holds it. Everything
 // else, including every value out of range, takes evalConst and
 // types.Cast, which judge it.
 func appendLiteral(vec *types.Vector, e ast.Expr) bool {
@@ -152,31 +154,43 @@ func appendLiteral(vec *types.Vector, e ast.Expr) bool {
 		return true
 	case *ast.NumberLit:
 		k := t.Kind
-		if !k.IsInteger() || len(x.Text) == 0 || len(x.Text) > 18 {
+		if !k.IsInteger() || len(x.Text) == 0 {
 			return false
 		}
-		var n uint64
-		for i := 0; i < len(x.Text); i++ {
-			c := x.Text[i]
-			if c < '0' || c > '9' {
-				return false
-			}
-			n = n*10 + uint64(c-'0')
+		n, digits, fits := decimalUint64(x.Text)
+		if !digits {
+			return false
 		}
 		switch k.Class() {
 		case types.ClassInt64:
-			if b := k.Bits(); b < 64 && n >= 1<<(b-1) {
+			if !fits || n >= 1<<(k.Bits()-1) {
 				return false
 			}
 			vec.AppendInt64(int64(n))
 		case types.ClassUint64:
-			if b := k.Bits(); b < 64 && n >= 1<<b {
+			if b := k.Bits(); !fits || b < 64 && n >= 1<<b {
 				return false
 			}
 			vec.AppendUint64(n)
 		case types.ClassWide:
+			// Wide columns take 128 or 256 bits: a literal past uint64 (an
+			// amount, an index) is read whole here too, its range checked
+			// against the type's bits, less the sign bit of a signed type.
 			var w uint256.Int
-			w.SetUint64(n)
+			if fits {
+				w.SetUint64(n)
+			} else {
+				if w.SetFromDecimal(x.Text) != nil {
+					return false
+				}
+				b := k.Bits()
+				if k.IsSigned() {
+					b--
+				}
+				if w.BitLen() > b {
+					return false
+				}
+			}
 			vec.AppendWide(&w)
 		default:
 			return false
@@ -184,6 +198,28 @@ func appendLiteral(vec *types.Vector, e ast.Expr) bool {
 		return true
 	}
 	return false
+}
+
+// decimalUint64 reads s as an unsigned decimal: digits reports whether s
+// is all digits, fits whether its value fits in a uint64 (then n is it).
+func decimalUint64(s string) (n uint64, digits, fits bool) {
+	fits = true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		hi, lo := bits.Mul64(n, 10)
+		lo, carry := bits.Add64(lo, uint64(c-'0'), 0)
+		if hi != 0 || carry != 0 {
+			fits = false
+		}
+		n = lo
+	}
+	if !fits {
+		n = 0
+	}
+	return n, true, fits
 }
 
 // stringType is the type of a string literal.

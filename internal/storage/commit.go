@@ -1,10 +1,11 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -17,6 +18,7 @@ import (
 type readyCommit struct {
 	rec  *commitRecord
 	cat  *catalog.Catalog // the new catalog of a DDL commit, nil otherwise
+	prep *commitPrep      // the writes' entries looked up during the fsync, or nil
 	done chan error
 }
 
@@ -111,12 +113,21 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	e.pipe.Unlock()
 	defer e.inflight.Done()
 
+	// While the WAL record is written and fsynced, look up the memtable
+	// entries of the writes' keys (prepare.go): reads only, so nothing of
+	// the commit is visible or left behind if the fsync fails; the
+	// entries are applied only once it is durable.
+	var prep *commitPrep
+	if newCat == nil {
+		prep = e.prepare(txn.Writes)
+		defer e.releasePrep(prep)
+	}
 	if err := pending.Wait(context.Background()); err != nil {
 		e.fail(err)
 		return 0, fmt.Errorf("%w: commit %d is not durable: %w", ErrFailed, seq, err)
 	}
 	rec := &commitRecord{commit: seq, at: at, kind: txn.Kind, tables: txn.Tables, rows: txn.Rows, catalog: catBytes, writes: txn.Writes}
-	if err := e.applyInOrder(&readyCommit{rec: rec, cat: newCat, done: make(chan error, 1)}); err != nil {
+	if err := e.applyInOrder(&readyCommit{rec: rec, cat: newCat, prep: prep, done: make(chan error, 1)}); err != nil {
 		return seq, err
 	}
 	return seq, nil
@@ -140,7 +151,7 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 			continue
 		}
 		delete(e.ap.ready, next.rec.commit)
-		err := e.applyRecord(next.rec, next.cat, false)
+		err := e.applyRecord(next.rec, next.cat, next.prep, false)
 		if err == nil && next.cat != nil {
 			// Every DDL is a commit, and the catalog lives in the manifest
 			// with the commits up to it.
@@ -164,7 +175,11 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 // applyRecord applies one commit to the memtables and publishes the state
 // at it. On replay, writes to tables the catalog no longer has (dropped
 // later) and to shards already flushed past the commit are skipped.
-func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, replay bool) error {
+//
+// prep, when not nil, holds the entries of the writes' keys looked up
+// before the commit was durable (prepare.go); what of it still holds is
+// used, the rest looked up again.
+func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *commitPrep, replay bool) error {
 	old := e.cur.Load()
 	st := &state{commit: max(old.commit, rec.commit), cat: old.cat, tables: old.tables, commits: old.commits, gen: old.gen}
 	if cat != nil {
@@ -195,7 +210,7 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, replay boo
 			}
 			return fmt.Errorf("storage: commit %d writes unknown table %d", rec.commit, w.Table)
 		}
-		if err := e.applyWrite(td, t, w, rec.commit, seq, &scratch); err != nil {
+		if err := e.applyWrite(td, t, w, rec.commit, seq, &scratch, prep.write(i)); err != nil {
 			return err
 		}
 		seq += uint32(w.Batch.Rows)
@@ -204,23 +219,29 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, replay boo
 	return nil
 }
 
-// applyWrite places the rows of one write in their shards and applies them.
-func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit uint64, seq0 uint32, scratch *[]byte) error {
-	rows := w.Batch.Rows
-	if rows == 0 {
-		return nil
-	}
-	pos := func(id catalog.ColumnID) int {
-		for i, c := range w.Cols {
-			if c == id {
-				return i
-			}
+// colPos returns the position of column id in w, -1 if w lacks it.
+func colPos(w *Write, id catalog.ColumnID) int {
+	for i, c := range w.Cols {
+		if c == id {
+			return i
 		}
-		return -1
 	}
-	// Route rows to shards by a hash of the SHARD BY columns' key
-	// encodings; a table with one shard, or no shard columns (an append
-	// table without SHARD BY, whose rows may go anywhere), skips hashing.
+	return -1
+}
+
+// routed reports whether routeRows places w's rows by their values alone,
+// not round robin: then the placement a prepare computed is the one an
+// apply would, as long as the shards are the same.
+func routed(td *tableData, t *catalog.Table) bool {
+	return len(td.shards) == 1 || len(t.ShardColumns()) > 0
+}
+
+// routeRows places the rows of w in td's shards by a hash of the SHARD BY
+// columns' key encodings; a table with one shard, or no shard columns (an
+// append table without SHARD BY, whose rows may go anywhere), skips
+// hashing.
+func routeRows(td *tableData, t *catalog.Table, w *Write, commit uint64, scratch *[]byte) ([][]int, error) {
+	rows := w.Batch.Rows
 	perShard := make([][]int, len(td.shards))
 	shardCols := t.ShardColumns()
 	if len(td.shards) == 1 || len(shardCols) == 0 {
@@ -233,21 +254,52 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 			all[r] = r
 		}
 		perShard[s] = all
-	} else {
-		sp := make([]int, len(shardCols))
-		for i, id := range shardCols {
-			if sp[i] = pos(id); sp[i] < 0 {
-				return fmt.Errorf("storage: commit %d: write lacks shard column %d", commit, id)
-			}
+		return perShard, nil
+	}
+	sp := make([]int, len(shardCols))
+	for i, id := range shardCols {
+		if sp[i] = colPos(w, id); sp[i] < 0 {
+			return nil, fmt.Errorf("storage: commit %d: write lacks shard column %d", commit, id)
 		}
-		for r := 0; r < rows; r++ {
-			buf := (*scratch)[:0]
-			for _, p := range sp {
-				buf = types.AppendKeyAt(buf, w.Batch.Cols[p], r)
-			}
-			*scratch = buf
-			s := td.shardOf(shardHash(buf))
-			perShard[s] = append(perShard[s], r)
+	}
+	for r := 0; r < rows; r++ {
+		buf := (*scratch)[:0]
+		for _, p := range sp {
+			buf = types.AppendKeyAt(buf, w.Batch.Cols[p], r)
+		}
+		*scratch = buf
+		s := td.shardOf(shardHash(buf))
+		perShard[s] = append(perShard[s], r)
+	}
+	return perShard, nil
+}
+
+// keyPositions returns the batch positions of t's ORDER BY columns in w.
+func keyPositions(t *catalog.Table, w *Write, commit uint64, dst []int) ([]int, error) {
+	for _, id := range t.OrderBy {
+		p := colPos(w, id)
+		if p < 0 {
+			return nil, fmt.Errorf("storage: commit %d: write lacks key column %d", commit, id)
+		}
+		dst = append(dst, p)
+	}
+	return dst, nil
+}
+
+// applyWrite places the rows of one write in their shards and applies them.
+// wp is the write's prepare (prepare.go) or nil.
+func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit uint64, seq0 uint32, scratch *[]byte, wp *writePrep) error {
+	if w.Batch.Rows == 0 {
+		return nil
+	}
+	var perShard [][]int
+	if wp.valid(td) {
+		perShard = wp.perShard
+	} else {
+		wp = nil
+		var err error
+		if perShard, err = routeRows(td, t, w, commit, scratch); err != nil {
+			return err
 		}
 	}
 	flushed := func(sd *shardData) bool {
@@ -264,12 +316,9 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 		return nil
 	}
 	kw := &keyedWrite{w: w, seq0: seq0, groups: len(t.Groups)}
-	for _, id := range t.OrderBy {
-		p := pos(id)
-		if p < 0 {
-			return fmt.Errorf("storage: commit %d: write lacks key column %d", commit, id)
-		}
-		kw.keyPos = append(kw.keyPos, p)
+	var err error
+	if kw.keyPos, err = keyPositions(t, w, commit, nil); err != nil {
+		return err
 	}
 	if w.Kind == WriteVersion {
 		g, ok := t.GroupByID(w.Group)
@@ -277,24 +326,10 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 			return fmt.Errorf("storage: commit %d: unknown group %d", commit, w.Group)
 		}
 		kw.ord = ordering(t, g)
-		for _, id := range append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...) {
-			p := pos(id)
-			if p < 0 {
-				return fmt.Errorf("storage: commit %d: write lacks ordering column %d", commit, id)
-			}
-			kw.ordPos = append(kw.ordPos, p)
+		if err := versionPositions(t, g, w, commit, kw); err != nil {
+			return err
 		}
-		// The payload holds the group's columns in ascending id order
-		// whatever order the write lists them in, so that a flushed
-		// version's payload can be rebuilt byte for byte from its part
-		// row and repeats are recognised across flushes (R3.4).
 		kw.lay = &layout{}
-		for i, id := range w.Cols {
-			if !t.IsKey(id) {
-				kw.payPos = append(kw.payPos, i)
-			}
-		}
-		sort.Slice(kw.payPos, func(a, b int) bool { return w.Cols[kw.payPos[a]] < w.Cols[kw.payPos[b]] })
 		for _, i := range kw.payPos {
 			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
 			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
@@ -309,12 +344,38 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 		if w.Kind == WriteDelete {
 			err = m.applyDeletes(kw, rs, commit, scratch)
 		} else {
-			err = m.applyVersions(kw, rs, commit, scratch)
+			err = m.applyVersions(kw, rs, commit, scratch, wp.shard(s))
 		}
 		if err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// versionPositions fills kw.ordPos and kw.payPos for a version write w to
+// group g of t: the batch positions of g's VALID BY then REVISION BY
+// columns, and of the payload (non-key) columns in ascending column id
+// order, whatever order the write lists them in, so that a flushed
+// version's payload can be rebuilt byte for byte from its part row and
+// repeats are recognised across flushes (R3.4).
+func versionPositions(t *catalog.Table, g *catalog.Group, w *Write, commit uint64, kw *keyedWrite) error {
+	kw.ordPos, kw.payPos = kw.ordPos[:0], kw.payPos[:0]
+	for _, ids := range [2][]catalog.ColumnID{g.ValidBy, g.RevisionBy} {
+		for _, id := range ids {
+			p := colPos(w, id)
+			if p < 0 {
+				return fmt.Errorf("storage: commit %d: write lacks ordering column %d", commit, id)
+			}
+			kw.ordPos = append(kw.ordPos, p)
+		}
+	}
+	for i, id := range w.Cols {
+		if !t.IsKey(id) {
+			kw.payPos = append(kw.payPos, i)
+		}
+	}
+	slices.SortFunc(kw.payPos, func(a, b int) int { return cmp.Compare(w.Cols[a], w.Cols[b]) })
 	return nil
 }
 

@@ -18,6 +18,11 @@
 // fsync: the WAL's flusher writes whatever records have gathered with one
 // write and one fsync, so concurrent commits share fsyncs (group commit)
 // while each is acknowledged only after its own record is durable (R5.6).
+// While it waits, the committer prepares its writes (prepare.go): the rows'
+// shards, their sort keys, the probes for their memtable entries and the
+// encodings of their values. That is reads only, so nothing of a commit
+// whose fsync fails is visible or left; the apply uses what still holds
+// (the same memtable; a key missing only if no key was inserted since).
 // A durable commit then queues for application: whoever holds the apply
 // lock applies every queued commit whose predecessors are applied, in
 // sequence order, and publishes the state after each.

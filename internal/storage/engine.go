@@ -335,7 +335,7 @@ func (e *Engine) open() error {
 				return fmt.Errorf("storage: commit %d catalog: %w", commit, err)
 			}
 		}
-		return e.applyRecord(rec, rcat, true)
+		return e.applyRecord(rec, rcat, nil, true)
 	})
 	e.replayFlushed = nil
 	if err != nil {

@@ -16,11 +16,20 @@ import (
 // versions of each group it has seen, with what the version rules decided
 // about each, and the key's deletes. Fields other than key change under the
 // memtable's write lock; readers read them under its read lock.
+//
+// The fields a skip-list search reads of each node it passes (pfx, next and
+// the first levels of the tower) come first, and an entry is 128 bytes, so
+// that in a slab (64-byte aligned) they share one cache line: a search
+// over cold memory then waits for one line per node instead of three (the
+// entry, its tower and its key's bytes).
 type keyEntry struct {
+	pfx    uint64      // the key's first 8 bytes, big-endian (keyPrefix)
+	next   []*keyEntry // the tower: tower[:h] when h ≤ len(tower)
+	tower  [2]*keyEntry
 	key    []byte // sort key, in the arena: never modified
-	next   []*keyEntry
 	groups []groupHist
 	dels   []version.Pos
+	_      [8]byte // pads the entry to 128 bytes
 }
 
 // groupHist is one (key, group): its retained versions in commit order and,
@@ -137,11 +146,36 @@ type keyedMem struct {
 	// them again with them. Only a reader's scratch memtable looks at it.
 	tied bool
 	// scratch of entries, kept between writes.
-	scratch struct {
-		keys          []byte
-		offs, missing []int
-		ents          []*keyEntry
+	scratch entryScratch
+}
+
+// entryScratch is the work space of keyedMem.entries. It keeps the
+// previous call's keys and entries (prev) beside the current ones: a
+// statement that writes two attribute groups is two writes of the same
+// keys in the same rows, and the second finds each row's entry by
+// comparing its key with the first's, warm in the cache, instead of a
+// hash probe. Entries are never removed from a memtable, so an entry
+// found by any earlier call is still the key's entry.
+type entryScratch struct {
+	keys          []byte
+	offs, missing []int
+	ents          []*keyEntry
+	colSizes      []uint64 // applyVersions' bytes per payload column
+	prev          struct {
+		keys []byte
+		offs []int // len(ents)+1 bounds
+		ents []*keyEntry
 	}
+}
+
+// rotate makes the current keys and entries the previous ones and empties
+// the current ones, reusing the old previous ones' memory.
+func (sc *entryScratch) rotate() {
+	p := &sc.prev
+	p.keys, sc.keys = sc.keys, p.keys[:0]
+	p.offs, sc.offs = sc.offs, p.offs[:0]
+	p.ents, sc.ents = sc.ents, p.ents[:0]
+	sc.missing = sc.missing[:0]
 }
 
 // firstVersions is the capacity a group's version lists start with: a
@@ -209,26 +243,64 @@ func (m *keyedMem) newEntry(key []byte, groups int, prev *[maxHeight]*keyEntry) 
 // new keys are inserted in key order instead, each search starting where
 // the previous one ended (skiplist.seekAfter). Rows are still applied in
 // their order. The result is valid until the next call.
-func (m *keyedMem) entries(kw *keyedWrite, rows []int) []*keyEntry {
+//
+// sp, when not nil, is the lookup of the same rows made while the commit's
+// fsync ran (prepare.go): its found entries are taken as they are, and its
+// missing keys are looked up again only if m has had keys inserted since.
+func (m *keyedMem) entries(kw *keyedWrite, rows []int, sp *shardPrep) []*keyEntry {
 	b := kw.w.Batch
 	sc := &m.scratch
-	sc.keys, sc.offs, sc.ents, sc.missing = sc.keys[:0], sc.offs[:0], sc.ents[:0], sc.missing[:0]
+	sc.rotate()
+	pw := &sc.prev
+	if sp != nil && sp.m == m && len(sp.ents) == len(rows) && slices.Equal(sp.keyPos, kw.keyPos) {
+		sc.keys = append(sc.keys, sp.keys...)
+		sc.offs = append(sc.offs, sp.offs...)
+		sc.ents = append(sc.ents, sp.ents...)
+		grown := m.list.n != sp.n
+		for _, i := range sp.missing {
+			if grown {
+				k := sc.keys[sc.offs[i]:sc.offs[i+1]]
+				var e *keyEntry
+				if i < len(pw.ents) && string(pw.keys[pw.offs[i]:pw.offs[i+1]]) == string(k) {
+					e = pw.ents[i]
+				} else {
+					e = m.list.get(k)
+				}
+				if e != nil {
+					sc.ents[i] = e
+					continue
+				}
+			}
+			sc.missing = append(sc.missing, i)
+		}
+		return m.insertMissing(kw)
+	}
 	for i, r := range rows {
 		start := len(sc.keys)
 		for _, p := range kw.keyPos {
 			sc.keys = types.AppendKeyAt(sc.keys, b.Cols[p], r)
 		}
 		sc.offs = append(sc.offs, start)
-		e := m.list.get(sc.keys[start:])
-		if e == nil {
+		k := sc.keys[start:]
+		var e *keyEntry
+		if i < len(pw.ents) && string(pw.keys[pw.offs[i]:pw.offs[i+1]]) == string(k) {
+			e = pw.ents[i] // the same key in the same row of the previous write
+		} else if e = m.list.get(k); e == nil {
 			sc.missing = append(sc.missing, i)
 		}
 		sc.ents = append(sc.ents, e)
 	}
+	sc.offs = append(sc.offs, len(sc.keys))
+	return m.insertMissing(kw)
+}
+
+// insertMissing inserts the keys of the rows sc.missing lists, in key
+// order, and fills their entries in; it returns the scratch's entries.
+func (m *keyedMem) insertMissing(kw *keyedWrite) []*keyEntry {
+	sc := &m.scratch
 	if len(sc.missing) == 0 {
 		return sc.ents
 	}
-	sc.offs = append(sc.offs, len(sc.keys))
 	key := func(i int) []byte { return sc.keys[sc.offs[i]:sc.offs[i+1]] }
 	slices.SortFunc(sc.missing, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
 	var prev [maxHeight]*keyEntry
@@ -286,29 +358,62 @@ func (g *groupHist) find(p version.Pos) int {
 
 // applyVersions adds rows of a WriteVersion (indexes into the batch) at
 // commit. scratch is reused between calls.
-func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scratch *[]byte) error {
+func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scratch *[]byte, sp *shardPrep) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.note(commit)
 	b := kw.w.Batch
-	ents := m.entries(kw, rows)
+	ents := m.entries(kw, rows, sp)
+	// The payload columns' bytes, added to colBytes once per write rather
+	// than by a map update per value.
+	sizes := m.scratch.colSizes[:0]
+	for range kw.payPos {
+		sizes = append(sizes, 0)
+	}
+	m.scratch.colSizes = sizes
+	// The rows' values encoded while the fsync ran (prepare.go): the
+	// memtable keeps that block instead of copies in its arena.
+	var pvals []byte
+	var psegs []int
+	if pv := sp.encoded(m, rows, kw); pv != nil {
+		copy(sizes, pv.sizes)
+		pvals, psegs = pv.vals, pv.segs
+		m.arena.used += int64(len(pvals))
+		pv.vals = nil // the memtable's now, not the prepare's to reuse
+	}
+	defer func() {
+		for i, p := range kw.payPos {
+			m.colBytes[kw.w.Cols[p]] += sizes[i]
+		}
+	}()
+	k := len(kw.ordPos) + 1
 	for ri, r := range rows {
-		buf := (*scratch)[:0]
 		e := ents[ri]
 		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
 		v.Order = m.arena.orderSlots(len(kw.ordPos))
-		for i, p := range kw.ordPos {
-			buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
-			v.Order[i] = m.arena.copy(buf)
+		if pvals != nil {
+			// Capped so that nothing appends into the next value.
+			for i := range v.Order {
+				s, e := psegs[ri*k+i], psegs[ri*k+i+1]
+				v.Order[i] = pvals[s:e:e]
+			}
+			s, e := psegs[ri*k+k-1], psegs[ri*k+k]
+			v.Values = pvals[s:e:e]
+		} else {
+			buf := (*scratch)[:0]
+			for i, p := range kw.ordPos {
+				buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
+				v.Order[i] = m.arena.copy(buf)
+			}
+			buf = buf[:0]
+			for i, p := range kw.payPos {
+				n := len(buf)
+				buf = types.AppendBinaryAt(buf, b.Cols[p], r)
+				sizes[i] += uint64(len(buf) - n)
+			}
+			v.Values = m.arena.copy(buf)
+			*scratch = buf
 		}
-		buf = buf[:0]
-		for _, p := range kw.payPos {
-			n := len(buf)
-			buf = types.AppendBinaryAt(buf, b.Cols[p], r)
-			m.colBytes[kw.w.Cols[p]] += uint64(len(buf) - n)
-		}
-		v.Values = m.arena.copy(buf)
-		*scratch = buf
 		g := e.group(kw.w.Group, kw.ord)
 		if err := m.addVersion(g, mv(v, kw.lay), kw.ord); err != nil {
 			return err

@@ -138,7 +138,7 @@ func (e *Engine) applyPending(st, base *state, writes []Write) error {
 			}
 			fresh[w.Table] = ptd
 		}
-		if err := e.applyWrite(ptd, t, w, n, seq, &scratch); err != nil {
+		if err := e.applyWrite(ptd, t, w, n, seq, &scratch, nil); err != nil {
 			return err
 		}
 		seq += uint32(w.Batch.Rows)
@@ -353,18 +353,13 @@ func (b *memBuilder) appendEntry(key []byte) *keyEntry {
 	}
 	b.entries = b.entries[:len(b.entries)+1]
 	e := &b.entries[len(b.entries)-1]
-	e.key = key
+	e.key, e.pfx = key, keyPrefix(key)
 	l := b.m.list
 	h := l.randomHeight()
 	if h > l.height {
 		l.height = h
 	}
-	if cap(b.nexts)-len(b.nexts) < h {
-		b.nexts = make([]*keyEntry, 0, slabSize(cap(b.nexts), h))
-	}
-	s := len(b.nexts)
-	b.nexts = b.nexts[:s+h]
-	e.next = b.nexts[s : s+h : s+h]
+	e.next = e.towerOf(h, &b.nexts)
 	for lvl := 0; lvl < h; lvl++ {
 		b.tail[lvl].next[lvl] = e
 		b.tail[lvl] = e

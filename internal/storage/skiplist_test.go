@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestSkiplistSeekAfter inserts sorted runs of random keys the way
@@ -61,5 +62,72 @@ func TestSkiplistSeekAfter(t *testing.T) {
 	}
 	if i != len(all) || s.n != len(all) {
 		t.Fatalf("%d entries, n = %d, want %d", i, s.n, len(all))
+	}
+}
+
+// TestSkiplistPrefixOrder checks the key prefixes a search compares before
+// the keys' bytes: keys of 0 to 12 bytes over a small alphabet that holds
+// zero bytes (a short key's prefix pads with zeros, so "a" and "a\x00" have
+// the same prefix and must be told apart by their bytes), inserted in
+// random order, must come out sorted, and every seek must land on the
+// first key at or after its target, as a binary search over the sorted
+// keys does.
+func TestSkiplistPrefixOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	key := func() []byte {
+		k := make([]byte, rng.IntN(13))
+		for i := range k {
+			k[i] = []byte{0, 1, 'a', 0xff}[rng.IntN(4)]
+		}
+		return k
+	}
+	for range 2000 {
+		a, b := key(), key()
+		pa, pb := keyPrefix(a), keyPrefix(b)
+		if pa != pb && (pa < pb) != (bytes.Compare(a, b) < 0) {
+			t.Fatalf("prefixes of %x and %x order them wrongly", a, b)
+		}
+	}
+	s := newSkiplist()
+	var all [][]byte
+	for range 3000 {
+		k := key()
+		if s.get(k) != nil {
+			continue
+		}
+		var prev [maxHeight]*keyEntry
+		if e := s.seek(k, &prev); e != nil && bytes.Equal(e.key, k) {
+			t.Fatalf("seek(%x) found a key get does not", k)
+		}
+		s.insert(&keyEntry{key: k}, &prev)
+		all = append(all, k)
+	}
+	slices.SortFunc(all, bytes.Compare)
+	i := 0
+	for e := s.first(); e != nil; e = e.next[0] {
+		if !bytes.Equal(e.key, all[i]) {
+			t.Fatalf("entry %d is %x, want %x", i, e.key, all[i])
+		}
+		i++
+	}
+	for range 2000 {
+		k := key()
+		j, _ := slices.BinarySearchFunc(all, k, bytes.Compare)
+		got := s.seek(k, nil)
+		if (j == len(all)) != (got == nil) || (got != nil && !bytes.Equal(got.key, all[j])) {
+			t.Fatalf("seek(%x) = %v, want entry %d of %d", k, got, j, len(all))
+		}
+	}
+}
+
+// TestKeyEntrySize keeps keyEntry at 128 bytes, two cache lines, with the
+// fields a search reads in the first (see keyEntry).
+func TestKeyEntrySize(t *testing.T) {
+	var e keyEntry
+	if n := unsafe.Sizeof(e); n != 128 {
+		t.Fatalf("keyEntry is %d bytes, want 128", n)
+	}
+	if end := unsafe.Offsetof(e.tower) + unsafe.Sizeof(e.tower); end > 64 {
+		t.Fatalf("a search's fields end at byte %d, past the first cache line", end)
 	}
 }
