@@ -71,6 +71,14 @@ type Options struct {
 	// merged away, and reads AS OF go through the run with the same
 	// results: the index is only an accelerator.
 	AsOfIndex bool
+	// WarmWrites makes flushes and merges put the pages lookups read of the
+	// delta and current parts they write into the page cache (part/warm.go),
+	// so a lookup right after them decodes nothing. Off by default: in the
+	// bench/ workload it cost 5–10 % of ingest throughput (the background
+	// writer's CPU competes with commits on two cores) and the pages it
+	// warmed were evicted by the next large scan before lookups came, so
+	// R1's tail did not move (docs/benchmarks.md).
+	WarmWrites bool
 	// MergePartRows bounds the rows of one part a merge writes
 	// (merge.DefaultPartRows if 0); a part is cut at a key boundary.
 	MergePartRows int

@@ -48,7 +48,7 @@ func (h *harness) open() {
 	// The AS OF index is off by default in the engine; the tests write it
 	// so every merge test also checks that no
 	// reader takes index rows for versions.
-	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows, ShardSplitBytes: h.splitBytes, AsOfIndex: true,
+	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows, ShardSplitBytes: h.splitBytes, AsOfIndex: true, WarmWrites: true,
 		Clock: func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }})
 	if err != nil {
 		h.t.Fatalf("open: %v", err)

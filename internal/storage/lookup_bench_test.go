@@ -299,9 +299,7 @@ func BenchmarkLookupFresh(b *testing.B) {
 			name = "written"
 		}
 		b.Run(name, func(b *testing.B) {
-			noWarmWrites = !warm
-			defer func() { noWarmWrites = false }()
-			e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40})
+			e, err := Open(b.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, WarmWrites: warm})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -277,16 +277,12 @@ func (m *keyedMem) holds(key []byte, n uint64) bool {
 	return false
 }
 
-// noWarmWrites, set by benchmarks, makes flushes and merges write parts
-// without building their pages for the cache (part.WriteOptions.Warm),
-// the reference that warming is measured against.
-var noWarmWrites bool
-
 // warmCache is the cache flushes and merges build their parts' pages for
 // as they write them: a lookup right after a flush or merge then finds
 // the pages of the part it reaches instead of decoding them (part/warm.go).
+// Nil unless Options.WarmWrites.
 func (e *Engine) warmCache() *part.Cache {
-	if noWarmWrites {
+	if !e.opts.WarmWrites {
 		return nil
 	}
 	return e.pages

@@ -234,7 +234,7 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 // TestLookupWarmedPages: lookups through the pages flushes and merges put
 // in the cache as they write (part.WriteOptions.Warm) answer exactly as
 // lookups that decode the same parts from their files. The same writes go
-// to two engines, one warming and one not (noWarmWrites), and at each
+// to two engines, one warming and one not (Options.WarmWrites), and at each
 // stage (versions in the memtable, after flushes, after a full merge into
 // runs of several parts, after more flushes over the runs) every key and
 // one never written is looked up current and AS OF every few commits,
@@ -243,9 +243,7 @@ func TestLookupWarmedPages(t *testing.T) {
 	ctx := context.Background()
 	const keys = 3000
 	open := func(warm bool) *Engine {
-		noWarmWrites = !warm
-		defer func() { noWarmWrites = false }()
-		e, err := Open(t.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, MergePartRows: 2500})
+		e, err := Open(t.TempDir(), Options{NoBackgroundMerges: true, MemtableBytes: 1 << 40, MergePartRows: 2500, WarmWrites: warm})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,10 +276,7 @@ func TestLookupWarmedPages(t *testing.T) {
 	}
 	each := func(f func(e *Engine) error) {
 		for _, e := range engines {
-			noWarmWrites = e == engines[1]
-			err := f(e)
-			noWarmWrites = false
-			if err != nil {
+			if err := f(e); err != nil {
 				t.Fatal(err)
 			}
 		}
