@@ -24,6 +24,8 @@ type sqlFlags struct {
 	commands []string
 	files    []string
 	format   string
+	// asofIndex is strata.Options.AsOfIndex for the embedded directory.
+	asofIndex bool
 }
 
 func sqlCmd() *cobra.Command {
@@ -58,6 +60,7 @@ line and column count from the start of the -c string or file.`,
 	f.StringArrayVarP(&fl.commands, "command", "c", nil, "run the SQL statements of this string and exit")
 	f.StringArrayVarP(&fl.files, "file", "f", nil, "run the SQL statements of this file (- for standard input) and exit")
 	f.StringVar(&fl.format, "format", "table", "output format: table, csv, tsv, json or jsonl")
+	f.BoolVar(&fl.asofIndex, "asof-index", false, "write AS OF indexes of versioned tables' merged runs: faster first reads at past commits, more disk and merge CPU")
 	return cmd
 }
 
@@ -71,6 +74,9 @@ func runSQL(ctx context.Context, fl sqlFlags, in io.Reader, out, errOut io.Write
 		return err
 	}
 	var eng engine
+	if fl.url != "" && fl.asofIndex {
+		return errors.New("--asof-index is a setting of the data directory's process: give it to strata serve, not to sql --url")
+	}
 	if fl.url != "" {
 		w, err := dialWire(ctx, fl.url)
 		if err != nil {
@@ -82,7 +88,7 @@ func runSQL(ctx context.Context, fl sqlFlags, in io.Reader, out, errOut io.Write
 		if err := os.MkdirAll(fl.data, 0o755); err != nil {
 			return fmt.Errorf("data directory: %w", err)
 		}
-		db, err := strata.Open(fl.data, strata.Options{})
+		db, err := strata.Open(fl.data, strata.Options{AsOfIndex: fl.asofIndex})
 		if err != nil {
 			return err
 		}

@@ -64,3 +64,23 @@ func TestSQLCommandFlags(t *testing.T) {
 		t.Errorf("stdout %q, stderr %q", out.String(), errOut.String())
 	}
 }
+
+// TestSQLAsOfIndexFlag: --asof-index opens the embedded directory with the
+// AS OF index on (statements run as without it), and is refused beside
+// --url, where the server's process decides.
+func TestSQLAsOfIndexFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	fl := sqlFlags{data: t.TempDir(), format: "table", asofIndex: true, commands: []string{
+		"CREATE TABLE t (k INT64, v STRING, PRIMARY KEY (k)) MODE VERSIONED; INSERT INTO t VALUES (1, 'a'); INSERT INTO t VALUES (1, 'b'); SELECT v FROM t AS OF COMMIT 2",
+	}}
+	if err := runSQL(context.Background(), fl, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatalf("runSQL: %v (%s)", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), " a\n(1 row)") {
+		t.Errorf("stdout %q, want the row as of commit 2", out.String())
+	}
+	fl = sqlFlags{url: "postgres://strata@127.0.0.1:1/strata", format: "table", asofIndex: true}
+	if err := runSQL(context.Background(), fl, strings.NewReader(""), &out, &errOut); err == nil || !strings.Contains(err.Error(), "--asof-index") {
+		t.Errorf("--asof-index with --url: %v, want an error naming the flag", err)
+	}
+}
