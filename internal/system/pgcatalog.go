@@ -28,6 +28,8 @@ const (
 	oidViewBase       = 0x80000000 // a view: + a hash of the name
 	oidViewTypeBase   = 0x90000000 // a view's row type: + the same hash
 	oidViewArrayBase  = 0xA0000000 // the array of that row type: + the same hash
+	oidTableTypeBase  = 0xB0000000 // a table's row type: + table id
+	oidTableArrayBase = 0xC0000000 // the array of that row type: + table id
 
 	oidBootstrapRole = 10   // the owner of every object, as PostgreSQL's bootstrap superuser
 	oidPgCatalog     = 11   // pg_catalog's oid in PostgreSQL
@@ -307,11 +309,16 @@ func fillPgRoles(src Source, _ map[string]string, add func(...types.Value)) {
 func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 	cat := src.Catalog()
 	byTable := indexesByTable(cat)
-	relation := func(o uint32, ns uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32) {
-		add(oid(o), str(name), oid(ns), oid(0), oid(0), oid(oidBootstrapRole), oid(am), oid(o), oid(0),
+	// typed is a relation with a row type of its own (reltype): a table,
+	// as PostgreSQL gives every table one; indexes have none.
+	typed := func(o uint32, ns uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32, reltype uint32) {
+		add(oid(o), str(name), oid(ns), oid(reltype), oid(0), oid(oidBootstrapRole), oid(am), oid(o), oid(0),
 			i32(0), types.NewFloat32(tuples), i32(0), oid(0), boolean(hasIndex), boolean(false), str("p"), str(kind),
 			i16(natts), i16(0), boolean(false), boolean(false), boolean(false), boolean(false), boolean(false),
 			boolean(true), str("d"), boolean(false), oid(0), oid(0), oid(0), null(tString), null(tString), null(tString))
+	}
+	relation := func(o uint32, ns uint32, name, kind string, am uint32, natts int, hasIndex bool, tuples float32) {
+		typed(o, ns, name, kind, am, natts, hasIndex, tuples, 0)
 	}
 	for _, t := range cat.Tables() {
 		var rows uint64
@@ -319,7 +326,7 @@ func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 			rows += s.Rows
 		}
 		ixs := byTable[t.ID]
-		relation(TableOID(t.ID), oidPublic, t.Name, "r", oidHeapAM, len(t.Columns), len(t.Key) > 0 || len(ixs) > 0, float32(rows))
+		typed(TableOID(t.ID), oidPublic, t.Name, "r", oidHeapAM, len(t.Columns), len(t.Key) > 0 || len(ixs) > 0, float32(rows), oidTableTypeBase+uint32(t.ID))
 		if len(t.Key) > 0 {
 			relation(oidPrimaryKeyBase+uint32(t.ID), oidPublic, primaryKeyName(t), "i", oidBtreeAM, len(t.Key), false, float32(rows))
 		}
@@ -425,21 +432,27 @@ func fillPgAttrdef(src Source, _ map[string]string, add func(...types.Value)) {
 }
 
 func fillPgType(src Source, _ map[string]string, add func(...types.Value)) {
-	// A view's row type (typtype c, typrelid the view) and its array type,
-	// which PostgreSQL creates with every view, in schema public.
+	// The row type (typtype c, typrelid the relation) and its array type
+	// that PostgreSQL creates with every table and view, in schema public.
+	rowType := func(name string, typ, arr, rel uint32) {
+		add(oid(typ), str(name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("c"),
+			str("C"), boolean(false), boolean(true), str(","), oid(rel), str("-"), oid(0), oid(arr),
+			str("record_in"), str("record_out"), str("record_recv"), str("record_send"), str("-"), str("-"), str("-"),
+			str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
+			null(tString))
+		add(oid(arr), str("_"+name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("b"),
+			str("A"), boolean(false), boolean(true), str(","), oid(0), str("array_subscript_handler"), oid(typ), oid(0),
+			str("array_in"), str("array_out"), str("array_recv"), str("array_send"), str("-"), str("-"), str("array_typanalyze"),
+			str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
+			null(tString))
+	}
 	if src != nil && src.Catalog() != nil {
+		for _, t := range src.Catalog().Tables() {
+			rowType(t.Name, oidTableTypeBase+uint32(t.ID), oidTableArrayBase+uint32(t.ID), TableOID(t.ID))
+		}
 		for _, v := range src.Catalog().Views() {
 			h := nameHash(v.Name)
-			add(oid(oidViewTypeBase+h), str(v.Name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("c"),
-				str("C"), boolean(false), boolean(true), str(","), oid(oidViewBase+h), str("-"), oid(0), oid(oidViewArrayBase+h),
-				str("record_in"), str("record_out"), str("record_recv"), str("record_send"), str("-"), str("-"), str("-"),
-				str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
-				null(tString))
-			add(oid(oidViewArrayBase+h), str("_"+v.Name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("b"),
-				str("A"), boolean(false), boolean(true), str(","), oid(0), str("array_subscript_handler"), oid(oidViewTypeBase+h), oid(0),
-				str("array_in"), str("array_out"), str("array_recv"), str("array_send"), str("-"), str("-"), str("array_typanalyze"),
-				str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
-				null(tString))
+			rowType(v.Name, oidViewTypeBase+h, oidViewArrayBase+h, oidViewBase+h)
 		}
 	}
 	for _, t := range expr.PGTypes() {
