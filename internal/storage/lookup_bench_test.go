@@ -167,6 +167,31 @@ func balancesKeysWrite(t *catalog.Table, keys []int, r int) Write {
 // with none ("cold"). It reports p50 and p99, and per lookup the parts
 // sought (probes/op), the parts ruled out by their filters (skips/op) and
 // the pages decoded (misses/op).
+// flushRandomDeltas writes n delta parts over the balances runs, each a
+// commit of 2 % of the keys, distinct and drawn at random (the same for
+// every call), flushed on its own.
+func flushRandomDeltas(b *testing.B, e *Engine, t *catalog.Table, n int) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := *balKeys
+	for d := range n {
+		ks := make([]int, 0, keys/50)
+		seen := map[int]bool{}
+		for len(ks) < keys/50 {
+			if k := rng.IntN(keys); !seen[k] {
+				seen[k] = true
+				ks = append(ks, k)
+			}
+		}
+		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(t, ks, 100+d)}}); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkLookupDeltas(b *testing.B) {
 	for _, cold := range []bool{false, true} {
 		cache, cname := int64(0), "warm"
@@ -175,24 +200,8 @@ func BenchmarkLookupDeltas(b *testing.B) {
 		}
 		e, t, _ := loadBalancesRuns(b, cache)
 		ctx := context.Background()
-		rng := rand.New(rand.NewPCG(3, 4))
+		flushRandomDeltas(b, e, t, 16)
 		keys := *balKeys
-		for d := range 16 {
-			ks := make([]int, 0, keys/50)
-			seen := map[int]bool{}
-			for len(ks) < keys/50 {
-				if k := rng.IntN(keys); !seen[k] {
-					seen[k] = true
-					ks = append(ks, k)
-				}
-			}
-			if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(t, ks, 100+d)}}); err != nil {
-				b.Fatal(err)
-			}
-			if err := e.Flush(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
 		amount, _ := t.Column("amount")
 		for _, filter := range []bool{true, false} {
 			name := cname + "/filter"
@@ -306,24 +315,8 @@ func BenchmarkLookupFresh(b *testing.B) {
 			defer e.Close()
 			t, _ := writeBalancesRuns(b, e)
 			ctx := context.Background()
-			rng := rand.New(rand.NewPCG(3, 4))
+			flushRandomDeltas(b, e, t, 8)
 			keys := *balKeys
-			for d := range 8 {
-				ks := make([]int, 0, keys/50)
-				seen := map[int]bool{}
-				for len(ks) < keys/50 {
-					if k := rng.IntN(keys); !seen[k] {
-						seen[k] = true
-						ks = append(ks, k)
-					}
-				}
-				if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(t, ks, 100+d)}}); err != nil {
-					b.Fatal(err)
-				}
-				if err := e.Flush(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
 			amount, _ := t.Column("amount")
 			snap := e.Snapshot()
 			defer snap.Release()
