@@ -16,16 +16,7 @@ func TestOrderedAggregates(t *testing.T) {
 		{"SELECT mode() WITHIN GROUP (ORDER BY dept), mode() WITHIN GROUP (ORDER BY dept DESC) FROM emp", "eng ops\n"},
 		{"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY salary) FROM emp WHERE id > 100", "NULL\n"},
 	}
-	for _, c := range cases {
-		got, err := query(t, f, c.sql)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		if got != c.want {
-			t.Errorf("%s:\ngot  %q\nwant %q", c.sql, got, c.want)
-		}
-	}
+	checkQueries(t, f, cases)
 	if _, err := query(t, f, "SELECT percentile_disc(-0.1) WITHIN GROUP (ORDER BY salary) FROM emp"); err == nil {
 		t.Error("a fraction below 0 was accepted")
 	}

@@ -58,6 +58,22 @@ func newFake(t *testing.T) *fakeSource {
 	return f
 }
 
+// checkQueries runs each case's query on f and compares its rendered rows
+// (query) with the case's want.
+func checkQueries(t *testing.T, f *fakeSource, cases []struct{ sql, want string }) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := query(t, f, c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.sql, got, c.want)
+		}
+	}
+}
+
 func query(t *testing.T, f *fakeSource, sql string) (string, error) {
 	t.Helper()
 	stmt, err := parser.Parse(sql)
@@ -132,16 +148,7 @@ func TestQueries(t *testing.T) {
 		{"VALUES (1, 'a'), (2, NULL) ORDER BY 1 DESC", "2 NULL\n1 a\n"},
 		{"SELECT CASE WHEN id > 100 THEN 1 / 0 ELSE id END FROM emp WHERE id = 1", "1\n"},
 	}
-	for _, c := range cases {
-		got, err := query(t, f, c.sql)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		if got != c.want {
-			t.Errorf("%s:\n got %q\nwant %q", c.sql, got, c.want)
-		}
-	}
+	checkQueries(t, f, cases)
 }
 
 func TestErrors(t *testing.T) {

@@ -15,16 +15,7 @@ func TestGroupingSets(t *testing.T) {
 		{"SELECT dept, count(*) FROM emp WHERE id > 100 GROUP BY GROUPING SETS ((dept), ())", "NULL 0\n"},
 		{"SELECT dept, string_agg(name, ',' ORDER BY name DESC) FROM emp WHERE dept = 'eng' GROUP BY ROLLUP (dept) ORDER BY dept", "eng bob,ann\nNULL bob,ann\n"},
 	}
-	for _, c := range cases {
-		got, err := query(t, f, c.sql)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		if got != c.want {
-			t.Errorf("%s:\ngot  %q\nwant %q", c.sql, got, c.want)
-		}
-	}
+	checkQueries(t, f, cases)
 }
 
 // BenchmarkRollup groups 120 000 rows by ROLLUP (dept, name): three

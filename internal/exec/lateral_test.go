@@ -15,16 +15,7 @@ func TestLateral(t *testing.T) {
 		{"SELECT d.code, g FROM dept d, LATERAL generate_series(1, length(d.code) - 1) g ORDER BY 1, 2", "eng 1\neng 2\nhr 1\nops 1\nops 2\n"},
 		{"SELECT d.code, x.title FROM dept d LEFT JOIN LATERAL (SELECT title FROM dept WHERE code = d.code AND code <> 'hr') x ON true ORDER BY 1", "eng Engineering\nhr NULL\nops Operations\n"},
 	}
-	for _, c := range cases {
-		got, err := query(t, f, c.sql)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		if got != c.want {
-			t.Errorf("%s:\ngot  %q\nwant %q", c.sql, got, c.want)
-		}
-	}
+	checkQueries(t, f, cases)
 }
 
 // BenchmarkLateral runs a LATERAL function per left row: 20 000 left rows,

@@ -29,16 +29,7 @@ func TestSetReturningAndListAggregates(t *testing.T) {
 		{"SELECT array_agg(x) FROM (VALUES ('a b'), (''), ('null'), ('q\"')) v(x)", "{\"a b\",\"\",\"null\",\"q\\\"\"}\n"},
 		{"SELECT u FROM unnest((SELECT array_agg(name) FROM emp WHERE id < 3)) u", "ann\nbob\n"},
 	}
-	for _, c := range cases {
-		got, err := query(t, f, c.sql)
-		if err != nil {
-			t.Errorf("%s: %v", c.sql, err)
-			continue
-		}
-		if got != c.want {
-			t.Errorf("%s:\n got %q\nwant %q", c.sql, got, c.want)
-		}
-	}
+	checkQueries(t, f, cases)
 	errs := []struct{ sql, want string }{
 		{"SELECT * FROM generate_series(1, 3, 0)", "step size cannot equal zero"},
 		{"SELECT * FROM generate_series('a', 3)", "does not exist"},
