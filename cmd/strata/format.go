@@ -212,7 +212,7 @@ func writeTable(w io.Writer, r *result) error {
 // writeTag reports whether tag is a write statement's, whose rows come from
 // RETURNING.
 func writeTag(tag string) bool {
-	for _, p := range []string{"INSERT ", "UPDATE ", "DELETE "} {
+	for _, p := range []string{"INSERT ", "UPSERT ", "UPDATE ", "DELETE "} {
 		if strings.HasPrefix(tag, p) {
 			return true
 		}

@@ -57,6 +57,8 @@ func TestFormats(t *testing.T) {
 		// A write with RETURNING: its rows, then its tag, as psql prints them.
 		{formatTable, &result{tag: "UPDATE 1", columns: []column{{"k", "INT64"}}, rows: [][]cell{{{text: "7"}}}},
 			" k \n---\n 7\n(1 row)\n\nUPDATE 1\n"},
+		{formatTable, &result{tag: "UPSERT 1", columns: []column{{"k", "INT64"}}, rows: [][]cell{{{text: "7"}}}},
+			" k \n---\n 7\n(1 row)\n\nUPSERT 1\n"},
 		{formatCSV, sample(), "k,name\n1,x\n20,\n300,日本\n"},
 		{formatCSV, &result{tag: "SELECT 1", columns: []column{{"a,b", "STRING"}}, rows: [][]cell{{{text: `say "hi"`}}}}, "\"a,b\"\n\"say \"\"hi\"\"\"\n"},
 		{formatCSV, &result{tag: "CREATE TABLE"}, ""},

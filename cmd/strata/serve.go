@@ -61,7 +61,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.data, "data", "./strata-data", "data directory (created if missing)")
 	f.StringVar(&fl.listen, "listen", pgwire.DefaultListen, "address for PostgreSQL clients, host:port")
-	f.StringVar(&fl.http, "http", "", "address for HTTP (/metrics), host:port; off when empty")
+	f.StringVar(&fl.http, "http", "", "address for HTTP (/metrics, /debug/pprof), host:port, without authentication; off when empty")
 	f.StringVar(&fl.logFormat, "log-format", "text", "log format on standard error: text or json")
 	f.StringVar(&fl.tlsCert, "tls-cert", "", "PEM certificate for TLS (with --tls-key)")
 	f.StringVar(&fl.tlsKey, "tls-key", "", "PEM private key for TLS (with --tls-cert)")

@@ -506,8 +506,10 @@ func pushInto(n Node, c expr.Expr) bool {
 		// A condition on columns a projection only passes through (a
 		// view's or derived table's renamed columns) holds of its input's
 		// columns: moved below, it can reach the scan, and so a key range
-		// or a point lookup. Computed columns keep it above.
-		if hasSub {
+		// or a point lookup. Computed columns keep it above, and so does
+		// a condition with an effect (set_config): below, it could run
+		// once per input row of a join rather than per output row.
+		if hasSub || volatile(c) {
 			return false
 		}
 		pass := map[int]*expr.Col{}

@@ -140,9 +140,8 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 // appendLiteral appends e to vec if e is a literal that needs no
 // evaluation to be a value of vec's type, and reports whether it did: a
 // string literal for a STRING column, or an unsigned integer literal for an
-// integer column whose range holds it. Everything
-// else, including every value out of range, takes evalConst and
-// types.Cast, which judge it.
+// integer column whose range holds it. Everything else, including every
+// value out of range, takes evalConst and types.Cast, which judge it.
 func appendLiteral(vec *types.Vector, e ast.Expr) bool {
 	t := vec.Type()
 	switch x := e.(type) {
@@ -202,6 +201,8 @@ func appendLiteral(vec *types.Vector, e ast.Expr) bool {
 
 // decimalUint64 reads s as an unsigned decimal: digits reports whether s
 // is all digits, fits whether its value fits in a uint64 (then n is it).
+// Not strconv.ParseUint: the literals that overflow it (W1's 256-bit
+// amounts) are the common case here, and its range error allocates.
 func decimalUint64(s string) (n uint64, digits, fits bool) {
 	fits = true
 	for i := 0; i < len(s); i++ {

@@ -76,9 +76,9 @@ func (sd *shardData) empty() bool { return memtable{keyed: sd.keyed, app: sd.app
 // A flush (doc.go, "Flush") runs in three steps:
 //
 //  1. Freeze, under the apply lock, after the commit that took a memtable
-//     past MemtableBytes or the WAL past walFlushBytes (or in Flush): every non-empty memtable becomes
-//     its shard's frozen memtable, a fresh one takes its place, and the
-//     state is published. Nothing is copied; reads see the same versions
+//     past MemtableBytes or the WAL past walFlushBytes (or in Flush):
+//     every non-empty memtable becomes its shard's frozen memtable, a
+//     fresh one takes its place, and the state is published. Nothing is copied; reads see the same versions
 //     before and after, now from two memtables.
 //  2. Write, without any lock: one part per frozen memtable, each fsynced.
 //  3. Install, under the apply lock: ONE manifest edit adds the parts and

@@ -378,7 +378,9 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 	if pv := sp.encoded(m, rows, kw); pv != nil {
 		copy(sizes, pv.sizes)
 		pvals, psegs = pv.vals, pv.segs
-		m.arena.used += int64(len(pvals))
+		// Its capacity is what the memtable holds: sized from the previous
+		// block's rows (maybe another table's), it can exceed what is used.
+		m.arena.used += int64(cap(pvals))
 		pv.vals = nil // the memtable's now, not the prepare's to reuse
 	}
 	defer func() {

@@ -1,7 +1,9 @@
 package system
 
 import (
+	"cmp"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -434,20 +436,40 @@ func fillPgAttrdef(src Source, _ map[string]string, add func(...types.Value)) {
 func fillPgType(src Source, _ map[string]string, add func(...types.Value)) {
 	// The row type (typtype c, typrelid the relation) and its array type
 	// that PostgreSQL creates with every table and view, in schema public.
+	// A relation's row type keeps its name; its array type is "_name", with
+	// more underscores while that names a relation or an array already
+	// listed, as PostgreSQL moves an array type out of a new table's way.
+	taken := map[string]bool{}
+	if src != nil && src.Catalog() != nil {
+		for _, t := range src.Catalog().Tables() {
+			taken[t.Name] = true
+		}
+		for _, v := range src.Catalog().Views() {
+			taken[v.Name] = true
+		}
+	}
 	rowType := func(name string, typ, arr, rel uint32) {
+		arrName := "_" + name
+		for taken[arrName] {
+			arrName = "_" + arrName
+		}
+		taken[arrName] = true
 		add(oid(typ), str(name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("c"),
 			str("C"), boolean(false), boolean(true), str(","), oid(rel), str("-"), oid(0), oid(arr),
 			str("record_in"), str("record_out"), str("record_recv"), str("record_send"), str("-"), str("-"), str("-"),
 			str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
 			null(tString))
-		add(oid(arr), str("_"+name), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("b"),
+		add(oid(arr), str(arrName), oid(oidPublic), oid(oidBootstrapRole), i16(-1), boolean(false), str("b"),
 			str("A"), boolean(false), boolean(true), str(","), oid(0), str("array_subscript_handler"), oid(typ), oid(0),
 			str("array_in"), str("array_out"), str("array_recv"), str("array_send"), str("-"), str("-"), str("array_typanalyze"),
 			str("d"), str("x"), boolean(false), oid(0), i32(-1), i32(0), oid(0), null(tString), null(tString),
 			null(tString))
 	}
 	if src != nil && src.Catalog() != nil {
-		for _, t := range src.Catalog().Tables() {
+		// In creation order, which decides who keeps a contested name.
+		tables := src.Catalog().Tables()
+		slices.SortFunc(tables, func(a, b *catalog.Table) int { return cmp.Compare(a.ID, b.ID) })
+		for _, t := range tables {
 			rowType(t.Name, oidTableTypeBase+uint32(t.ID), oidTableArrayBase+uint32(t.ID), TableOID(t.ID))
 		}
 		for _, v := range src.Catalog().Views() {

@@ -66,9 +66,10 @@
 //     payload, a bad checksum, zero fill: damage with no valid record after
 //     it) and log the cut.
 //  4. Every other damage is ErrCorrupt naming the segment file and offset:
-//     a bad record in a sealed segment, or a bad checksum followed by a
-//     valid record anywhere after it in the last one. Nothing is skipped
-//     silently.
+//     a bad record in a sealed segment, a bad checksum followed by a
+//     record with matching checksums anywhere after it in the last one, or
+//     a compressed payload whose checksums match but which does not
+//     decode. Nothing is skipped silently.
 //  5. Segment numbers are consecutive; a gap is ErrCorrupt. RemoveBefore
 //     removes only a prefix of sealed segments, never the active one.
 //  6. One batch, one write, one fsync: the flusher is the only goroutine

@@ -225,7 +225,11 @@ func (r *segReader) validRecordAfter(off int64) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if state == recordOK {
+		// A record whose checksums match but whose payload does not
+		// decode was written whole: it proves the damage is not a torn
+		// tail as surely as a good one (and is ErrCorrupt itself), so
+		// Replay and Open answer alike.
+		if state == recordOK || state == recordBadBlock {
 			return p, nil
 		}
 	}
