@@ -23,7 +23,7 @@ type Options struct {
 	// versioned table, in the background once merges settle: the first read
 	// AS OF a past commit then reads about one current table's worth of
 	// rows instead of the whole history. Off by default, because building it
-	// costs about a full merge of CPU and, on keys that compress poorly,
+	// costs about 1.5× a full merge's CPU and, on keys that compress poorly,
 	// several times the history's bytes on disk (docs/storage-merges.md).
 	// Results are the same either way.
 	AsOfIndex bool

@@ -34,8 +34,9 @@ import (
 //
 // Safety rests on the index being an optional accelerator:
 //
-//   - The merge loop writes the index of a versioned shard's run once no
-//     merge or split is due (indexLoop), from the run's parts, in a
+//   - When Options.AsOfIndex is set (indexes already written are read
+//     either way), the merge loop writes the index of a versioned shard's
+//     run once no merge or split is due (indexLoop), from the run's parts, in a
 //     manifest edit of its own that checks the run is still the shard's;
 //     every edit that removes the run (a later Oldest merge, a split, a
 //     DROP) removes the index too. So a run has at most one index, and
@@ -55,8 +56,9 @@ import (
 // Epoch bounds are quantiles of the run's WonAt (so each epoch sees about
 // as many new versions), the first epoch starting at 0 and the last
 // ending at MaxUint64: together they cover every commit. An epoch no row
-// meets is folded into its neighbour (part.Write needs a row), which adds
-// no row to it. Index parts store what the interval stream reads — sort
+// meets adds no row (part.Write needs one): it is folded into the epoch
+// before it, or, before the first epoch that has rows, into that one,
+// whose range then starts at 0. Index parts store what the interval stream reads — sort
 // key, group, commit, seq (the _commit column), WonAt, EndedAt and the
 // table columns — and leave the other fixed columns empty (zero): delete
 // markers and versions that never won have empty intervals and are not

@@ -65,7 +65,7 @@ type Options struct {
 	// AsOfIndex makes the merge loop write an AS OF index of epochs for
 	// each versioned shard's run (asofindex.go). It is off by default: it
 	// makes the first read AS OF a past commit ~2–4× cheaper but costs
-	// about a full merge of CPU to build and, on data whose keys compress
+	// about 1.5× a full merge's CPU to build (docs/benchmarks.md) and, on data whose keys compress
 	// poorly, several times the run's bytes (docs/storage-merges.md). With
 	// it off, indexes already written are still read until their run is
 	// merged away, and reads AS OF go through the run with the same
