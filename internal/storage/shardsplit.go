@@ -377,7 +377,7 @@ func (sp *splitter) split(pf *partFile) error {
 		}
 		file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", sp.t.ID, sp.nums[h], pid)))
 		path := filepath.Join(sp.e.dir, filepath.FromSlash(file))
-		m := part.Meta{Table: sp.t.ID, Shard: sp.nums[h], Part: pid, Kind: meta.Kind, Level: meta.Level, Columns: meta.Columns}
+		m := part.Meta{Table: sp.t.ID, Shard: sp.nums[h], Part: pid, Kind: meta.Kind, Level: meta.Level, Columns: meta.Columns, OrderFrom: meta.OrderFrom}
 		info, err := part.Write(sp.e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows})
 		if err != nil {
 			return fmt.Errorf("storage: split: %w", err)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/part"
@@ -29,6 +30,10 @@ type layout struct {
 	// (a widened column, R8.1), which takes the slow path through
 	// types.Cast.
 	cast [][]bool
+	// orderFrom names each ordered group's VALID BY and REVISION BY
+	// columns the output holds, for part.Meta.OrderFrom: history parts
+	// whose ordering values all match them store none (part/order.go).
+	orderFrom []part.GroupOrder
 }
 
 // newLayout chooses the output columns: every current column of t that at
@@ -81,6 +86,16 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 			l.byGroup[c.Group] = append(l.byGroup[c.Group], j)
 		}
 	}
+	// A group whose ordering columns are not all in the output (one
+	// dropped, say) is left out: part.Write then finds its rows' values
+	// unmatched and stores _order as it is.
+	for _, g := range t.Groups {
+		cols := append(slices.Clone(g.ValidBy), g.RevisionBy...)
+		if len(cols) == 0 || !all(cols, func(id catalog.ColumnID) bool { return slices.Contains(l.ids, id) }) {
+			continue
+		}
+		l.orderFrom = append(l.orderFrom, part.GroupOrder{Group: uint16(g.ID), Cols: cols})
+	}
 	for in, r := range inputs {
 		m := r.Meta()
 		l.cast[in] = make([]bool, len(l.ids))
@@ -95,6 +110,16 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 		}
 	}
 	return l, nil
+}
+
+// all reports whether f holds for every element of s.
+func all[T any](s []T, f func(T) bool) bool {
+	for _, x := range s {
+		if !f(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // newData returns an empty Data shaped for the layout, with room for n rows.

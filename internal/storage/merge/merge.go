@@ -319,7 +319,7 @@ func (o *output) write(d *part.Data, path string, id uint64) {
 	m := o.m
 	defer func() { <-m.busy }()
 	meta := part.Meta{Table: m.opts.Table.ID, Shard: m.opts.Shard, Part: id, Kind: o.kind,
-		Level: m.opts.Level, Columns: m.lay.metas}
+		Level: m.opts.Level, Columns: m.lay.metas, OrderFrom: m.lay.orderFrom}
 	info, err := part.Write(m.opts.FS, path, d, meta, m.opts.Write)
 	mp := manifest.Part{
 		Table: uint64(m.opts.Table.ID), Shard: m.opts.Shard, ID: id, Level: m.opts.Level,

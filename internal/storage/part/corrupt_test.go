@@ -109,9 +109,9 @@ func TestIOErrorIsNotCorruption(t *testing.T) {
 }
 
 func TestVersionRefused(t *testing.T) {
-	_, _, _, err := decodeMeta(`{"format":2,"kind":"delta","stripe":32768}`)
+	_, _, _, err := decodeMeta(`{"format":3,"kind":"delta","stripe":32768}`)
 	if !errors.Is(err, ErrVersion) {
-		t.Fatalf("format 2: %v", err)
+		t.Fatalf("format 3: %v", err)
 	}
 }
 

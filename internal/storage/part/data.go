@@ -94,6 +94,21 @@ type Meta struct {
 	// (Write sets it; 0 in parts written before it existed, which have
 	// no Keys).
 	PageRows int
+	// OrderFrom lists, per attribute group, the table columns its ordering
+	// values are encoded from (VALID BY, then REVISION BY): the caller
+	// of Write offers it for a history part, and Write keeps it only if
+	// every row's Order is exactly that encoding (empty for delete
+	// markers and for groups it does not list). The part then stores
+	// _order empty and readers rebuild Order from the columns (order.go);
+	// on a Reader's Meta it is set only for such parts.
+	OrderFrom []GroupOrder
+}
+
+// GroupOrder names the ordering columns of one attribute group, in the
+// order the group compares them.
+type GroupOrder struct {
+	Group uint16
+	Cols  []catalog.ColumnID
 }
 
 // Overlaps reports whether a key range [lo, hi) (storage.KeyRange: nil
@@ -187,6 +202,13 @@ type Data struct {
 	// view: ReadBlockView filled d with the cache's shared slices, which
 	// Reset and the reads into d drop instead of reusing.
 	view bool
+	// orderSrc holds the groups, delete markers and ordering columns a
+	// read of a part with Meta.OrderFrom decodes to rebuild Order, when
+	// the read itself does not ask for them (order.go); kept for reuse.
+	orderSrc *Data
+	// orderVecs and orderBuf are that rebuild's scratch.
+	orderVecs []*types.Vector
+	orderBuf  []byte
 }
 
 // Reset empties d, keeping every buffer for reuse.

@@ -9,9 +9,23 @@ import (
 	"github.com/strata-db/strata/internal/types"
 )
 
-// FormatVersion is the version of the part layout this package writes and
-// the only one it reads (metaKey's "format" field).
-const FormatVersion = 1
+// FormatVersion is the newest version of the part layout, metaKey's
+// "format" field. Write puts the oldest version that describes a part:
+//
+//	1  the original layout.
+//	2  adds "order_from": the part's _order column is stored empty and
+//	   readers rebuild each row's ordering values from the table columns
+//	   it names (order.go). Only parts that use it are written as 2, so
+//	   every other part stays readable by builds that know only 1.
+//
+// Readers take every version from 1 to FormatVersion.
+const FormatVersion = 2
+
+// minFormatVersion is the oldest version readers take.
+const minFormatVersion = 1
+
+// formatOrderFrom is the first version with "order_from".
+const formatOrderFrom = 2
 
 // The Parquet key/value metadata keys of a part.
 const (
@@ -56,6 +70,15 @@ type fileMeta struct {
 	// stripe of the data region [0, data end).
 	Stripe  int    `json:"stripe"`
 	Stripes []byte `json:"stripes"`
+	// OrderFrom, when present (format 2), says _order is stored empty
+	// and rebuilt from these columns (Meta.OrderFrom).
+	OrderFrom []orderJSON `json:"order_from,omitempty"`
+}
+
+// orderJSON is one GroupOrder.
+type orderJSON struct {
+	Group uint16   `json:"group"`
+	Cols  []uint32 `json:"cols"`
 }
 
 // columnJSON is one table column: the type as its fields (Text is the
@@ -84,7 +107,7 @@ type blockJSON struct {
 // value.
 func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
 	fm := fileMeta{
-		Format: FormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
+		Format: minFormatVersion, Table: uint32(m.Table), Shard: m.Shard, Part: m.Part, Kind: m.Kind.String(),
 		Level: m.Level, Rows: m.Rows, MinCommit: m.MinCommit, MaxCommit: m.MaxCommit,
 		MinSort: m.MinSort, MaxSort: m.MaxSort, KeyBlocks: m.KeyBlocks, PageRows: m.PageRows, Stripe: stripeSize,
 		Columns: make([]columnJSON, len(m.Columns)),
@@ -102,6 +125,16 @@ func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
 	}
 	for _, s := range stripes {
 		fm.Stripes = binary.BigEndian.AppendUint32(fm.Stripes, s)
+	}
+	if len(m.OrderFrom) > 0 {
+		fm.Format = formatOrderFrom
+		for _, g := range m.OrderFrom {
+			o := orderJSON{Group: g.Group, Cols: make([]uint32, len(g.Cols))}
+			for i, c := range g.Cols {
+				o.Cols[i] = uint32(c)
+			}
+			fm.OrderFrom = append(fm.OrderFrom, o)
+		}
 	}
 	b, err := json.Marshal(&fm)
 	return string(b), err
@@ -123,8 +156,11 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 	if err := json.Unmarshal([]byte(s), &fm); err != nil {
 		return nil, nil, nil, fmt.Errorf("metadata: %v", err)
 	}
-	if fm.Format != FormatVersion {
-		return nil, nil, nil, fmt.Errorf("%w: format %d (this build reads %d)", ErrVersion, fm.Format, FormatVersion)
+	if fm.Format < minFormatVersion || fm.Format > FormatVersion {
+		return nil, nil, nil, fmt.Errorf("%w: format %d (this build reads %d to %d)", ErrVersion, fm.Format, minFormatVersion, FormatVersion)
+	}
+	if len(fm.OrderFrom) > 0 && fm.Format < formatOrderFrom {
+		return nil, nil, nil, fmt.Errorf("metadata: order_from in a format %d part", fm.Format)
 	}
 	kind, ok := parseKind(fm.Kind)
 	if !ok {
@@ -152,6 +188,24 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 			return nil, nil, nil, fmt.Errorf("metadata: column %d codec: %v", c.ID, err)
 		}
 		m.Columns[i] = ColumnMeta{ID: catalog.ColumnID(c.ID), Type: t, Codec: codec}
+	}
+	for _, o := range fm.OrderFrom {
+		g := GroupOrder{Group: o.Group, Cols: make([]catalog.ColumnID, len(o.Cols))}
+		if len(o.Cols) == 0 {
+			return nil, nil, nil, fmt.Errorf("metadata: order_from of group %d names no column", o.Group)
+		}
+		for i, c := range o.Cols {
+			g.Cols[i] = catalog.ColumnID(c)
+			if m.Column(g.Cols[i]) < 0 {
+				return nil, nil, nil, fmt.Errorf("metadata: order_from of group %d names column %d, which the part does not hold", o.Group, c)
+			}
+		}
+		for _, h := range m.OrderFrom {
+			if h.Group == g.Group {
+				return nil, nil, nil, fmt.Errorf("metadata: order_from lists group %d twice", o.Group)
+			}
+		}
+		m.OrderFrom = append(m.OrderFrom, g)
 	}
 	blocks := make([]BlockInfo, len(fm.Blocks))
 	var rows uint64

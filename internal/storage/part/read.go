@@ -56,6 +56,9 @@ type Reader struct {
 	// filter is the part's key filter; empty (every key may be held) in
 	// parts without one.
 	filter KeyFilter
+	// order is set when the part's ordering values are rebuilt from its
+	// table columns (Meta.OrderFrom, order.go).
+	order *orderSource
 }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
@@ -175,6 +178,7 @@ func (r *Reader) open() error {
 	if err != nil {
 		return r.corrupt("%v", err)
 	}
+	r.order = newOrderSource(r.meta.OrderFrom)
 	if f, ok := r.file.Lookup(filterKey); ok {
 		if r.filter, err = decodeKeyFilter([]byte(f)); err != nil {
 			return r.corrupt("%v", err)
@@ -350,7 +354,24 @@ func (r *Reader) chunkTasks(tasks []chunkTask, fixed Fixed, cols []catalog.Colum
 // Chunks the cache holds (ReadBlockView keeps them) are copied out of it
 // instead of being read and decoded; what ReadBlockFixed decodes itself is
 // not kept (chunkcache.go).
+//
+// In a part whose ordering values are rebuilt (Meta.OrderFrom), FixOrder
+// decodes the ordering columns, unless cols holds them already, and
+// encodes Order from them (order.go).
 func (r *Reader) ReadBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
+	if fixed&FixOrder == 0 || r.order == nil {
+		return r.readBlockFixed(i, fixed, cols, dst)
+	}
+	if err := r.readBlockFixed(i, fixed&^FixOrder, cols, dst); err != nil {
+		return err
+	}
+	return r.readOrder(dst, fixed, cols, func(f Fixed, c []catalog.ColumnID, d *Data) error {
+		return r.readBlockFixed(i, f, c, d)
+	})
+}
+
+// readBlockFixed is ReadBlockFixed reading _order as stored.
+func (r *Reader) readBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
 	if i < 0 || i >= len(r.blocks) {
 		return fmt.Errorf("part: %s: block %d of %d", r.path, i, len(r.blocks))
 	}
@@ -517,7 +538,7 @@ func Check(fsys vfs.FS, path string) error {
 	for i, c := range r.meta.Columns {
 		ids[i] = c.ID
 	}
-	var d Data
+	var d, od Data
 	var last struct {
 		sort   []byte
 		group  uint16
@@ -538,6 +559,18 @@ func Check(fsys vfs.FS, path string) error {
 		}
 		if i > 0 && posLess(d.Sort.BytesAt(0), d.Group[0], d.Commit[0], d.Seq[0], last.sort, last.group, last.commit, last.seq) {
 			return r.corrupt("block %d starts before the end of block %d", i, i-1)
+		}
+		if r.order != nil {
+			// Rebuilt ordering values ignore the stored column, which
+			// Write left empty: anything else there is not this package's.
+			if err := r.readBlockFixed(i, FixOrder, nil, &od); err != nil {
+				return err
+			}
+			for j := range od.Rows {
+				if len(od.Order.BytesAt(j)) != 0 {
+					return r.corrupt("block %d: row %d holds ordering values the part says are rebuilt", i, j)
+				}
+			}
 		}
 		// A filter that misses a key would make lookups report it absent.
 		for j := range d.Rows {

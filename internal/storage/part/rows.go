@@ -34,7 +34,22 @@ const HistoryPageRows = 8192
 // ReadRows reads rows [lo, hi) of block i into dst as ReadBlockFixed
 // would read the whole block (dst.Rows = hi-lo, row 0 of dst is row lo of
 // the block), decoding only the pages of each chunk that hold them.
+// FixOrder in a part with Meta.OrderFrom decodes the ordering columns'
+// pages, as ReadBlockFixed does their chunks.
 func (r *Reader) ReadRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
+	if fixed&FixOrder == 0 || r.order == nil {
+		return r.readRows(i, lo, hi, fixed, cols, dst)
+	}
+	if err := r.readRows(i, lo, hi, fixed&^FixOrder, cols, dst); err != nil {
+		return err
+	}
+	return r.readOrder(dst, fixed, cols, func(f Fixed, c []catalog.ColumnID, d *Data) error {
+		return r.readRows(i, lo, hi, f, c, d)
+	})
+}
+
+// readRows is ReadRows reading _order as stored.
+func (r *Reader) readRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, dst *Data) error {
 	if i < 0 || i >= len(r.blocks) || lo < 0 || hi > r.blocks[i].Rows || lo >= hi {
 		return fmt.Errorf("part: %s: rows [%d, %d) of block %d", r.path, lo, hi, i)
 	}

@@ -80,6 +80,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 		return Info{}, err
 	}
 	w := &writer{d: d, meta: meta, opts: opts}
+	w.meta.OrderFrom = orderFromRows(d, &meta)
 	if w.opts.BlockRows <= 0 {
 		w.opts.BlockRows = DefaultBlockRows
 	}
@@ -297,7 +298,7 @@ func (w *writer) appendFixed(f, lo, hi int) {
 			w.vals = append(w.vals, parquet.ByteArrayValue(d.Sort.BytesAt(i)))
 		}
 	case fOrder:
-		if d.Order == nil || d.Order.Len() == 0 {
+		if d.Order == nil || d.Order.Len() == 0 || len(w.meta.OrderFrom) > 0 {
 			w.vals = appendConst(w.vals, parquet.ByteArrayValue(nil), hi-lo)
 			return
 		}
