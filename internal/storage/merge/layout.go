@@ -9,6 +9,7 @@ import (
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
 )
 
 // layout is the set of table columns a merge writes, and how each input's
@@ -122,16 +123,41 @@ func all[T any](s []T, f func(T) bool) bool {
 	return true
 }
 
-// newData returns an empty Data shaped for the layout, with room for n rows.
-func (l *layout) newData(n int) *part.Data {
+// newData returns an empty Data shaped for the layout, with room for n
+// rows: every fixed slice and column vector is allocated for n rows, and
+// the byte columns (sort key, ordering values, strings) for as many bytes
+// as like's hold, when like is not nil (the previous part of the same
+// run), or sortBytes for the sort keys. Merges fill a Data to PartRows
+// before writing it, and growing it by appends copied each column
+// about twice over.
+func (l *layout) newData(n int, like *part.Data, sortBytes int) *part.Data {
 	d := &part.Data{
-		Sort:  types.NewVector(types.Of(types.Bytes), n),
-		Order: types.NewVector(types.Of(types.Bytes), n),
-		IDs:   l.ids,
-		Cols:  make([]*types.Vector, len(l.ids)),
+		Sort:         types.NewVector(types.Of(types.Bytes), n),
+		Order:        types.NewVector(types.Of(types.Bytes), n),
+		IDs:          l.ids,
+		Cols:         make([]*types.Vector, len(l.ids)),
+		Group:        make([]uint16, 0, n),
+		Commit:       make([]uint64, 0, n),
+		Seq:          make([]uint32, 0, n),
+		Tomb:         make([]bool, 0, n),
+		WonAt:        make([]uint64, 0, n),
+		EndedAt:      make([]uint64, 0, n),
+		SupersededBy: make([]uint64, 0, n),
+		State:        make([]version.State, 0, n),
 	}
 	for j, m := range l.metas {
 		d.Cols[j] = types.NewVector(m.Type, n)
+	}
+	if like == nil {
+		d.Sort.Reserve(sortBytes)
+		return d
+	}
+	d.Sort.Reserve(int(like.Sort.ValueBytes()))
+	d.Order.Reserve(int(like.Order.ValueBytes()))
+	for j, c := range like.Cols {
+		if c.Type().Kind.Class() == types.ClassVarlen {
+			d.Cols[j].Reserve(int(c.ValueBytes()))
+		}
 	}
 	return d
 }

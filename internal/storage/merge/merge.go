@@ -111,6 +111,17 @@ func Merge(inputs []*part.Reader, opts Options) ([]Output, Stats, error) {
 		return nil, Stats{}, err
 	}
 	m := &merger{opts: opts, lay: lay, busy: make(chan struct{}, 1)}
+	// An output part holds at most about PartRows rows and at most every
+	// input row; its first Data is sized for that many, with sort keys
+	// as long as the inputs' bounds are on average.
+	var rows uint64
+	var keyBytes int
+	for _, r := range inputs {
+		rows += r.Meta().Rows
+		keyBytes += len(r.Meta().MinSort) + len(r.Meta().MaxSort)
+	}
+	m.outRows = int(min(rows, uint64(opts.PartRows)))
+	m.sortBytes = m.outRows * keyBytes / (2 * len(inputs))
 	err = m.run(inputs)
 	if werr := m.wait(); err == nil {
 		err = werr
@@ -143,6 +154,8 @@ type merger struct {
 	mu   sync.Mutex
 	done []Output
 	werr error
+	// outRows and sortBytes size an output run's first Data (newData).
+	outRows, sortBytes int
 }
 
 // wait blocks until no part write is in flight and returns the first
@@ -243,7 +256,7 @@ type output struct {
 
 // newOutput adds an output run of kind k.
 func (m *merger) newOutput(k part.Kind) *output {
-	o := &output{m: m, kind: k, d: m.lay.newData(0)}
+	o := &output{m: m, kind: k, d: m.lay.newData(m.outRows, nil, m.sortBytes)}
 	m.outs = append(m.outs, o)
 	return o
 }
@@ -307,7 +320,9 @@ func (o *output) flush() error {
 		return werr
 	}
 	if o.d == nil {
-		o.d = m.lay.newData(0)
+		// The second Data of the run: sized like the first, whose part
+		// the writer has not started on yet.
+		o.d = m.lay.newData(max(d.Rows, m.outRows), d, 0)
 	}
 	go o.write(d, path, id)
 	return nil
