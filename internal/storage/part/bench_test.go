@@ -1,6 +1,7 @@
 package part
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"testing"
@@ -137,5 +138,75 @@ func BenchmarkReadColumns(b *testing.B) {
 			b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
 			b.ReportMetric(0, "ns/op")
 		})
+	}
+}
+
+// BenchmarkReadOrder reads a 1 M-row history part of the balances fixture
+// whose ordering values are its columns' (group 0 by updated_at, group 1
+// by the UINT128 and UINT64 columns), with _order stored ("stored") and
+// rebuilt from the columns ("rebuilt", part format 2): reading every
+// column, as merges do, and the ordering values alone, the worst case,
+// which decodes the ordering columns only to encode them.
+func BenchmarkReadOrder(b *testing.B) {
+	fx := benchFixture()
+	d := *fx.d
+	d.Order = types.NewVector(types.Of(types.Bytes), d.Rows)
+	var ord []byte
+	for i := range d.Rows {
+		ord = ord[:0]
+		cols := []int{1}
+		if d.Group[i] == 1 {
+			cols = []int{2, 3}
+		}
+		for _, j := range cols {
+			k := types.AppendKeyAt(nil, d.Cols[j], i)
+			ord = append(binary.AppendUvarint(ord, uint64(len(k))), k...)
+		}
+		d.Order.AppendBytes(ord)
+	}
+	meta := fx.meta
+	meta.Kind = KindHistory
+	fsys := vfs.NewMem()
+	for _, name := range []string{"stored", "rebuilt"} {
+		m := meta
+		if name == "rebuilt" {
+			m.OrderFrom = []GroupOrder{{Group: 0, Cols: []catalog.ColumnID{2}}, {Group: 1, Cols: []catalog.ColumnID{3, 4}}}
+		}
+		info, err := Write(fsys, name, &d, m, WriteOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Open(fsys, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		if (len(r.Meta().OrderFrom) > 0) != (name == "rebuilt") {
+			b.Fatalf("%s: OrderFrom %v", name, r.Meta().OrderFrom)
+		}
+		for _, read := range []struct {
+			name  string
+			fixed Fixed
+			cols  []catalog.ColumnID
+		}{{"all", FixAll, ids(meta)}, {"order-only", FixOrder, nil}} {
+			b.Run(name+"/"+read.name, func(b *testing.B) {
+				var out Data
+				b.ReportAllocs()
+				cpu0 := processCPU()
+				for b.Loop() {
+					for i := range r.Blocks() {
+						if err := r.ReadBlockFixed(i, read.fixed, read.cols, &out); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				// Process CPU per op: on a shared machine wall time
+				// mostly measures the other load.
+				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+				b.ReportMetric(float64(info.Bytes)/benchRows, "bytes/row")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
 	}
 }

@@ -206,8 +206,9 @@ type Data struct {
 	// read of a part with Meta.OrderFrom decodes to rebuild Order, when
 	// the read itself does not ask for them (order.go); kept for reuse.
 	orderSrc *Data
-	// orderVecs and orderBuf are that rebuild's scratch.
+	// orderVecs, orderMiss and orderBuf are that rebuild's scratch.
 	orderVecs []*types.Vector
+	orderMiss []catalog.ColumnID
 	orderBuf  []byte
 }
 

@@ -26,6 +26,9 @@
 // all compressed with ZSTD(1), except in history parts, which only merges
 // write and which hold most of a settled table: ZSTD(3) there
 // (historyFixedCodec, which also says why these stay delta-encoded).
+// A history part whose every row's _order is the encoding of its group's
+// VALID BY / REVISION BY columns stores _order empty, and readers rebuild
+// it from those columns (format 2, order.go).
 // The resolution columns are written in every part; in delta and append
 // parts they are constant zero and cost a few bytes per block. Table
 // columns map onto Parquet types as physicalOf lists; a column's codec (R11.3) becomes its Parquet encoding (DELTA →

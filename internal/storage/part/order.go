@@ -121,32 +121,39 @@ func orderFromRows(d *Data, meta *Meta) []GroupOrder {
 // readOrder finishes a read of a part with OrderFrom that asked for
 // FixOrder: read (the read's own method, for these rows) was called
 // without FixOrder and filled dst; readOrder rebuilds dst.Order from the
-// groups, delete markers and ordering columns, taken from dst when the
-// read asked for them, else read into dst.orderSrc.
+// groups, delete markers and ordering columns, taken from dst where the
+// read asked for them and read into dst.orderSrc where it did not.
 func (r *Reader) readOrder(dst *Data, fixed Fixed, cols []catalog.ColumnID, read func(Fixed, []catalog.ColumnID, *Data) error) error {
 	o := r.order
-	src := dst
 	vecs := dst.orderVecs[:0]
-	if fixed&(FixGroup|FixTomb) == FixGroup|FixTomb {
-		for _, id := range o.ids {
-			j := slices.Index(cols, id)
-			if j < 0 {
-				break
-			}
-			vecs = append(vecs, dst.Cols[j])
+	missing := dst.orderMiss[:0]
+	for _, id := range o.ids {
+		var v *types.Vector
+		if j := slices.Index(cols, id); j >= 0 {
+			v = dst.Cols[j]
+		} else {
+			missing = append(missing, id)
 		}
+		vecs = append(vecs, v)
 	}
-	if len(vecs) < len(o.ids) {
+	dst.orderVecs, dst.orderMiss = vecs, missing
+	src := dst
+	if len(missing) > 0 || fixed&(FixGroup|FixTomb) != FixGroup|FixTomb {
 		if dst.orderSrc == nil {
 			dst.orderSrc = &Data{}
 		}
 		src = dst.orderSrc
-		if err := read(FixGroup|FixTomb, o.ids, src); err != nil {
+		if err := read(FixGroup|FixTomb, missing, src); err != nil {
 			return err
 		}
-		vecs = append(vecs[:0], src.Cols...)
+		j := 0
+		for k := range vecs {
+			if vecs[k] == nil && j < len(src.Cols) {
+				vecs[k] = src.Cols[j]
+				j++
+			}
+		}
 	}
-	dst.orderVecs = vecs
 	n := dst.Rows
 	if src.Rows != n || len(src.Group) != n || len(src.Tomb) != n {
 		return r.corrupt("ordering columns hold %d rows, want %d", src.Rows, n)
