@@ -53,6 +53,13 @@ func TestVersionedSeedTable(t *testing.T) {
 		t.Fatalf("outputs %+v", out)
 	}
 	cur, hist := f.read(out[0]), f.read(out[1])
+	// The history part's ordering values are g1's VALID BY column o, so
+	// it stores none and read rebuilt them (and compared them with o).
+	rs := f.open(out[1:])
+	if from := rs[0].Meta().OrderFrom; len(from) != 1 || from[0].Group != 1 || !slices.Equal(from[0].Cols, []catalog.ColumnID{3}) {
+		t.Errorf("history part's OrderFrom = %v, want g1 from column 3", from)
+	}
+	rs[0].Close()
 	if len(cur) != 1 || cur[0].b != 4 || cur[0].state != version.Current || cur[0].wonAt != 4 || cur[0].endedAt != version.Forever {
 		t.Fatalf("current run %+v", cur)
 	}
