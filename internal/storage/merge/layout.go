@@ -92,7 +92,7 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 	// unmatched and stores _order as it is.
 	for _, g := range t.Groups {
 		cols := append(slices.Clone(g.ValidBy), g.RevisionBy...)
-		if len(cols) == 0 || !all(cols, func(id catalog.ColumnID) bool { return slices.Contains(l.ids, id) }) {
+		if len(cols) == 0 || g.ID > 0xFFFF || !all(cols, func(id catalog.ColumnID) bool { return slices.Contains(l.ids, id) }) {
 			continue
 		}
 		l.orderFrom = append(l.orderFrom, part.GroupOrder{Group: uint16(g.ID), Cols: cols})
