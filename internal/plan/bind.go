@@ -196,21 +196,12 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		}
 		inh = a
 	}
-	if q.With != nil {
-		// One link per definition, so that each sees the ones before it
-		// (PostgreSQL's scoping) and the query sees them all.
-		for i, c := range q.With.CTEs {
-			for _, d := range q.With.CTEs[:i] {
-				if d.Name.Name == c.Name.Name {
-					return nil, nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
-				}
-			}
-			ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: q.With.Recursive, outer: parent}
-		}
+	ctes, err := b.withDefs(q.With, parent, ctes, inh)
+	if err != nil {
+		return nil, nil, err
 	}
 	var node Node
 	var names []string
-	var err error
 	if blk, ok := q.Body.(*ast.SelectBlock); ok {
 		node, names, err = b.block(blk, q.OrderBy, parent, ctes, inh)
 	} else {
@@ -237,6 +228,24 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		node = lim
 	}
 	return node, names, nil
+}
+
+// withDefs chains the definitions of w (nil: none) onto ctes, one link per
+// definition, so that each sees the ones before it (PostgreSQL's scoping)
+// and the query sees them all.
+func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf) (*cteEnv, error) {
+	if w == nil {
+		return ctes, nil
+	}
+	for i, c := range w.CTEs {
+		for _, d := range w.CTEs[:i] {
+			if d.Name.Name == c.Name.Name {
+				return nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
+			}
+		}
+		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent}
+	}
+	return ctes, nil
 }
 
 // count evaluates a LIMIT or OFFSET operand.
@@ -987,7 +996,11 @@ func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
 
 // evalConst binds e without columns and computes it.
 func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
-	x, err := b.expr(&scope{}, e)
+	ctes, err := b.withDefs(b.env.With, nil, nil, nil)
+	if err != nil {
+		return types.Value{}, err
+	}
+	x, err := b.expr(&scope{ctes: ctes}, e)
 	if err != nil {
 		return types.Value{}, err
 	}

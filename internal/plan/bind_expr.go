@@ -718,6 +718,13 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 		return expr.NewConst(types.NewUint64(b.env.LastCommit)), nil
 	}
+	if isSetReturning(f) {
+		// PostgreSQL also runs them in a select list, one output row per
+		// element; Strata binds them as relations only.
+		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "set-returning function %s is supported only in FROM", f.Name).
+			WithPos(f.Pos()).WithToken(f.Name).
+			WithHint("read it as a relation: SELECT … FROM %s(…) AS s", f.Name)
+	}
 	args := make([]expr.Expr, len(f.Args))
 	ts := make([]types.Type, len(f.Args))
 	for i, a := range f.Args {

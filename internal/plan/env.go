@@ -68,6 +68,11 @@ type Env struct {
 	// table standing for the rows the write accepted, so a subquery of
 	// the list that names the table still reads the table.
 	Relations map[*ast.TableRef]Virtual
+	// With holds the WITH definitions written before an INSERT, UPSERT,
+	// UPDATE or DELETE: every query and constant the statement builds
+	// (its source, WHERE, SET values, RETURNING list) sees them, as an
+	// enclosing WITH. nil for none.
+	With *ast.With
 }
 
 // Limit returns the memory limit in bytes.
@@ -121,7 +126,11 @@ func Build(stmt ast.Stmt, env *Env) (*Plan, error) {
 	if !ok {
 		return nil, notSupported(stmt, "plan: statement is not a query")
 	}
-	root, names, err := b.query(sel, nil, nil)
+	ctes, err := b.withDefs(env.With, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	root, names, err := b.query(sel, nil, ctes)
 	if err != nil {
 		return nil, err
 	}

@@ -244,18 +244,19 @@ func (s *Session) describeReturning(ctx context.Context, stmt ast.Stmt, sql stri
 	var table *ast.ObjectName
 	var alias *ast.Ident
 	var items []*ast.SelectItem
+	var with *ast.With
 	switch n := stmt.(type) {
 	case *ast.InsertStmt:
-		span, table, items = n.Span, n.Table, n.Returning
+		span, table, alias, items, with = n.Span, n.Table, n.Alias, n.Returning, n.With
 	case *ast.UpdateStmt:
-		span, table, alias, items = n.Span, n.Table, n.Alias, n.Returning
+		span, table, alias, items, with = n.Span, n.Table, n.Alias, n.Returning, n.With
 	case *ast.DeleteStmt:
-		span, table, alias, items = n.Span, n.Table, n.Alias, n.Returning
+		span, table, alias, items, with = n.Span, n.Table, n.Alias, n.Returning, n.With
 	}
 	if items == nil || s.opts.Querier != nil || defaultQuerier == nil {
 		return nil, nil
 	}
-	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock(), with: with}
 	defer st.release()
 	cols, err := st.returningColumns(span, table, alias, items)
 	if err != nil {

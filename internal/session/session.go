@@ -169,10 +169,13 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 	case *ast.SelectStmt, *ast.ExplainStmt:
 		return st.query(stmt)
 	case *ast.InsertStmt:
+		st.with = n.With
 		return st.insert(n)
 	case *ast.UpdateStmt:
+		st.with = n.With
 		return st.update(n)
 	case *ast.DeleteStmt:
+		st.with = n.With
 		return st.delete(n)
 	case *ast.TransactionStmt:
 		return s.transaction(ctx, n)
@@ -218,6 +221,9 @@ type statement struct {
 	// written: snap with the writes pending (readSnapshot); owned by the
 	// transaction.
 	view *storage.Snapshot
+	// with is the WITH of a write statement (WITH … INSERT): every query
+	// the statement plans sees its definitions.
+	with *ast.With
 }
 
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).

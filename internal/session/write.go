@@ -120,7 +120,7 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 	}
 	var res Result
 	if n.Returning != nil {
-		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, nil, n.Returning, tab, insertedRows(tab, w)); err != nil {
+		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, n.Alias, n.Returning, tab, insertedRows(tab, w)); err != nil {
 			return nil, err
 		}
 	}

@@ -1,26 +1,7 @@
 package ast
 
 func (p *printer) selectStmt(s *SelectStmt) {
-	if s.With != nil {
-		p.str("WITH ")
-		if s.With.Recursive {
-			p.str("RECURSIVE ")
-		}
-		for i, c := range s.With.CTEs {
-			if i > 0 {
-				p.str(", ")
-			}
-			p.ident(c.Name.Name)
-			if len(c.Columns) > 0 {
-				p.str(" ")
-				p.parenIdents(c.Columns)
-			}
-			p.str(" AS (")
-			p.selectStmt(c.Query)
-			p.str(")")
-		}
-		p.str(" ")
-	}
+	p.with(s.With)
 	p.body(s.Body, 0)
 	if len(s.OrderBy) > 0 {
 		p.str(" ORDER BY ")
@@ -250,4 +231,29 @@ func (p *printer) table(t TableExpr) {
 			p.parenIdents(t.Using)
 		}
 	}
+}
+
+// with prints WITH [RECURSIVE] definitions and a space; nothing for nil.
+func (p *printer) with(w *With) {
+	if w == nil {
+		return
+	}
+	p.str("WITH ")
+	if w.Recursive {
+		p.str("RECURSIVE ")
+	}
+	for i, c := range w.CTEs {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.ident(c.Name.Name)
+		if len(c.Columns) > 0 {
+			p.str(" ")
+			p.parenIdents(c.Columns)
+		}
+		p.str(" AS (")
+		p.selectStmt(c.Query)
+		p.str(")")
+	}
+	p.str(" ")
 }

@@ -10,12 +10,17 @@ func (p *printer) stmt(s Stmt) {
 	case *SelectStmt:
 		p.selectStmt(s)
 	case *InsertStmt:
+		p.with(s.With)
 		if s.Upsert {
 			p.str("UPSERT INTO ")
 		} else {
 			p.str("INSERT INTO ")
 		}
 		p.objectName(s.Table)
+		if s.Alias != nil {
+			p.str(" AS ")
+			p.ident(s.Alias.Name)
+		}
 		if s.Columns != nil {
 			p.str(" ")
 			p.parenIdents(s.Columns)
@@ -28,6 +33,7 @@ func (p *printer) stmt(s Stmt) {
 		}
 		p.returning(s.Returning)
 	case *UpdateStmt:
+		p.with(s.With)
 		p.str("UPDATE ")
 		p.objectName(s.Table)
 		if s.Alias != nil {
@@ -46,6 +52,7 @@ func (p *printer) stmt(s Stmt) {
 		p.where(s.Where)
 		p.returning(s.Returning)
 	case *DeleteStmt:
+		p.with(s.With)
 		p.str("DELETE FROM ")
 		p.objectName(s.Table)
 		if s.Alias != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
+	"github.com/strata-db/strata/internal/sqlerr"
 )
 
 // selectStmt parses a query:
@@ -21,10 +22,17 @@ func (p *parser) selectStmt() *ast.SelectStmt {
 	defer func() { p.relAsOf = outerAsOf }()
 
 	start := p.pos
-	s := &ast.SelectStmt{}
+	var w *ast.With
 	if p.tok == token.WITH {
-		s.With = p.with()
+		w = p.with()
 	}
+	return p.selectRest(start, w)
+}
+
+// selectRest parses the rest of a query that starts at start, after its
+// WITH (nil when absent).
+func (p *parser) selectRest(start int, w *ast.With) *ast.SelectStmt {
+	s := &ast.SelectStmt{With: w}
 	s.Body = p.setOps()
 	if p.tok == token.ORDER {
 		p.next()
@@ -148,6 +156,14 @@ func (p *parser) with() *ast.With {
 		}
 		p.expect(token.AS)
 		p.expect(token.LPAREN)
+		switch p.tok {
+		case token.INSERT, token.UPSERT, token.UPDATE, token.DELETE:
+			// PostgreSQL's data-modifying WITH: its rows would have to be
+			// written and read back within one statement.
+			p.fail(sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s in WITH is not supported", strings.ToUpper(p.lit)).WithPos(p.pos).
+				WithToken(p.lit).
+				WithHint("run the %s … RETURNING on its own, or write WITH … %s … RETURNING with the query's work in the RETURNING list", strings.ToUpper(p.lit), strings.ToUpper(p.lit)))
+		}
 		c.Query = p.selectStmt()
 		p.expect(token.RPAREN)
 		c.Span = p.span(cstart)
