@@ -44,6 +44,10 @@ type binder struct {
 	deps *viewDeps
 	// viewDepth counts the views being bound inside one another.
 	viewDepth int
+	// volatiles counts the calls of functions with an effect bound so
+	// far: a subquery or LATERAL item during whose binding it grew must
+	// run for every outer row, not once per distinct outer tuple.
+	volatiles int
 }
 
 func newBinder(env *Env) *binder {

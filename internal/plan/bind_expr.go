@@ -738,6 +738,9 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fn.Volatile() {
+		b.volatiles++
+	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], sig.Params[i], f.Args[i].Pos()); err != nil {
 			return nil, err
@@ -782,6 +785,7 @@ func (b *binder) subqueryRow(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x 
 	inner := &scope{parent: sc, ctes: sc.ctes}
 	// The block binder creates its own scope with sc as parent; the
 	// correlation list lives on that scope, so bind through a wrapper.
+	vol := b.volatiles
 	node, names, corr, err := b.subqueryBody(q, inner, saved)
 	b.agg = saved
 	if err != nil {
@@ -789,7 +793,7 @@ func (b *binder) subqueryRow(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x 
 	}
 	_ = names
 	out := node.Output()
-	s := &expr.Subquery{Kind: kind, Not: not, Pos: pos, Label: "subquery"}
+	s := &expr.Subquery{Kind: kind, Not: not, Pos: pos, Label: "subquery", Volatile: b.volatiles > vol}
 	switch kind {
 	case expr.SubScalar:
 		if len(out) != 1 {
