@@ -151,3 +151,8 @@ func EvalConst(ctx context.Context, e ast.Expr, env *Env) (types.Value, error) {
 	b.ctx = ctx
 	return b.evalConst(e)
 }
+
+// RangeCode is the SQLSTATE of a value that does not fit its type, as
+// expressions report it (expr.RangeCode), for the session's writes, which
+// reach expr only through plan.
+func RangeCode(e *types.RangeError) string { return expr.RangeCode(e) }

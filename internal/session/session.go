@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/storage"
@@ -377,10 +378,10 @@ func userError(err error, stmt ast.Stmt, sql string) error {
 	case errors.As(err, &ce):
 		e = sqlerr.New(ce.Code, "%s", ce.Msg).WithPos(pos)
 	case errors.As(err, &re):
-		e = sqlerr.New(sqlerr.CodeNumericOutOfRange, "%s", re.Error()).WithPos(pos)
+		e = sqlerr.New(plan.RangeCode(re), "%s", re.Error()).WithPos(pos)
 	case errors.As(err, &pe):
 		code := sqlerr.CodeInvalidText
-		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 {
+		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 || k == types.Interval {
 			code = sqlerr.CodeInvalidDatetime
 		}
 		e = sqlerr.New(code, "%s", pe.Error()).WithPos(pos)
