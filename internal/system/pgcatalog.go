@@ -310,7 +310,7 @@ var pgCatalogTables = []*Table{
 		"definition", tString), func(src Source, _ map[string]string, add func(...types.Value)) {
 		// User views first, their definition as pg_get_viewdef gives it.
 		for _, v := range src.Catalog().Views() {
-			add(str("public"), str(v.Name), str(BootstrapRole), str(" "+v.Select+";"))
+			add(str("public"), str(v.Name), str(BootstrapRole), str(viewDef(v)))
 		}
 		// The catalog's views are computed by Strata, not defined in SQL:
 		// their definition is NULL.
@@ -713,7 +713,7 @@ func (e *pgEnv) objects() map[uint32]pgObject {
 		}
 		hs := viewHashes(e.cat)
 		for _, v := range e.cat.Views() {
-			e.objs[oidViewBase+hs[v.Name]] = pgObject{name: v.Name, viewDef: v.Select}
+			e.objs[oidViewBase+hs[v.Name]] = pgObject{name: v.Name, viewDef: viewDef(v)}
 		}
 	})
 	return e.objs
@@ -841,4 +841,20 @@ func (e *pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// FormatView, set by the session layer (which may parse SQL, as this
+// package may not), lays a view's query out as PostgreSQL's
+// pg_get_viewdef does, clause by clause; nil leaves the stored one-line
+// text.
+var FormatView func(v *catalog.View) string
+
+// viewDef is a view's definition as pg_get_viewdef, pg_views and
+// information_schema.views show it: its query, led by a space and ended by
+// a semicolon, as PostgreSQL's.
+func viewDef(v *catalog.View) string {
+	if FormatView != nil {
+		return FormatView(v) + ";"
+	}
+	return " " + v.Select + ";"
 }

@@ -10,7 +10,10 @@ func (p *printer) stmt(s Stmt) {
 	case *SelectStmt:
 		p.selectStmt(s)
 	case *InsertStmt:
-		p.with(s.With)
+		if s.With != nil {
+			p.with(s.With)
+			p.str(" ")
+		}
 		if s.Upsert {
 			p.str("UPSERT INTO ")
 		} else {
@@ -33,7 +36,10 @@ func (p *printer) stmt(s Stmt) {
 		}
 		p.returning(s.Returning)
 	case *UpdateStmt:
-		p.with(s.With)
+		if s.With != nil {
+			p.with(s.With)
+			p.str(" ")
+		}
 		p.str("UPDATE ")
 		p.objectName(s.Table)
 		if s.Alias != nil {
@@ -52,7 +58,10 @@ func (p *printer) stmt(s Stmt) {
 		p.where(s.Where)
 		p.returning(s.Returning)
 	case *DeleteStmt:
-		p.with(s.With)
+		if s.With != nil {
+			p.with(s.With)
+			p.str(" ")
+		}
 		p.str("DELETE FROM ")
 		p.objectName(s.Table)
 		if s.Alias != nil {
