@@ -508,7 +508,11 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	if !ok {
 		return nil, notSupported(x, "operator %s is not supported", x.Op)
 	}
-	if tl, tr, t, ok := b.timeOperands(op, l, r); ok {
+	tl, tr, t, ok, err := b.timeOperands(op, l, r, x.L.Pos(), x.R.Pos())
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		return &expr.Arith{Op: op, L: tl, R: tr, T: t, Pos: x.Pos()}, nil
 	}
 	l, r = b.adapt(l, r)
@@ -519,7 +523,7 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	if rt.Kind == types.Unknown {
 		rt = lt
 	}
-	t, ok := types.ResultType(op, lt, rt)
+	t, ok = types.ResultType(op, lt, rt)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(x.Pos())
 	}
@@ -1023,26 +1027,43 @@ func (b *binder) regroup(e expr.Expr) (expr.Expr, bool) {
 // read as an interval ('1 day'), or, subtracted from a timestamp or
 // subtracting one, as a timestamp when it is not an interval, as
 // PostgreSQL resolves the unknown literal. ok is false for other operands.
-func (b *binder) timeOperands(op types.Op, l, r expr.Expr) (expr.Expr, expr.Expr, types.Type, bool) {
+// A literal that is neither, added to or subtracted from one of those, is
+// the error of reading it as an interval (PostgreSQL's "invalid input
+// syntax for type interval") or, subtracted from a date or timestamp, as
+// that type, at lpos or rpos, rather than a missing operator.
+func (b *binder) timeOperands(op types.Op, l, r expr.Expr, lpos, rpos int) (expr.Expr, expr.Expr, types.Type, bool, error) {
 	isTime := func(k types.Kind) bool {
 		return k == types.Date || k == types.DateTime64 || k == types.Interval
 	}
-	lit := func(e, other expr.Expr) expr.Expr {
+	lit := func(e, other expr.Expr, pos int) (expr.Expr, error) {
 		k, ok := e.(*expr.Const)
 		if !ok || !b.lits[e] || k.V.Kind() != types.String || !isTime(other.Type().Kind) {
-			return e
+			return e, nil
 		}
-		if v, err := types.ParseInterval(k.V.Str(), types.NoField); err == nil {
-			return expr.NewConst(v)
+		v, ierr := types.ParseInterval(k.V.Str(), types.NoField)
+		if ierr == nil {
+			return expr.NewConst(v), nil
 		}
 		if op == types.OpSub && other.Type().Kind != types.Interval {
-			if v, err := types.ParseText(other.Type(), k.V.Str()); err == nil {
-				return expr.NewConst(v)
+			v, err := types.ParseText(other.Type(), k.V.Str())
+			if err == nil {
+				return expr.NewConst(v), nil
 			}
+			// PostgreSQL reads it as the other operand's type then.
+			return nil, expr.CastError(pos, k.V, other.Type(), err)
 		}
-		return e
+		if op == types.OpAdd || op == types.OpSub {
+			return nil, expr.CastError(pos, k.V, types.Of(types.Interval), ierr)
+		}
+		return e, nil
 	}
-	l, r = lit(l, r), lit(r, l)
+	l, err := lit(l, r, lpos)
+	if err != nil {
+		return nil, nil, types.Type{}, false, err
+	}
+	if r, err = lit(r, l, rpos); err != nil {
+		return nil, nil, types.Type{}, false, err
+	}
 	t, ok := types.TimeType(op, l.Type(), r.Type())
-	return l, r, t, ok
+	return l, r, t, ok, nil
 }
