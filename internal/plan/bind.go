@@ -247,6 +247,10 @@ func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf) (
 				return nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
 			}
 		}
+		if _, ran := b.env.Written[c]; c.Write != nil && !ran {
+			return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "WITH clause containing a data-modifying statement must be at the top level").
+				WithPos(c.Write.Pos())
+		}
 		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent}
 	}
 	return ctes, nil
@@ -783,6 +787,13 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			var names []string
 			var err error
 			switch rec, inProgress := b.working[def]; {
+			case def.Write != nil:
+				v := b.env.Written[def]
+				if v == nil {
+					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "WITH query %q does not have a RETURNING clause", name).
+						WithPos(t.Pos()).WithToken(name)
+				}
+				n, names = b.writtenRows(name, v)
 			case rec != nil:
 				n, names = b.workTable(rec)
 			case inProgress:
@@ -872,6 +883,18 @@ func (b *binder) virtualRef(t *ast.TableRef, sc *scope, v Virtual, schema, name,
 }
 
 func (e *cteEnv) parentOf(*ast.CTE) *cteEnv { return e.parent }
+
+// writtenRows is a scan of the RETURNING rows of data-modifying WITH
+// definition name, as the session computed them.
+func (b *binder) writtenRows(name string, v Virtual) (Node, []string) {
+	n := &VirtualScan{Name: name, V: v}
+	var names []string
+	for _, c := range v.Columns() {
+		n.Cols = append(n.Cols, b.newCol(c.Name, c.Type))
+		names = append(names, c.Name)
+	}
+	return n, names
+}
 
 func identsOf(ids []*ast.Ident) []*ast.Ident { return ids }
 

@@ -73,6 +73,13 @@ type Env struct {
 	// (its source, WHERE, SET values, RETURNING list) sees them, as an
 	// enclosing WITH. nil for none.
 	With *ast.With
+	// Written holds the rows of the data-modifying WITH definitions
+	// (WITH x AS (INSERT … RETURNING …)) the session has run for the
+	// statement: a reference to x reads them. A definition ran without
+	// RETURNING maps to nil. A data-modifying definition not in the map
+	// was not run (it is not at the statement's top level) and is an
+	// error.
+	Written map[*ast.CTE]Virtual
 }
 
 // Limit returns the memory limit in bytes.

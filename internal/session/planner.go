@@ -48,7 +48,7 @@ func planEnv(q *QueryEnv) *plan.Env {
 	return &plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
 		return virtual(schema, name, q.Settings)
 	}, Params: q.Params, Now: q.Now, LastCommit: q.LastCommit, MemLimit: q.MemLimit,
-		PG: pg, Relations: q.Relations, With: q.With}
+		PG: pg, Relations: q.Relations, With: q.With, Written: q.Written}
 }
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {

@@ -54,6 +54,9 @@ type QueryEnv struct {
 	Relations map[*ast.TableRef]plan.Virtual
 	// With holds the WITH definitions of a write statement (plan.Env.With).
 	With *ast.With
+	// Written holds the rows of the data-modifying WITH definitions run
+	// for the statement (plan.Env.Written).
+	Written map[*ast.CTE]plan.Virtual
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -78,7 +81,7 @@ func (st *statement) readEnv() (*QueryEnv, error) {
 
 func (st *statement) envOn(snap *storage.Snapshot) *QueryEnv {
 	return &QueryEnv{Snapshot: snap, Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
-		Settings: st.s.settings.values, Set: st.s.setConfig, With: st.with}
+		Settings: st.s.settings.values, Set: st.s.setConfig, With: st.with, Written: st.written}
 }
 
 func (st *statement) querier(pos int) (Querier, error) {

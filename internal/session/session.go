@@ -166,6 +166,13 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		}
 	}
 	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	if w := writingWith(stmt); w != nil {
+		return st.withWrites(stmt, w)
+	}
+	if ex, ok := stmt.(*ast.ExplainStmt); ok && writingWith(ex.Stmt) != nil {
+		// Planning it would mean running its writes.
+		return nil, sqlerr.NotSupported(ex.Stmt.Pos(), "EXPLAIN of a statement with a data-modifying WITH is not supported")
+	}
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:
 		return st.query(stmt)
@@ -225,6 +232,12 @@ type statement struct {
 	// with is the WITH of a write statement (WITH … INSERT): every query
 	// the statement plans sees its definitions.
 	with *ast.With
+	// written holds the RETURNING rows of the data-modifying WITH
+	// definitions run so far (plan.Env.Written).
+	written map[*ast.CTE]plan.Virtual
+	// deferred, when set, collects the writes of a statement with a
+	// data-modifying WITH, which commit together at its end (commit).
+	deferred *storage.Txn
 }
 
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).
@@ -281,6 +294,17 @@ func (st *statement) release() {
 // commit makes txn one commit, or buffers its writes inside a transaction.
 // It reports the commit taken (0 inside a transaction).
 func (st *statement) commit(txn *storage.Txn) (uint64, error) {
+	if d := st.deferred; d != nil {
+		if d.CatalogVersion != txn.CatalogVersion {
+			return 0, sqlerr.New("40001", "the schema changed while the statement ran; nothing was written, retry it")
+		}
+		d.Writes = append(d.Writes, txn.Writes...)
+		for _, t := range txn.Tables {
+			d.Tables = appendUnique(d.Tables, t)
+		}
+		d.Rows += txn.Rows
+		return 0, nil
+	}
 	s := st.s
 	if s.tx != nil && txn.DDL == nil {
 		if s.tx.catalog == 0 {

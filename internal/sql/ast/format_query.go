@@ -278,7 +278,11 @@ func (p *printer) with(w *With) {
 			p.parenIdents(c.Columns)
 		}
 		p.str(" AS (")
-		p.selectStmt(c.Query)
+		if c.Write != nil {
+			p.stmt(c.Write)
+		} else {
+			p.selectStmt(c.Query)
+		}
 		p.str(")")
 	}
 }

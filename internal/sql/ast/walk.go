@@ -99,6 +99,9 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Name)
 		idents(n.Columns)
 		in(n.Query)
+		if n.Write != nil {
+			in(n.Write)
+		}
 	case *SelectBlock:
 		exprs(n.DistinctOn)
 		for _, it := range n.Items {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
-	"github.com/strata-db/strata/internal/sqlerr"
 )
 
 // selectStmt parses a query:
@@ -157,14 +156,16 @@ func (p *parser) with() *ast.With {
 		p.expect(token.AS)
 		p.expect(token.LPAREN)
 		switch p.tok {
-		case token.INSERT, token.UPSERT, token.UPDATE, token.DELETE:
-			// PostgreSQL's data-modifying WITH: its rows would have to be
-			// written and read back within one statement.
-			p.fail(sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s in WITH is not supported", strings.ToUpper(p.lit)).WithPos(p.pos).
-				WithToken(p.lit).
-				WithHint("run the %s … RETURNING on its own, or write WITH … %s … RETURNING with the query's work in the RETURNING list", strings.ToUpper(p.lit), strings.ToUpper(p.lit)))
+		case token.INSERT, token.UPSERT:
+			// PostgreSQL's data-modifying WITH.
+			c.Write = p.insert()
+		case token.UPDATE:
+			c.Write = p.update()
+		case token.DELETE:
+			c.Write = p.delete()
+		default:
+			c.Query = p.selectStmt()
 		}
-		c.Query = p.selectStmt()
 		p.expect(token.RPAREN)
 		c.Span = p.span(cstart)
 		w.CTEs = append(w.CTEs, c)
