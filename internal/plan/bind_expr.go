@@ -705,8 +705,28 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		return b.aggregate(f)
 	}
 	switch f.Name {
-	case "now", "current_timestamp":
-		v, err := types.FromTime(types.Type{Kind: types.DateTime64, Precision: 6}, b.env.Now)
+	case "now", "current_timestamp", "localtimestamp", "current_date":
+		t := types.Type{Kind: types.DateTime64, Precision: 6}
+		if len(f.Args) > 0 {
+			// current_timestamp(p), localtimestamp(p): p fractional
+			// digits, 0 to 6, as PostgreSQL's.
+			p := -1
+			if n, ok := f.Args[0].(*ast.NumberLit); ok && len(n.Text) == 1 && n.Text[0] >= '0' && n.Text[0] <= '6' {
+				p = int(n.Text[0] - '0')
+			}
+			if f.Name == "now" || f.Name == "current_date" {
+				return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes no arguments", f.Name).WithPos(f.Pos()).WithToken(f.Name)
+			}
+			if len(f.Args) > 1 || p < 0 {
+				return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "%s takes one precision, a number from 0 to 6", f.Name).WithPos(f.Args[0].Pos())
+			}
+			t.Precision = uint8(p)
+		}
+		if f.Name == "current_date" {
+			// The date of now(), in the time zone now() is in.
+			t = types.Of(types.Date)
+		}
+		v, err := types.FromTime(t, b.env.Now)
 		if err != nil {
 			return nil, err
 		}

@@ -170,7 +170,7 @@ func (p *parser) castTarget(start int, x ast.Expr, colons bool) ast.Expr {
 // parentheses. USER is left out: Strata does not reserve it, and a column
 // named user is common.
 var sqlValueFunctions = map[string]bool{"current_user": true, "session_user": true, "current_catalog": true,
-	"current_schema": true, "current_role": true}
+	"current_schema": true, "current_role": true, "current_timestamp": true, "current_date": true, "localtimestamp": true}
 
 // atValueFunction reports whether the current token is one of
 // sqlValueFunctions, unquoted and not followed by "(" or ".".
