@@ -32,8 +32,8 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 		}
 		st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
 		defer st.release()
-		var err error
-		if w := writingWith(stmt); w != nil {
+		err := explainWrites(stmt)
+		if w := writingWith(stmt); w != nil && err == nil {
 			err = st.describeWritten(w)
 		}
 		var p *plan.Plan

@@ -169,9 +169,8 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 	if w := writingWith(stmt); w != nil {
 		return st.withWrites(stmt, w)
 	}
-	if ex, ok := stmt.(*ast.ExplainStmt); ok && writingWith(ex.Stmt) != nil {
-		// Planning it would mean running its writes.
-		return nil, sqlerr.NotSupported(ex.Stmt.Pos(), "EXPLAIN of a statement with a data-modifying WITH is not supported")
+	if err := explainWrites(stmt); err != nil {
+		return nil, err
 	}
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:

@@ -136,6 +136,15 @@ func (st *statement) withWrites(stmt ast.Stmt, w *ast.With) (*Result, error) {
 	return res, nil
 }
 
+// explainWrites refuses EXPLAIN of a statement with a data-modifying WITH:
+// planning it would mean running its writes.
+func explainWrites(stmt ast.Stmt) error {
+	if ex, ok := stmt.(*ast.ExplainStmt); ok && writingWith(ex.Stmt) != nil {
+		return sqlerr.NotSupported(ex.Stmt.Pos(), "EXPLAIN of a statement with a data-modifying WITH is not supported")
+	}
+	return nil
+}
+
 // writeOnce runs one INSERT, UPSERT, UPDATE or DELETE of a statement with
 // a data-modifying WITH, its commit deferred.
 func (st *statement) writeOnce(stmt ast.Stmt) (*Result, error) {
