@@ -42,10 +42,11 @@ func (r *runner) buildLateral(x *plan.Lateral, out sink) (func() error, error) {
 	return r.build(x.L, s)
 }
 
-// rowsFor returns the right rows for left row i (s.corr evaluated).
+// rowsFor returns the right rows for left row i (s.corr evaluated). A
+// volatile item runs for every row and keeps nothing.
 func (s *lateralSink) rowsFor(i int) (*types.Batch, error) {
 	k := s.keys[i]
-	if rows, ok := s.cache[string(k)]; ok {
+	if rows, ok := s.cache[string(k)]; ok && !s.x.Volatile {
 		return rows, nil
 	}
 	for j, v := range s.corr {
@@ -54,6 +55,9 @@ func (s *lateralSink) rowsFor(i int) (*types.Batch, error) {
 	rows, err := s.r.Rows(s.r.ctx, s.x.Sub, s.outer)
 	if err != nil {
 		return nil, err
+	}
+	if s.x.Volatile {
+		return rows, nil
 	}
 	if err := s.r.mem.grow(batchBytes(rows) + int64(len(k)) + 64); err != nil {
 		return nil, err

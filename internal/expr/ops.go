@@ -654,11 +654,24 @@ func (e *Cast) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 	return out, nil
 }
 
+// rangeCode is the SQLSTATE of a value that does not fit its type:
+// PostgreSQL's interval_field_overflow for interval input, else
+// numeric_value_out_of_range.
+func rangeCode(e *types.RangeError) string {
+	if e.Type.Kind == types.Interval && e.Value != "" {
+		return sqlerr.CodeIntervalOverflow
+	}
+	return sqlerr.CodeNumericOutOfRange
+}
+
+// RangeCode is the SQLSTATE of e as CastError reports it.
+func RangeCode(e *types.RangeError) string { return rangeCode(e) }
+
 // CastError turns an error of types.Cast into the user-visible error.
 func CastError(pos int, v types.Value, t types.Type, err error) error {
 	var re *types.RangeError
 	if errors.As(err, &re) {
-		return sqlerr.OutOfRange(pos, "%s", err.Error())
+		return sqlerr.New(rangeCode(re), "%s", err.Error()).WithPos(pos)
 	}
 	var pe *types.ParseError
 	if errors.As(err, &pe) {

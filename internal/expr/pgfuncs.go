@@ -41,7 +41,8 @@ const (
 	// PGIndexColumns is the columns of an index, each as an identifier,
 	// separated by NUL bytes (which no identifier holds).
 	PGIndexColumns
-	// PGViewDef is the query of a view (pg_get_viewdef).
+	// PGViewDef is the definition of a view as pg_get_viewdef returns it:
+	// its query laid out as PostgreSQL does, " SELECT …;".
 	PGViewDef
 )
 
@@ -710,9 +711,9 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 			return types.NewInt(tInt4, int64(len(elems)))
 		}
 	case "pg_get_viewdef":
-		// A view's query as Strata stores it (the printer's text, which
-		// parses back to the same tree), ended by a semicolon as
-		// PostgreSQL's is; the second argument (pretty) changes nothing.
+		// A view's definition as the environment gives it (PGViewDef:
+		// PostgreSQL's layout, led by a space, ended by a semicolon); the
+		// second argument (pretty) changes nothing.
 		if !params(1, tOid, tBool) {
 			return bad()
 		}
@@ -721,7 +722,7 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		}
 		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
 			if s, ok := env.Name(PGViewDef, uint32(a[0].Uint64())); ok {
-				return types.NewString(" " + s + ";"), nil
+				return types.NewString(s), nil
 			}
 			return types.Null(tText), nil
 		}

@@ -39,6 +39,10 @@ type Subquery struct {
 	T     types.Type
 	Pos   int
 	Label string // for EXPLAIN
+	// Volatile marks a plan that calls a function with an effect
+	// (set_config): a correlated one runs again for every row, as in
+	// PostgreSQL, instead of once per distinct tuple of outer values.
+	Volatile bool
 }
 
 type subResult struct {
@@ -161,7 +165,7 @@ func (e *Subquery) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 			k = string(keys[i])
 		}
 		r := sc.byKey[k]
-		if r == nil {
+		if r == nil || e.Volatile && keys != nil {
 			for j, v := range corr {
 				outer[j] = v.Get(i)
 			}

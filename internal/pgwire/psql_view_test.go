@@ -71,7 +71,9 @@ func TestPsqlViewQueries(t *testing.T) {
 		oid + " public bv",      // \d+ bv: the name lookup
 		"0 v false true false false false false false NULL 0  p n NULL", // relkind v, relhasrules
 		"k text NULL false NULL   x NULL|total numeric(39,0) NULL false NULL   m NULL",
-		"SELECT k, sum(amount) AS total FROM bal GROUP BY k;",
+		// pg_get_viewdef's lines (" SELECT k,\n    sum(…", as PostgreSQL
+		// lays them out), newlines shown as spaces
+		"SELECT k,     sum(amount) AS total    FROM bal   GROUP BY k;",
 		"", // no rules but its own
 	}
 	for i, w := range want {

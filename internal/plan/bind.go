@@ -44,6 +44,10 @@ type binder struct {
 	deps *viewDeps
 	// viewDepth counts the views being bound inside one another.
 	viewDepth int
+	// volatiles counts the calls of functions with an effect bound so
+	// far: a subquery or LATERAL item during whose binding it grew must
+	// run for every outer row, not once per distinct outer tuple.
+	volatiles int
 }
 
 func newBinder(env *Env) *binder {
@@ -196,21 +200,12 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		}
 		inh = a
 	}
-	if q.With != nil {
-		// One link per definition, so that each sees the ones before it
-		// (PostgreSQL's scoping) and the query sees them all.
-		for i, c := range q.With.CTEs {
-			for _, d := range q.With.CTEs[:i] {
-				if d.Name.Name == c.Name.Name {
-					return nil, nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
-				}
-			}
-			ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: q.With.Recursive, outer: parent}
-		}
+	ctes, err := b.withDefs(q.With, parent, ctes, inh)
+	if err != nil {
+		return nil, nil, err
 	}
 	var node Node
 	var names []string
-	var err error
 	if blk, ok := q.Body.(*ast.SelectBlock); ok {
 		node, names, err = b.block(blk, q.OrderBy, parent, ctes, inh)
 	} else {
@@ -237,6 +232,28 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		node = lim
 	}
 	return node, names, nil
+}
+
+// withDefs chains the definitions of w (nil: none) onto ctes, one link per
+// definition, so that each sees the ones before it (PostgreSQL's scoping)
+// and the query sees them all.
+func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf) (*cteEnv, error) {
+	if w == nil {
+		return ctes, nil
+	}
+	for i, c := range w.CTEs {
+		for _, d := range w.CTEs[:i] {
+			if d.Name.Name == c.Name.Name {
+				return nil, sqlerr.New(codeDuplicateAlias, "WITH query name %q specified more than once", c.Name.Name).WithPos(c.Pos()).WithToken(c.Name.Name)
+			}
+		}
+		if _, ran := b.env.Written[c]; c.Write != nil && !ran {
+			return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "WITH clause containing a data-modifying statement must be at the top level").
+				WithPos(c.Write.Pos())
+		}
+		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent}
+	}
+	return ctes, nil
 }
 
 // count evaluates a LIMIT or OFFSET operand.
@@ -770,6 +787,13 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 			var names []string
 			var err error
 			switch rec, inProgress := b.working[def]; {
+			case def.Write != nil:
+				v := b.env.Written[def]
+				if v == nil {
+					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "WITH query %q does not have a RETURNING clause", name).
+						WithPos(t.Pos()).WithToken(name)
+				}
+				n, names = b.writtenRows(name, v)
 			case rec != nil:
 				n, names = b.workTable(rec)
 			case inProgress:
@@ -859,6 +883,18 @@ func (b *binder) virtualRef(t *ast.TableRef, sc *scope, v Virtual, schema, name,
 }
 
 func (e *cteEnv) parentOf(*ast.CTE) *cteEnv { return e.parent }
+
+// writtenRows is a scan of the RETURNING rows of data-modifying WITH
+// definition name, as the session computed them.
+func (b *binder) writtenRows(name string, v Virtual) (Node, []string) {
+	n := &VirtualScan{Name: name, V: v}
+	var names []string
+	for _, c := range v.Columns() {
+		n.Cols = append(n.Cols, b.newCol(c.Name, c.Type))
+		names = append(names, c.Name)
+	}
+	return n, names
+}
 
 func identsOf(ids []*ast.Ident) []*ast.Ident { return ids }
 
@@ -987,7 +1023,11 @@ func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
 
 // evalConst binds e without columns and computes it.
 func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
-	x, err := b.expr(&scope{}, e)
+	ctes, err := b.withDefs(b.env.With, nil, nil, nil)
+	if err != nil {
+		return types.Value{}, err
+	}
+	x, err := b.expr(&scope{ctes: ctes}, e)
 	if err != nil {
 		return types.Value{}, err
 	}

@@ -508,7 +508,11 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	if !ok {
 		return nil, notSupported(x, "operator %s is not supported", x.Op)
 	}
-	if tl, tr, t, ok := b.timeOperands(op, l, r); ok {
+	tl, tr, t, ok, err := b.timeOperands(op, l, r, x.L.Pos(), x.R.Pos())
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		return &expr.Arith{Op: op, L: tl, R: tr, T: t, Pos: x.Pos()}, nil
 	}
 	l, r = b.adapt(l, r)
@@ -519,7 +523,7 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	if rt.Kind == types.Unknown {
 		rt = lt
 	}
-	t, ok := types.ResultType(op, lt, rt)
+	t, ok = types.ResultType(op, lt, rt)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(x.Pos())
 	}
@@ -701,8 +705,28 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		return b.aggregate(f)
 	}
 	switch f.Name {
-	case "now", "current_timestamp":
-		v, err := types.FromTime(types.Type{Kind: types.DateTime64, Precision: 6}, b.env.Now)
+	case "now", "current_timestamp", "localtimestamp", "current_date":
+		t := types.Type{Kind: types.DateTime64, Precision: 6}
+		if len(f.Args) > 0 {
+			// current_timestamp(p), localtimestamp(p): p fractional
+			// digits, 0 to 6, as PostgreSQL's.
+			p := -1
+			if n, ok := f.Args[0].(*ast.NumberLit); ok && len(n.Text) == 1 && n.Text[0] >= '0' && n.Text[0] <= '6' {
+				p = int(n.Text[0] - '0')
+			}
+			if f.Name == "now" || f.Name == "current_date" {
+				return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes no arguments", f.Name).WithPos(f.Pos()).WithToken(f.Name)
+			}
+			if len(f.Args) > 1 || p < 0 {
+				return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "%s takes one precision, a number from 0 to 6", f.Name).WithPos(f.Args[0].Pos())
+			}
+			t.Precision = uint8(p)
+		}
+		if f.Name == "current_date" {
+			// The date of now(), in the time zone now() is in.
+			t = types.Of(types.Date)
+		}
+		v, err := types.FromTime(t, b.env.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -718,6 +742,13 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 		return expr.NewConst(types.NewUint64(b.env.LastCommit)), nil
 	}
+	if isSetReturning(f) {
+		// PostgreSQL also runs them in a select list, one output row per
+		// element; Strata binds them as relations only.
+		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "set-returning function %s is supported only in FROM", f.Name).
+			WithPos(f.Pos()).WithToken(f.Name).
+			WithHint("read it as a relation: SELECT … FROM %s(…) AS s", f.Name)
+	}
 	args := make([]expr.Expr, len(f.Args))
 	ts := make([]types.Type, len(f.Args))
 	for i, a := range f.Args {
@@ -730,6 +761,9 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	fn, sig, err := expr.NewFuncEnv(f.Name, ts, f.Pos(), b.env.PG)
 	if err != nil {
 		return nil, err
+	}
+	if fn.Volatile() {
+		b.volatiles++
 	}
 	for i := range args {
 		if args[i], err = b.coerce(args[i], sig.Params[i], f.Args[i].Pos()); err != nil {
@@ -775,6 +809,7 @@ func (b *binder) subqueryRow(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x 
 	inner := &scope{parent: sc, ctes: sc.ctes}
 	// The block binder creates its own scope with sc as parent; the
 	// correlation list lives on that scope, so bind through a wrapper.
+	vol := b.volatiles
 	node, names, corr, err := b.subqueryBody(q, inner, saved)
 	b.agg = saved
 	if err != nil {
@@ -782,7 +817,7 @@ func (b *binder) subqueryRow(sc *scope, q *ast.SelectStmt, kind expr.SubKind, x 
 	}
 	_ = names
 	out := node.Output()
-	s := &expr.Subquery{Kind: kind, Not: not, Pos: pos, Label: "subquery"}
+	s := &expr.Subquery{Kind: kind, Not: not, Pos: pos, Label: "subquery", Volatile: b.volatiles > vol}
 	switch kind {
 	case expr.SubScalar:
 		if len(out) != 1 {
@@ -1012,26 +1047,43 @@ func (b *binder) regroup(e expr.Expr) (expr.Expr, bool) {
 // read as an interval ('1 day'), or, subtracted from a timestamp or
 // subtracting one, as a timestamp when it is not an interval, as
 // PostgreSQL resolves the unknown literal. ok is false for other operands.
-func (b *binder) timeOperands(op types.Op, l, r expr.Expr) (expr.Expr, expr.Expr, types.Type, bool) {
+// A literal that is neither, added to or subtracted from one of those, is
+// the error of reading it as an interval (PostgreSQL's "invalid input
+// syntax for type interval") or, subtracted from a date or timestamp, as
+// that type, at lpos or rpos, rather than a missing operator.
+func (b *binder) timeOperands(op types.Op, l, r expr.Expr, lpos, rpos int) (expr.Expr, expr.Expr, types.Type, bool, error) {
 	isTime := func(k types.Kind) bool {
 		return k == types.Date || k == types.DateTime64 || k == types.Interval
 	}
-	lit := func(e, other expr.Expr) expr.Expr {
+	lit := func(e, other expr.Expr, pos int) (expr.Expr, error) {
 		k, ok := e.(*expr.Const)
 		if !ok || !b.lits[e] || k.V.Kind() != types.String || !isTime(other.Type().Kind) {
-			return e
+			return e, nil
 		}
-		if v, err := types.ParseInterval(k.V.Str(), types.NoField); err == nil {
-			return expr.NewConst(v)
+		v, ierr := types.ParseInterval(k.V.Str(), types.NoField)
+		if ierr == nil {
+			return expr.NewConst(v), nil
 		}
 		if op == types.OpSub && other.Type().Kind != types.Interval {
-			if v, err := types.ParseText(other.Type(), k.V.Str()); err == nil {
-				return expr.NewConst(v)
+			v, err := types.ParseText(other.Type(), k.V.Str())
+			if err == nil {
+				return expr.NewConst(v), nil
 			}
+			// PostgreSQL reads it as the other operand's type then.
+			return nil, expr.CastError(pos, k.V, other.Type(), err)
 		}
-		return e
+		if op == types.OpAdd || op == types.OpSub {
+			return nil, expr.CastError(pos, k.V, types.Of(types.Interval), ierr)
+		}
+		return e, nil
 	}
-	l, r = lit(l, r), lit(r, l)
+	l, err := lit(l, r, lpos)
+	if err != nil {
+		return nil, nil, types.Type{}, false, err
+	}
+	if r, err = lit(r, l, rpos); err != nil {
+		return nil, nil, types.Type{}, false, err
+	}
 	t, ok := types.TimeType(op, l.Type(), r.Type())
-	return l, r, t, ok
+	return l, r, t, ok, nil
 }

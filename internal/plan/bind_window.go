@@ -44,6 +44,27 @@ func WindowCall(n ast.Node) *ast.FuncCall { return windowIn(n) }
 
 // windowIn returns the first window call in n outside subqueries, or nil.
 func windowIn(n ast.Node) *ast.FuncCall {
+	return callIn(n, func(f *ast.FuncCall) bool { return f.Over != nil })
+}
+
+// SetReturningCall returns the first call of a set-returning function
+// (generate_series, unnest) in n outside subqueries, or nil: those run only
+// in FROM, and a RETURNING list refuses one with PostgreSQL's error.
+func SetReturningCall(n ast.Node) *ast.FuncCall {
+	return callIn(n, func(f *ast.FuncCall) bool { return isSetReturning(f) })
+}
+
+// isSetReturning reports whether f calls a set-returning function.
+func isSetReturning(f *ast.FuncCall) bool {
+	return (f.Schema == "" || f.Schema == "pg_catalog") && f.Over == nil && setReturningFuncs[f.Name]
+}
+
+// setReturningFuncs are the functions bound only in FROM (table_func.go).
+var setReturningFuncs = map[string]bool{"generate_series": true, "unnest": true}
+
+// callIn returns the first function call in n, outside subqueries, for
+// which match holds, or nil.
+func callIn(n ast.Node, match func(*ast.FuncCall) bool) *ast.FuncCall {
 	var found *ast.FuncCall
 	if n == nil {
 		return nil
@@ -51,19 +72,19 @@ func windowIn(n ast.Node) *ast.FuncCall {
 	ast.Inspect(n, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.FuncCall:
-			if x.Over != nil {
+			if match(x) {
 				found = x
 			}
 		case *ast.SubqueryExpr, *ast.ExistsExpr:
 			return false
 		case *ast.QuantifiedExpr:
-			if f := windowIn(x.X); f != nil {
+			if f := callIn(x.X, match); f != nil {
 				found = f
 			}
 			return false
 		case *ast.InExpr:
 			if x.Query != nil {
-				if f := windowIn(x.X); f != nil {
+				if f := callIn(x.X, match); f != nil {
 					found = f
 				}
 				return false

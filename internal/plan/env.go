@@ -68,6 +68,18 @@ type Env struct {
 	// table standing for the rows the write accepted, so a subquery of
 	// the list that names the table still reads the table.
 	Relations map[*ast.TableRef]Virtual
+	// With holds the WITH definitions written before an INSERT, UPSERT,
+	// UPDATE or DELETE: every query and constant the statement builds
+	// (its source, WHERE, SET values, RETURNING list) sees them, as an
+	// enclosing WITH. nil for none.
+	With *ast.With
+	// Written holds the rows of the data-modifying WITH definitions
+	// (WITH x AS (INSERT … RETURNING …)) the session has run for the
+	// statement: a reference to x reads them. A definition ran without
+	// RETURNING maps to nil. A data-modifying definition not in the map
+	// was not run (it is not at the statement's top level) and is an
+	// error.
+	Written map[*ast.CTE]Virtual
 }
 
 // Limit returns the memory limit in bytes.
@@ -121,7 +133,11 @@ func Build(stmt ast.Stmt, env *Env) (*Plan, error) {
 	if !ok {
 		return nil, notSupported(stmt, "plan: statement is not a query")
 	}
-	root, names, err := b.query(sel, nil, nil)
+	ctes, err := b.withDefs(env.With, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	root, names, err := b.query(sel, nil, ctes)
 	if err != nil {
 		return nil, err
 	}
@@ -142,3 +158,8 @@ func EvalConst(ctx context.Context, e ast.Expr, env *Env) (types.Value, error) {
 	b.ctx = ctx
 	return b.evalConst(e)
 }
+
+// RangeCode is the SQLSTATE of a value that does not fit its type, as
+// expressions report it (expr.RangeCode), for the session's writes, which
+// reach expr only through plan.
+func RangeCode(e *types.RangeError) string { return expr.RangeCode(e) }

@@ -29,6 +29,10 @@ type Lateral struct {
 	Corr []expr.Expr
 	Cols []ColRef
 	Cond expr.Expr
+	// Volatile marks a Sub that calls a function with an effect
+	// (set_config): it runs for every left row, as PostgreSQL runs it,
+	// instead of once per distinct tuple of Corr.
+	Volatile bool
 }
 
 // Output implements Node. Before from or join gives it its left input
@@ -53,6 +57,9 @@ func (n *Lateral) String() string {
 	if n.Cond != nil {
 		s += " filter=" + n.Cond.String()
 	}
+	if n.Volatile {
+		s += " volatile"
+	}
 	return s
 }
 
@@ -67,6 +74,7 @@ func lateralScope(sc *scope, rels []*rel) *scope {
 // before it (nor of an enclosing query), it is an ordinary derived table.
 func (b *binder) lateralQuery(x *ast.DerivedTable, sc *scope, inh *asOf) (Node, []string, error) {
 	cl := &corrList{}
+	vol := b.volatiles
 	b.corrStack = append(b.corrStack, cl)
 	n, names, err := b.queryAsOf(x.Query, lateralScope(sc, b.lateralRels), sc.ctes, inh)
 	b.corrStack = b.corrStack[:len(b.corrStack)-1]
@@ -76,14 +84,14 @@ func (b *binder) lateralQuery(x *ast.DerivedTable, sc *scope, inh *asOf) (Node, 
 	if len(cl.exprs) == 0 {
 		return n, names, nil
 	}
-	return b.lateralNode(n, cl.exprs), names, nil
+	return b.lateralNode(n, cl.exprs, b.volatiles > vol), names, nil
 }
 
 // lateralNode wraps the bound item n, which reads corr through its Outer
 // slots, in a Lateral whose left input from or join sets.
-func (b *binder) lateralNode(n Node, corr []expr.Expr) *Lateral {
+func (b *binder) lateralNode(n Node, corr []expr.Expr, volatile bool) *Lateral {
 	n = optimize(n, b.env)
-	return &Lateral{Kind: JoinInner, Sub: &Plan{Root: n, Outer: len(corr)}, Corr: corr, Cols: n.Output()}
+	return &Lateral{Kind: JoinInner, Sub: &Plan{Root: n, Outer: len(corr)}, Corr: corr, Cols: n.Output(), Volatile: volatile}
 }
 
 // attachLateral makes n, when it is a Lateral not yet joined, the join of

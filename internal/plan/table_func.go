@@ -58,6 +58,7 @@ func (b *binder) setReturningFunc(f *ast.TableFunc, sc *scope) (Node, error) {
 	if sc.corr != nil {
 		mark = len(sc.corr.exprs)
 	}
+	vol := b.volatiles
 	args, ts, err := b.tableFuncArgs(f, argScope)
 	var cl *corrList
 	if err != nil {
@@ -91,7 +92,7 @@ func (b *binder) setReturningFunc(f *ast.TableFunc, sc *scope) (Node, error) {
 	ref := b.newCol(colName, fn.Result)
 	var n Node = &TableFunction{Fn: fn, Args: args, Cols: []ColRef{ref}}
 	if cl != nil && len(cl.exprs) > 0 {
-		n = b.lateralNode(n, cl.exprs)
+		n = b.lateralNode(n, cl.exprs, b.volatiles > vol)
 	}
 	r := &rel{name: alias, b: b, cols: []relCol{{name: colName, ref: ref}}}
 	if err := renameCols(r, cols, f.Pos()); err != nil {

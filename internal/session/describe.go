@@ -32,7 +32,14 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 		}
 		st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
 		defer st.release()
-		p, err := plan.Build(stmt, planEnv(st.env()))
+		err := explainWrites(stmt)
+		if w := writingWith(stmt); w != nil && err == nil {
+			err = st.describeWritten(w)
+		}
+		var p *plan.Plan
+		if err == nil {
+			p, err = plan.Build(stmt, planEnv(st.env()))
+		}
 		if err != nil {
 			if s.tx != nil {
 				// As in PostgreSQL, an error in any message of a
@@ -240,24 +247,21 @@ func (s *Session) FailTransaction() {
 // describeReturning describes a write: nil without RETURNING, else the
 // columns of its RETURNING list, planned and not run.
 func (s *Session) describeReturning(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) ([]Column, error) {
-	var span ast.Span
-	var table *ast.ObjectName
-	var alias *ast.Ident
-	var items []*ast.SelectItem
-	switch n := stmt.(type) {
-	case *ast.InsertStmt:
-		span, table, items = n.Span, n.Table, n.Returning
-	case *ast.UpdateStmt:
-		span, table, alias, items = n.Span, n.Table, n.Alias, n.Returning
-	case *ast.DeleteStmt:
-		span, table, alias, items = n.Span, n.Table, n.Alias, n.Returning
-	}
+	span, table, alias, items := returningOf(stmt)
 	if items == nil || s.opts.Querier != nil || defaultQuerier == nil {
 		return nil, nil
 	}
 	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
 	defer st.release()
-	cols, err := st.returningColumns(span, table, alias, items)
+	var err error
+	if w := writingWith(stmt); w != nil {
+		err = st.describeWritten(w)
+	}
+	st.with = withOf(stmt)
+	var cols []Column
+	if err == nil {
+		cols, err = st.returningColumns(span, table, alias, items)
+	}
 	if err != nil {
 		if s.tx != nil {
 			s.tx.aborted = true

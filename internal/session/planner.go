@@ -4,14 +4,32 @@ import (
 	"context"
 	"strings"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/exec"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/parser"
 	"github.com/strata-db/strata/internal/system"
 	"github.com/strata-db/strata/internal/types"
 )
 
-func init() { defaultQuerier = planQuerier{} }
+func init() {
+	defaultQuerier = planQuerier{}
+	system.FormatView = formatView
+}
+
+// formatView lays a view's stored query out clause by clause, as
+// PostgreSQL's pg_get_viewdef does (ast.FormatView), led by a space.
+func formatView(v *catalog.View) string {
+	sel, _ := v.Parsed().(*ast.SelectStmt)
+	if sel == nil {
+		s, err := parser.Parse(v.Select)
+		if sel, _ = s.(*ast.SelectStmt); err != nil || sel == nil {
+			return " " + v.Select
+		}
+	}
+	return ast.FormatView(sel)
+}
 
 // planQuerier is the production Querier: plan.Build binds and optimizes,
 // exec.Run executes, system tables resolve as plan.Virtual relations.
@@ -30,7 +48,7 @@ func planEnv(q *QueryEnv) *plan.Env {
 	return &plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
 		return virtual(schema, name, q.Settings)
 	}, Params: q.Params, Now: q.Now, LastCommit: q.LastCommit, MemLimit: q.MemLimit,
-		PG: pg, Relations: q.Relations}
+		PG: pg, Relations: q.Relations, With: q.With, Written: q.Written}
 }
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {

@@ -52,6 +52,11 @@ type QueryEnv struct {
 	// Relations binds table references of the statement to fixed rows
 	// (plan.Env.Relations): a RETURNING list's table.
 	Relations map[*ast.TableRef]plan.Virtual
+	// With holds the WITH definitions of a write statement (plan.Env.With).
+	With *ast.With
+	// Written holds the rows of the data-modifying WITH definitions run
+	// for the statement (plan.Env.Written).
+	Written map[*ast.CTE]plan.Virtual
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -76,7 +81,7 @@ func (st *statement) readEnv() (*QueryEnv, error) {
 
 func (st *statement) envOn(snap *storage.Snapshot) *QueryEnv {
 	return &QueryEnv{Snapshot: snap, Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
-		Settings: st.s.settings.values, Set: st.s.setConfig}
+		Settings: st.s.settings.values, Set: st.s.setConfig, With: st.with, Written: st.written}
 }
 
 func (st *statement) querier(pos int) (Querier, error) {

@@ -42,7 +42,8 @@ func (r returnRel) Rows(context.Context, plan.Source) (*types.Batch, error) {
 
 // checkReturning refuses what PostgreSQL refuses in a RETURNING list:
 // aggregates and window functions, which have no group or window to run
-// over.
+// over, and set-returning functions, which would make a written row more
+// than one returned row.
 func checkReturning(items []*ast.SelectItem) error {
 	for _, it := range items {
 		if it.Expr == nil {
@@ -53,6 +54,10 @@ func checkReturning(items []*ast.SelectItem) error {
 		}
 		if plan.HasAggregate(it.Expr) {
 			return sqlerr.New("42803", "aggregate functions are not allowed in RETURNING").WithPos(it.Pos())
+		}
+		if f := plan.SetReturningCall(it.Expr); f != nil {
+			return sqlerr.New(sqlerr.CodeFeatureNotSupported, "set-returning functions are not allowed in RETURNING").
+				WithPos(f.Pos()).WithToken(f.Name)
 		}
 	}
 	return nil
@@ -67,15 +72,27 @@ func returningBatch(tab *catalog.Table, n int) *types.Batch {
 	return types.NewBatch(ts, n)
 }
 
-// returning evaluates a write's RETURNING list over rows (tab's columns in
-// order) and returns its columns and rows.
-func (st *statement) returning(span ast.Span, table *ast.ObjectName, alias *ast.Ident, items []*ast.SelectItem,
-	tab *catalog.Table, rows *types.Batch) ([]Column, [][]types.Value, error) {
+// returningQuery is a write's RETURNING list as the query that computes
+// it, SELECT items FROM table [alias], with the relations that bind its
+// table reference to rows (tab's columns in order).
+func returningQuery(span ast.Span, table *ast.ObjectName, alias *ast.Ident, items []*ast.SelectItem,
+	tab *catalog.Table, rows *types.Batch) (*ast.SelectStmt, map[*ast.TableRef]plan.Virtual, error) {
 	if err := checkReturning(items); err != nil {
 		return nil, nil, err
 	}
 	sel := matchQuery(span, table, alias, nil, items)
 	ref := sel.Body.(*ast.SelectBlock).From[0].(*ast.TableRef)
+	return sel, map[*ast.TableRef]plan.Virtual{ref: returnRel{cols: tableColumns(tab), batch: rows}}, nil
+}
+
+// returning evaluates a write's RETURNING list over rows (tab's columns in
+// order) and returns its columns and rows.
+func (st *statement) returning(span ast.Span, table *ast.ObjectName, alias *ast.Ident, items []*ast.SelectItem,
+	tab *catalog.Table, rows *types.Batch) ([]Column, [][]types.Value, error) {
+	sel, rels, err := returningQuery(span, table, alias, items, tab, rows)
+	if err != nil {
+		return nil, nil, err
+	}
 	q, err := st.querier(span.Pos())
 	if err != nil {
 		return nil, nil, err
@@ -84,7 +101,7 @@ func (st *statement) returning(span ast.Span, table *ast.ObjectName, alias *ast.
 	if err != nil {
 		return nil, nil, err
 	}
-	env.Relations = map[*ast.TableRef]plan.Virtual{ref: returnRel{cols: tableColumns(tab), batch: rows}}
+	env.Relations = rels
 	cols, out, err := st.collect(q, sel, env)
 	if err != nil {
 		return nil, nil, err
@@ -103,14 +120,13 @@ func (st *statement) returningColumns(span ast.Span, table *ast.ObjectName, alia
 	if err != nil {
 		return nil, err
 	}
-	if err := checkReturning(items); err != nil {
+	sel, rels, err := returningQuery(span, table, alias, items, tab, returningBatch(tab, 0))
+	if err != nil {
 		return nil, err
 	}
-	sel := matchQuery(span, table, alias, nil, items)
-	ref := sel.Body.(*ast.SelectBlock).From[0].(*ast.TableRef)
-	env := planEnv(st.env())
-	env.Relations = map[*ast.TableRef]plan.Virtual{ref: returnRel{cols: tableColumns(tab), batch: returningBatch(tab, 0)}}
-	p, err := plan.Build(sel, env)
+	env := st.env()
+	env.Relations = rels
+	p, err := plan.Build(sel, planEnv(env))
 	if err != nil {
 		return nil, err
 	}

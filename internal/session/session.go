@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/storage"
@@ -165,14 +166,23 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		}
 	}
 	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	if w := writingWith(stmt); w != nil {
+		return st.withWrites(stmt, w)
+	}
+	if err := explainWrites(stmt); err != nil {
+		return nil, err
+	}
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:
 		return st.query(stmt)
 	case *ast.InsertStmt:
+		st.with = n.With
 		return st.insert(n)
 	case *ast.UpdateStmt:
+		st.with = n.With
 		return st.update(n)
 	case *ast.DeleteStmt:
+		st.with = n.With
 		return st.delete(n)
 	case *ast.TransactionStmt:
 		return s.transaction(ctx, n)
@@ -218,6 +228,15 @@ type statement struct {
 	// written: snap with the writes pending (readSnapshot); owned by the
 	// transaction.
 	view *storage.Snapshot
+	// with is the WITH of a write statement (WITH … INSERT): every query
+	// the statement plans sees its definitions.
+	with *ast.With
+	// written holds the RETURNING rows of the data-modifying WITH
+	// definitions run so far (plan.Env.Written).
+	written map[*ast.CTE]plan.Virtual
+	// deferred, when set, collects the writes of a statement with a
+	// data-modifying WITH, which commit together at its end (commit).
+	deferred *storage.Txn
 }
 
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).
@@ -274,6 +293,17 @@ func (st *statement) release() {
 // commit makes txn one commit, or buffers its writes inside a transaction.
 // It reports the commit taken (0 inside a transaction).
 func (st *statement) commit(txn *storage.Txn) (uint64, error) {
+	if d := st.deferred; d != nil {
+		if d.CatalogVersion != txn.CatalogVersion {
+			return 0, sqlerr.New("40001", "the schema changed while the statement ran; nothing was written, retry it")
+		}
+		d.Writes = append(d.Writes, txn.Writes...)
+		for _, t := range txn.Tables {
+			d.Tables = appendUnique(d.Tables, t)
+		}
+		d.Rows += txn.Rows
+		return 0, nil
+	}
 	s := st.s
 	if s.tx != nil && txn.DDL == nil {
 		if s.tx.catalog == 0 {
@@ -371,10 +401,10 @@ func userError(err error, stmt ast.Stmt, sql string) error {
 	case errors.As(err, &ce):
 		e = sqlerr.New(ce.Code, "%s", ce.Msg).WithPos(pos)
 	case errors.As(err, &re):
-		e = sqlerr.New(sqlerr.CodeNumericOutOfRange, "%s", re.Error()).WithPos(pos)
+		e = sqlerr.New(plan.RangeCode(re), "%s", re.Error()).WithPos(pos)
 	case errors.As(err, &pe):
 		code := sqlerr.CodeInvalidText
-		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 {
+		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 || k == types.Interval {
 			code = sqlerr.CodeInvalidDatetime
 		}
 		e = sqlerr.New(code, "%s", pe.Error()).WithPos(pos)

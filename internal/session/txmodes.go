@@ -182,6 +182,16 @@ func (s *Session) checkWritable(stmt ast.Stmt, sql string) error {
 	if !s.readOnlyNow() {
 		return nil
 	}
+	if w := writingWith(stmt); w != nil {
+		if _, isQuery := stmt.(*ast.SelectStmt); isQuery {
+			// The first data-modifying definition names the refusal.
+			for _, c := range w.CTEs {
+				if c.Write != nil {
+					return sqlerr.New("25006", "cannot execute %s in a read-only transaction", commandName(c.Write, sql)).WithPos(c.Write.Pos())
+				}
+			}
+		}
+	}
 	switch stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt, *ast.TransactionStmt, *ast.SetStmt, *ast.SetTransactionStmt,
 		*ast.ShowStmt, *ast.ResetStmt, *ast.ShowTablesStmt, *ast.DescribeStmt, *ast.ShowCreateTableStmt:

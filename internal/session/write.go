@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
 	"github.com/strata-db/strata/internal/sqlerr"
@@ -120,7 +121,7 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 	}
 	var res Result
 	if n.Returning != nil {
-		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, nil, n.Returning, tab, insertedRows(tab, w)); err != nil {
+		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, n.Alias, n.Returning, tab, insertedRows(tab, w)); err != nil {
 			return nil, err
 		}
 	}
@@ -516,7 +517,7 @@ func (w *writer) txn(catalogCommit uint64) *storage.Txn {
 func castError(err error, c *catalog.Column, pos int) error {
 	var ce *types.CastError
 	if errors.As(err, &ce) {
-		return sqlerr.New(sqlerr.CodeDatatypeMismatch, "column %s is of type %s, and a %s value cannot be cast to it", c.Name, c.Type, ce.From).WithPos(pos)
+		return sqlerr.New(sqlerr.CodeDatatypeMismatch, "column %s is of type %s, and a value of type %s cannot be cast to it", c.Name, c.Type, ce.From).WithPos(pos)
 	}
 	return positioned(types.WithColumn(err, c.Name), pos)
 }
@@ -528,10 +529,10 @@ func positioned(err error, pos int) error {
 	var ce *types.CastError
 	switch {
 	case errors.As(err, &re):
-		return sqlerr.New(sqlerr.CodeNumericOutOfRange, "%s", re.Error()).WithPos(pos)
+		return sqlerr.New(plan.RangeCode(re), "%s", re.Error()).WithPos(pos)
 	case errors.As(err, &pe):
 		code := sqlerr.CodeInvalidText
-		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 {
+		if k := pe.Type.Kind; k == types.Date || k == types.DateTime64 || k == types.Interval {
 			code = sqlerr.CodeInvalidDatetime
 		}
 		return sqlerr.New(code, "%s", pe.Error()).WithPos(pos)

@@ -27,6 +27,7 @@ const (
 	CodeInvalidDatetime      = "22007" // invalid_datetime_format
 	CodeDatetimeOverflow     = "22008" // datetime_field_overflow
 	CodeDivisionByZero       = "22012" // division_by_zero
+	CodeIntervalOverflow     = "22015" // interval_field_overflow
 	CodeInvalidParameter     = "22023" // invalid_parameter_value
 	CodeNotNull              = "23502" // not_null_violation
 	CodeFeatureNotSupported  = "0A000" // feature_not_supported

@@ -76,7 +76,7 @@ var infoSchemaTables = []*Table{
 		func(src Source, _ map[string]string, add func(...types.Value)) {
 			// User views, with the definition pg_views shows.
 			for _, v := range src.Catalog().Views() {
-				add(str(expr.DatabaseName), str("public"), str(v.Name), str(" "+v.Select+";"), str("NONE"), str("NO"), str("NO"))
+				add(str(expr.DatabaseName), str("public"), str(v.Name), str(viewDef(v)), str("NONE"), str("NO"), str("NO"))
 			}
 			// The catalog's views are computed by Strata, not defined in
 			// SQL: their definition is NULL.

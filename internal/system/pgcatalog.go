@@ -52,8 +52,6 @@ func TableOID(id catalog.TableID) uint32 { return oidTableBase + uint32(id) }
 // primaryKeyName is the name PostgreSQL gives a table's primary-key index.
 func primaryKeyName(t *catalog.Table) string { return t.Name + "_pkey" }
 
-func roleOID(name string) uint32 { return oidRoleBase + nameHash(name) }
-
 // nameHash is the low 28 bits of FNV-1a of name: the part of a user's or
 // a view's oid that names it. Views and users have no catalog id, and the
 // name keeps the oid across restarts and CREATE OR REPLACE, as
@@ -61,11 +59,66 @@ func roleOID(name string) uint32 { return oidRoleBase + nameHash(name) }
 func nameHash(name string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(name))
-	return h.Sum32() & 0x0fffffff
+	return h.Sum32() & hashMask
 }
 
-// ViewOID is the oid of the view of that name in pg_class.
-func ViewOID(name string) uint32 { return oidViewBase + nameHash(name) }
+// hashMask keeps the 28 bits of an oid below its range's base.
+const hashMask = 0x0fffffff
+
+// named is an object whose oid is derived from its name.
+type named struct {
+	name    string
+	created uint64 // its CREATE's commit
+}
+
+// nameHashes resolves the oid part of each of objs: its nameHash, unless
+// an object created before it (by commit, then by name) took that value,
+// when it takes the next free one (wrapping at 28 bits). Two names that
+// hash alike thus get distinct oids; the result depends only on the
+// catalog, so it is the same after a restart, and the first object keeps
+// its oid when a later one collides with it.
+func nameHashes(objs []named) map[string]uint32 {
+	slices.SortFunc(objs, func(a, b named) int {
+		return cmp.Or(cmp.Compare(a.created, b.created), cmp.Compare(a.name, b.name))
+	})
+	out := make(map[string]uint32, len(objs))
+	taken := make(map[uint32]bool, len(objs))
+	for _, o := range objs {
+		h := nameHash(o.name)
+		for taken[h] {
+			h = (h + 1) & hashMask
+		}
+		taken[h] = true
+		out[o.name] = h
+	}
+	return out
+}
+
+// viewHashes is nameHashes of cat's views: a view's oid is oidViewBase
+// plus its value, its row type's oidViewTypeBase plus the same.
+func viewHashes(cat *catalog.Catalog) map[string]uint32 {
+	vs := cat.Views()
+	objs := make([]named, len(vs))
+	for i, v := range vs {
+		objs[i] = named{v.Name, v.CreatedCommit}
+	}
+	return nameHashes(objs)
+}
+
+// roleOIDs maps each user of cat (not the bootstrap role) to its oid.
+func roleOIDs(cat *catalog.Catalog) map[string]uint32 {
+	var objs []named
+	for _, u := range cat.Users() {
+		if u.Name != BootstrapRole {
+			objs = append(objs, named{u.Name, u.CreatedCommit})
+		}
+	}
+	out := nameHashes(objs)
+	for n, h := range out {
+		out[n] = oidRoleBase + h
+	}
+	return out
+}
 
 var (
 	tOid   = types.Of(types.Uint32)
@@ -257,7 +310,7 @@ var pgCatalogTables = []*Table{
 		"definition", tString), func(src Source, _ map[string]string, add func(...types.Value)) {
 		// User views first, their definition as pg_get_viewdef gives it.
 		for _, v := range src.Catalog().Views() {
-			add(str("public"), str(v.Name), str(BootstrapRole), str(" "+v.Select+";"))
+			add(str("public"), str(v.Name), str(BootstrapRole), str(viewDef(v)))
 		}
 		// The catalog's views are computed by Strata, not defined in SQL:
 		// their definition is NULL.
@@ -291,9 +344,10 @@ type role struct {
 // roles are the bootstrap role and the catalog's users, by name.
 func roles(src Source) []role {
 	out := []role{{BootstrapRole, oidBootstrapRole}}
+	oids := roleOIDs(src.Catalog())
 	for _, u := range src.Catalog().Users() {
 		if u.Name != BootstrapRole {
-			out = append(out, role{u.Name, roleOID(u.Name)})
+			out = append(out, role{u.Name, oids[u.Name]})
 		}
 	}
 	return out
@@ -339,8 +393,9 @@ func fillPgClass(src Source, _ map[string]string, add func(...types.Value)) {
 	// A view, as in PostgreSQL: no access method, storage or tuples, a row
 	// type of its own, and relhasrules (its query is its _RETURN rule
 	// there; psql then looks for other rules and finds none).
+	hs := viewHashes(cat)
 	for _, v := range cat.Views() {
-		h := nameHash(v.Name)
+		h := hs[v.Name]
 		add(oid(oidViewBase+h), str(v.Name), oid(oidPublic), oid(oidViewTypeBase+h), oid(0), oid(oidBootstrapRole), oid(0), oid(0), oid(0),
 			i32(0), types.NewFloat32(-1), i32(0), oid(0), boolean(false), boolean(false), str("p"), str("v"),
 			i16(len(v.Columns)), i16(0), boolean(true), boolean(false), boolean(false), boolean(false), boolean(false),
@@ -383,9 +438,10 @@ func fillPgAttribute(src Source, _ map[string]string, add func(...types.Value)) 
 			indexAttrs(oidIndexBase+uint32(ix.ID), t, ix.Columns)
 		}
 	}
+	hs := viewHashes(cat)
 	for _, v := range cat.Views() {
 		for i, name := range v.Columns {
-			attr(ViewOID(v.Name), &catalog.Column{Name: name, Type: v.Types[i], Nullable: true}, i+1, false, false)
+			attr(oidViewBase+hs[v.Name], &catalog.Column{Name: name, Type: v.Types[i], Nullable: true}, i+1, false, false)
 		}
 	}
 	fillCatalogAttributes(add)
@@ -472,8 +528,9 @@ func fillPgType(src Source, _ map[string]string, add func(...types.Value)) {
 		for _, t := range tables {
 			rowType(t.Name, oidTableTypeBase+uint32(t.ID), oidTableArrayBase+uint32(t.ID), TableOID(t.ID))
 		}
+		hs := viewHashes(src.Catalog())
 		for _, v := range src.Catalog().Views() {
-			h := nameHash(v.Name)
+			h := hs[v.Name]
 			rowType(v.Name, oidViewTypeBase+h, oidViewArrayBase+h, oidViewBase+h)
 		}
 	}
@@ -654,8 +711,9 @@ func (e *pgEnv) objects() map[uint32]pgObject {
 					indexCols: colList(ix.Columns)}
 			}
 		}
+		hs := viewHashes(e.cat)
 		for _, v := range e.cat.Views() {
-			e.objs[ViewOID(v.Name)] = pgObject{name: v.Name, viewDef: v.Select}
+			e.objs[oidViewBase+hs[v.Name]] = pgObject{name: v.Name, viewDef: viewDef(v)}
 		}
 	})
 	return e.objs
@@ -702,9 +760,9 @@ func (e *pgEnv) Name(kind expr.PGObject, o uint32) (string, bool) {
 			return BootstrapRole, true
 		}
 		if e.cat != nil {
-			for _, u := range e.cat.Users() {
-				if roleOID(u.Name) == o {
-					return u.Name, true
+			for name, x := range roleOIDs(e.cat) {
+				if x == o {
+					return name, true
 				}
 			}
 		}
@@ -753,10 +811,8 @@ func (e *pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 			return oidBootstrapRole, true
 		}
 		if e.cat != nil {
-			for _, u := range e.cat.Users() {
-				if u.Name == name {
-					return roleOID(u.Name), true
-				}
+			if x, ok := roleOIDs(e.cat)[name]; ok {
+				return x, true
 			}
 		}
 	case expr.PGRelation:
@@ -772,7 +828,7 @@ func (e *pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 			return oidIndexBase + uint32(ix.ID), true
 		}
 		if _, ok := e.cat.View(name); ok {
-			return ViewOID(name), true
+			return oidViewBase + viewHashes(e.cat)[name], true
 		}
 		for _, t := range e.cat.Tables() {
 			if len(t.Key) > 0 && primaryKeyName(t) == name {
@@ -785,4 +841,20 @@ func (e *pgEnv) OID(kind expr.PGObject, name string) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// FormatView, set by the session layer (which may parse SQL, as this
+// package may not), lays a view's query out as PostgreSQL's
+// pg_get_viewdef does, clause by clause; nil leaves the stored one-line
+// text.
+var FormatView func(v *catalog.View) string
+
+// viewDef is a view's definition as pg_get_viewdef, pg_views and
+// information_schema.views show it: its query, led by a space and ended by
+// a semicolon, as PostgreSQL's.
+func viewDef(v *catalog.View) string {
+	if FormatView != nil {
+		return FormatView(v) + ";"
+	}
+	return " " + v.Select + ";"
 }

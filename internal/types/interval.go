@@ -258,6 +258,7 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 	bad := func(detail string) (Value, error) {
 		return Value{}, &ParseError{Value: s, Type: Of(Interval), Detail: detail}
 	}
+	outOfRange := func() (Value, error) { return Value{}, intervalInputRange(s) }
 	if t := strings.TrimSpace(s); len(t) > 0 && t[0] == 'P' {
 		m, d, us, ok := parseISOInterval(t)
 		if !ok {
@@ -312,7 +313,7 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 				return bad("")
 			}
 			if imicros, ok = addInt64(imicros, us); !ok {
-				return bad("interval out of range")
+				return outOfRange()
 			}
 			continue
 		}
@@ -351,7 +352,7 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 		}
 		ip, frac, ok := splitNumber(numText)
 		if !ok || !add(u, ip, frac) {
-			return bad("interval out of range")
+			return outOfRange()
 		}
 	}
 	// Spill fractions: months to days (30 a month), days to microseconds.
@@ -363,7 +364,7 @@ func ParseInterval(s string, q IntervalField) (Value, error) {
 	d, ok2 := addInt64(idays, int64(wd))
 	us, ok3 := addInt64(imicros, int64(math.RoundToEven(micros)))
 	if !ok1 || !ok2 || !ok3 || math.Abs(micros) > math.MaxInt64/2 {
-		return bad("interval out of range")
+		return outOfRange()
 	}
 	if ago {
 		m, d, us = -m, -d, -us
@@ -388,7 +389,7 @@ func qualified(s string, m, d, us int64, q IntervalField) (Value, error) {
 	}
 	v, err := NewInterval(m, d, us)
 	if err != nil {
-		return Value{}, &ParseError{Value: s, Type: Of(Interval), Detail: "interval out of range"}
+		return Value{}, intervalInputRange(s)
 	}
 	return v, nil
 }
@@ -477,6 +478,16 @@ func addInt64(a, b int64) (int64, bool) {
 		return 0, false
 	}
 	return r, true
+}
+
+// intervalInputRange is the error of interval text that is well formed
+// but whose fields leave their range (months and days are 32-bit,
+// microseconds 64): like every input range error it names the value (and,
+// through WithColumn, the column), `value "99999999999 years" is out of
+// range for INTERVAL`, where PostgreSQL says "interval field value out of
+// range".
+func intervalInputRange(s string) error {
+	return &RangeError{Type: Of(Interval), Value: strconv.Quote(s)}
 }
 
 // intervalRange is the error of interval arithmetic that leaves the range.

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"errors"
 	"testing"
 )
 
@@ -113,5 +114,31 @@ func TestIntervalArithmetic(t *testing.T) {
 	}
 	if _, err := AddTimeInterval(ts("2026-01-01"), iv("170000000 years"), false, ts6); err == nil {
 		t.Error("timestamp overflow passed")
+	}
+}
+
+// TestIntervalInputRangeError checks that interval text whose fields do
+// not fit is a range error naming the value, and the column once a caller
+// names it, as every other input range error does; malformed text stays a
+// parse error.
+func TestIntervalInputRangeError(t *testing.T) {
+	for _, s := range []string{"99999999999 years", "3000000000 days", "P99999999999Y", "@ 2147483648 mons"} {
+		_, err := ParseInterval(s, NoField)
+		var re *RangeError
+		if !errors.As(err, &re) {
+			t.Errorf("%q: %v (%T), want a *RangeError", s, err, err)
+			continue
+		}
+		want := `value "` + s + `" is out of range for INTERVAL`
+		if err.Error() != want {
+			t.Errorf("%q: %q, want %q", s, err, want)
+		}
+		if got := WithColumn(err, "i").Error(); got != `column "i": `+want {
+			t.Errorf("%q with a column: %q", s, got)
+		}
+	}
+	var pe *ParseError
+	if _, err := ParseInterval("1 zork", NoField); !errors.As(err, &pe) {
+		t.Errorf("1 zork: %v, want a *ParseError", err)
 	}
 }

@@ -269,3 +269,11 @@ func (*FuncCall) exprNode()       {}
 func (*ParenExpr) exprNode()      {}
 func (*TupleExpr) exprNode()      {}
 func (*GroupingSet) exprNode()    {}
+
+// ValueFunctions are the SQL-standard functions written without
+// parentheses (current_date, current_user, …): the parser reads such a
+// bare word as a FuncCall without arguments, and Format prints that call
+// bare again. USER is left out: Strata does not reserve it, and a column
+// named user is common.
+var ValueFunctions = map[string]bool{"current_user": true, "session_user": true, "current_catalog": true,
+	"current_schema": true, "current_role": true, "current_timestamp": true, "current_date": true, "localtimestamp": true}

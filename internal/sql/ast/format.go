@@ -55,9 +55,34 @@ func isBareIdent(name string) bool {
 	return !token.Lookup(name).IsReserved() && name != "lateral"
 }
 
+// FormatView returns a view's query laid out as PostgreSQL's
+// pg_get_viewdef lays it out: each clause of the outermost query on a line
+// of its own, indented so the keywords end in one column (" SELECT",
+// "   FROM", "  WHERE"), one select item per line, set operators on lines
+// of their own. Nested queries stay on one line. Like Format's, the text
+// parses back to a tree Equal to s.
+func FormatView(s *SelectStmt) string {
+	p := printer{lines: true}
+	p.query(s)
+	return p.b.String()
+}
+
 // printer accumulates SQL text.
 type printer struct {
 	b strings.Builder
+	// lines breaks the clauses of the query being printed onto lines of
+	// their own (FormatView); a nested query clears it.
+	lines bool
+}
+
+// clause starts clause keyword kw: on a new line, indented by pad, when
+// the printer breaks lines, else after a space.
+func (p *printer) clause(pad, kw string) {
+	if p.lines {
+		p.str("\n" + pad + kw)
+		return
+	}
+	p.str(" " + kw)
 }
 
 func (p *printer) str(s string)      { p.b.WriteString(s) }

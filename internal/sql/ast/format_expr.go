@@ -238,6 +238,13 @@ func (p *printer) expr(e Expr, min int) {
 		p.selectStmt(e.Query)
 		p.str(")")
 	case *FuncCall:
+		if e.Schema == "" && ValueFunctions[e.Name] && len(e.Args) == 0 && !e.Star && !e.Distinct &&
+			e.Filter == nil && e.Over == nil && len(e.OrderBy) == 0 {
+			// current_date, current_user, …: as the SQL standard writes
+			// them (PostgreSQL refuses current_date()).
+			p.str(e.Name)
+			return
+		}
 		if e.Schema != "" {
 			p.ident(e.Schema)
 			p.str(".")

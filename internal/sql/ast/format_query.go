@@ -1,41 +1,46 @@
 package ast
 
+import "strings"
+
+// selectStmt prints a query on one line, also when it is nested in one
+// printed clause by clause.
 func (p *printer) selectStmt(s *SelectStmt) {
-	if s.With != nil {
-		p.str("WITH ")
-		if s.With.Recursive {
-			p.str("RECURSIVE ")
+	lines := p.lines
+	p.lines = false
+	p.query(s)
+	p.lines = lines
+}
+
+// query prints s, clause by clause when p.lines is set.
+func (p *printer) query(s *SelectStmt) {
+	if p.lines {
+		p.str(" ")
+		lines := p.lines
+		p.lines = false
+		p.with(s.With)
+		p.lines = lines
+		if s.With != nil {
+			p.str("\n")
 		}
-		for i, c := range s.With.CTEs {
-			if i > 0 {
-				p.str(", ")
-			}
-			p.ident(c.Name.Name)
-			if len(c.Columns) > 0 {
-				p.str(" ")
-				p.parenIdents(c.Columns)
-			}
-			p.str(" AS (")
-			p.selectStmt(c.Query)
-			p.str(")")
-		}
+	} else if s.With != nil {
+		p.with(s.With)
 		p.str(" ")
 	}
 	p.body(s.Body, 0)
 	if len(s.OrderBy) > 0 {
-		p.str(" ORDER BY ")
+		p.clause("  ", "ORDER BY ")
 		p.orderItems(s.OrderBy)
 	}
 	if s.AsOf != nil {
-		p.str(" ")
+		p.clause("  ", "")
 		p.asOf(s.AsOf)
 	}
 	if s.Limit != nil {
-		p.str(" LIMIT ")
+		p.clause(" ", "LIMIT ")
 		p.expr(s.Limit, 0)
 	}
 	if s.Offset != nil {
-		p.str(" OFFSET ")
+		p.clause(" ", "OFFSET ")
 		p.expr(s.Offset, 0)
 	}
 }
@@ -88,16 +93,14 @@ func (p *printer) body(b QueryBody, min int) {
 	case *SetOp:
 		prec := setOpPrec(b)
 		p.body(b.Left, prec)
-		switch b.Op {
-		case Union:
-			p.str(" UNION ")
-		case Intersect:
-			p.str(" INTERSECT ")
-		case Except:
-			p.str(" EXCEPT ")
-		}
+		op := [...]string{Union: "UNION", Intersect: "INTERSECT", Except: "EXCEPT"}[b.Op]
 		if b.All {
-			p.str("ALL ")
+			op += " ALL"
+		}
+		if p.lines {
+			p.str("\n" + op + "\n")
+		} else {
+			p.str(" " + op + " ")
 		}
 		p.body(b.Right, prec+1)
 	case *Values:
@@ -118,6 +121,9 @@ func (p *printer) body(b QueryBody, min int) {
 }
 
 func (p *printer) selectBlock(s *SelectBlock) {
+	if p.lines && p.b.Len() > 0 && !strings.HasSuffix(p.b.String(), " ") {
+		p.str(" ")
+	}
 	p.str("SELECT ")
 	if s.Distinct {
 		p.str("DISTINCT ")
@@ -129,12 +135,13 @@ func (p *printer) selectBlock(s *SelectBlock) {
 	}
 	for i, it := range s.Items {
 		if i > 0 {
-			p.str(", ")
+			p.str(",")
+			p.clause("    ", "")
 		}
 		p.selectItem(it)
 	}
 	if len(s.From) > 0 {
-		p.str(" FROM ")
+		p.clause("   ", "FROM ")
 		for i, t := range s.From {
 			if i > 0 {
 				p.str(", ")
@@ -143,15 +150,15 @@ func (p *printer) selectBlock(s *SelectBlock) {
 		}
 	}
 	if s.Where != nil {
-		p.str(" WHERE ")
+		p.clause("  ", "WHERE ")
 		p.expr(s.Where, 0)
 	}
 	if len(s.GroupBy) > 0 {
-		p.str(" GROUP BY ")
+		p.clause("  ", "GROUP BY ")
 		p.exprs(s.GroupBy)
 	}
 	if s.Having != nil {
-		p.str(" HAVING ")
+		p.clause(" ", "HAVING ")
 		p.expr(s.Having, 0)
 	}
 	p.windowDefs(s.Windows)
@@ -249,5 +256,33 @@ func (p *printer) table(t TableExpr) {
 			p.str(" USING ")
 			p.parenIdents(t.Using)
 		}
+	}
+}
+
+// with prints WITH [RECURSIVE] definitions; nothing for nil.
+func (p *printer) with(w *With) {
+	if w == nil {
+		return
+	}
+	p.str("WITH ")
+	if w.Recursive {
+		p.str("RECURSIVE ")
+	}
+	for i, c := range w.CTEs {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.ident(c.Name.Name)
+		if len(c.Columns) > 0 {
+			p.str(" ")
+			p.parenIdents(c.Columns)
+		}
+		p.str(" AS (")
+		if c.Write != nil {
+			p.stmt(c.Write)
+		} else {
+			p.selectStmt(c.Query)
+		}
+		p.str(")")
 	}
 }

@@ -10,12 +10,20 @@ func (p *printer) stmt(s Stmt) {
 	case *SelectStmt:
 		p.selectStmt(s)
 	case *InsertStmt:
+		if s.With != nil {
+			p.with(s.With)
+			p.str(" ")
+		}
 		if s.Upsert {
 			p.str("UPSERT INTO ")
 		} else {
 			p.str("INSERT INTO ")
 		}
 		p.objectName(s.Table)
+		if s.Alias != nil {
+			p.str(" AS ")
+			p.ident(s.Alias.Name)
+		}
 		if s.Columns != nil {
 			p.str(" ")
 			p.parenIdents(s.Columns)
@@ -28,6 +36,10 @@ func (p *printer) stmt(s Stmt) {
 		}
 		p.returning(s.Returning)
 	case *UpdateStmt:
+		if s.With != nil {
+			p.with(s.With)
+			p.str(" ")
+		}
 		p.str("UPDATE ")
 		p.objectName(s.Table)
 		if s.Alias != nil {
@@ -46,6 +58,10 @@ func (p *printer) stmt(s Stmt) {
 		p.where(s.Where)
 		p.returning(s.Returning)
 	case *DeleteStmt:
+		if s.With != nil {
+			p.with(s.With)
+			p.str(" ")
+		}
 		p.str("DELETE FROM ")
 		p.objectName(s.Table)
 		if s.Alias != nil {

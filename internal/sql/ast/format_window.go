@@ -17,7 +17,7 @@ func (p *printer) windowDefs(defs []*WindowDef) {
 	if len(defs) == 0 {
 		return
 	}
-	p.str(" WINDOW ")
+	p.clause(" ", "WINDOW ")
 	for i, d := range defs {
 		if i > 0 {
 			p.str(", ")

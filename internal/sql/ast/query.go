@@ -95,12 +95,17 @@ type With struct {
 	CTEs      []*CTE
 }
 
-// CTE is one common table expression: Name [(Columns)] AS (Query).
+// CTE is one common table expression: Name [(Columns)] AS (Query), or AS
+// (Write) for PostgreSQL's data-modifying WITH, where Write is an
+// InsertStmt, UpdateStmt or DeleteStmt whose RETURNING rows are the
+// definition's and Query is nil. Only the WITH of a statement at the top
+// level may hold a Write (the binder refuses one elsewhere).
 type CTE struct {
 	Span
 	Name    *Ident
 	Columns []*Ident
 	Query   *SelectStmt
+	Write   Stmt
 }
 
 // OrderItem is one ORDER BY term. Expr may be a NumberLit ordinal.

@@ -7,23 +7,26 @@ type Stmt interface {
 	stmtNode()
 }
 
-// InsertStmt is INSERT INTO or UPSERT INTO Table [(Columns)] Source
-// [ATTRIBUTE GROUP Group] [RETURNING …] (SPEC R4.3, R5.2). Source's body is a Values
-// for the VALUES form.
+// InsertStmt is [WITH …] INSERT INTO or UPSERT INTO Table [[AS] Alias]
+// [(Columns)] Source [ATTRIBUTE GROUP Group] [RETURNING …] (SPEC R4.3,
+// R5.2). Source's body is a Values for the VALUES form.
 type InsertStmt struct {
 	Span
+	With      *With // nil when absent; every query of the statement sees it
 	Upsert    bool
 	Table     *ObjectName
+	Alias     *Ident   // nil when absent; RETURNING names the table by it
 	Columns   []*Ident // nil when no column list was written
 	Source    *SelectStmt
 	Group     *Ident        // nil when absent
 	Returning []*SelectItem // RETURNING list; nil when absent
 }
 
-// UpdateStmt is UPDATE Table [[AS] Alias] SET c = e, … [WHERE Where]
-// [RETURNING …].
+// UpdateStmt is [WITH …] UPDATE Table [[AS] Alias] SET c = e, … [WHERE
+// Where] [RETURNING …].
 type UpdateStmt struct {
 	Span
+	With      *With // nil when absent; every query of the statement sees it
 	Table     *ObjectName
 	Alias     *Ident
 	Sets      []*SetClause
@@ -38,10 +41,11 @@ type SetClause struct {
 	Value  Expr
 }
 
-// DeleteStmt is DELETE FROM Table [[AS] Alias] [WHERE Where] [RETURNING
-// …].
+// DeleteStmt is [WITH …] DELETE FROM Table [[AS] Alias] [WHERE Where]
+// [RETURNING …].
 type DeleteStmt struct {
 	Span
+	With      *With // nil when absent; every query of the statement sees it
 	Table     *ObjectName
 	Alias     *Ident
 	Where     Expr

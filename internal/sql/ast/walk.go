@@ -99,6 +99,9 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Name)
 		idents(n.Columns)
 		in(n.Query)
+		if n.Write != nil {
+			in(n.Write)
+		}
 	case *SelectBlock:
 		exprs(n.DistinctOn)
 		for _, it := range n.Items {
@@ -156,12 +159,15 @@ func Inspect(n Node, f func(Node) bool) {
 		idents(n.Using)
 
 	case *InsertStmt:
+		in(n.With)
 		in(n.Table)
+		in(n.Alias)
 		idents(n.Columns)
 		in(n.Source)
 		in(n.Group)
 		returning(n.Returning)
 	case *UpdateStmt:
+		in(n.With)
 		in(n.Table)
 		in(n.Alias)
 		for _, s := range n.Sets {
@@ -173,6 +179,7 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Column)
 		in(n.Value)
 	case *DeleteStmt:
+		in(n.With)
 		in(n.Table)
 		in(n.Alias)
 		in(n.Where)

@@ -123,6 +123,16 @@ func checkRoundTrip(t *testing.T, file string, line int, s ast.Stmt) {
 	if out2 := ast.Format(again); out2 != out {
 		t.Errorf("%s:%d: printing is not stable:\n%s\n%s", file, line, out, out2)
 	}
+	// A query laid out as a view's definition means the same.
+	if sel, ok := s.(*ast.SelectStmt); ok {
+		view := ast.FormatView(sel)
+		again, err := Parse(view)
+		if err != nil {
+			t.Errorf("%s:%d: view layout does not parse: %v\n%s", file, line, err, view)
+		} else if !ast.Equal(s, again) {
+			t.Errorf("%s:%d: view layout changed the tree\n%s", file, line, view)
+		}
+	}
 }
 
 func TestCorpusSyntaxErrors(t *testing.T) {

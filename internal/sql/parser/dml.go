@@ -5,14 +5,47 @@ import (
 	"github.com/strata-db/strata/internal/sql/token"
 )
 
-// insert parses INSERT INTO | UPSERT INTO t [(cols)] source [ATTRIBUTE
-// GROUP g] (SPEC R4.3, R5.2).
+// withStmt parses a statement that starts with WITH: a query, or, as in
+// PostgreSQL, an INSERT, UPSERT, UPDATE or DELETE whose queries (source,
+// WHERE, SET values, RETURNING) all see the definitions.
+func (p *parser) withStmt() ast.Stmt {
+	p.enter()
+	defer p.leave()
+	start := p.pos
+	w := p.with()
+	switch p.tok {
+	case token.INSERT, token.UPSERT:
+		s := p.insert().(*ast.InsertStmt)
+		s.With, s.Span.Start = w, start
+		return s
+	case token.UPDATE:
+		s := p.update().(*ast.UpdateStmt)
+		s.With, s.Span.Start = w, start
+		return s
+	case token.DELETE:
+		s := p.delete().(*ast.DeleteStmt)
+		s.With, s.Span.Start = w, start
+		return s
+	}
+	outerAsOf := p.relAsOf
+	p.relAsOf = -1
+	defer func() { p.relAsOf = outerAsOf }()
+	return p.selectRest(start, w)
+}
+
+// insert parses INSERT INTO | UPSERT INTO t [AS alias] [(cols)] source
+// [ATTRIBUTE GROUP g] (SPEC R4.3, R5.2).
 func (p *parser) insert() ast.Stmt {
 	start := p.pos
 	s := &ast.InsertStmt{Upsert: p.tok == token.UPSERT}
 	p.next()
 	p.expect(token.INTO)
 	s.Table = p.objectName("a table name")
+	// As in PostgreSQL, INSERT's alias needs AS: a bare word there could
+	// be meant as the source.
+	if p.got(token.AS) {
+		s.Alias = p.ident("an alias")
+	}
 	// "(" opens the column list unless a query follows it: INSERT INTO t
 	// (SELECT …) is a parenthesised source.
 	if p.tok == token.LPAREN {

@@ -342,7 +342,9 @@ func (p *parser) wordIs(w string) bool {
 // stmt parses one statement.
 func (p *parser) stmt() ast.Stmt {
 	switch p.tok {
-	case token.SELECT, token.WITH, token.VALUES, token.LPAREN:
+	case token.WITH:
+		return p.withStmt()
+	case token.SELECT, token.VALUES, token.LPAREN:
 		return p.selectStmt()
 	case token.INSERT, token.UPSERT:
 		return p.insert()

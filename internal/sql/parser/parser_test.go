@@ -177,3 +177,32 @@ func BenchmarkSelect(b *testing.B) {
 		}
 	}
 }
+
+// TestFormatView checks the clause-per-line layout of pg_get_viewdef
+// against PostgreSQL 15's for the same view (its deparse also qualifies
+// columns and adds parentheses, which Strata's stored text does not).
+func TestFormatView(t *testing.T) {
+	s, err := Parse("WITH c AS (SELECT a FROM vt) SELECT a, b, count(*) AS n FROM vt WHERE a > 1 GROUP BY a, b HAVING count(*) > 0 " +
+		"UNION ALL SELECT 1, 'x', (SELECT max(a) FROM vt) ORDER BY 1 LIMIT 5 OFFSET 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ` WITH c AS (SELECT a FROM vt)
+ SELECT a,
+    b,
+    count(*) AS n
+   FROM vt
+  WHERE a > 1
+  GROUP BY a, b
+ HAVING count(*) > 0
+UNION ALL
+ SELECT 1,
+    'x',
+    (SELECT max(a) FROM vt)
+  ORDER BY 1
+ LIMIT 5
+ OFFSET 1`
+	if got := ast.FormatView(s.(*ast.SelectStmt)); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

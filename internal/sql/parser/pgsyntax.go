@@ -166,23 +166,17 @@ func (p *parser) castTarget(start int, x ast.Expr, colons bool) ast.Expr {
 	return &ast.CastExpr{Span: p.span(start), X: x, Type: t, Colons: colons}
 }
 
-// sqlValueFunctions are the SQL-standard functions written without
-// parentheses. USER is left out: Strata does not reserve it, and a column
-// named user is common.
-var sqlValueFunctions = map[string]bool{"current_user": true, "session_user": true, "current_catalog": true,
-	"current_schema": true, "current_role": true}
-
 // atValueFunction reports whether the current token is one of
-// sqlValueFunctions, unquoted and not followed by "(" or ".".
+// ast.ValueFunctions, unquoted and not followed by "(" or ".".
 func (p *parser) atValueFunction() bool {
-	if p.tok != token.IDENT || p.pos < len(p.src) && p.src[p.pos] == '"' || !sqlValueFunctions[p.lit] {
+	if p.tok != token.IDENT || p.pos < len(p.src) && p.src[p.pos] == '"' || !ast.ValueFunctions[p.lit] {
 		return false
 	}
 	next := p.peek(1)
 	return next != token.LPAREN && next != token.DOT
 }
 
-// valueFunction parses one of sqlValueFunctions as a call.
+// valueFunction parses one of ast.ValueFunctions as a call.
 func (p *parser) valueFunction() ast.Expr {
 	start := p.pos
 	name := p.lit

@@ -21,10 +21,17 @@ func (p *parser) selectStmt() *ast.SelectStmt {
 	defer func() { p.relAsOf = outerAsOf }()
 
 	start := p.pos
-	s := &ast.SelectStmt{}
+	var w *ast.With
 	if p.tok == token.WITH {
-		s.With = p.with()
+		w = p.with()
 	}
+	return p.selectRest(start, w)
+}
+
+// selectRest parses the rest of a query that starts at start, after its
+// WITH (nil when absent).
+func (p *parser) selectRest(start int, w *ast.With) *ast.SelectStmt {
+	s := &ast.SelectStmt{With: w}
 	s.Body = p.setOps()
 	if p.tok == token.ORDER {
 		p.next()
@@ -148,7 +155,17 @@ func (p *parser) with() *ast.With {
 		}
 		p.expect(token.AS)
 		p.expect(token.LPAREN)
-		c.Query = p.selectStmt()
+		switch p.tok {
+		case token.INSERT, token.UPSERT:
+			// PostgreSQL's data-modifying WITH.
+			c.Write = p.insert()
+		case token.UPDATE:
+			c.Write = p.update()
+		case token.DELETE:
+			c.Write = p.delete()
+		default:
+			c.Query = p.selectStmt()
+		}
 		p.expect(token.RPAREN)
 		c.Span = p.span(cstart)
 		w.CTEs = append(w.CTEs, c)

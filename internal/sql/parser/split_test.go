@@ -14,6 +14,11 @@ func TestSplit(t *testing.T) {
 		{"  SELECT 'a;b' ; -- c;\n /* d; */ SELEC 2;;  ", []string{"SELECT 'a;b'", "SELEC 2"}},
 		{`INSERT INTO "t;" VALUES (1);`, []string{`INSERT INTO "t;" VALUES (1)`}},
 		{"SELECT 1; SELECT 'open; SELECT 3", []string{"SELECT 1", "SELECT 'open; SELECT 3"}},
+		// a stray character or a bad number ends where it ends: the
+		// statements after its own still split
+		{"SELECT 7 & 3; SELECT 1;SELECT 2 ^ 'a;b'; SELECT 3", []string{"SELECT 7 & 3", "SELECT 1", "SELECT 2 ^ 'a;b'", "SELECT 3"}},
+		{"SELECT 1x; SELECT #; SELECT 2", []string{"SELECT 1x", "SELECT #", "SELECT 2"}},
+		{"SELECT & 'open; SELECT 3", []string{"SELECT & 'open; SELECT 3"}},
 		{"-- nothing\n;", nil},
 		{"", nil},
 	} {
