@@ -145,3 +145,27 @@ func TestBadBlockIsCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestVersion1RejectsCompressed checks a version 1 segment holding a
+// compressed record, which no version 1 writer made, is ErrCorrupt naming
+// the segment and offset, sealed or last (where a torn write would be
+// cut: its checksums match, so it is not one), rather than decoded.
+func TestVersion1RejectsCompressed(t *testing.T) {
+	for _, last := range []bool{true, false} {
+		seg := v1Segment(1, 1, 2)
+		off := len(seg)
+		var buf []byte
+		stored, s2 := compress(&buf, textPayload(3))
+		if !s2 {
+			t.Fatal("the payload did not compress")
+		}
+		seg = appendRecord(seg, 3, stored, true)
+		segs := [][]byte{seg}
+		if !last {
+			segs = append(segs, v1Segment(2, 4, 4))
+		}
+		m, dir := logWith(t, segs...)
+		_, _, err := replayAll(t, m, dir, 0)
+		wantCorrupt(t, err, 1, off)
+	}
+}
