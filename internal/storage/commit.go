@@ -45,8 +45,23 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		return 0, fmt.Errorf("%w: commit kind %d", ErrInvalidTxn, txn.Kind)
 	}
 	// The writes are encoded before taking the lock: encoding is the bulk
-	// of the work and needs nothing of commit order.
+	// of the work and needs nothing of commit order. A commit without DDL
+	// is compressed for the WAL before it too, with a commit time read
+	// now: only if a commit that took the lock first got a later time
+	// (commit times never go back) is it compressed again under the lock
+	// with that time. The record is the same as if built under the lock.
 	payload := encodeWrites(nil, txn.Writes)
+	body := len(payload)
+	var pre wal.Compressed
+	var preAt time.Time
+	if txn.DDL == nil {
+		preAt = e.now()
+		payload = appendTrailer(payload, preAt, txn.Kind, txn.Rows, txn.Tables, nil)
+		if len(payload) <= wal.MaxPayload {
+			pre = wal.Compress(payload)
+			defer pre.Release()
+		}
+	}
 
 	e.pipe.Lock()
 	if e.pipe.closed {
@@ -87,19 +102,28 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.pipe.Unlock()
 		return 0, err
 	}
-	// Commit times are kept to the microsecond, the precision system.commits
-	// shows (DATETIME64(6)), so AS OF TIMESTAMP of a committed_at read back
-	// from it finds that very commit (R6.7).
-	at := e.opts.Clock().UTC().Truncate(time.Microsecond)
+	at := preAt
+	if txn.DDL != nil {
+		at = e.now()
+	}
 	if at.Before(e.pipe.lastAt) {
 		at = e.pipe.lastAt // never back (R6.7, manifest invariant 5)
 	}
-	payload = appendTrailer(payload, at, txn.Kind, txn.Rows, txn.Tables, catBytes)
+	if txn.DDL != nil || !at.Equal(preAt) {
+		pre.Release()
+		payload = appendTrailer(payload[:body], at, txn.Kind, txn.Rows, txn.Tables, catBytes)
+	}
 	if len(payload) > wal.MaxPayload {
 		e.pipe.Unlock()
 		return 0, fmt.Errorf("storage: commit of %d bytes exceeds the %d-byte limit of one commit", len(payload), wal.MaxPayload)
 	}
-	pending, err := e.wal.Submit(seq, payload)
+	var pending wal.Pending
+	var err error
+	if pre.Ready() {
+		pending, err = e.wal.SubmitCompressed(seq, &pre)
+	} else {
+		pending, err = e.wal.Submit(seq, payload)
+	}
 	if err != nil {
 		e.pipe.failed = err
 		e.pipe.Unlock()
@@ -132,6 +156,17 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		return seq, err
 	}
 	return seq, nil
+}
+
+// now reads the clock for a commit time, to the microsecond, the precision
+// system.commits shows (DATETIME64(6)), so AS OF TIMESTAMP of a
+// committed_at read back from it finds that very commit (R6.7). Commits
+// read it before taking the ordering lock, so clockMu keeps a Clock from
+// being called by two at once, as it was under that lock.
+func (e *Engine) now() time.Time {
+	e.clockMu.Lock()
+	defer e.clockMu.Unlock()
+	return e.opts.Clock().UTC().Truncate(time.Microsecond)
 }
 
 // applyInOrder queues a durable commit and applies every queued commit
