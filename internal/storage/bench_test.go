@@ -96,6 +96,51 @@ func BenchmarkCommitVersions(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
 
+// BenchmarkCommitTwoGroups commits 10 000 keys of both groups of a
+// two-group table per commit, two version writes of the same rows as W1's
+// UPSERT gives storage, fsync on: the two-goroutine apply
+// (applyWritePair) runs in it.
+func BenchmarkCommitTwoGroups(b *testing.B) {
+	e, err := Open(b.TempDir(), Options{MemtableBytes: 1 << 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	ctx := context.Background()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(prepSpec(), n)
+		return err
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	t, _ := e.Catalog().Table("t")
+	groupWrite := func(group string, first int, idx int64) Write {
+		g, _ := t.Group(group)
+		batch := types.NewBatch([]types.Type{types.Of(types.Int64), types.Of(types.String), types.Of(types.Int64)}, 10000)
+		for i := range 10000 {
+			batch.Cols[0].AppendInt64(int64(first + i))
+			batch.Cols[1].AppendString("value-of-some-length")
+			batch.Cols[2].AppendInt64(idx)
+		}
+		batch.Rows = 10000
+		return Write{Kind: WriteVersion, Table: t.ID, Group: g.ID, Cols: append(append([]catalog.ColumnID(nil), t.Key...), g.Columns...), Batch: batch}
+	}
+	txns := make([]*Txn, b.N)
+	for i := range txns {
+		first := (i % 10) * 10000
+		txns[i] = &Txn{Kind: KindWrite, Writes: []Write{groupWrite("g", first, int64(i+1)), groupWrite("h", first, int64(i+1))}}
+	}
+	b.ResetTimer()
+	cpu := processCPU()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Commit(ctx, txns[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*20000/b.Elapsed().Seconds(), "versions/s")
+	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
+
 func benchScan(b *testing.B, keys, versions int, asOf func(e *Engine) uint64) {
 	e, t := benchEngine(b, catalog.ModeVersioned)
 	fill(b, e, t, keys, versions)

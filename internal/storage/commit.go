@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"runtime"
 	"slices"
 	"time"
 
@@ -44,8 +45,23 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		return 0, fmt.Errorf("%w: commit kind %d", ErrInvalidTxn, txn.Kind)
 	}
 	// The writes are encoded before taking the lock: encoding is the bulk
-	// of the work and needs nothing of commit order.
+	// of the work and needs nothing of commit order. A commit without DDL
+	// is compressed for the WAL before it too, with a commit time read
+	// now: only if a commit that took the lock first got a later time
+	// (commit times never go back) is it compressed again under the lock
+	// with that time. The record is the same as if built under the lock.
 	payload := encodeWrites(nil, txn.Writes)
+	body := len(payload)
+	var pre wal.Compressed
+	var preAt time.Time
+	if txn.DDL == nil {
+		preAt = e.now()
+		payload = appendTrailer(payload, preAt, txn.Kind, txn.Rows, txn.Tables, nil)
+		if len(payload) <= wal.MaxPayload {
+			pre = wal.Compress(payload)
+			defer pre.Release()
+		}
+	}
 
 	e.pipe.Lock()
 	if e.pipe.closed {
@@ -86,19 +102,28 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.pipe.Unlock()
 		return 0, err
 	}
-	// Commit times are kept to the microsecond, the precision system.commits
-	// shows (DATETIME64(6)), so AS OF TIMESTAMP of a committed_at read back
-	// from it finds that very commit (R6.7).
-	at := e.opts.Clock().UTC().Truncate(time.Microsecond)
+	at := preAt
+	if txn.DDL != nil {
+		at = e.now()
+	}
 	if at.Before(e.pipe.lastAt) {
 		at = e.pipe.lastAt // never back (R6.7, manifest invariant 5)
 	}
-	payload = appendTrailer(payload, at, txn.Kind, txn.Rows, txn.Tables, catBytes)
+	if txn.DDL != nil || !at.Equal(preAt) {
+		pre.Release()
+		payload = appendTrailer(payload[:body], at, txn.Kind, txn.Rows, txn.Tables, catBytes)
+	}
 	if len(payload) > wal.MaxPayload {
 		e.pipe.Unlock()
 		return 0, fmt.Errorf("storage: commit of %d bytes exceeds the %d-byte limit of one commit", len(payload), wal.MaxPayload)
 	}
-	pending, err := e.wal.Submit(seq, payload)
+	var pending wal.Pending
+	var err error
+	if pre.Ready() {
+		pending, err = e.wal.SubmitCompressed(seq, &pre)
+	} else {
+		pending, err = e.wal.Submit(seq, payload)
+	}
 	if err != nil {
 		e.pipe.failed = err
 		e.pipe.Unlock()
@@ -131,6 +156,17 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		return seq, err
 	}
 	return seq, nil
+}
+
+// now reads the clock for a commit time, to the microsecond, the precision
+// system.commits shows (DATETIME64(6)), so AS OF TIMESTAMP of a
+// committed_at read back from it finds that very commit (R6.7). Commits
+// read it before taking the ordering lock, so clockMu keeps a Clock from
+// being called by two at once, as it was under that lock.
+func (e *Engine) now() time.Time {
+	e.clockMu.Lock()
+	defer e.clockMu.Unlock()
+	return e.opts.Clock().UTC().Truncate(time.Microsecond)
 }
 
 // applyInOrder queues a durable commit and applies every queued commit
@@ -199,7 +235,7 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 	}
 	var seq uint32
 	var scratch []byte
-	for i := range rec.writes {
+	for i := 0; i < len(rec.writes); i++ {
 		w := &rec.writes[i]
 		td := st.tables[w.Table]
 		t, ok := st.cat.TableByID(w.Table)
@@ -209,6 +245,18 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 				continue
 			}
 			return fmt.Errorf("storage: commit %d writes unknown table %d", rec.commit, w.Table)
+		}
+		if i+1 < len(rec.writes) {
+			w2 := &rec.writes[i+1]
+			paired, err := e.applyWritePair(td, t, w, w2, rec.commit, seq, &scratch, prep.write(i), prep.write(i+1))
+			if err != nil {
+				return err
+			}
+			if paired {
+				seq += uint32(w.Batch.Rows) + uint32(w2.Batch.Rows)
+				i++
+				continue
+			}
 		}
 		if err := e.applyWrite(td, t, w, rec.commit, seq, &scratch, prep.write(i)); err != nil {
 			return err
@@ -315,25 +363,9 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 		}
 		return nil
 	}
-	kw := &keyedWrite{w: w, seq0: seq0, groups: len(t.Groups)}
-	var err error
-	if kw.keyPos, err = keyPositions(t, w, commit, nil); err != nil {
+	kw, err := newKeyedWrite(t, w, commit, seq0)
+	if err != nil {
 		return err
-	}
-	if w.Kind == WriteVersion {
-		g, ok := t.GroupByID(w.Group)
-		if !ok {
-			return fmt.Errorf("storage: commit %d: unknown group %d", commit, w.Group)
-		}
-		kw.ord = ordering(t, g)
-		if err := versionPositions(t, g, w, commit, kw); err != nil {
-			return err
-		}
-		kw.lay = &layout{}
-		for _, i := range kw.payPos {
-			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
-			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
-		}
 	}
 	for s, rs := range perShard {
 		if len(rs) == 0 || flushed(td.shards[s]) {
@@ -351,6 +383,79 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 		}
 	}
 	return nil
+}
+
+// newKeyedWrite prepares keyed write w of t, at commit, for applying.
+func newKeyedWrite(t *catalog.Table, w *Write, commit uint64, seq0 uint32) (*keyedWrite, error) {
+	kw := &keyedWrite{w: w, seq0: seq0, groups: len(t.Groups)}
+	var err error
+	if kw.keyPos, err = keyPositions(t, w, commit, nil); err != nil {
+		return nil, err
+	}
+	if w.Kind == WriteVersion {
+		g, ok := t.GroupByID(w.Group)
+		if !ok {
+			return nil, fmt.Errorf("storage: commit %d: unknown group %d", commit, w.Group)
+		}
+		kw.ord = ordering(t, g)
+		if err := versionPositions(t, g, w, commit, kw); err != nil {
+			return nil, err
+		}
+		kw.lay = &layout{}
+		for _, i := range kw.payPos {
+			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
+			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
+		}
+	}
+	return kw, nil
+}
+
+// applyWritePair applies version writes a and b (the next write of the
+// commit, seq0 its first's sequence) together if they write different
+// groups of the same rows of td, both prepared during the fsync, and
+// there is more than one CPU: then each shard's memtable adds the two
+// groups' versions on two goroutines (keyedMem.applyVersionPair). It
+// reports false, having done nothing, for any other pair; the caller then
+// applies them one by one. The result is the same either way: the groups'
+// rules are independent, and each group's versions are added in row
+// order.
+func (e *Engine) applyWritePair(td *tableData, t *catalog.Table, a, b *Write, commit uint64, seq0 uint32, scratch *[]byte, wpa, wpb *writePrep) (bool, error) {
+	if a.Kind != WriteVersion || b.Kind != WriteVersion || a.Table != b.Table || a.Group == b.Group ||
+		!td.keyed || a.Batch.Rows < pairMin || a.Batch.Rows != b.Batch.Rows || runtime.GOMAXPROCS(0) < 2 ||
+		!wpa.valid(td) || !wpb.valid(td) {
+		return false, nil
+	}
+	for s := range wpa.perShard {
+		if !slices.Equal(wpa.perShard[s], wpb.perShard[s]) {
+			return false, nil
+		}
+	}
+	kwa, err := newKeyedWrite(t, a, commit, seq0)
+	if err != nil {
+		return false, err
+	}
+	kwb, err := newKeyedWrite(t, b, commit, seq0+uint32(a.Batch.Rows))
+	if err != nil {
+		return false, err
+	}
+	for s, rs := range wpa.perShard {
+		sd := td.shards[s]
+		if len(rs) == 0 || e.replayFlushed != nil && commit <= e.replayFlushed(t.ID, sd.num) {
+			continue
+		}
+		m := sd.keyed
+		spa, spb := wpa.shard(s), wpb.shard(s)
+		if len(rs) >= pairMin && spa.encoded(m, rs, kwa) != nil && spb.encoded(m, rs, kwb) != nil {
+			err = m.applyVersionPair(kwa, kwb, rs, commit, spa, spb)
+			e.pairs.Add(1)
+		} else if err = m.applyVersions(kwa, rs, commit, scratch, spa); err == nil {
+			err = m.applyVersions(kwb, rs, commit, scratch, spb)
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // versionPositions fills kw.ordPos and kw.payPos for a version write w to

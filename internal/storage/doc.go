@@ -7,12 +7,14 @@
 //
 // The executor hands Commit a Txn whose writes are already validated, cast
 // and split by attribute group. Commit encodes the writes into a WAL
-// payload without any lock (that is the bulk of the work), then takes the
-// ordering lock, the one place that decides commit order. Under it: the
+// payload without any lock (that is the bulk of the work), and a commit
+// without DDL also reads its time and compresses the record there, then
+// takes the ordering lock, the one place that decides commit order. Under it: the
 // Txn's DDL runs on a clone of the newest catalog with the number the
 // commit will get; CatalogVersion is checked; the sequence is assigned; the
 // trailer (wall-clock time, clamped never to go back, kind, tables, rows,
-// and the whole new catalog of a DDL) is appended and the ONE record is
+// and the whole new catalog of a DDL) is appended, unless the record built
+// before the lock still holds (no DDL, no clamp), and the ONE record is
 // submitted to the WAL. Nothing before Submit takes a number, so a failed
 // DDL or a stale plan leaves no gap (R5.1). The lock is released before the
 // fsync: the WAL's flusher writes whatever records have gathered with one
@@ -25,7 +27,10 @@
 // (the same memtable; a key missing only if no key was inserted since).
 // A durable commit then queues for application: whoever holds the apply
 // lock applies every queued commit whose predecessors are applied, in
-// sequence order, and publishes the state after each.
+// sequence order, and publishes the state after each. A commit's two
+// prepared writes to different attribute groups of the same rows (an
+// UPSERT of both groups) have their versions added on two goroutines
+// (applyWritePair): the groups' rules are independent.
 //
 // # Memtables
 //

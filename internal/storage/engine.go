@@ -54,7 +54,7 @@ type Options struct {
 	MemtableBytes int64
 	// Clock gives commit times (system.commits, AS OF TIMESTAMP); time.Now
 	// if nil. A clock that goes back is clamped: commit times never
-	// decrease (R6.7).
+	// decrease (R6.7). It is called by one goroutine at a time.
 	Clock func() time.Time
 	// WALSegmentSize is the WAL's segment size; wal.DefaultSegmentSize if 0.
 	WALSegmentSize int64
@@ -127,6 +127,8 @@ type Engine struct {
 		closed bool
 	}
 	inflight sync.WaitGroup
+	// clockMu serialises calls of Options.Clock (Engine.now).
+	clockMu sync.Mutex
 
 	// ap applies durable commits to memtables in sequence order and
 	// publishes each (invariant 3).
@@ -148,6 +150,9 @@ type Engine struct {
 	merges atomic.Int64
 	// splits counts the shard splits published since Open.
 	splits atomic.Int64
+	// pairs counts the shard applies of two groups' writes on two
+	// goroutines (applyWritePair) since Open.
+	pairs atomic.Int64
 
 	// replayFlushed, during recovery only, says up to which commit each
 	// shard's writes are already in parts.

@@ -221,6 +221,33 @@ func TestFsyncFailure(t *testing.T) {
 	}
 }
 
+// TestCommitAtClampedWrite checks a write commit whose clock went back,
+// compressed for the WAL with that time before the ordering lock and
+// again with the clamped time under it, stores the clamped time: its
+// commit time equals the previous one's, and WAL replay reads the same.
+func TestCommitAtClampedWrite(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	c1 := h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=1 v=a idx=1")}})
+	h.clock = h.clock.Add(-time.Minute)
+	c2 := h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, "k=2 v=b idx=1")}})
+	at := func() (time.Time, time.Time) {
+		snap := h.e.Snapshot()
+		defer snap.Release()
+		cs := snap.Commits()
+		return cs[c1-1].At, cs[c2-1].At
+	}
+	a1, a2 := at()
+	if !a2.Equal(a1) {
+		t.Fatalf("commit %d at %v after commit %d at %v: the clock going back was not clamped", c2, a2, c1, a1)
+	}
+	h.crash()
+	if r1, r2 := at(); !r1.Equal(a1) || !r2.Equal(a2) {
+		t.Fatalf("after replay commits %d and %d at %v and %v, want %v and %v", c1, c2, r1, r2, a1, a2)
+	}
+}
+
 func TestCommitAt(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := []time.Time{base, base.Add(time.Minute), base.Add(30 * time.Second), base.Add(2 * time.Minute)}

@@ -140,6 +140,9 @@ type keyedMem struct {
 	groups      []groupHist
 	vers        []memVersion
 	res         []version.Resolved
+	// The slabs of applyVersionPair's second goroutine.
+	pairVers []memVersion
+	pairRes  []version.Resolved
 	// tied is set when an outcome consulted a version's values (a tie on
 	// every ordering value, version.Step.Tied): a read resolving versions
 	// fed without their values (runscan.go, resolveLight) must then feed
@@ -161,7 +164,11 @@ type entryScratch struct {
 	offs, missing []int
 	ents          []*keyEntry
 	colSizes      []uint64 // applyVersions' bytes per payload column
-	prev          struct {
+	pairSizes     []uint64 // the same of applyVersionPair's second write
+	// applyVersionPair's groups of each row, looked up before its two
+	// goroutines start.
+	groupsA, groupsB []*groupHist
+	prev             struct {
 		keys []byte
 		offs []int // len(ents)+1 bounds
 		ents []*keyEntry
@@ -366,82 +373,217 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 	ents := m.entries(kw, rows, sp)
 	// The payload columns' bytes, added to colBytes once per write rather
 	// than by a map update per value.
-	sizes := m.scratch.colSizes[:0]
-	for range kw.payPos {
-		sizes = append(sizes, 0)
-	}
+	sizes := zeros(m.scratch.colSizes, len(kw.payPos))
 	m.scratch.colSizes = sizes
+	defer m.addColBytes(kw, sizes)
+	acc := versionAcc{vers: &m.vers, res: &m.res}
+	defer m.fold(&acc)
 	// The rows' values encoded while the fsync ran (prepare.go): the
 	// memtable keeps that block instead of copies in its arena.
-	var pvals []byte
-	var psegs []int
 	if pv := sp.encoded(m, rows, kw); pv != nil {
-		copy(sizes, pv.sizes)
-		pvals, psegs = pv.vals, pv.segs
-		// Its capacity is what the memtable holds: sized from the previous
-		// block's rows (maybe another table's), it can exceed what is used.
-		m.arena.used += int64(cap(pvals))
-		pv.vals = nil // the memtable's now, not the prepare's to reuse
+		vals, segs := m.takeEncoded(pv, sizes)
+		slots := m.arena.orderSlots(len(rows) * len(kw.ordPos))
+		return m.addEncoded(kw, rows, ents, nil, commit, vals, segs, slots, &acc)
 	}
-	defer func() {
-		for i, p := range kw.payPos {
-			m.colBytes[kw.w.Cols[p]] += sizes[i]
-		}
-	}()
-	k := len(kw.ordPos) + 1
 	for ri, r := range rows {
 		e := ents[ri]
 		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
 		v.Order = m.arena.orderSlots(len(kw.ordPos))
-		if pvals != nil {
-			// Capped so that nothing appends into the next value.
-			for i := range v.Order {
-				s, e := psegs[ri*k+i], psegs[ri*k+i+1]
-				v.Order[i] = pvals[s:e:e]
-			}
-			s, e := psegs[ri*k+k-1], psegs[ri*k+k]
-			v.Values = pvals[s:e:e]
-		} else {
-			buf := (*scratch)[:0]
-			for i, p := range kw.ordPos {
-				buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
-				v.Order[i] = m.arena.copy(buf)
-			}
-			buf = buf[:0]
-			for i, p := range kw.payPos {
-				n := len(buf)
-				buf = types.AppendBinaryAt(buf, b.Cols[p], r)
-				sizes[i] += uint64(len(buf) - n)
-			}
-			v.Values = m.arena.copy(buf)
-			*scratch = buf
+		buf := (*scratch)[:0]
+		for i, p := range kw.ordPos {
+			buf = types.AppendKeyAt(buf[:0], b.Cols[p], r)
+			v.Order[i] = m.arena.copy(buf)
 		}
+		buf = buf[:0]
+		for i, p := range kw.payPos {
+			n := len(buf)
+			buf = types.AppendBinaryAt(buf, b.Cols[p], r)
+			sizes[i] += uint64(len(buf) - n)
+		}
+		v.Values = m.arena.copy(buf)
+		*scratch = buf
 		g := e.group(kw.w.Group, kw.ord)
-		if err := m.addVersion(g, mv(v, kw.lay), kw.ord); err != nil {
+		if err := acc.add(m.versioned, g, mv(v, kw.lay), kw.ord); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// zeros returns n zeros in s's memory.
+func zeros(s []uint64, n int) []uint64 {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
+}
+
+// addColBytes adds a write's bytes per payload column to colBytes.
+func (m *keyedMem) addColBytes(kw *keyedWrite, sizes []uint64) {
+	for i, p := range kw.payPos {
+		m.colBytes[kw.w.Cols[p]] += sizes[i]
+	}
+}
+
+// takeEncoded hands the block of values pv encoded to the memtable, which
+// keeps it, and adds its bytes per payload column to sizes.
+func (m *keyedMem) takeEncoded(pv *shardPrep, sizes []uint64) (vals []byte, segs []int) {
+	copy(sizes, pv.sizes)
+	vals, segs = pv.vals, pv.segs
+	// Its capacity is what the memtable holds: sized from the previous
+	// block's rows (maybe another table's), it can exceed what is used.
+	m.arena.used += int64(cap(vals))
+	pv.vals = nil // the memtable's now, not the prepare's to reuse
+	return vals, segs
+}
+
+// addEncoded runs the rules on rows of kw whose ordering values and
+// payloads are in vals (segments segs, as shardPrep.encode lays them out),
+// taking their Order slices from slots (len(kw.ordPos) per row). ents[i]
+// is row i's entry; gs, if not nil, row i's group in it, looked up
+// beforehand. It changes the memtable only through acc, the groups and
+// their versions, so two calls for different groups may run at once
+// (applyVersionPair) when gs is given.
+func (m *keyedMem) addEncoded(kw *keyedWrite, rows []int, ents []*keyEntry, gs []*groupHist, commit uint64, vals []byte, segs []int, slots [][]byte, acc *versionAcc) error {
+	o := len(kw.ordPos)
+	k := o + 1
+	for ri, r := range rows {
+		e := ents[ri]
+		v := version.Version{Key: e.key, Group: version.GroupID(kw.w.Group), Commit: commit, Seq: kw.seq0 + uint32(r)}
+		if o > 0 {
+			v.Order = slots[ri*o : ri*o+o : ri*o+o]
+		}
+		// Capped so that nothing appends into the next value.
+		for i := range v.Order {
+			lo, hi := segs[ri*k+i], segs[ri*k+i+1]
+			v.Order[i] = vals[lo:hi:hi]
+		}
+		lo, hi := segs[ri*k+k-1], segs[ri*k+k]
+		v.Values = vals[lo:hi:hi]
+		var g *groupHist
+		if gs != nil {
+			g = gs[ri]
+		} else {
+			g = e.group(kw.w.Group, kw.ord)
+		}
+		if err := acc.add(m.versioned, g, mv(v, kw.lay), kw.ord); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pairMin is the fewest rows per write for which applyVersionPair runs
+// the second write on another goroutine: below it the hand-over costs
+// more than the work.
+const pairMin = 256
+
+// applyVersionPair adds two version writes of one commit to different
+// groups of the same rows (a statement that writes both attribute groups
+// of a table, as W1's UPSERT does), each with its values prepared during
+// the fsync (sp.encoded). The two groups' rule work is independent: the
+// keys' entries and groups are looked up and created first, in the order
+// applyVersions would, and then a writes' versions are added on this
+// goroutine while b's are on another, each counting into its own
+// versionAcc. The memtable ends up as two applyVersions calls leave it.
+// Callers check that both writes' values are prepared for m.
+func (m *keyedMem) applyVersionPair(a, b *keyedWrite, rows []int, commit uint64, spa, spb *shardPrep) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.note(commit)
+	entsA := m.entries(a, rows, spa)
+	// The second call keeps the first's entries as its previous ones
+	// (entryScratch.rotate), so entsA stays valid.
+	entsB := m.entries(b, rows, spb)
+	sc := &m.scratch
+	sizesA := zeros(sc.colSizes, len(a.payPos))
+	sizesB := zeros(sc.pairSizes, len(b.payPos))
+	sc.colSizes, sc.pairSizes = sizesA, sizesB
+	defer m.addColBytes(a, sizesA)
+	defer m.addColBytes(b, sizesB)
+	valsA, segsA := m.takeEncoded(spa.encoded(m, rows, a), sizesA)
+	valsB, segsB := m.takeEncoded(spb.encoded(m, rows, b), sizesB)
+	slotsA := m.arena.orderSlots(len(rows) * len(a.ordPos))
+	slotsB := m.arena.orderSlots(len(rows) * len(b.ordPos))
+	// The groups are created in the order applyVersions would create them
+	// (all of a's, then b's), and the pointers taken only once no entry's
+	// groups can grow any more.
+	for _, e := range entsA {
+		e.group(a.w.Group, a.ord)
+	}
+	for _, e := range entsB {
+		e.group(b.w.Group, b.ord)
+	}
+	gsA, gsB := sc.groupsA[:0], sc.groupsB[:0]
+	for ri := range rows {
+		gsA = append(gsA, entsA[ri].group(a.w.Group, a.ord))
+		gsB = append(gsB, entsB[ri].group(b.w.Group, b.ord))
+	}
+	sc.groupsA, sc.groupsB = gsA, gsB
+	defer func() { clear(gsA); clear(gsB) }()
+	accA := versionAcc{vers: &m.vers, res: &m.res}
+	accB := versionAcc{vers: &m.pairVers, res: &m.pairRes}
+	done := make(chan error, 1)
+	go func() {
+		done <- m.addEncoded(b, rows, entsB, gsB, commit, valsB, segsB, slotsB, &accB)
+	}()
+	errA := m.addEncoded(a, rows, entsA, gsA, commit, valsA, segsA, slotsA, &accA)
+	errB := <-done
+	m.fold(&accA)
+	m.fold(&accB)
+	if errA != nil {
+		return errA
+	}
+	return errB
+}
+
 func mv(v version.Version, lay *layout) memVersion { return memVersion{v: v, lay: lay} }
+
+// versionAcc is what adding versions changes of a memtable beyond the
+// groups themselves: the counts a flush sizes its part by, whether an
+// outcome was a tie, and the slabs new groups' first versions come from.
+// addVersion counts into one of the memtable's own; applyVersionPair
+// gives each of its two goroutines one and folds them in after.
+type versionAcc struct {
+	rows, sortBytes, orderBytes uint64
+	tied                        bool
+	vers                        *[]memVersion
+	res                         *[]version.Resolved
+}
+
+// fold adds acc's counts to m and empties them.
+func (m *keyedMem) fold(acc *versionAcc) {
+	m.rows += acc.rows
+	m.sortBytes += acc.sortBytes
+	m.orderBytes += acc.orderBytes
+	m.tied = m.tied || acc.tied
+	acc.rows, acc.sortBytes, acc.orderBytes, acc.tied = 0, 0, 0, false
+}
 
 // addVersion runs the rules on one new version of g and records the result
 // (invariant 4 of doc.go).
 func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering) error {
+	acc := versionAcc{vers: &m.vers, res: &m.res}
+	err := acc.add(m.versioned, g, nv, ord)
+	m.fold(&acc)
+	return err
+}
+
+// add runs the rules on one new version of g, versioned or upsert, and
+// records the result (invariant 4 of doc.go), counting it in acc.
+func (acc *versionAcc) add(versioned bool, g *groupHist, nv memVersion, ord version.Ordering) error {
 	v := &nv.v
 	idx := len(g.vers)
 	res := version.Resolved{Commit: v.Commit, Seq: v.Seq, By: -1}
 	var outcome version.Outcome
 	var other version.Pos
 	var hasOther bool
-	if m.versioned {
+	if versioned {
 		st, err := g.reg.Add(v)
 		if err != nil {
 			return fmt.Errorf("storage: commit %d: %w", v.Commit, err)
 		}
 		outcome, other, hasOther = st.Outcome, st.Other, st.HasOther
-		m.tied = m.tied || st.Tied
+		acc.tied = acc.tied || st.Tied
 	} else {
 		// Upsert (rule 4): only the winner is consulted, losers and repeats
 		// are accepted and discarded.
@@ -450,14 +592,14 @@ func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering)
 			w = &g.vers[g.win].v
 			other, hasOther = w.Pos(), true
 		}
-		m.tied = m.tied || version.Tied(ord, w, v)
+		acc.tied = acc.tied || version.Tied(ord, w, v)
 		outcome = version.Decide(ord, w, v)
 	}
 	switch outcome {
 	case version.Repeat:
 		return nil
 	case version.Lost:
-		if !m.versioned {
+		if !versioned {
 			return nil
 		}
 		res.State = version.Late
@@ -476,14 +618,14 @@ func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering)
 		g.win = idx
 	}
 	if g.vers == nil {
-		g.vers, g.res = cut(&m.vers, firstVersions)[:0], cut(&m.res, firstVersions)[:0]
+		g.vers, g.res = cut(acc.vers, firstVersions)[:0], cut(acc.res, firstVersions)[:0]
 	}
 	g.vers = append(g.vers, nv)
 	g.res = append(g.res, res)
-	m.rows++
-	m.sortBytes += uint64(len(v.Key))
+	acc.rows++
+	acc.sortBytes += uint64(len(v.Key))
 	for _, o := range v.Order {
-		m.orderBytes += uint64(uvarintLen(uint64(len(o))) + len(o))
+		acc.orderBytes += uint64(uvarintLen(uint64(len(o))) + len(o))
 	}
 	return nil
 }

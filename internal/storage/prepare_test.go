@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -168,4 +169,177 @@ func TestPrepareMatchesSequential(t *testing.T) {
 	}
 	ref.crash()
 	check("one at a time vs its WAL replay", ref, before)
+}
+
+// TestPairMatchesReplay checks the apply of a commit's two groups' writes
+// on two goroutines (applyWritePair) against the one-by-one apply of WAL
+// replay, which has no prepares and so never pairs: commits of both
+// groups big enough to pair, over keys that repeat within and across
+// commits with late writes, ties and repeats, must give the same versions
+// (with their states and reasons) and current rows at every few commits.
+func TestPairMatchesReplay(t *testing.T) {
+	h := newHarness(t)
+	h.create(prepSpec())
+	tab := h.table("t")
+	rng := rand.New(rand.NewPCG(3, 9))
+	var seqs []uint64
+	for range 12 {
+		seqs = append(seqs, h.mustCommit(prepTxn(t, tab, rng, pairMin+rng.IntN(300), 700)))
+	}
+	if h.e.pairs.Load() == 0 {
+		t.Fatal("no commit applied its two groups paired")
+	}
+	var want [][]string
+	for _, at := range seqs {
+		v, err := h.versions("t", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := h.scan("t", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, v, s)
+	}
+	h.crash()
+	if h.e.pairs.Load() != 0 {
+		t.Fatal("replay paired writes")
+	}
+	for i, at := range seqs {
+		v, err := h.versions("t", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := h.scan("t", at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(v, want[2*i]) || !slices.Equal(s, want[2*i+1]) {
+			t.Fatalf("at commit %d replayed and paired differ:\nversions %v\nwant %v\nrows %v\nwant %v", at, v, want[2*i], s, want[2*i+1])
+		}
+	}
+}
+
+// dumpMem renders what a memtable holds for comparisons: its keys in
+// order, each group's versions with what the rules decided, and the
+// counts a flush sizes its part by (not the arena's bytes, which differ
+// between the prepared block and arena copies by design).
+func dumpMem(m *keyedMem) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "keys %d rows %d sort %d order %d cols %v tied %v\n", m.list.n, m.rows, m.sortBytes, m.orderBytes, m.colBytes, m.tied)
+	for e := m.list.first(); e != nil; e = e.next[0] {
+		fmt.Fprintf(&b, "%x:", e.key)
+		for _, g := range e.groups {
+			fmt.Fprintf(&b, " g%d win %d", g.id, g.win)
+			for i, v := range g.vers {
+				fmt.Fprintf(&b, " [%d.%d %x %x %v]", v.v.Commit, v.v.Seq, v.v.Order, v.v.Values, g.res[i])
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestPrepareFallbacks checks the paths an apply takes when what a
+// prepare looked up during the fsync no longer holds (prepare.go), each
+// against the same writes applied without a prepare:
+//   - keys the prepare found missing were inserted by a commit applied in
+//     between: they are looked up again, not inserted twice;
+//   - the memtable was busy: the prepare skipped it (TryRLock) rather than
+//     wait, and the apply looks everything up;
+//   - the memtable was replaced (a flush froze it): the apply uses none
+//     of the old one's entries, and leaves the old one as it was.
+func TestPrepareFallbacks(t *testing.T) {
+	h := newHarness(t)
+	h.create(prepSpec())
+	tab := h.table("t")
+	write := func(idx int, keys ...int) *Write {
+		var lines []string
+		for _, k := range keys {
+			lines = append(lines, fmt.Sprintf("k=%d v='v%d' idx=%d", k, k%3, idx))
+		}
+		w, err := versionWrite(tab, "g", lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &w
+	}
+	apply := func(m *keyedMem, w *Write, commit uint64, sp *shardPrep) {
+		t.Helper()
+		kw, err := newKeyedWrite(tab, w, commit, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scratch []byte
+		if err := m.applyVersions(kw, allRows(w), commit, &scratch, sp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prepare := func(m *keyedMem, w *Write) *shardPrep {
+		t.Helper()
+		kw, err := newKeyedWrite(tab, w, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := &shardPrep{keyPos: kw.keyPos}
+		m.lookup(w.Batch, allRows(w), sp, nil)
+		sp.encode(w.Batch, allRows(w), kw)
+		return sp
+	}
+	first, between, prepared := write(1, 1, 2, 3, 4, 5), write(2, 7, 9, 2), write(3, 3, 4, 5, 6, 7, 8, 7)
+
+	t.Run("keys inserted since", func(t *testing.T) {
+		m, ref := newKeyedMem(true), newKeyedMem(true)
+		apply(m, first, 1, nil)
+		apply(ref, first, 1, nil)
+		sp := prepare(m, prepared)
+		if len(sp.missing) == 0 || sp.m != m {
+			t.Fatalf("the prepare found no key missing (%d) or skipped the memtable", len(sp.missing))
+		}
+		apply(m, between, 2, nil) // inserts key 7, which sp found missing
+		apply(ref, between, 2, nil)
+		apply(m, prepared, 3, sp)
+		apply(ref, prepared, 3, nil)
+		if got, want := dumpMem(m), dumpMem(ref); got != want {
+			t.Fatalf("with the prepare:\n%s\nwithout:\n%s", got, want)
+		}
+	})
+	t.Run("busy memtable", func(t *testing.T) {
+		m, ref := newKeyedMem(true), newKeyedMem(true)
+		apply(m, first, 1, nil)
+		apply(ref, first, 1, nil)
+		m.mu.Lock() // an apply or flush holds it
+		sp := prepare(m, prepared)
+		m.mu.Unlock()
+		if sp.m != nil || sp.vals != nil {
+			t.Fatal("the prepare used a memtable whose lock was taken")
+		}
+		apply(m, prepared, 3, sp)
+		apply(ref, prepared, 3, nil)
+		if got, want := dumpMem(m), dumpMem(ref); got != want {
+			t.Fatalf("with the prepare:\n%s\nwithout:\n%s", got, want)
+		}
+	})
+	t.Run("memtable replaced", func(t *testing.T) {
+		old, m, ref := newKeyedMem(true), newKeyedMem(true), newKeyedMem(true)
+		apply(old, first, 1, nil)
+		sp := prepare(old, prepared)
+		before := dumpMem(old)
+		apply(m, prepared, 3, sp)
+		apply(ref, prepared, 3, nil)
+		if got, want := dumpMem(m), dumpMem(ref); got != want {
+			t.Fatalf("with the old memtable's prepare:\n%s\nwithout:\n%s", got, want)
+		}
+		if after := dumpMem(old); after != before {
+			t.Fatalf("the apply changed the old memtable:\n%s\nwas\n%s", after, before)
+		}
+	})
+}
+
+func allRows(w *Write) []int {
+	rs := make([]int, w.Batch.Rows)
+	for i := range rs {
+		rs[i] = i
+	}
+	return rs
 }

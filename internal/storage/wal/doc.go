@@ -36,7 +36,8 @@
 // it. hcrc is CRC32C (Castagnoli) of bytes 0..12, pcrc of the stored
 // payload (compressed or not). A compressed payload whose checksums match
 // but which does not decode is ErrCorrupt wherever it is, never a torn
-// tail. The separate header checksum lets Replay tell, cheaply and at any
+// tail, and so is a compressed record in a version 1 segment, whose
+// writers never compressed. The separate header checksum lets Replay tell, cheaply and at any
 // offset, whether a valid record starts there, which is how it tells a
 // torn tail from damage in the middle (invariant 4). The payload is opaque
 // here; the engine encodes a commit's rows in it. commit is the commit

@@ -186,6 +186,9 @@ type segReader struct {
 	// is the buffer it decompresses into.
 	decode bool
 	dec    []byte
+	// version is the segment's format version: a version 1 segment
+	// holds no compressed records.
+	version uint32
 }
 
 // bytes returns the n bytes at off, which must lie within the file. The
@@ -221,9 +224,16 @@ const (
 	recordBadHeader             // the header checksum does not match
 	recordBadCRC                // the header is good but the payload checksum is not
 	recordBadBlock              // checksums match but the compressed payload does not decode
+	recordBadFlag               // checksums match but the record is compressed in a version 1 segment
 )
 
-var recordStateNames = [...]string{"ok", "short record", "header checksum mismatch", "payload checksum mismatch", "compressed payload does not decode"}
+var recordStateNames = [...]string{"ok", "short record", "header checksum mismatch", "payload checksum mismatch", "compressed payload does not decode",
+	"compressed record in a version 1 segment, whose writers never compressed"}
+
+// damaged reports whether s is damage wherever it occurs: the record's
+// checksums match, so its bytes are what was written and it is not a torn
+// write.
+func (s recordState) damaged() bool { return s == recordBadBlock || s == recordBadFlag }
 
 func (s recordState) String() string { return recordStateNames[s] }
 
@@ -257,6 +267,9 @@ func (r *segReader) readRecord(off int64) (st recordState, length int, commit ui
 	payload = all[recordHeaderSize:]
 	if crcOf(payload) != want {
 		return recordBadCRC, length, 0, nil, nil
+	}
+	if field&flagS2 != 0 && r.version < 2 {
+		return recordBadFlag, length, 0, nil, nil
 	}
 	if field&flagS2 != 0 {
 		// The checksum matched, so these are the bytes the writer wrote:

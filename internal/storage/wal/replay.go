@@ -154,13 +154,14 @@ func scanSegment(f vfs.File, name string, num uint64, last, decode bool, fn func
 		return sc, err
 	}
 	sc.version = binary.LittleEndian.Uint32(h[8:12])
+	r.version = sc.version
 	off := int64(headerSize)
 	for off < sc.size {
 		state, length, commit, payload, err := r.readRecord(off)
 		if err != nil {
 			return sc, fmt.Errorf("wal: read %s: %w", name, err)
 		}
-		if state == recordBadBlock {
+		if state.damaged() {
 			// Its checksums match: not a torn write, wherever it is.
 			return sc, corruptf(name, off, "%s (stored length %d)", state, length)
 		}
@@ -226,10 +227,10 @@ func (r *segReader) validRecordAfter(off int64) (int64, error) {
 			return 0, err
 		}
 		// A record whose checksums match but whose payload does not
-		// decode was written whole: it proves the damage is not a torn
+		// decode (or is compressed where it cannot be) was written whole: it proves the damage is not a torn
 		// tail as surely as a good one (and is ErrCorrupt itself), so
 		// Replay and Open answer alike.
-		if state == recordOK || state == recordBadBlock {
+		if state == recordOK || state.damaged() {
 			return p, nil
 		}
 	}

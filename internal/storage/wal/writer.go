@@ -323,6 +323,48 @@ func (w *Writer) Submit(commit uint64, payload []byte) (Pending, error) {
 	return Pending{b: b}, nil
 }
 
+// Compressed is a payload made ready for the log ahead of SubmitCompressed
+// (Compress): a caller that appends records in an order it keeps under a
+// lock of its own compresses outside that lock, leaving only the framing
+// and the copy into the batch inside it. The record is the same as
+// Submit's of the same payload.
+type Compressed struct {
+	payload, stored []byte
+	s2              bool
+	scratch         *[]byte
+}
+
+// Compress compresses payload as Submit would. payload must not change
+// until the Compressed is submitted; Release returns its buffer.
+func Compress(payload []byte) Compressed {
+	scratch := encoders.Get().(*[]byte)
+	stored, s2 := compress(scratch, payload)
+	return Compressed{payload: payload, stored: stored, s2: s2, scratch: scratch}
+}
+
+// Ready reports whether c holds a compressed payload, not yet released.
+func (c *Compressed) Ready() bool { return c.scratch != nil }
+
+// Release returns c's buffer for reuse; c must not be used after.
+func (c *Compressed) Release() {
+	if c.scratch != nil {
+		encoders.Put(c.scratch)
+		*c = Compressed{}
+	}
+}
+
+// SubmitCompressed is Submit of a payload already compressed by Compress.
+func (w *Writer) SubmitCompressed(commit uint64, c *Compressed) (Pending, error) {
+	w.mu.Lock()
+	b, err := w.appendLocked(commit, c.payload, c.stored, c.s2)
+	w.mu.Unlock()
+	if err != nil {
+		return Pending{}, err
+	}
+	w.wake()
+	return Pending{b: b}, nil
+}
+
 // Commit adds a record and returns once an fsync covering it has succeeded.
 // Many goroutines may call Commit at once; their records share batches and
 // fsyncs. If ctx is already done nothing is written; if it ends while
