@@ -1324,7 +1324,7 @@ var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
-	if !pf.mayContain(key) {
+	if !rd.mayContain(pf, key) {
 		// The caller counted the part as read; no block of it is.
 		rd.stats.BlocksSkipped++
 		return ins, nil
@@ -1340,6 +1340,8 @@ func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*l
 		rd.seek = &seekBufs{}
 	}
 	sb := rd.seek
+	tr := rd.pageTrace(pf)
+	sb.keys.Trace, sb.data.Trace = tr, tr
 	lo, hi, err := pf.r.FindKey(bi, key, &sb.keys)
 	if err != nil || lo == hi {
 		return ins, err
