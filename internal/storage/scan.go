@@ -56,6 +56,8 @@ type reader struct {
 	seek *seekBufs
 	// trace is the lookup's ScanSpec.Trace, nil when not traced.
 	trace *LookupTrace
+	// lookupLays is lookupParts' layout cache, emptied per lookup.
+	lookupLays map[string]*layout
 	// lookupWant and lookupAll are what lookupGroups decided: the groups
 	// whose payloads a lookup reads from parts, or all of them.
 	lookupWant []catalog.GroupID
@@ -823,24 +825,16 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 			return rd.batch.Row(nil, 0), true, nil
 		}
 	}
-	var ins []keyInput
 	seeked := false
 	merged := sd.merged()
 	if merged {
-		if ins, seeked, err = rd.lookupParts(sd, sk, n, nil); err != nil {
+		if seeked, found, err = rd.lookupParts(sd, sk, n); err != nil {
 			return nil, false, err
 		}
 	}
 	switch {
 	case merged && seeked:
 		rd.tracePath(PathParts)
-		e, err := rd.resolveKey(sk, ins, versioned)
-		if err != nil {
-			return nil, false, err
-		}
-		if found, err = rd.emitCurrent(e, n); err != nil {
-			return nil, false, err
-		}
 	case merged:
 		rd.tracePath(PathMerge)
 		err := rd.mergeShard(ctx, sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n, func(key []byte, ins []keyInput) error {
