@@ -226,7 +226,7 @@ func BenchmarkLookupDeltas(b *testing.B) {
 					}
 				}
 				var lat []time.Duration
-				var probes, skips int
+				var probes, skips, pages int
 				misses := e.pages.Stats().Misses
 				var tr LookupTrace
 				spec.Trace = &tr
@@ -242,6 +242,7 @@ func BenchmarkLookupDeltas(b *testing.B) {
 					lat = append(lat, time.Since(start))
 					probes += tr.KeyProbes
 					skips += tr.FilterSkips
+					pages += tr.Pages()
 				}
 				n := float64(len(lat))
 				slices.Sort(lat)
@@ -249,6 +250,7 @@ func BenchmarkLookupDeltas(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 				b.ReportMetric(float64(probes)/n, "probes/op")
 				b.ReportMetric(float64(skips)/n, "skips/op")
+				b.ReportMetric(float64(pages)/n, "decoded/op")
 				b.ReportMetric(float64(e.pages.Stats().Misses-misses)/n, "misses/op")
 			})
 		}
