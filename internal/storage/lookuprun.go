@@ -10,9 +10,10 @@ import (
 )
 
 // Lookups of a merged run read what the fast scans read (runscan.go), for
-// one key. A lookup through lookupParts rebuilds the key's inputs
-// (partVersion: the commit, seq, tomb and ordering values of every row,
-// and every column of the groups asked for) and resolves them afresh. Of a
+// one key. A lookup through lookupParts (lookuplight.go) gathers the key's
+// inputs from every source (the commit, seq, tomb and ordering values of
+// every row, payloads only where resolution needs them) and resolves them
+// afresh. Of a
 // shard laid out as a run, with no newer source holding the key, the
 // answer is already stored:
 //
