@@ -149,6 +149,7 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 // other keys. The row goes through the scan's filter like any other.
 func (r *runner) lookup(x *plan.Scan, spec storage.ScanSpec, f sink, st *stats) func() error {
 	return func() error {
+		spec := spec // a copy: the closure then holds spec by value, not on the heap
 		if st != nil {
 			// EXPLAIN ANALYZE shows what the lookup read (path, and pages
 			// cached and decoded per part kind).
