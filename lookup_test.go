@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -126,5 +127,38 @@ func TestPlanCacheConcurrent(t *testing.T) {
 		if want := int64(writes - (writes-k)%keys); got != want {
 			t.Fatalf("key %d: %v, want %d", k, got, want)
 		}
+	}
+}
+
+// TestExplainAnalyzeLookup: EXPLAIN ANALYZE of a point SELECT says how the
+// lookup was answered and which part kinds it read pages of.
+func TestExplainAnalyzeLookup(t *testing.T) {
+	db, s := openDB(t)
+	ctx := context.Background()
+	mustRun(t, s, `CREATE TABLE r (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE VERSIONED`)
+	for k := 0; k < 10; k++ {
+		mustRun(t, s, `UPSERT INTO r VALUES ($1, 'a')`, k)
+	}
+	if err := db.MergeNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	explain := func() string {
+		t.Helper()
+		r, err := s.Run(ctx, `EXPLAIN ANALYZE SELECT v FROM r WHERE k = 3`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, row := range r.Rows {
+			out = append(out, row[0].String())
+		}
+		return strings.Join(out, "\n")
+	}
+	if got := explain(); !strings.Contains(got, "lookup path=") || !strings.Contains(got, "(seeks=1 ") {
+		t.Fatalf("after a merge:\n%s", got)
+	}
+	mustRun(t, s, `UPSERT INTO r VALUES (3, 'b')`)
+	if got := explain(); !strings.Contains(got, "lookup path=parts") {
+		t.Fatalf("with the key in the memtable too:\n%s", got)
 	}
 }

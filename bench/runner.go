@@ -356,6 +356,13 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// its wall time did work (a cold page); one whose CPU is far
 		// below waited (for a core, a lock, a page another read decodes).
 		cs := make([]time.Duration, len(keys))
+		// ts is what each lookup decoded, when the system can say.
+		var ts []lookupTrace
+		tr, _ := sys.(tracer)
+		if tr != nil {
+			ts = make([]lookupTrace, len(keys))
+			tr.traceLookups(true)
+		}
 		runtime.LockOSThread()
 		wrong := 0
 		cpu0 := processCPU()
@@ -367,6 +374,9 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			v, err := sys.Point(ctx, chain, addr, tok, commit)
 			ds[i] = time.Since(t)
 			cs[i] = threadCPU() - c
+			if tr != nil {
+				ts[i] = tr.lastTrace()
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", label, err)
 			}
@@ -386,6 +396,16 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		fmt.Printf("%s: %s CPU %.1f µs per lookup\n", name, label, us(processCPU()-cpu0)/float64(len(keys)))
 		runtime.UnlockOSThread()
 		printTail(name, label, ds, cs)
+		if tr != nil {
+			tr.traceLookups(false)
+			// The slowest 1 % by their own CPU: what a change can move.
+			idx := make([]int, len(cs))
+			for i := range idx {
+				idx[i] = i
+			}
+			slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(cs[b], cs[a]) })
+			printTraces(name, label, ts, idx[:max(len(idx)/100, 1)], "slowest 1 % by thread CPU")
+		}
 		if wrong > 1 {
 			rep.fail("%s %s: %d of %d answers differ from the model", name, label, wrong, len(keys))
 		}

@@ -18,6 +18,7 @@ type strataEmbedded struct {
 	s    *strata.Session
 	st   map[string]string
 	buf  []byte
+	last lookupTrace
 }
 
 func newStrataEmbedded(seed uint64) *strataEmbedded { return &strataEmbedded{seed: seed} }

@@ -149,9 +149,15 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 // other keys. The row goes through the scan's filter like any other.
 func (r *runner) lookup(x *plan.Scan, spec storage.ScanSpec, f sink, st *stats) func() error {
 	return func() error {
+		spec := spec // a copy: the closure then holds spec by value, not on the heap
+		if st != nil {
+			// EXPLAIN ANALYZE shows what the lookup read (path, and pages
+			// cached and decoded per part kind).
+			spec.Trace = &storage.LookupTrace{}
+		}
 		row, ok, err := r.env.Source.Lookup(r.ctx, x.Table.ID, x.Key, spec)
 		if st != nil {
-			st.scan = "lookup"
+			st.scan = "lookup " + spec.Trace.String()
 		}
 		if err != nil {
 			return err

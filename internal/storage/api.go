@@ -133,6 +133,9 @@ type ScanSpec struct {
 	// may keep it): the scan may then hand out batches shared with the
 	// resolved-scan cache instead of copies.
 	ReadOnly bool
+	// Trace, when not nil, is filled in by Lookup with what the lookup
+	// read (EXPLAIN ANALYZE, benchmarks); other reads ignore it.
+	Trace *LookupTrace
 }
 
 // VersionsCols are the columns a versions scan (R7.1) adds after

@@ -112,7 +112,9 @@ var emptyLayout = &layout{}
 // without their payloads and appends its row at n. It reports false,
 // having emitted nothing, when a step tied (version.Step.Tied): the
 // payloads decide, and the caller resolves the key again with them.
-func (rd *reader) resolveLight(key []byte, ins []keyInput, n uint64, versioned bool, lays map[string]*layout) (bool, error) {
+// load, when not nil, is called with a winner's light input before its
+// payload is rebuilt: a lookup reads the row's columns only then.
+func (rd *reader) resolveLight(key []byte, ins []keyInput, n uint64, versioned bool, lays map[string]*layout, load func(*keyInput) error) (bool, error) {
 	rd.scratchMem.tied = false
 	e, err := rd.resolveKey(key, ins, versioned)
 	if err != nil || rd.scratchMem.tied {
@@ -132,6 +134,11 @@ func (rd *reader) resolveLight(key []byte, ins []keyInput, n uint64, versioned b
 		p := g.vers[w].v.Pos()
 		for i := range ins {
 			if in := &ins[i]; in.d != nil && !in.tomb && in.group == g.id && in.pos == p {
+				if load != nil {
+					if err := load(in); err != nil {
+						return false, err
+					}
+				}
 				if g.vers[w], err = rd.partVersion(in.d, in.meta, int(in.row), key, lays); err != nil {
 					return false, err
 				}

@@ -226,23 +226,31 @@ func BenchmarkLookupDeltas(b *testing.B) {
 					}
 				}
 				var lat []time.Duration
-				probes, skips, misses := keyProbes.Load(), filterSkips.Load(), e.pages.Stats().Misses
+				var probes, skips, pages int
+				misses := e.pages.Stats().Misses
+				var tr LookupTrace
+				spec.Trace = &tr
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
 					balancesKey(key, (i*7919)%keys)
+					tr = LookupTrace{}
 					start := time.Now()
 					if _, ok, err := snap.Lookup(ctx, t.ID, key, spec); err != nil || !ok {
 						b.Fatal(ok, err)
 					}
 					lat = append(lat, time.Since(start))
+					probes += tr.KeyProbes
+					skips += tr.FilterSkips
+					pages += tr.Pages()
 				}
 				n := float64(len(lat))
 				slices.Sort(lat)
 				b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-				b.ReportMetric(float64(keyProbes.Load()-probes)/n, "probes/op")
-				b.ReportMetric(float64(filterSkips.Load()-skips)/n, "skips/op")
+				b.ReportMetric(float64(probes)/n, "probes/op")
+				b.ReportMetric(float64(skips)/n, "skips/op")
+				b.ReportMetric(float64(pages)/n, "decoded/op")
 				b.ReportMetric(float64(e.pages.Stats().Misses-misses)/n, "misses/op")
 			})
 		}

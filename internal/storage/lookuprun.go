@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"sort"
 	"sync"
-	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/part"
 )
 
 // Lookups of a merged run read what the fast scans read (runscan.go), for
-// one key. A lookup through lookupParts rebuilds the key's inputs
-// (partVersion: the commit, seq, tomb and ordering values of every row,
-// and every column of the groups asked for) and resolves them afresh. Of a
+// one key. A lookup through lookupParts (lookuplight.go) gathers the key's
+// inputs from every source (the commit, seq, tomb and ordering values of
+// every row, payloads only where resolution needs them) and resolves them
+// afresh. Of a
 // shard laid out as a run, with no newer source holding the key, the
 // answer is already stored:
 //
@@ -34,11 +34,6 @@ import (
 // built by runScan.materialize, the fast scans' own, so columns added
 // after a row was written, dropped columns, narrower stored types and
 // _commit read as they do there.
-
-// runLookups and intervalLookups count the lookups lookupRun answered, at
-// or after the run's newest commit and before it, for tests that must see
-// both taken.
-var runLookups, intervalLookups atomic.Int64
 
 // lookupRun answers a lookup of key at n from a shard laid out as a merged
 // run (classifyRun), when no newer source holds the key at n; it appends
@@ -123,9 +118,10 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 			}
 		}
 	}
-	runLookups.Add(1)
 	if interval {
-		intervalLookups.Add(1)
+		rd.tracePath(PathInterval)
+	} else {
+		rd.tracePath(PathRun)
 	}
 	if !found {
 		return true, false, nil
@@ -174,7 +170,7 @@ func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fi
 	}
 	rd.stats.PartsSkipped += len(parts) - 1
 	pf := parts[i]
-	if !pf.mayContain(key) {
+	if !rd.mayContain(pf, key) {
 		rd.stats.PartsSkipped++
 		return false, nil
 	}
@@ -186,6 +182,8 @@ func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fi
 		return false, nil
 	}
 	rd.stats.Blocks++
+	tr := rd.pageTrace(pf)
+	rd.seek.keys.Trace, d.Trace = tr, tr
 	lo, hi, err := pf.r.FindKey(bi, key, &rd.seek.keys)
 	if err != nil || lo == hi {
 		return false, err
@@ -207,7 +205,7 @@ func (rd *reader) seekRun(parts []*partFile, key []byte, n uint64, fixed part.Fi
 func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uint64) (bool, error) {
 	for _, pf := range newer {
 		meta := pf.r.Meta()
-		if meta.MinCommit > n || bytes.Compare(key, meta.MinSort) < 0 || bytes.Compare(key, meta.MaxSort) > 0 || !pf.mayContain(key) {
+		if meta.MinCommit > n || bytes.Compare(key, meta.MinSort) < 0 || bytes.Compare(key, meta.MaxSort) > 0 || !rd.mayContain(pf, key) {
 			rd.stats.PartsSkipped++
 			continue
 		}
@@ -216,6 +214,7 @@ func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uin
 		if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
 			continue
 		}
+		rd.seek.keys.Trace = rd.pageTrace(pf)
 		lo, hi, err := pf.r.FindKey(bi, key, &rd.seek.keys)
 		if err != nil || lo < hi {
 			return true, err
@@ -227,29 +226,27 @@ func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uin
 	return sd.keyed.holds(key, n), nil
 }
 
-// filterSkips and keyProbes count the parts a lookup's key filter check
-// skipped and those it let through to a seek, for tests that must see
-// both and benchmarks that report them per lookup.
-var filterSkips, keyProbes atomic.Int64
-
 // keyFilterOverride, set by tests and benchmarks, answers in place of the
 // parts' key filters: always true to measure lookups without them, false
 // to check that tests catch a filter that wrongly rules a key out.
 var keyFilterOverride func(pf *partFile, key []byte) bool
 
 // mayContain reports whether pf can hold rows of key, by its key filter
-// (part.KeyFilter); a part without one may hold any key.
-func (pf *partFile) mayContain(key []byte) bool {
+// (part.KeyFilter); a part without one may hold any key. A traced lookup
+// counts the answers.
+func (rd *reader) mayContain(pf *partFile, key []byte) bool {
 	ok := pf.r.MayContain(key)
 	if keyFilterOverride != nil {
 		ok = keyFilterOverride(pf, key)
 	}
-	if ok {
-		keyProbes.Add(1)
-		return true
+	if tr := rd.trace; tr != nil {
+		if ok {
+			tr.KeyProbes++
+		} else {
+			tr.FilterSkips++
+		}
 	}
-	filterSkips.Add(1)
-	return false
+	return ok
 }
 
 // holds reports whether m has a version or delete of key at a commit at

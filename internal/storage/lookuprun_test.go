@@ -22,7 +22,7 @@ import (
 // columns, and _commit; both of lookupRun's cases must occur.
 func TestLookupRun(t *testing.T) {
 	for _, mode := range []catalog.Mode{catalog.ModeVersioned, catalog.ModeUpsert} {
-		run0, iv0 := runLookups.Load(), intervalLookups.Load()
+		var runs, intervals int // lookups lookupRun answered (LookupTrace.Path)
 		ran := false
 		for _, shards := range []int{1, 3} {
 			for seed := uint64(1); seed <= uint64(2-shards/3); seed++ { // 2 seeds of one shard, 1 of three
@@ -58,7 +58,8 @@ func TestLookupRun(t *testing.T) {
 						for _, n := range ns {
 							for _, cols := range colSets {
 								for _, commit := range []bool{false, true} {
-									spec := ScanSpec{Cols: cols, Commit: commit, AsOf: n}
+									var tr LookupTrace
+									spec := ScanSpec{Cols: cols, Commit: commit, AsOf: n, Trace: &tr}
 									for k := 0; k <= keys; k++ {
 										if k == keys {
 											k = 1000 // never written
@@ -72,9 +73,16 @@ func TestLookupRun(t *testing.T) {
 											// (the fast path's is pooled: lookuppool.go).
 											slowReads, unpooledLookups = slow, slow
 											defer func() { slowReads, unpooledLookups = false, false }()
+											tr = LookupTrace{}
 											row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, spec)
 											if err != nil {
 												t.Fatalf("%s: lookup %d: %v", stage, k, err)
+											}
+											switch tr.Path {
+											case PathRun:
+												runs++
+											case PathInterval:
+												intervals++
 											}
 											return fmt.Sprint(ok, row)
 										}
@@ -93,10 +101,10 @@ func TestLookupRun(t *testing.T) {
 		if !ran {
 			continue
 		}
-		if runLookups.Load() == run0 {
+		if runs == 0 {
 			t.Fatalf("%s: no lookup was answered from a run", mode)
 		}
-		if mode == catalog.ModeVersioned && intervalLookups.Load() == iv0 {
+		if mode == catalog.ModeVersioned && intervals == 0 {
 			t.Fatalf("%s: no lookup before a run's newest commit was answered from its intervals", mode)
 		}
 	}
@@ -193,15 +201,21 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 	snap := h.e.Snapshot()
 	defer snap.Release()
 	spec := ScanSpec{Cols: allCols(tbl), Commit: true}
-	run0 := runLookups.Load()
-	lookup := func(k int) (string, error) {
+	lookup := func(k int, tr *LookupTrace) (string, error) {
+		spec := spec
+		spec.Trace = tr
 		row, ok, err := snap.Lookup(ctx, tbl.ID, []types.Value{types.NewInt64(int64(k))}, spec)
 		return fmt.Sprint(ok, row), err
 	}
 	want := make([]string, keys+1) // keys+1: never written
+	runs := 0
 	for k := range want {
-		if want[k], err = lookup(k); err != nil {
+		var tr LookupTrace
+		if want[k], err = lookup(k, &tr); err != nil {
 			t.Fatal(err)
+		}
+		if tr.Path == PathRun {
+			runs++
 		}
 	}
 	errs := make(chan error, 4)
@@ -209,7 +223,7 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 		go func() {
 			for i := 0; i < 200; i++ {
 				k := (i*7 + g) % len(want)
-				got, err := lookup(k)
+				got, err := lookup(k, nil)
 				if err == nil && got != want[k] {
 					err = fmt.Errorf("key %d: %s, want %s", k, got, want[k])
 				}
@@ -226,7 +240,7 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if runLookups.Load() == run0 {
+	if runs == 0 {
 		t.Fatal("no lookup was answered from a run")
 	}
 }
@@ -327,5 +341,59 @@ func TestLookupWarmedPages(t *testing.T) {
 		t.Fatal("no page was warmed")
 	} else if st := engines[1].pages.Stats(); st.Warmed != 0 {
 		t.Fatalf("%d pages warmed with warming off", st.Warmed)
+	}
+}
+
+// TestLookupTrace checks what a traced lookup reports: the path it took
+// and, per part kind, the pages it sought, decoded and found cached.
+func TestLookupTrace(t *testing.T) {
+	h := newHarness(t)
+	h.create(groupsSpec(catalog.ModeVersioned))
+	tbl := h.table("t")
+	var lines []string
+	for k := 0; k < 8; k++ {
+		lines = append(lines, fmt.Sprintf("k=%d v=a idx=1 rev=1", k))
+	}
+	w, err := versionWrite(tbl, "g", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	ctx := context.Background()
+	if err := h.e.MergeNow(ctx, MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	h.reopen() // a cold page cache
+	v, _ := tbl.Column("v")
+	lookup := func(k int) LookupTrace {
+		t.Helper()
+		snap := h.e.Snapshot()
+		defer snap.Release()
+		var tr LookupTrace
+		_, ok, err := snap.Lookup(ctx, tbl.ID, []types.Value{types.NewInt64(int64(k))}, ScanSpec{Cols: []catalog.ColumnID{v.ID}, Trace: &tr})
+		if err != nil || !ok {
+			t.Fatalf("lookup of %d: %v %v", k, ok, err)
+		}
+		return tr
+	}
+	if tr := lookup(1); tr.Path != PathRun || tr.Current.Seeks != 1 || tr.Current.Decoded == 0 || tr.Delta.Seeks != 0 || tr.Current.Stored <= 0 {
+		t.Fatalf("first lookup of a run: %s", tr.String())
+	}
+	if tr := lookup(1); tr.Path != PathRun || tr.Current.Decoded != 0 || tr.Current.Hits == 0 {
+		t.Fatalf("second lookup of a run: %s", tr.String())
+	}
+	w, err = versionWrite(tbl, "g", []string{"k=1 v=b idx=2 rev=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	if err := h.e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tr := lookup(1); tr.Path != PathParts || tr.Delta.Seeks == 0 || tr.Current.Seeks != 1 {
+		t.Fatalf("lookup of a key a delta holds: %s", tr.String())
+	}
+	if tr := lookup(2); tr.Path != PathRun || tr.Delta.Seeks != 0 {
+		t.Fatalf("lookup of a key no delta holds: %s", tr.String())
 	}
 }

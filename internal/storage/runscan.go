@@ -531,7 +531,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		// Every current-run row precedes every newer one, so sorting
 		// keeps them in front.
 		sortInputs(ins)
-		ok, err := rd.resolveLight(key, ins, s.n, versioned, lays)
+		ok, err := rd.resolveLight(key, ins, s.n, versioned, lays, nil)
 		if err != nil {
 			return err
 		}
@@ -1129,90 +1129,6 @@ func (rd *reader) scanRun(ctx context.Context, sd *shardData, spans []KeyRange, 
 	return true, s.scanCurrent(ctx, sd)
 }
 
-// lookupParts gathers the inputs of one key (commit ≤ n) from a shard's
-// parts and memtable, seeking each part by its bounds and then by binary
-// search over the key column of the one block that can hold the key,
-// instead of walking blocks row by row. At n at or after a merged run's
-// newest commit, the history run is read only when a newer source holds
-// the key too: otherwise the current run's rows are the answer (rule 6).
-// It reports false when a part is not laid out for seeking (KeyBlocks).
-func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64, ins []keyInput) ([]keyInput, bool, error) {
-	if rd.slow {
-		return ins, false, nil
-	}
-	lays := map[string]*layout{}
-	var cur, hist []*partFile
-	var runMax uint64
-	rs, run := rd.classifyRun(sd)
-	if run {
-		runMax = rs.runMax
-	}
-	// Newer sources first: whether one holds the key decides what the
-	// run's parts must give.
-	newer := 0
-	for _, pf := range sd.parts {
-		m := pf.r.Meta()
-		if !m.KeyBlocks {
-			return ins, false, nil
-		}
-		if m.MinCommit > n || bytes.Compare(key, m.MinSort) < 0 || bytes.Compare(key, m.MaxSort) > 0 {
-			rd.stats.PartsSkipped++
-			continue
-		}
-		switch {
-		case run && m.Kind == part.KindHistory:
-			hist = append(hist, pf)
-			continue
-		case run && m.Kind == part.KindCurrent:
-			cur = append(cur, pf)
-			continue
-		}
-		rd.stats.Parts++
-		before := len(ins)
-		var err error
-		if ins, err = rd.seekKey(pf, key, n, lays, nil, ins); err != nil {
-			return ins, true, err
-		}
-		newer += len(ins) - before
-	}
-	ins, k := sd.memInputs(key, n, ins)
-	newer += k
-	// The current run alone answers (one version per group: nothing to
-	// compare payloads with), so it gives only the columns asked for.
-	alone := run && n >= runMax && newer == 0
-	var ids []catalog.ColumnID
-	if alone {
-		for _, p := range rd.plans {
-			if p.keyIdx < 0 {
-				ids = append(ids, p.id)
-			}
-		}
-	}
-	fromCur := len(ins)
-	for _, pf := range cur {
-		rd.stats.Parts++
-		var err error
-		if ins, err = rd.seekKey(pf, key, n, lays, ids, ins); err != nil {
-			return ins, true, err
-		}
-	}
-	if !alone && run && n >= runMax && !mayRepeatHistory(ins[:fromCur], ins[fromCur:], false) {
-		rd.stats.PartsSkipped += len(hist)
-		alone = true // the history cannot change the answer
-	}
-	if !alone {
-		for _, pf := range hist {
-			rd.stats.Parts++
-			var err error
-			if ins, err = rd.seekKey(pf, key, n, lays, ids, ins); err != nil {
-				return ins, true, err
-			}
-		}
-	}
-	sortInputs(ins)
-	return ins, true, nil
-}
-
 // lookupGroups sets rd.lookupWant to the groups whose columns a lookup
 // reads from parts whose versions are compared with others: each group
 // that holds a column asked for, and none of the others. Whole groups,
@@ -1288,6 +1204,11 @@ func mayRepeatHistory(newer, cur []keyInput, whole bool) bool {
 type seekBufs struct {
 	keys, data part.Data
 	ids        []catalog.ColumnID
+	// parts are the parts a lookup found its key in (used of them) and
+	// ins and sorted its inputs (lookuplight.go), kept for the next one.
+	parts       []*lookupSeek
+	used        int
+	ins, sorted []keyInput
 	// arena is the reader's arena between lookups: the payloads a lookup
 	// rebuilds live only until it returns (the row it returns is copied
 	// out of them), and a fresh arena's first block was most of a
@@ -1324,7 +1245,7 @@ var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
-	if !pf.mayContain(key) {
+	if !rd.mayContain(pf, key) {
 		// The caller counted the part as read; no block of it is.
 		rd.stats.BlocksSkipped++
 		return ins, nil
@@ -1340,6 +1261,8 @@ func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*l
 		rd.seek = &seekBufs{}
 	}
 	sb := rd.seek
+	tr := rd.pageTrace(pf)
+	sb.keys.Trace, sb.data.Trace = tr, tr
 	lo, hi, err := pf.r.FindKey(bi, key, &sb.keys)
 	if err != nil || lo == hi {
 		return ins, err

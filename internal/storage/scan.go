@@ -54,6 +54,10 @@ type reader struct {
 	slow bool
 	// seek holds the buffers of seekKey, from seekPool.
 	seek *seekBufs
+	// trace is the lookup's ScanSpec.Trace, nil when not traced.
+	trace *LookupTrace
+	// lookupLays is lookupParts' layout cache, emptied per lookup.
+	lookupLays map[string]*layout
 	// lookupWant and lookupAll are what lookupGroups decided: the groups
 	// whose payloads a lookup reads from parts, or all of them.
 	lookupWant []catalog.GroupID
@@ -756,10 +760,18 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 		return types.Value{}, fmt.Errorf("storage: table %s: column %d is not in the key", t.Name, id)
 	}
 	spec.BatchRows = 1
+	if spec.Trace == nil {
+		if h := lookupTraceHook.Load(); h != nil {
+			tr := &LookupTrace{}
+			spec.Trace = tr
+			defer (*h)(tr)
+		}
+	}
 	rd, rk, pooled, err := lookupReader(t, &spec)
 	if err != nil {
 		return nil, false, err
 	}
+	rd.trace = spec.Trace
 	if pooled {
 		defer func() {
 			if err == nil {
@@ -813,24 +825,18 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 			return rd.batch.Row(nil, 0), true, nil
 		}
 	}
-	var ins []keyInput
 	seeked := false
 	merged := sd.merged()
 	if merged {
-		if ins, seeked, err = rd.lookupParts(sd, sk, n, nil); err != nil {
+		if seeked, found, err = rd.lookupParts(sd, sk, n); err != nil {
 			return nil, false, err
 		}
 	}
 	switch {
 	case merged && seeked:
-		e, err := rd.resolveKey(sk, ins, versioned)
-		if err != nil {
-			return nil, false, err
-		}
-		if found, err = rd.emitCurrent(e, n); err != nil {
-			return nil, false, err
-		}
+		rd.tracePath(PathParts)
 	case merged:
+		rd.tracePath(PathMerge)
 		err := rd.mergeShard(ctx, sd, []KeyRange{{Lo: sk, Hi: append(sk[:len(sk):len(sk)], 0)}}, n, func(key []byte, ins []keyInput) error {
 			e, err := rd.resolveKey(key, ins, versioned)
 			if err == nil {
@@ -842,6 +848,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 			return nil, false, err
 		}
 	default:
+		rd.tracePath(PathMemtable)
 		m := sd.keyed
 		m.mu.RLock()
 		if e := m.list.get(sk); e != nil {

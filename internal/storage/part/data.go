@@ -191,6 +191,9 @@ type Data struct {
 	// ReadBlock, the vector of a column the part does not hold is nil (the
 	// caller fills the column's introduced default, R6.5).
 	Cols []*types.Vector
+	// Trace, when not nil, counts the pages that point reads into d
+	// (FindKey, ReadRows) take from the caches and decode. Reset keeps it.
+	Trace *PageTrace
 
 	// scratch holds the whole pages ReadRows decodes before copying out
 	// the rows asked for; kept with d so that lookups reuse it.
@@ -215,7 +218,7 @@ type Data struct {
 // Reset empties d, keeping every buffer for reuse.
 func (d *Data) Reset() {
 	if d.view {
-		*d = Data{}
+		*d = Data{Trace: d.Trace}
 		return
 	}
 	d.Rows = 0

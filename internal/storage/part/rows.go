@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -31,6 +32,38 @@ const PageRows = 1024
 // HistoryPageRows is the default page size of KindHistory parts.
 const HistoryPageRows = 8192
 
+// PageTrace counts what point reads (FindKey, ReadRows) into one Data
+// took from the caches and decoded, for a per-lookup trace: which part
+// kind a slow lookup decodes, and how much. Counting costs a few adds per
+// page and happens only when Data.Trace is set.
+type PageTrace struct {
+	// Seeks counts FindKey calls: the blocks whose sort keys were searched.
+	Seeks int
+	// Hits counts pages served by the page cache, ChunkHits pages served
+	// from whole chunks a scan kept (chunkcache.go).
+	Hits, ChunkHits int
+	// Decoded counts the page ranges read, verified and decoded (one
+	// page each, unless a key's rows crossed a page boundary), Rows the
+	// rows they held, Stored their stored (compressed) bytes and Read the
+	// bytes read and checksummed to get them (whole 32 KiB stripes).
+	Decoded, Rows int
+	Stored, Read  int64
+	// Nanos is the wall time spent reading, verifying and decoding them.
+	Nanos int64
+}
+
+// Add adds u's counts to t.
+func (t *PageTrace) Add(u *PageTrace) {
+	t.Seeks += u.Seeks
+	t.Hits += u.Hits
+	t.ChunkHits += u.ChunkHits
+	t.Decoded += u.Decoded
+	t.Rows += u.Rows
+	t.Stored += u.Stored
+	t.Read += u.Read
+	t.Nanos += u.Nanos
+}
+
 // ReadRows reads rows [lo, hi) of block i into dst as ReadBlockFixed
 // would read the whole block (dst.Rows = hi-lo, row 0 of dst is row lo of
 // the block), decoding only the pages of each chunk that hold them.
@@ -54,6 +87,7 @@ func (r *Reader) readRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 		return fmt.Errorf("part: %s: rows [%d, %d) of block %d", r.path, lo, hi, i)
 	}
 	n := hi - lo
+	tr := dst.Trace
 	dst.Reset()
 	if dst.Sort == nil {
 		dst.Sort = types.NewVector(types.Of(types.Bytes), n)
@@ -73,7 +107,7 @@ func (r *Reader) readRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 	}
 	sc := dst.scratch
 	for t := range tasks {
-		if err := r.readRowsOfChunk(w, i, &tasks[t], chunks, lo, hi, dst, sc, t); err != nil {
+		if err := r.readRowsOfChunk(w, i, &tasks[t], chunks, lo, hi, dst, sc, t, tr); err != nil {
 			return err
 		}
 	}
@@ -83,8 +117,8 @@ func (r *Reader) readRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 
 // readRowsOfChunk decodes rows [lo, hi) of one chunk from the pages that
 // hold them, through the scratch sc, and copies them to dst.
-func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, dst, sc *Data, ti int) error {
-	src, tv, err := r.decodePages(w, blk, t, chunks, lo, hi, sc, ti)
+func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, dst, sc *Data, ti int, tr *PageTrace) error {
+	src, tv, err := r.decodePages(w, blk, t, chunks, lo, hi, sc, ti, tr)
 	if err != nil {
 		return err
 	}
@@ -132,13 +166,16 @@ func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parq
 // table column's values are tv. They are decoded into sc (a table column
 // into sc.Cols[ti]), or, when they are one page and r has a cache, come
 // from the cache or are decoded into a new Data the cache keeps; such a
-// src is shared and must not be modified.
-func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int) (src *Data, tv *types.Vector, err error) {
+// src is shared and must not be modified. tr, when not nil, counts them.
+func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int, tr *PageTrace) (src *Data, tv *types.Vector, err error) {
 	if r.cache != nil {
 		// A scan that read the block more than once keeps its whole
 		// chunks (chunkcache.go); rows found there need no page decoded.
 		// A chunk holds the block from row 0 (its first is 0).
 		if c := r.cache.getChunk(r.chunkKey(blk, t)); c != nil {
+			if tr != nil {
+				tr.ChunkHits++
+			}
 			return c, c.pageVec(t.fixed), nil
 		}
 	}
@@ -179,6 +216,9 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	if cached {
 		key = pageKey{reader: r.id, block: uint32(blk), col: uint32(t.col), first: uint32(first)}
 		if d := r.cache.get(key); d != nil {
+			if tr != nil {
+				tr.Hits++
+			}
 			return d, d.pageVec(t.fixed), nil
 		}
 		// A page of its own, holding only the column decoded, sized to
@@ -196,9 +236,22 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 			sc.Order = types.NewVector(types.Of(types.Bytes), hi-lo)
 		}
 	}
+	var t0 time.Time
+	if tr != nil {
+		t0 = time.Now()
+	}
 	buf, base, err := r.verified(w, start, end)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (block %d)", err, blk)
+	}
+	if tr != nil {
+		defer func() {
+			tr.Decoded++
+			tr.Rows += hi - first
+			tr.Stored += end - start
+			tr.Read += int64(len(buf))
+			tr.Nanos += int64(time.Since(t0))
+		}()
 	}
 	// Whole pages are decoded into scratch and the rows copied out:
 	// parquet-go's sliced pages keep a bit offset into boolean data that
@@ -316,11 +369,14 @@ func (r *Reader) FindKey(i int, key []byte, d *Data) (lo, hi int, err error) {
 		d.scratch = &Data{}
 	}
 	lo = -1
+	if d.Trace != nil {
+		d.Trace.Seeks++
+	}
 	for from := j * pr; from < b.Rows; from += pr {
 		to := min(from+pr, b.Rows)
 		// The page is decoded into d's scratch (or taken from the page
 		// cache) and searched there.
-		src, _, err := r.decodePages(w, i, &task, chunks, from, to, d.scratch, 0)
+		src, _, err := r.decodePages(w, i, &task, chunks, from, to, d.scratch, 0, d.Trace)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -104,7 +104,7 @@ func TestWarmPagesEqualDecoded(t *testing.T) {
 					}
 				}
 				chunks := plain.file.RowGroups()[wp.block].ColumnChunks()
-				src, tv, err := plain.decodePages(w, wp.block, &task, chunks, wp.first, wp.first+wp.rows, &Data{}, 0)
+				src, tv, err := plain.decodePages(w, wp.block, &task, chunks, wp.first, wp.first+wp.rows, &Data{}, 0, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
