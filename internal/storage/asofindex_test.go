@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -389,4 +390,76 @@ func TestAsOfIndexCheckFindsDamage(t *testing.T) {
 		a, b := &x.asof[0].man, &x.asof[len(x.asof)-1].man
 		a.EpochFrom, a.EpochTo, b.EpochFrom, b.EpochTo = b.EpochFrom, b.EpochTo, a.EpochFrom, a.EpochTo
 	})
+}
+
+// TestCheckRejectsAsOfIndexOnUnversioned: an AS OF index part in the
+// manifest of an upsert table's shard (no merge writes one; only a wrong
+// edit could) is reported by Check and CheckDir, naming the table, the
+// shard and the part, although the index repeats the shard's run row for
+// row.
+func TestCheckRejectsAsOfIndexOnUnversioned(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("u", catalog.ModeUpsert))
+	tbl := h.table("u")
+	for c := range 3 {
+		w, err := versionWrite(tbl, "g", []string{fmt.Sprintf("k=1 v=c%d idx=%d", c, c), fmt.Sprintf("k=2 v=c%d idx=%d", c, c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	}
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatalf("before: %v", err)
+	}
+	sd := asofShards(h, "u")[0]
+	var run []*partFile
+	for _, pf := range sd.parts {
+		if pf.man.Kind == manifest.KindCurrent {
+			run = append(run, pf)
+		}
+	}
+	if len(run) == 0 {
+		t.Fatal("a full merge of an upsert shard wrote no current run")
+	}
+	// One index part holding the run's rows, claiming its commit range
+	// and every commit, published as the index merges publish.
+	cols := run[0].r.Meta().Columns
+	ids := make([]catalog.ColumnID, len(cols))
+	for i, c := range cols {
+		ids[i] = c.ID
+	}
+	rows := runRows{parts: run, fixed: asofFixed, ids: ids}
+	d := newAsOfData(cols)
+	for err := rows.start(); rows.ok; err = rows.next() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		copyAsOfRow(d, &rows.d, rows.i)
+	}
+	pf, err := h.e.writeAsOfPart(tbl, sd.num, run[0].man.Level, cols, d, run[0].man.MinCommit, run[0].man.MaxCommit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf.man.EpochFrom, pf.man.EpochTo = 0, math.MaxUint64
+	if err := h.e.publishIndex(tbl.ID, sd.num, run, []*partFile{pf}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("table u shard %d: AS OF index part %d (%s) on a table in upsert mode", sd.num, pf.man.ID, pf.man.File)
+	expect := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: %v; want an error saying %q", what, err, want)
+		}
+	}
+	expect("Check", h.e.Check())
+	h.reopen()
+	expect("Check after reopen", h.e.Check())
+	if err := h.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.e = nil
+	expect("CheckDir", CheckDir(h.dir, Options{FS: h.mem}))
 }
