@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -79,8 +80,9 @@ const asofFixed = part.FixSort | part.FixGroup | part.FixCommit | part.FixSeq | 
 var noAsOfReads bool
 
 // asofReads counts the interval reads an index served, asofBuilt the
-// indexes merges wrote, so tests can tell that they ran.
-var asofReads, asofBuilt atomic.Int64
+// indexes merges wrote and asofTries the runs a build read, so tests can
+// tell that they ran.
+var asofReads, asofBuilt, asofTries atomic.Int64
 
 // asofParts returns the parts of the epoch of sd's index that holds n,
 // in key order, or nil when the read must go through the run itself: no
@@ -124,12 +126,15 @@ func (sd *shardData) asofParts(rs runShard, n uint64) []*partFile {
 // has none, once no merge or split is due (mergeLoop, under mergeMu): a
 // burst of ingest makes the background merger rewrite a shard's run many
 // times, and indexing each of those runs would have doubled the merges'
-// work for indexes dropped at the next one. A run the build finds
-// unfit (buildAsOf writes nothing) is not tried again in this pass.
+// work for indexes dropped at the next one. A run the build rejects
+// (unfit: buildAsOf writes nothing; or failed) is remembered in
+// e.asofRejected until the shard has another run, so that the passes
+// every flush kicks do not read it again.
 func (e *Engine) indexLoop(ctx context.Context, paced bool) error {
 	if !e.opts.AsOfIndex {
 		return nil
 	}
+	e.pruneAsOfRejected()
 	tried := map[uint64]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -149,9 +154,33 @@ func (e *Engine) indexLoop(ctx context.Context, paced bool) error {
 	}
 }
 
+// asofRunKey names a run by its parts' ids: a merge or split writes a
+// run's parts anew, and part ids are never reused, so a shard with the
+// same key still has the same run.
+func asofRunKey(run []*partFile) string {
+	b := make([]byte, 0, 8*len(run))
+	for _, pf := range run {
+		b = strconv.AppendUint(b, pf.man.ID, 10)
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
+// pruneAsOfRejected forgets the rejections of shards that are gone (a
+// DROP, a split), so that the map stays as small as the shards.
+func (e *Engine) pruneAsOfRejected() {
+	st := e.cur.Load()
+	for k := range e.asofRejected {
+		td := st.tables[k.table]
+		if td == nil || !slices.ContainsFunc(td.shards, func(sd *shardData) bool { return sd.num == k.shard }) {
+			delete(e.asofRejected, k)
+		}
+	}
+}
+
 // nextIndex returns the first versioned shard, tables and shards in id
-// order, whose run has no AS OF index and was not tried: its current and
-// history parts.
+// order, whose run has no AS OF index, was not tried in this pass and
+// was not rejected before: its current and history parts.
 func (e *Engine) nextIndex(tried map[uint64]bool) (catalog.TableID, uint32, []*partFile, bool) {
 	st := e.cur.Load()
 	ids := make([]catalog.TableID, 0, len(st.tables))
@@ -174,9 +203,13 @@ func (e *Engine) nextIndex(tried map[uint64]bool) (catalog.TableID, uint32, []*p
 					run = append(run, pf)
 				}
 			}
-			if len(run) > 0 && !tried[run[0].man.ID] {
-				return id, sd.num, run, true
+			if len(run) == 0 || tried[run[0].man.ID] {
+				continue
 			}
+			if key, ok := e.asofRejected[shardKey{id, sd.num}]; ok && key == asofRunKey(run) {
+				continue
+			}
+			return id, sd.num, run, true
 		}
 	}
 	return 0, 0, nil, false
@@ -215,12 +248,19 @@ func (e *Engine) indexRun(tid catalog.TableID, num uint32, run []*partFile, pace
 	for _, pf := range run {
 		level = max(level, pf.man.Level)
 	}
+	asofTries.Add(1)
 	index, err := e.buildAsOf(t, num, level, run, pace)
-	if err != nil {
-		e.log.Warn("storage: no AS OF index written", "table", t.Name, "shard", num, "err", err)
-		return nil
-	}
-	if len(index) == 0 {
+	if err != nil || len(index) == 0 {
+		// Reads go through the run meanwhile. A failed build is retried
+		// only with the next run (or open): reading the whole run again
+		// at every flush would cost more than the index saves.
+		if err != nil {
+			e.log.Warn("storage: no AS OF index written", "table", t.Name, "shard", num, "err", err)
+		}
+		if e.asofRejected == nil {
+			e.asofRejected = map[shardKey]string{}
+		}
+		e.asofRejected[shardKey{tid, num}] = asofRunKey(run)
 		return nil
 	}
 	drop := func() {

@@ -463,3 +463,53 @@ func TestCheckRejectsAsOfIndexOnUnversioned(t *testing.T) {
 	h.e = nil
 	expect("CheckDir", CheckDir(h.dir, Options{FS: h.mem}))
 }
+
+// TestAsOfIndexRejectedRunReadOnce: a run the index build rejects (only
+// delete markers of keys never written: no row of it ever won) is read by
+// the first pass after its merge and by no later pass while the shard
+// keeps it; the shard's next run is built again.
+func TestAsOfIndexRejectedRunReadOnce(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	w, err := deleteWrite(tbl, []string{"k=1", "k=2", "k=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	tries, built := asofTries.Load(), asofBuilt.Load()
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	sd := asofShards(h, "t")[0]
+	if !slices.ContainsFunc(sd.parts, func(pf *partFile) bool { return pf.man.Kind == manifest.KindHistory }) || len(sd.asof) > 0 {
+		t.Fatalf("want a run of delete markers without an index; parts %d, index parts %d", len(sd.parts), len(sd.asof))
+	}
+	if n := asofTries.Load() - tries; n != 1 {
+		t.Fatalf("the merge's pass read the run %d times, want once", n)
+	}
+	// Idle passes: nothing to merge, the run already rejected.
+	for range 3 {
+		if err := h.e.MergeNow(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := asofTries.Load() - tries; n != 1 {
+		t.Fatalf("idle passes read the rejected run: %d reads in all, want 1", n)
+	}
+	// A new run is tried (and, with versions that won, indexed).
+	w, err = versionWrite(tbl, "g", []string{"k=1 v=a idx=1", "k=4 v=b idx=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	if n := asofTries.Load() - tries; n != 2 || asofBuilt.Load() != built+1 {
+		t.Fatalf("after a new run: %d reads, %d indexes built; want 2 and 1", n, asofBuilt.Load()-built)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
