@@ -281,65 +281,29 @@ func (e *Engine) indexRun(tid catalog.TableID, num uint32, run []*partFile, pace
 }
 
 // publishIndex adds index to the shard in one manifest edit and publishes
-// the state with it, under the apply lock as publishMerge does; it
-// returns errMergeStale when the shard no longer has run or already has
-// an index.
+// the state with it (publishShard); it returns errMergeStale when the
+// shard no longer has run or already has an index.
 func (e *Engine) publishIndex(tid catalog.TableID, num uint32, run, index []*partFile) error {
-	e.ap.Lock()
-	defer e.ap.Unlock()
-	st := e.cur.Load()
-	td := st.tables[tid]
-	if td == nil {
-		return errMergeStale
-	}
-	si := slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == num })
-	if si < 0 {
-		return errMergeStale
-	}
-	sd := td.shards[si]
-	if len(sd.asof) > 0 {
-		return errMergeStale
-	}
-	for _, pf := range run {
-		if !slices.Contains(sd.parts, pf) {
-			return errMergeStale
+	return e.publishShard(tid, num, "AS OF index", func(sd *shardData) (manifest.Edit, *shardData, error) {
+		var ed manifest.Edit
+		if len(sd.asof) > 0 {
+			return ed, nil, errMergeStale
 		}
-	}
-	for _, pf := range sd.parts {
-		if k := pf.man.Kind; (k == manifest.KindCurrent || k == manifest.KindHistory) && !slices.Contains(run, pf) {
-			return errMergeStale
+		for _, pf := range run {
+			if !slices.Contains(sd.parts, pf) {
+				return ed, nil, errMergeStale
+			}
 		}
-	}
-	// A dropped table's parts leave the published parts with this
-	// publication; the manifest must not name them any more first.
-	if err := e.syncManifest(st); err != nil {
-		e.fail(err)
-		return err
-	}
-	var ed manifest.Edit
-	for _, pf := range index {
-		ed.AddParts = append(ed.AddParts, pf.man)
-	}
-	if err := e.man.Apply(ed); err != nil {
-		err = fmt.Errorf("storage: AS OF index: manifest: %w", err)
-		if errors.Is(err, manifest.ErrFailed) {
-			e.fail(err)
+		for _, pf := range sd.parts {
+			if k := pf.man.Kind; (k == manifest.KindCurrent || k == manifest.KindHistory) && !slices.Contains(run, pf) {
+				return ed, nil, errMergeStale
+			}
 		}
-		return err
-	}
-	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: sd.parts, asof: index}
-	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
-	ntd.rr.Store(td.rr.Load())
-	ntd.shards[si] = nsd
-	tables := make(map[catalog.TableID]*tableData, len(st.tables))
-	for id, x := range st.tables {
-		tables[id] = x
-	}
-	tables[tid] = ntd
-	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
-	// No read's result changes: resolved scans carry over.
-	e.scans.carry([][2]*shardData{{sd, nsd}})
-	return nil
+		for _, pf := range index {
+			ed.AddParts = append(ed.AddParts, pf.man)
+		}
+		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: sd.parts, asof: index}, nil
+	})
 }
 
 // runRows walks the rows of one run's parts (key-disjoint, in key order)
@@ -600,7 +564,7 @@ func (e *Engine) buildAsOf(t *catalog.Table, shard uint32, level uint8, run []*p
 		d, i := &r.d, r.i
 		first, last := epochSpan(b, d.WonAt[i], d.EndedAt[i])
 		for ep := first; ep <= last; ep++ {
-			copyAsOfRow(epochs[ep].d, d, i)
+			copyRow(epochs[ep].d, d, i, asofFixed)
 		}
 		if err := r.next(); err != nil {
 			return nil, err
@@ -651,25 +615,6 @@ func newAsOfData(cols []part.ColumnMeta) *part.Data {
 		d.Cols = append(d.Cols, types.NewVector(c.Type, 0))
 	}
 	return d
-}
-
-// copyAsOfRow appends row i of src to an index part's rows: the columns
-// asofFixed names and every table column.
-func copyAsOfRow(dst, src *part.Data, i int) {
-	dst.Sort.AppendBytes(src.Sort.BytesAt(i))
-	dst.Group = append(dst.Group, src.Group[i])
-	dst.Commit = append(dst.Commit, src.Commit[i])
-	dst.Seq = append(dst.Seq, src.Seq[i])
-	dst.WonAt = append(dst.WonAt, src.WonAt[i])
-	dst.EndedAt = append(dst.EndedAt, src.EndedAt[i])
-	for c, v := range dst.Cols {
-		if s := src.Cols[c]; s != nil {
-			v.AppendFrom(s, i)
-		} else {
-			v.AppendNull()
-		}
-	}
-	dst.Rows++
 }
 
 // writeAsOfPart writes d as one index part of table t's shard, durable,

@@ -437,7 +437,7 @@ func TestCheckRejectsAsOfIndexOnUnversioned(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		copyAsOfRow(d, &rows.d, rows.i)
+		copyRow(d, &rows.d, rows.i, asofFixed)
 	}
 	pf, err := h.e.writeAsOfPart(tbl, sd.num, run[0].man.Level, cols, d, run[0].man.MinCommit, run[0].man.MaxCommit)
 	if err != nil {
