@@ -331,6 +331,22 @@ func TestAsOfIndexLifetime(t *testing.T) {
 	}
 }
 
+// commitRound commits round c of versions of keys 1..keys of a kvSpec
+// table, each key's idx varying from round to round so that some rounds'
+// versions win and others lose.
+func commitRound(t *testing.T, h *harness, tbl *catalog.Table, c, keys int) {
+	t.Helper()
+	var lines []string
+	for k := 1; k <= keys; k++ {
+		lines = append(lines, fmt.Sprintf("k=%d v=c%d idx=%d", k, c, (c*7+k)%5))
+	}
+	w, err := versionWrite(tbl, "g", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+}
+
 // TestAsOfIndexCheckFindsDamage: Check compares each epoch with the run,
 // so an index that lacks a part, claims the wrong epoch, or belongs to
 // another run is reported.
@@ -338,16 +354,8 @@ func TestAsOfIndexCheckFindsDamage(t *testing.T) {
 	h := newHarness(t)
 	h.create(kvSpec("t", catalog.ModeVersioned))
 	tbl := h.table("t")
-	for c := 0; c < 20; c++ {
-		var lines []string
-		for k := 1; k <= 30; k++ {
-			lines = append(lines, fmt.Sprintf("k=%d v=c%d idx=%d", k, c, (c*7+k)%5))
-		}
-		w, err := versionWrite(tbl, "g", lines)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	for c := range 20 {
+		commitRound(t, h, tbl, c, 30)
 	}
 	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -20,24 +19,13 @@ func TestCheckFindsFlippedBitInEveryPartKind(t *testing.T) {
 	h := newHarness(t)
 	h.create(kvSpec("t", catalog.ModeVersioned))
 	tbl := h.table("t")
-	commit := func(c int) {
-		var lines []string
-		for k := 1; k <= 40; k++ {
-			lines = append(lines, fmt.Sprintf("k=%d v=c%d idx=%d", k, c, (c*7+k)%5))
-		}
-		w, err := versionWrite(tbl, "g", lines)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
-	}
 	for c := range 6 {
-		commit(c)
+		commitRound(t, h, tbl, c, 40)
 	}
 	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
 		t.Fatal(err)
 	}
-	commit(6)
+	commitRound(t, h, tbl, 6, 40)
 	if err := h.e.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}

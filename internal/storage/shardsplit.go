@@ -402,6 +402,15 @@ func (sp *splitter) split(pf *partFile) error {
 	return nil
 }
 
+// appendIf appends src[i] to dst when on (a fixed column
+// copyRow copies).
+func appendIf[T any](on bool, dst, src []T, i int) []T {
+	if on {
+		return append(dst, src[i])
+	}
+	return dst
+}
+
 // copyRow appends row i of src to dst: the sort key, the other fixed
 // columns fixed names, and every table column (NULL where src lacks it).
 // A split copies every fixed column (but an append part's ordering
@@ -416,30 +425,14 @@ func copyRow(dst, src *part.Data, i int, fixed part.Fixed) {
 		}
 		dst.Order.AppendBytes(o)
 	}
-	if fixed&part.FixGroup != 0 {
-		dst.Group = append(dst.Group, src.Group[i])
-	}
-	if fixed&part.FixCommit != 0 {
-		dst.Commit = append(dst.Commit, src.Commit[i])
-	}
-	if fixed&part.FixSeq != 0 {
-		dst.Seq = append(dst.Seq, src.Seq[i])
-	}
-	if fixed&part.FixTomb != 0 {
-		dst.Tomb = append(dst.Tomb, src.Tomb[i])
-	}
-	if fixed&part.FixWonAt != 0 {
-		dst.WonAt = append(dst.WonAt, src.WonAt[i])
-	}
-	if fixed&part.FixEndedAt != 0 {
-		dst.EndedAt = append(dst.EndedAt, src.EndedAt[i])
-	}
-	if fixed&part.FixSupersededBy != 0 {
-		dst.SupersededBy = append(dst.SupersededBy, src.SupersededBy[i])
-	}
-	if fixed&part.FixState != 0 {
-		dst.State = append(dst.State, src.State[i])
-	}
+	dst.Group = appendIf(fixed&part.FixGroup != 0, dst.Group, src.Group, i)
+	dst.Commit = appendIf(fixed&part.FixCommit != 0, dst.Commit, src.Commit, i)
+	dst.Seq = appendIf(fixed&part.FixSeq != 0, dst.Seq, src.Seq, i)
+	dst.Tomb = appendIf(fixed&part.FixTomb != 0, dst.Tomb, src.Tomb, i)
+	dst.WonAt = appendIf(fixed&part.FixWonAt != 0, dst.WonAt, src.WonAt, i)
+	dst.EndedAt = appendIf(fixed&part.FixEndedAt != 0, dst.EndedAt, src.EndedAt, i)
+	dst.SupersededBy = appendIf(fixed&part.FixSupersededBy != 0, dst.SupersededBy, src.SupersededBy, i)
+	dst.State = appendIf(fixed&part.FixState != 0, dst.State, src.State, i)
 	for c, v := range dst.Cols {
 		if s := src.Cols[c]; s != nil {
 			v.AppendFrom(s, i)
