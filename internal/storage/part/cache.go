@@ -50,7 +50,8 @@ type Cache struct {
 	warm   warmSet
 	warmed atomic.Int64
 	// bytes is the budget NewCache was given (Lend moves part of it
-	// elsewhere for a while; warming is bounded by the whole).
+	// elsewhere for a while: the resolved-scan cache's entries, the pages
+	// warm.go holds aside).
 	bytes int64
 }
 
