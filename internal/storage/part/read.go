@@ -158,9 +158,7 @@ func (r *Reader) open() error {
 	if string(head[:]) != "PAR1" {
 		return r.corrupt("no Parquet magic at the start")
 	}
-	r.file, err = parquet.OpenFile(&windowReader{base: r.dataEnd, b: tail}, r.size,
-		parquet.SkipMagicBytes(true), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-		parquet.OptimisticRead(false))
+	r.file, err = openParquet(&windowReader{base: r.dataEnd, b: tail}, r.size)
 	if err != nil {
 		return r.corrupt("footer: %v", err)
 	}
@@ -406,6 +404,41 @@ type chunkTask struct {
 	start, end int64
 }
 
+// Bytes past the checksums are what a writer wrote, but not necessarily
+// this package (a file from elsewhere, a writer's bug), and parquet-go
+// panics on some malformed input where it could have returned an error:
+// FuzzPart found a data page header with a negative value count. No input
+// may crash the process, so the calls into parquet-go that parse file
+// bytes (the footer, page headers) turn a panic into an error, reported
+// as corruption of the file.
+
+// unpanic, deferred, turns a panic into *err.
+func unpanic(err *error) {
+	if x := recover(); x != nil {
+		*err = fmt.Errorf("malformed Parquet data: %v", x)
+	}
+}
+
+// openParquet parses the footer of a verified tail.
+func openParquet(tail *windowReader, size int64) (f *parquet.File, err error) {
+	defer unpanic(&err)
+	return parquet.OpenFile(tail, size,
+		parquet.SkipMagicBytes(true), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+		parquet.OptimisticRead(false))
+}
+
+// readPage is pages.ReadPage.
+func readPage(pages parquet.Pages) (p parquet.Page, err error) {
+	defer unpanic(&err)
+	return pages.ReadPage()
+}
+
+// seekToRow is pages.SeekToRow.
+func seekToRow(pages parquet.Pages, row int64) (err error) {
+	defer unpanic(&err)
+	return pages.SeekToRow(row)
+}
+
 // window returns a pooled read buffer.
 func (r *Reader) window() *[]byte {
 	if w, ok := r.windows.Get().(*[]byte); ok {
@@ -426,7 +459,7 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 	defer pages.Close()
 	got := 0
 	for {
-		p, err := pages.ReadPage()
+		p, err := readPage(pages)
 		if errors.Is(err, io.EOF) {
 			break
 		}
