@@ -433,6 +433,13 @@ func readPage(pages parquet.Pages) (p parquet.Page, err error) {
 	return pages.ReadPage()
 }
 
+// offsetIndex is fc.OffsetIndex (FuzzPart's second finding: an offset
+// index whose page count overflows a slice length).
+func offsetIndex(fc *parquet.FileColumnChunk) (oi parquet.OffsetIndex, err error) {
+	defer unpanic(&err)
+	return fc.OffsetIndex()
+}
+
 // seekToRow is pages.SeekToRow.
 func seekToRow(pages parquet.Pages, row int64) (err error) {
 	defer unpanic(&err)

@@ -131,7 +131,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	if !ok {
 		return nil, nil, r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
 	}
-	oi, err := fc.OffsetIndex()
+	oi, err := offsetIndex(fc)
 	if err != nil {
 		return nil, nil, r.corrupt("block %d column %d: offset index: %v", blk, t.col, err)
 	}

@@ -172,7 +172,7 @@ func (r *Reader) warm() {
 		if !ok {
 			continue
 		}
-		oi, err := fc.OffsetIndex()
+		oi, err := offsetIndex(fc)
 		if err != nil {
 			continue
 		}
