@@ -411,6 +411,14 @@ type chunkTask struct {
 // may crash the process, so the calls into parquet-go that parse file
 // bytes (the footer, page headers) turn a panic into an error, reported
 // as corruption of the file.
+//
+// Not covered, and open: parquet-go's LZ4_RAW decoder (compress/lz4)
+// doubles its output buffer for as long as a block fails to decode, so a
+// corrupt LZ4 page that passes the stripe and page checksums (or whose
+// header drops the page CRC) ends in a fatal out-of-memory, which no
+// recover catches. FuzzPart finds such a page within minutes; bounding it
+// needs the page header checked before parquet-go decompresses (or a
+// parquet-go that bounds the buffer by the header's uncompressed size).
 
 // unpanic, deferred, turns a panic into *err.
 func unpanic(err *error) {
