@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -79,8 +80,9 @@ const asofFixed = part.FixSort | part.FixGroup | part.FixCommit | part.FixSeq | 
 var noAsOfReads bool
 
 // asofReads counts the interval reads an index served, asofBuilt the
-// indexes merges wrote, so tests can tell that they ran.
-var asofReads, asofBuilt atomic.Int64
+// indexes merges wrote and asofTries the runs a build read, so tests can
+// tell that they ran.
+var asofReads, asofBuilt, asofTries atomic.Int64
 
 // asofParts returns the parts of the epoch of sd's index that holds n,
 // in key order, or nil when the read must go through the run itself: no
@@ -124,12 +126,15 @@ func (sd *shardData) asofParts(rs runShard, n uint64) []*partFile {
 // has none, once no merge or split is due (mergeLoop, under mergeMu): a
 // burst of ingest makes the background merger rewrite a shard's run many
 // times, and indexing each of those runs would have doubled the merges'
-// work for indexes dropped at the next one. A run the build finds
-// unfit (buildAsOf writes nothing) is not tried again in this pass.
+// work for indexes dropped at the next one. A run the build rejects
+// (unfit: buildAsOf writes nothing; or failed) is remembered in
+// e.asofRejected until the shard has another run, so that the passes
+// every flush kicks do not read it again.
 func (e *Engine) indexLoop(ctx context.Context, paced bool) error {
 	if !e.opts.AsOfIndex {
 		return nil
 	}
+	e.pruneAsOfRejected()
 	tried := map[uint64]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -149,9 +154,33 @@ func (e *Engine) indexLoop(ctx context.Context, paced bool) error {
 	}
 }
 
+// asofRunKey names a run by its parts' ids: a merge or split writes a
+// run's parts anew, and part ids are never reused, so a shard with the
+// same key still has the same run.
+func asofRunKey(run []*partFile) string {
+	b := make([]byte, 0, 8*len(run))
+	for _, pf := range run {
+		b = strconv.AppendUint(b, pf.man.ID, 10)
+		b = append(b, ',')
+	}
+	return string(b)
+}
+
+// pruneAsOfRejected forgets the rejections of shards that are gone (a
+// DROP, a split), so that the map stays as small as the shards.
+func (e *Engine) pruneAsOfRejected() {
+	st := e.cur.Load()
+	for k := range e.asofRejected {
+		td := st.tables[k.table]
+		if td == nil || !slices.ContainsFunc(td.shards, func(sd *shardData) bool { return sd.num == k.shard }) {
+			delete(e.asofRejected, k)
+		}
+	}
+}
+
 // nextIndex returns the first versioned shard, tables and shards in id
-// order, whose run has no AS OF index and was not tried: its current and
-// history parts.
+// order, whose run has no AS OF index, was not tried in this pass and
+// was not rejected before: its current and history parts.
 func (e *Engine) nextIndex(tried map[uint64]bool) (catalog.TableID, uint32, []*partFile, bool) {
 	st := e.cur.Load()
 	ids := make([]catalog.TableID, 0, len(st.tables))
@@ -174,9 +203,13 @@ func (e *Engine) nextIndex(tried map[uint64]bool) (catalog.TableID, uint32, []*p
 					run = append(run, pf)
 				}
 			}
-			if len(run) > 0 && !tried[run[0].man.ID] {
-				return id, sd.num, run, true
+			if len(run) == 0 || tried[run[0].man.ID] {
+				continue
 			}
+			if key, ok := e.asofRejected[shardKey{id, sd.num}]; ok && key == asofRunKey(run) {
+				continue
+			}
+			return id, sd.num, run, true
 		}
 	}
 	return 0, 0, nil, false
@@ -215,12 +248,19 @@ func (e *Engine) indexRun(tid catalog.TableID, num uint32, run []*partFile, pace
 	for _, pf := range run {
 		level = max(level, pf.man.Level)
 	}
+	asofTries.Add(1)
 	index, err := e.buildAsOf(t, num, level, run, pace)
-	if err != nil {
-		e.log.Warn("storage: no AS OF index written", "table", t.Name, "shard", num, "err", err)
-		return nil
-	}
-	if len(index) == 0 {
+	if err != nil || len(index) == 0 {
+		// Reads go through the run meanwhile. A failed build is retried
+		// only with the next run (or open): reading the whole run again
+		// at every flush would cost more than the index saves.
+		if err != nil {
+			e.log.Warn("storage: no AS OF index written", "table", t.Name, "shard", num, "err", err)
+		}
+		if e.asofRejected == nil {
+			e.asofRejected = map[shardKey]string{}
+		}
+		e.asofRejected[shardKey{tid, num}] = asofRunKey(run)
 		return nil
 	}
 	drop := func() {
@@ -241,65 +281,29 @@ func (e *Engine) indexRun(tid catalog.TableID, num uint32, run []*partFile, pace
 }
 
 // publishIndex adds index to the shard in one manifest edit and publishes
-// the state with it, under the apply lock as publishMerge does; it
-// returns errMergeStale when the shard no longer has run or already has
-// an index.
+// the state with it (publishShard); it returns errMergeStale when the
+// shard no longer has run or already has an index.
 func (e *Engine) publishIndex(tid catalog.TableID, num uint32, run, index []*partFile) error {
-	e.ap.Lock()
-	defer e.ap.Unlock()
-	st := e.cur.Load()
-	td := st.tables[tid]
-	if td == nil {
-		return errMergeStale
-	}
-	si := slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == num })
-	if si < 0 {
-		return errMergeStale
-	}
-	sd := td.shards[si]
-	if len(sd.asof) > 0 {
-		return errMergeStale
-	}
-	for _, pf := range run {
-		if !slices.Contains(sd.parts, pf) {
-			return errMergeStale
+	return e.publishShard(tid, num, "AS OF index", func(sd *shardData) (manifest.Edit, *shardData, error) {
+		var ed manifest.Edit
+		if len(sd.asof) > 0 {
+			return ed, nil, errMergeStale
 		}
-	}
-	for _, pf := range sd.parts {
-		if k := pf.man.Kind; (k == manifest.KindCurrent || k == manifest.KindHistory) && !slices.Contains(run, pf) {
-			return errMergeStale
+		for _, pf := range run {
+			if !slices.Contains(sd.parts, pf) {
+				return ed, nil, errMergeStale
+			}
 		}
-	}
-	// A dropped table's parts leave the published parts with this
-	// publication; the manifest must not name them any more first.
-	if err := e.syncManifest(st); err != nil {
-		e.fail(err)
-		return err
-	}
-	var ed manifest.Edit
-	for _, pf := range index {
-		ed.AddParts = append(ed.AddParts, pf.man)
-	}
-	if err := e.man.Apply(ed); err != nil {
-		err = fmt.Errorf("storage: AS OF index: manifest: %w", err)
-		if errors.Is(err, manifest.ErrFailed) {
-			e.fail(err)
+		for _, pf := range sd.parts {
+			if k := pf.man.Kind; (k == manifest.KindCurrent || k == manifest.KindHistory) && !slices.Contains(run, pf) {
+				return ed, nil, errMergeStale
+			}
 		}
-		return err
-	}
-	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: sd.parts, asof: index}
-	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
-	ntd.rr.Store(td.rr.Load())
-	ntd.shards[si] = nsd
-	tables := make(map[catalog.TableID]*tableData, len(st.tables))
-	for id, x := range st.tables {
-		tables[id] = x
-	}
-	tables[tid] = ntd
-	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
-	// No read's result changes: resolved scans carry over.
-	e.scans.carry([][2]*shardData{{sd, nsd}})
-	return nil
+		for _, pf := range index {
+			ed.AddParts = append(ed.AddParts, pf.man)
+		}
+		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: sd.parts, asof: index}, nil
+	})
 }
 
 // runRows walks the rows of one run's parts (key-disjoint, in key order)
@@ -560,7 +564,7 @@ func (e *Engine) buildAsOf(t *catalog.Table, shard uint32, level uint8, run []*p
 		d, i := &r.d, r.i
 		first, last := epochSpan(b, d.WonAt[i], d.EndedAt[i])
 		for ep := first; ep <= last; ep++ {
-			copyAsOfRow(epochs[ep].d, d, i)
+			copyRow(epochs[ep].d, d, i, asofFixed)
 		}
 		if err := r.next(); err != nil {
 			return nil, err
@@ -611,25 +615,6 @@ func newAsOfData(cols []part.ColumnMeta) *part.Data {
 		d.Cols = append(d.Cols, types.NewVector(c.Type, 0))
 	}
 	return d
-}
-
-// copyAsOfRow appends row i of src to an index part's rows: the columns
-// asofFixed names and every table column.
-func copyAsOfRow(dst, src *part.Data, i int) {
-	dst.Sort.AppendBytes(src.Sort.BytesAt(i))
-	dst.Group = append(dst.Group, src.Group[i])
-	dst.Commit = append(dst.Commit, src.Commit[i])
-	dst.Seq = append(dst.Seq, src.Seq[i])
-	dst.WonAt = append(dst.WonAt, src.WonAt[i])
-	dst.EndedAt = append(dst.EndedAt, src.EndedAt[i])
-	for c, v := range dst.Cols {
-		if s := src.Cols[c]; s != nil {
-			v.AppendFrom(s, i)
-		} else {
-			v.AppendNull()
-		}
-	}
-	dst.Rows++
 }
 
 // writeAsOfPart writes d as one index part of table t's shard, durable,

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -330,6 +331,22 @@ func TestAsOfIndexLifetime(t *testing.T) {
 	}
 }
 
+// commitRound commits round c of versions of keys 1..keys of a kvSpec
+// table, each key's idx varying from round to round so that some rounds'
+// versions win and others lose.
+func commitRound(t *testing.T, h *harness, tbl *catalog.Table, c, keys int) {
+	t.Helper()
+	var lines []string
+	for k := 1; k <= keys; k++ {
+		lines = append(lines, fmt.Sprintf("k=%d v=c%d idx=%d", k, c, (c*7+k)%5))
+	}
+	w, err := versionWrite(tbl, "g", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+}
+
 // TestAsOfIndexCheckFindsDamage: Check compares each epoch with the run,
 // so an index that lacks a part, claims the wrong epoch, or belongs to
 // another run is reported.
@@ -337,16 +354,8 @@ func TestAsOfIndexCheckFindsDamage(t *testing.T) {
 	h := newHarness(t)
 	h.create(kvSpec("t", catalog.ModeVersioned))
 	tbl := h.table("t")
-	for c := 0; c < 20; c++ {
-		var lines []string
-		for k := 1; k <= 30; k++ {
-			lines = append(lines, fmt.Sprintf("k=%d v=c%d idx=%d", k, c, (c*7+k)%5))
-		}
-		w, err := versionWrite(tbl, "g", lines)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	for c := range 20 {
+		commitRound(t, h, tbl, c, 30)
 	}
 	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
 		t.Fatal(err)
@@ -389,4 +398,126 @@ func TestAsOfIndexCheckFindsDamage(t *testing.T) {
 		a, b := &x.asof[0].man, &x.asof[len(x.asof)-1].man
 		a.EpochFrom, a.EpochTo, b.EpochFrom, b.EpochTo = b.EpochFrom, b.EpochTo, a.EpochFrom, a.EpochTo
 	})
+}
+
+// TestCheckRejectsAsOfIndexOnUnversioned: an AS OF index part in the
+// manifest of an upsert table's shard (no merge writes one; only a wrong
+// edit could) is reported by Check and CheckDir, naming the table, the
+// shard and the part, although the index repeats the shard's run row for
+// row.
+func TestCheckRejectsAsOfIndexOnUnversioned(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("u", catalog.ModeUpsert))
+	tbl := h.table("u")
+	for c := range 3 {
+		w, err := versionWrite(tbl, "g", []string{fmt.Sprintf("k=1 v=c%d idx=%d", c, c), fmt.Sprintf("k=2 v=c%d idx=%d", c, c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	}
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatalf("before: %v", err)
+	}
+	sd := asofShards(h, "u")[0]
+	var run []*partFile
+	for _, pf := range sd.parts {
+		if pf.man.Kind == manifest.KindCurrent {
+			run = append(run, pf)
+		}
+	}
+	if len(run) == 0 {
+		t.Fatal("a full merge of an upsert shard wrote no current run")
+	}
+	// One index part holding the run's rows, claiming its commit range
+	// and every commit, published as the index merges publish.
+	cols := run[0].r.Meta().Columns
+	ids := make([]catalog.ColumnID, len(cols))
+	for i, c := range cols {
+		ids[i] = c.ID
+	}
+	rows := runRows{parts: run, fixed: asofFixed, ids: ids}
+	d := newAsOfData(cols)
+	for err := rows.start(); rows.ok; err = rows.next() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		copyRow(d, &rows.d, rows.i, asofFixed)
+	}
+	pf, err := h.e.writeAsOfPart(tbl, sd.num, run[0].man.Level, cols, d, run[0].man.MinCommit, run[0].man.MaxCommit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf.man.EpochFrom, pf.man.EpochTo = 0, math.MaxUint64
+	if err := h.e.publishIndex(tbl.ID, sd.num, run, []*partFile{pf}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("table u shard %d: AS OF index part %d (%s) on a table in upsert mode", sd.num, pf.man.ID, pf.man.File)
+	expect := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: %v; want an error saying %q", what, err, want)
+		}
+	}
+	expect("Check", h.e.Check())
+	h.reopen()
+	expect("Check after reopen", h.e.Check())
+	if err := h.e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.e = nil
+	expect("CheckDir", CheckDir(h.dir, Options{FS: h.mem}))
+}
+
+// TestAsOfIndexRejectedRunReadOnce: a run the index build rejects (only
+// delete markers of keys never written: no row of it ever won) is read by
+// the first pass after its merge and by no later pass while the shard
+// keeps it; the shard's next run is built again.
+func TestAsOfIndexRejectedRunReadOnce(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	w, err := deleteWrite(tbl, []string{"k=1", "k=2", "k=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	tries, built := asofTries.Load(), asofBuilt.Load()
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	sd := asofShards(h, "t")[0]
+	if !slices.ContainsFunc(sd.parts, func(pf *partFile) bool { return pf.man.Kind == manifest.KindHistory }) || len(sd.asof) > 0 {
+		t.Fatalf("want a run of delete markers without an index; parts %d, index parts %d", len(sd.parts), len(sd.asof))
+	}
+	if n := asofTries.Load() - tries; n != 1 {
+		t.Fatalf("the merge's pass read the run %d times, want once", n)
+	}
+	// Idle passes: nothing to merge, the run already rejected.
+	for range 3 {
+		if err := h.e.MergeNow(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := asofTries.Load() - tries; n != 1 {
+		t.Fatalf("idle passes read the rejected run: %d reads in all, want 1", n)
+	}
+	// A new run is tried (and, with versions that won, indexed).
+	w, err = versionWrite(tbl, "g", []string{"k=1 v=a idx=1", "k=4 v=b idx=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	if err := h.e.MergeNow(t.Context(), MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	if n := asofTries.Load() - tries; n != 2 || asofBuilt.Load() != built+1 {
+		t.Fatalf("after a new run: %d reads, %d indexes built; want 2 and 1", n, asofBuilt.Load()-built)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
 }

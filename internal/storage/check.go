@@ -22,7 +22,8 @@ var ErrCheck = errors.New("storage: check failed")
 // Check verifies that the open engine's structures agree: the manifest
 // (manifest.Check), every live part file's checksums (part.Check), the
 // commit list (gapless, times never decreasing), every AS OF index against
-// its run (checkAsOf), and every memtable's
+// its run (checkAsOf) and only on versioned tables (checkAsOfModes), and
+// every memtable's
 // recorded resolutions against version.Resolve (invariant 4 of doc.go).
 // The WAL is held open by the engine; CheckDir replays it on a closed
 // database. Check takes each shard's read lock in turn, so commits go on;
@@ -44,6 +45,7 @@ func (e *Engine) Check() error {
 	ms := e.man.Snapshot()
 	e.ap.Unlock()
 	errs = append(errs, checkPublishedParts(st, ms)...)
+	errs = append(errs, checkAsOfModes(st.cat, ms)...)
 	errs = append(errs, checkCommits(st.commits)...)
 	for id, td := range st.tables {
 		t, ok := st.cat.TableByID(id)
@@ -52,8 +54,11 @@ func (e *Engine) Check() error {
 			continue
 		}
 		for _, sd := range td.shards {
-			if err := checkAsOf(sd); err != nil {
-				errs = append(errs, fmt.Errorf("table %s: %w", t.Name, err))
+			// Another mode's index is reported by checkAsOfModes.
+			if t.Mode == catalog.ModeVersioned {
+				if err := checkAsOf(sd); err != nil {
+					errs = append(errs, fmt.Errorf("table %s: %w", t.Name, err))
+				}
 			}
 			if sd.keyed == nil {
 				continue
@@ -72,8 +77,9 @@ func (e *Engine) Check() error {
 }
 
 // CheckDir verifies a database that no engine has open (strata check):
-// the manifest, every part file, and a full replay of the WAL in which
-// every record must decode, with its catalog.
+// the manifest, every part file, that AS OF indexes are only on versioned
+// tables, and a full replay of the WAL in which every record must decode,
+// with its catalog.
 func CheckDir(dir string, opts Options) error {
 	if opts.FS == nil {
 		opts.FS = vfs.OS{}
@@ -87,7 +93,16 @@ func CheckDir(dir string, opts Options) error {
 	if err := man.Check(); err != nil {
 		errs = append(errs, err)
 	}
-	errs = append(errs, checkParts(opts.FS, dir, man.Snapshot())...)
+	ms := man.Snapshot()
+	errs = append(errs, checkParts(opts.FS, dir, ms)...)
+	if _, data := ms.Catalog(); data != nil {
+		cat, err := catalog.Decode(data)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: manifest catalog: %v", ErrCheck, err))
+		} else {
+			errs = append(errs, checkAsOfModes(cat, ms)...)
+		}
+	}
 	_, err = wal.Replay(opts.FS, filepath.Join(dir, "wal"), 0, opts.Logger, func(commit uint64, payload []byte) error {
 		rec, err := decodeRecord(commit, payload)
 		if err != nil {
@@ -160,6 +175,30 @@ func checkPublishedParts(st *state, ms *manifest.Snapshot) []error {
 				files[p.File] = p.ID
 				if n := pf.refs.held(); n < 1 {
 					errs = append(errs, fmt.Errorf("%w: published part %d has %d references (its file may be gone)", ErrCheck, p.ID, n))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// checkAsOfModes reports every AS OF index part (KindAsOf) the manifest
+// names for a shard of a table that is not versioned. Only a versioned
+// run has the intervals an index is cut from; reads of other modes never
+// look at one, so such a part could only be a wrong manifest edit, and
+// checkAsOf, which compares an index with its run, could pass it.
+func checkAsOfModes(cat *catalog.Catalog, ms *manifest.Snapshot) []error {
+	var errs []error
+	for _, id := range ms.Tables() {
+		t, ok := cat.TableByID(catalog.TableID(id))
+		if !ok || t.Mode == catalog.ModeVersioned {
+			continue
+		}
+		for _, sh := range ms.Shards(id) {
+			for _, p := range ms.Parts(id, sh.Shard) {
+				if p.Kind == manifest.KindAsOf {
+					errs = append(errs, fmt.Errorf("%w: table %s shard %d: AS OF index part %d (%s) on a table in %s mode, which has no versions to index",
+						ErrCheck, t.Name, sh.Shard, p.ID, p.File, t.Mode))
 				}
 			}
 		}

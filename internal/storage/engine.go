@@ -144,6 +144,10 @@ type Engine struct {
 	// mergeMu serialises merges (MergeNow and the background merger), so
 	// the parts a merge chose stay live until it retires them.
 	mergeMu sync.Mutex
+	// asofRejected holds, per shard, the run (asofRunKey) whose AS OF
+	// index build wrote nothing, so that indexLoop does not read it
+	// again; under mergeMu.
+	asofRejected map[shardKey]string
 	// bg is the background merger (background.go); nil when disabled.
 	bg *background
 	// merges counts the merges published since Open (tests, logs).

@@ -309,49 +309,72 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 var errMergeStale = errors.New("storage: merge inputs are no longer live")
 
 // publishMerge applies the merge's edit and publishes the state with the
-// outputs in place of the inputs. Both happen under the apply lock, so a
-// flush, which builds its state from the published one under the same
-// lock, never loses the swap, and the manifest and the published state
-// change together.
+// outputs in place of the inputs (publishShard).
 //
 // The shard's AS OF index follows its run: a merge that rewrote the run
 // (an input is a current or history part) removes the old index in the
 // same edit (the new run gets its own once merges are done, indexLoop);
 // any other merge leaves the index as it was.
 func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) error {
+	err := e.publishShard(job.table, job.shard, "merge", func(sd *shardData) (manifest.Edit, *shardData, error) {
+		inputs := make(map[*partFile]bool, len(job.inputs))
+		for _, pf := range job.inputs {
+			inputs[pf] = true
+		}
+		var parts []*partFile
+		for _, pf := range sd.parts {
+			if !inputs[pf] {
+				parts = append(parts, pf)
+			}
+		}
+		if len(parts)+len(job.inputs) != len(sd.parts) {
+			return ed, nil, errMergeStale
+		}
+		asof := sd.asof
+		if slices.ContainsFunc(job.inputs, func(pf *partFile) bool {
+			return pf.man.Kind == manifest.KindCurrent || pf.man.Kind == manifest.KindHistory
+		}) {
+			for _, pf := range sd.asof {
+				ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
+			}
+			asof = nil
+		}
+		parts = append(parts, outs...)
+		sortParts(parts)
+		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: asof}, nil
+	})
+	if err == nil {
+		e.merges.Add(1)
+	}
+	return err
+}
+
+// publishShard replaces shard num of table tid by the shard data next
+// derives from the published one, applying next's manifest edit first.
+// Both happen under the apply lock, so a flush, which builds its state
+// from the published one under the same lock, never loses the change,
+// and the manifest and the published state change together. next runs
+// under the lock and returns errMergeStale when the shard no longer is
+// what the caller built its change for, as publishShard does when the
+// table or the shard is gone. The change must not alter any read's
+// result (merges, AS OF indexes): the resolved scans carry over. what
+// names the change in errors.
+func (e *Engine) publishShard(tid catalog.TableID, num uint32, what string, next func(sd *shardData) (manifest.Edit, *shardData, error)) error {
 	e.ap.Lock()
 	defer e.ap.Unlock()
 	st := e.cur.Load()
-	td := st.tables[job.table]
+	td := st.tables[tid]
 	if td == nil {
 		return errMergeStale
 	}
-	si := slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == job.shard })
+	si := slices.IndexFunc(td.shards, func(sd *shardData) bool { return sd.num == num })
 	if si < 0 {
 		return errMergeStale
 	}
 	sd := td.shards[si]
-	inputs := make(map[*partFile]bool, len(job.inputs))
-	for _, pf := range job.inputs {
-		inputs[pf] = true
-	}
-	var parts []*partFile
-	for _, pf := range sd.parts {
-		if !inputs[pf] {
-			parts = append(parts, pf)
-		}
-	}
-	if len(parts)+len(job.inputs) != len(sd.parts) {
-		return errMergeStale
-	}
-	asof := sd.asof
-	if slices.ContainsFunc(job.inputs, func(pf *partFile) bool {
-		return pf.man.Kind == manifest.KindCurrent || pf.man.Kind == manifest.KindHistory
-	}) {
-		for _, pf := range sd.asof {
-			ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
-		}
-		asof = nil
+	ed, nsd, err := next(sd)
+	if err != nil {
+		return err
 	}
 	// A dropped table's parts leave the published parts with this
 	// publication; the manifest must not name them any more first.
@@ -360,15 +383,12 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 		return err
 	}
 	if err := e.man.Apply(ed); err != nil {
-		err = fmt.Errorf("storage: merge: manifest: %w", err)
+		err = fmt.Errorf("storage: %s: manifest: %w", what, err)
 		if errors.Is(err, manifest.ErrFailed) {
 			e.fail(err)
 		}
 		return err
 	}
-	parts = append(parts, outs...)
-	sortParts(parts)
-	nsd := &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: asof}
 	ntd := &tableData{id: td.id, keyed: td.keyed, shards: slices.Clone(td.shards)}
 	ntd.rr.Store(td.rr.Load())
 	ntd.shards[si] = nsd
@@ -376,10 +396,9 @@ func (e *Engine) publishMerge(job mergeJob, ed manifest.Edit, outs []*partFile) 
 	for id, x := range st.tables {
 		tables[id] = x
 	}
-	tables[job.table] = ntd
+	tables[tid] = ntd
 	e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
 	e.scans.carry([][2]*shardData{{sd, nsd}})
-	e.merges.Add(1)
 	return nil
 }
 

@@ -335,10 +335,12 @@ func (sp *splitter) split(pf *partFile) error {
 			cols[i] = slices.Index(ids, id)
 		}
 	}
+	fixed := part.FixAll &^ part.FixOrder
 	for h := range 2 {
 		sp.out[h] = &part.Data{Sort: types.NewVector(types.Of(types.Bytes), 0), IDs: ids}
 		if meta.Kind != part.KindAppend {
 			sp.out[h].Order = types.NewVector(types.Of(types.Bytes), 0)
+			fixed |= part.FixOrder
 		}
 		for _, c := range meta.Columns {
 			sp.out[h].Cols = append(sp.out[h].Cols, types.NewVector(c.Type, 0))
@@ -363,7 +365,7 @@ func (sp *splitter) split(pf *partFile) error {
 					h = 1
 				}
 			}
-			copyRow(sp.out[h], d, i)
+			copyRow(sp.out[h], d, i, fixed)
 		}
 	}
 	for h := range 2 {
@@ -400,24 +402,37 @@ func (sp *splitter) split(pf *partFile) error {
 	return nil
 }
 
-// copyRow appends row i of src to dst, every fixed and table column.
-func copyRow(dst, src *part.Data, i int) {
-	dst.Sort.AppendBytes(src.Sort.BytesAt(i))
-	if dst.Order != nil {
-		if src.Order != nil && src.Order.Len() > i {
-			dst.Order.AppendBytes(src.Order.BytesAt(i))
-		} else {
-			dst.Order.AppendBytes(nil)
-		}
+// appendIf appends src[i] to dst when on (a fixed column
+// copyRow copies).
+func appendIf[T any](on bool, dst, src []T, i int) []T {
+	if on {
+		return append(dst, src[i])
 	}
-	dst.Group = append(dst.Group, src.Group[i])
-	dst.Commit = append(dst.Commit, src.Commit[i])
-	dst.Seq = append(dst.Seq, src.Seq[i])
-	dst.Tomb = append(dst.Tomb, src.Tomb[i])
-	dst.WonAt = append(dst.WonAt, src.WonAt[i])
-	dst.EndedAt = append(dst.EndedAt, src.EndedAt[i])
-	dst.SupersededBy = append(dst.SupersededBy, src.SupersededBy[i])
-	dst.State = append(dst.State, src.State[i])
+	return dst
+}
+
+// copyRow appends row i of src to dst: the sort key, the other fixed
+// columns fixed names, and every table column (NULL where src lacks it).
+// A split copies every fixed column (but an append part's ordering
+// values, which it has none of), an AS OF index build those asofFixed
+// names. An ordering value src lacks is appended empty.
+func copyRow(dst, src *part.Data, i int, fixed part.Fixed) {
+	dst.Sort.AppendBytes(src.Sort.BytesAt(i))
+	if fixed&part.FixOrder != 0 {
+		var o []byte
+		if src.Order != nil && src.Order.Len() > i {
+			o = src.Order.BytesAt(i)
+		}
+		dst.Order.AppendBytes(o)
+	}
+	dst.Group = appendIf(fixed&part.FixGroup != 0, dst.Group, src.Group, i)
+	dst.Commit = appendIf(fixed&part.FixCommit != 0, dst.Commit, src.Commit, i)
+	dst.Seq = appendIf(fixed&part.FixSeq != 0, dst.Seq, src.Seq, i)
+	dst.Tomb = appendIf(fixed&part.FixTomb != 0, dst.Tomb, src.Tomb, i)
+	dst.WonAt = appendIf(fixed&part.FixWonAt != 0, dst.WonAt, src.WonAt, i)
+	dst.EndedAt = appendIf(fixed&part.FixEndedAt != 0, dst.EndedAt, src.EndedAt, i)
+	dst.SupersededBy = appendIf(fixed&part.FixSupersededBy != 0, dst.SupersededBy, src.SupersededBy, i)
+	dst.State = appendIf(fixed&part.FixState != 0, dst.State, src.State, i)
 	for c, v := range dst.Cols {
 		if s := src.Cols[c]; s != nil {
 			v.AppendFrom(s, i)

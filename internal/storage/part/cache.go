@@ -50,7 +50,8 @@ type Cache struct {
 	warm   warmSet
 	warmed atomic.Int64
 	// bytes is the budget NewCache was given (Lend moves part of it
-	// elsewhere for a while; warming is bounded by the whole).
+	// elsewhere for a while: the resolved-scan cache's entries, the pages
+	// warm.go holds aside).
 	bytes int64
 }
 
@@ -136,8 +137,28 @@ func (c *Cache) put(k pageKey, d *Data) *Data {
 	if i, ok := s.m[k]; ok {
 		return s.ents[i].d
 	}
-	// CLOCK: a referenced entry gets a second chance (its bit cleared);
-	// an unreferenced one is evicted. Two passes at most evict anything.
+	s.evict(size)
+	var i int32
+	if n := len(s.free); n > 0 {
+		i = s.free[n-1]
+		s.free = s.free[:n-1]
+	} else {
+		s.ents = append(s.ents, cacheEntry{})
+		i = int32(len(s.ents) - 1)
+	}
+	e := &s.ents[i]
+	e.key, e.d, e.size = k, d, size
+	e.ref.Store(false)
+	s.m[k] = i
+	s.bytes += size
+	return d
+}
+
+// evict drops entries until size more bytes fit the shard's budget, or
+// the shard is empty; the caller holds s.mu. CLOCK: a referenced entry
+// gets a second chance (its bit cleared); an unreferenced one is evicted.
+// Two passes at most evict anything.
+func (s *cacheShard) evict(size int64) {
 	for s.bytes+size > s.budget && len(s.m) > 0 {
 		if s.hand >= len(s.ents) {
 			s.hand = 0
@@ -155,20 +176,6 @@ func (c *Cache) put(k pageKey, d *Data) *Data {
 		}
 		s.hand++
 	}
-	var i int32
-	if n := len(s.free); n > 0 {
-		i = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		s.ents = append(s.ents, cacheEntry{})
-		i = int32(len(s.ents) - 1)
-	}
-	e := &s.ents[i]
-	e.key, e.d, e.size = k, d, size
-	e.ref.Store(false)
-	s.m[k] = i
-	s.bytes += size
-	return d
 }
 
 // CacheStats counts a cache's lookups and what it holds.

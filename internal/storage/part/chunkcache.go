@@ -304,16 +304,23 @@ const CacheShards = cacheShards
 // Lend moves bytes of the cache's budget to memory its owner keeps under
 // the same budget elsewhere (storage's resolved-scan cache), or takes them
 // back when negative: each shard's budget changes by bytes/CacheShards,
-// and the shard's next puts evict down to it. A nil cache lends nothing.
+// and a shard holding more than its new budget evicts down to it at once
+// (the memory is in use elsewhere now). A nil cache lends nothing.
 func (c *Cache) Lend(bytes int64) {
 	if c == nil {
 		return
 	}
-	per := bytes / cacheShards
+	c.lend(bytes / cacheShards)
+}
+
+// lend takes per bytes from every shard's budget (gives them back when
+// negative), evicting what no longer fits.
+func (c *Cache) lend(per int64) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
 		s.budget -= per
+		s.evict(0)
 		s.mu.Unlock()
 	}
 }

@@ -161,9 +161,7 @@ func (r *Reader) open() error {
 	if string(head[:]) != "PAR1" {
 		return r.corrupt("no Parquet magic at the start")
 	}
-	r.file, err = parquet.OpenFile(&windowReader{base: r.dataEnd, b: tail}, r.size,
-		parquet.SkipMagicBytes(true), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-		parquet.OptimisticRead(false))
+	r.file, err = openParquet(&windowReader{base: r.dataEnd, b: tail}, r.size)
 	if err != nil {
 		return r.corrupt("footer: %v", err)
 	}
@@ -427,6 +425,56 @@ type chunkTask struct {
 	start, end int64
 }
 
+// Bytes past the checksums are what a writer wrote, but not necessarily
+// this package (a file from elsewhere, a writer's bug), and parquet-go
+// panics on some malformed input where it could have returned an error:
+// FuzzPart found a data page header with a negative value count. No input
+// may crash the process, so the calls into parquet-go that parse file
+// bytes (the footer, page headers) turn a panic into an error, reported
+// as corruption of the file.
+//
+// Not covered, and open: parquet-go's LZ4_RAW decoder (compress/lz4)
+// doubles its output buffer for as long as a block fails to decode, so a
+// corrupt LZ4 page that passes the stripe and page checksums (or whose
+// header drops the page CRC) ends in a fatal out-of-memory, which no
+// recover catches. FuzzPart finds such a page within minutes; bounding it
+// needs the page header checked before parquet-go decompresses (or a
+// parquet-go that bounds the buffer by the header's uncompressed size).
+
+// unpanic, deferred, turns a panic into *err.
+func unpanic(err *error) {
+	if x := recover(); x != nil {
+		*err = fmt.Errorf("malformed Parquet data: %v", x)
+	}
+}
+
+// openParquet parses the footer of a verified tail.
+func openParquet(tail *windowReader, size int64) (f *parquet.File, err error) {
+	defer unpanic(&err)
+	return parquet.OpenFile(tail, size,
+		parquet.SkipMagicBytes(true), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
+		parquet.OptimisticRead(false))
+}
+
+// readPage is pages.ReadPage.
+func readPage(pages parquet.Pages) (p parquet.Page, err error) {
+	defer unpanic(&err)
+	return pages.ReadPage()
+}
+
+// offsetIndex is fc.OffsetIndex (FuzzPart's second finding: an offset
+// index whose page count overflows a slice length).
+func offsetIndex(fc *parquet.FileColumnChunk) (oi parquet.OffsetIndex, err error) {
+	defer unpanic(&err)
+	return fc.OffsetIndex()
+}
+
+// seekToRow is pages.SeekToRow.
+func seekToRow(pages parquet.Pages, row int64) (err error) {
+	defer unpanic(&err)
+	return pages.SeekToRow(row)
+}
+
 // window returns a pooled read buffer.
 func (r *Reader) window() *[]byte {
 	if w, ok := r.windows.Get().(*[]byte); ok {
@@ -447,7 +495,7 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 	defer pages.Close()
 	got := 0
 	for {
-		p, err := pages.ReadPage()
+		p, err := readPage(pages)
 		if errors.Is(err, io.EOF) {
 			break
 		}

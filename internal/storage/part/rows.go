@@ -183,7 +183,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	if !ok {
 		return nil, nil, r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
 	}
-	oi, err := fc.OffsetIndex()
+	oi, err := offsetIndex(fc)
 	if err != nil {
 		return nil, nil, r.corrupt("block %d column %d: offset index: %v", blk, t.col, err)
 	}
@@ -259,7 +259,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
 	defer pages.Close()
 	sc.first = first
-	if err := pages.SeekToRow(int64(first)); err != nil {
+	if err := seekToRow(pages, int64(first)); err != nil {
 		return nil, nil, r.corrupt("block %d column %d: seek to row %d: %v", blk, t.col, first, err)
 	}
 	sc.Reset()
@@ -278,7 +278,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		tv.Reset()
 	}
 	for got := first; got < hi; {
-		p, err := pages.ReadPage()
+		p, err := readPage(pages)
 		if errors.Is(err, io.EOF) {
 			return nil, nil, r.corrupt("block %d column %d ends before row %d", blk, t.col, hi)
 		}

@@ -38,15 +38,25 @@ import (
 // failed after writing) must not keep its pages forever.
 const maxWarmParts = 64
 
-// Memory is bounded too: a part whose pages would take more than half
-// the cache's budget is not warmed at all (Write stops building them: at
-// medium scale and above a merge's current run is larger than the cache,
-// and warming it would evict everything else for pages mostly evicted in
-// turn), and the parts held aside take at most the whole budget (a merge
-// opens its outputs only once all are written), the oldest dropped first.
+// Memory is bounded too, by the cache's own budget: a part whose pages
+// would take more than half of it is not warmed at all (Write stops
+// building them: at medium scale and above a merge's current run is
+// larger than the cache, and warming it would evict everything else for
+// pages mostly evicted in turn), and the parts held aside take at most
+// half of it, the oldest dropped first. What they hold is lent from the
+// cache's budget (as the resolved-scan cache's is, Lend) until their
+// OpenCached puts the pages in: the cache evicts to make room for them
+// when they are built, not only when they enter it, so that the pages
+// held aside and the pages cached never take more than the budget
+// together (they took up to twice as much when held aside uncounted).
 
-// warmPartLimit is the most bytes of pages one part is warmed with.
+// warmPartLimit is the most bytes of pages one part is warmed with, and
+// warmHeldLimit the most the parts held aside take together: a merge
+// opens its outputs only once all are written, and the cache keeps at
+// least the rest of its budget (less the scan cache's share) for the
+// pages lookups decode meanwhile.
 func (c *Cache) warmPartLimit() int64 { return c.bytes / 2 }
+func (c *Cache) warmHeldLimit() int64 { return c.bytes / 2 }
 
 // warmFixed are the fixed columns warmed: what FindKey, lookupRun and
 // seekKey read.
@@ -73,6 +83,21 @@ type warmSet struct {
 	parts map[string]*warmPart
 	order []string
 	bytes int64
+	// lentPer is what the set has lent from each cache shard's budget:
+	// bytes/cacheShards rounded up, so that what it holds is always
+	// covered, in whole per-shard amounts so that it is given back
+	// exactly.
+	lentPer int64
+}
+
+// relend brings what ws has lent from c's budget to what it holds; the
+// caller holds ws.mu.
+func (c *Cache) relend(ws *warmSet) {
+	per := (ws.bytes + cacheShards - 1) / cacheShards
+	if per != ws.lentPer {
+		c.lend(per - ws.lentPer)
+		ws.lentPer = per
+	}
 }
 
 // keepWarm holds p aside for the next OpenCached of path.
@@ -93,11 +118,12 @@ func (c *Cache) keepWarm(path string, p *warmPart) {
 	}
 	ws.parts[path] = p
 	ws.bytes += p.bytes
-	for len(ws.order) > maxWarmParts || ws.bytes > c.bytes && len(ws.order) > 1 {
+	for len(ws.order) > maxWarmParts || ws.bytes > c.warmHeldLimit() && len(ws.order) > 1 {
 		ws.bytes -= ws.parts[ws.order[0]].bytes
 		delete(ws.parts, ws.order[0])
 		ws.order = ws.order[1:]
 	}
+	c.relend(ws)
 }
 
 // takeWarm returns and forgets what Write held aside for path.
@@ -117,6 +143,8 @@ func (c *Cache) takeWarm(path string) *warmPart {
 			break
 		}
 	}
+	// Given back before the caller puts the pages in the cache.
+	c.relend(ws)
 	return p
 }
 
@@ -144,7 +172,7 @@ func (r *Reader) warm() {
 		if !ok {
 			continue
 		}
-		oi, err := fc.OffsetIndex()
+		oi, err := offsetIndex(fc)
 		if err != nil {
 			continue
 		}

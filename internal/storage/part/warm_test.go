@@ -2,10 +2,11 @@ package part
 
 import (
 	"fmt"
-	"github.com/strata-db/strata/internal/catalog"
 	"math"
+	"slices"
 	"testing"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -149,7 +150,7 @@ func TestWarmPagesEqualDecoded(t *testing.T) {
 // TestWarmOnlyMatchingOpen: pages are put in the cache only by the open
 // of the file they were built for (same path and size), a part never
 // opened does not keep its pages aside past maxWarmParts later writes or
-// past the cache's budget, a part larger than half the budget is not
+// past half the cache's budget, a part larger than half the budget is not
 // warmed, and neither is a history part.
 func TestWarmOnlyMatchingOpen(t *testing.T) {
 	fsys := newFS(t)
@@ -180,13 +181,13 @@ func TestWarmOnlyMatchingOpen(t *testing.T) {
 	if n := len(c.warm.parts); n != maxWarmParts || len(c.warm.order) != maxWarmParts {
 		t.Fatalf("%d parts held aside (%d in order), want %d", n, len(c.warm.order), maxWarmParts)
 	}
-	// Held-aside pages take at most the cache's budget, and a part whose
-	// pages would take more than half of it is not warmed at all.
+	// Held-aside pages take at most half the cache's budget, and a part
+	// whose pages would take more than half of it is not warmed at all.
 	one := c.warm.parts["parts/x0"]
 	if one == nil {
 		one = c.warm.parts[c.warm.order[0]]
 	}
-	small := NewCache(one.bytes * 5 / 2)
+	small := NewCache(one.bytes * 5)
 	for i := range 4 {
 		if _, err := Write(fsys, fmt.Sprint("parts/y", i), fx.d, fx.meta, WriteOptions{Warm: small}); err != nil {
 			t.Fatal(err)
@@ -254,4 +255,64 @@ func lookupEvery(r *Reader, ids []catalog.ColumnID) (string, error) {
 		}
 	}
 	return string(out), nil
+}
+
+// TestWarmWithinCacheBudget: the pages held aside for parts not yet
+// opened count against the cache's budget. Into a cache full of decoded
+// pages, warmed writes make it evict as much as they hold, so that the
+// two together never exceed the budget (they once took up to twice it);
+// the opens give the budget back, and the warmed pages then sit in the
+// cache within it.
+func TestWarmWithinCacheBudget(t *testing.T) {
+	fsys := newFS(t)
+	fx := makeFixture(t, 200, allTypes[:3], nil)
+	probe := NewCache(64 << 20)
+	if _, err := Write(fsys, "parts/probe", fx.d, fx.meta, WriteOptions{Warm: probe}); err != nil {
+		t.Fatal(err)
+	}
+	one := probe.warm.parts["parts/probe"].bytes
+	c := NewCache(one * 5) // room for two parts held aside
+	budgets := func() (sum int64) {
+		for i := range c.shards {
+			sum += c.shards[i].budget
+		}
+		return sum
+	}
+	full := budgets()
+	// Decoded pages of some other part fill every shard.
+	for i := range 4 * int(c.bytes/pageBytes(&Data{Group: make([]uint16, 100)})) {
+		c.put(pageKey{reader: 1 << 60, block: uint32(i)}, &Data{Group: make([]uint16, 100)})
+	}
+	if st := c.Stats(); st.Bytes < c.bytes*9/10 {
+		t.Fatalf("the cache holds %d bytes of its %d", st.Bytes, c.bytes)
+	}
+	within := func(stage string) {
+		t.Helper()
+		if st := c.Stats(); st.Bytes+c.warm.bytes > c.bytes {
+			t.Fatalf("%s: %d bytes cached and %d held aside, over the budget of %d", stage, st.Bytes, c.warm.bytes, c.bytes)
+		}
+	}
+	for i := range 4 {
+		if _, err := Write(fsys, fmt.Sprint("parts/w", i), fx.d, fx.meta, WriteOptions{Warm: c}); err != nil {
+			t.Fatal(err)
+		}
+		within(fmt.Sprint("write ", i))
+	}
+	if len(c.warm.parts) != 2 {
+		t.Fatalf("%d parts held aside, want 2", len(c.warm.parts))
+	}
+	for _, path := range slices.Clone(c.warm.order) {
+		r, err := OpenCached(fsys, path, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		within("open " + path)
+	}
+	if c.warm.bytes != 0 || c.warm.lentPer != 0 || budgets() != full {
+		t.Fatalf("after the opens: %d bytes held aside, %d lent per shard, budgets %d of %d", c.warm.bytes, c.warm.lentPer, budgets(), full)
+	}
+	if st := c.Stats(); st.Warmed == 0 || st.Bytes > c.bytes {
+		t.Fatalf("after the opens: %d pages warmed, %d bytes cached of %d", st.Warmed, st.Bytes, c.bytes)
+	}
 }
