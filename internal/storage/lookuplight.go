@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"slices"
-	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/part"
@@ -187,17 +186,10 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64) (handled, fou
 // key's rows by binary search over that block's sort keys, and of those
 // rows only the fixed columns (lightFixed) read.
 func (rd *reader) seekLight(pf *partFile, key []byte, n uint64, ins []keyInput) ([]keyInput, error) {
-	if !rd.mayContain(pf, key) {
-		rd.stats.BlocksSkipped++
+	bi, ok := rd.keyBlock(pf, key, n)
+	if !ok {
 		return ins, nil
 	}
-	blocks := pf.r.Blocks()
-	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
-	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
-		rd.stats.BlocksSkipped++
-		return ins, nil
-	}
-	rd.stats.Blocks++
 	sb := rd.seek
 	tr := rd.pageTrace(pf)
 	sb.keys.Trace = tr

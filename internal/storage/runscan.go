@@ -1237,6 +1237,26 @@ func (sb *seekBufs) keepArena(rd *reader) {
 	rd.arena = arena{}
 }
 
+// keyBlock finds the one block of part pf that may hold key at a commit ≤
+// n (the blocks are key-disjoint and sorted), counting it as read or as
+// skipped: the key filter first, then a binary search over the blocks'
+// bounds. The caller counted the part as read; ok is false when no block
+// of it is.
+func (rd *reader) keyBlock(pf *partFile, key []byte, n uint64) (bi int, ok bool) {
+	if !rd.mayContain(pf, key) {
+		rd.stats.BlocksSkipped++
+		return 0, false
+	}
+	blocks := pf.r.Blocks()
+	bi = sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
+	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
+		rd.stats.BlocksSkipped++
+		return 0, false
+	}
+	rd.stats.Blocks++
+	return bi, true
+}
+
 var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 
 // seekKey appends the inputs of key (commit ≤ n) held by one part whose
@@ -1245,18 +1265,10 @@ var seekPool = sync.Pool{New: func() any { return &seekBufs{} }}
 // the key's rows by binary search over that block's sort keys, and then
 // only the pages holding those rows (part.Reader.ReadRows).
 func (rd *reader) seekKey(pf *partFile, key []byte, n uint64, lays map[string]*layout, ids []catalog.ColumnID, ins []keyInput) ([]keyInput, error) {
-	if !rd.mayContain(pf, key) {
-		// The caller counted the part as read; no block of it is.
-		rd.stats.BlocksSkipped++
+	bi, ok := rd.keyBlock(pf, key, n)
+	if !ok {
 		return ins, nil
 	}
-	blocks := pf.r.Blocks()
-	bi := sort.Search(len(blocks), func(i int) bool { return bytes.Compare(blocks[i].MaxSort, key) >= 0 })
-	if bi == len(blocks) || bytes.Compare(blocks[bi].MinSort, key) > 0 || blocks[bi].MinCommit > n {
-		rd.stats.BlocksSkipped++
-		return ins, nil
-	}
-	rd.stats.Blocks++
 	if rd.seek == nil {
 		rd.seek = &seekBufs{}
 	}
