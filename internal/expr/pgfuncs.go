@@ -953,24 +953,18 @@ func parseArrayText(s string) (elems []string, nulls []bool, err error) {
 type regexCache struct {
 	mu      sync.Mutex
 	pattern string
-	fold    bool
+	flags   string
+	global  bool
 	re      *regexp.Regexp
 }
 
+// get compiles pattern for the ~ and ~* operators: PostgreSQL's default
+// options (regexFlags), folding case for ~*.
 func (c *regexCache) get(pattern string, fold bool) (*regexp.Regexp, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.re != nil && c.pattern == pattern && c.fold == fold {
-		return c.re, nil
-	}
-	src := pattern
+	flags := ""
 	if fold {
-		src = "(?i)" + src
+		flags = "i"
 	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return nil, sqlerr.New("2201B", "invalid regular expression: %v", err)
-	}
-	c.pattern, c.fold, c.re = pattern, fold, re
-	return re, nil
+	re, _, err := c.getFlags(pattern, flags)
+	return re, err
 }

@@ -276,6 +276,17 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 			return &expr.Not{X: v}, nil
 		case token.PLUS:
 			return v, nil
+		case token.REGEX:
+			// Prefix ~ is bitwise NOT, on integers only.
+			t := v.Type()
+			if t.Kind == types.Unknown {
+				t = types.Of(types.Int64)
+				v = expr.NewConst(types.Null(t))
+			}
+			if !t.Kind.IsInteger() {
+				return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: ~ %s", t).WithPos(x.Pos())
+			}
+			return &expr.BitNot{X: v, T: t}, nil
 		}
 		if k, ok := v.(*expr.Const); ok && b.lits[v] {
 			n, err := types.Neg(k.V)
@@ -504,16 +515,30 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	if op, ok := cmpOps[x.Op]; ok {
 		return b.compare(op, l, r, x.Pos())
 	}
+	switch x.Op {
+	case token.CARET:
+		// x ^ y is power(x, y): FLOAT64, as PostgreSQL's float8 ^ float8
+		// (docs/functions.md says where numeric ^ numeric differs).
+		return b.callTyped("power", []expr.Expr{l, r}, []int{x.L.Pos(), x.R.Pos()}, x.Pos())
+	case token.AMP, token.BAR, token.HASH, token.SHL, token.SHR:
+		return b.bitwise(x.Op, l, r, x.Pos())
+	}
 	op, ok := arithOps[x.Op]
 	if !ok {
 		return nil, notSupported(x, "operator %s is not supported", x.Op)
 	}
-	tl, tr, t, ok, err := b.timeOperands(op, l, r, x.L.Pos(), x.R.Pos())
+	return b.arith(op, l, r, x.L.Pos(), x.R.Pos(), x.Pos())
+}
+
+// arith binds l op r for an arithmetic operator: date and interval
+// arithmetic, else both operands in the type of types.ResultType.
+func (b *binder) arith(op types.Op, l, r expr.Expr, lpos, rpos, pos int) (expr.Expr, error) {
+	tl, tr, t, ok, err := b.timeOperands(op, l, r, lpos, rpos)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		return &expr.Arith{Op: op, L: tl, R: tr, T: t, Pos: x.Pos()}, nil
+		return &expr.Arith{Op: op, L: tl, R: tr, T: t, Pos: pos}, nil
 	}
 	l, r = b.adapt(l, r)
 	lt, rt := l.Type(), r.Type()
@@ -525,7 +550,7 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 	}
 	t, ok = types.ResultType(op, lt, rt)
 	if !ok {
-		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(x.Pos())
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(pos)
 	}
 	if l.Type().Kind == types.Unknown {
 		l = expr.NewConst(types.Null(lt))
@@ -534,14 +559,76 @@ func (b *binder) binary(sc *scope, x *ast.BinaryExpr) (expr.Expr, error) {
 		r = expr.NewConst(types.Null(rt))
 	}
 	if t.Kind != types.Decimal {
-		if l, err = b.coerce(l, t, x.L.Pos()); err != nil {
+		if l, err = b.coerce(l, t, lpos); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerce(r, t, x.R.Pos()); err != nil {
+		if r, err = b.coerce(r, t, rpos); err != nil {
 			return nil, err
 		}
 	}
-	return &expr.Arith{Op: op, L: l, R: r, T: t, Pos: x.Pos()}, nil
+	return &expr.Arith{Op: op, L: l, R: r, T: t, Pos: pos}, nil
+}
+
+var bitOps = map[token.Token]expr.BitOp{token.AMP: expr.BitAnd, token.BAR: expr.BitOr, token.HASH: expr.BitXor, token.SHL: expr.BitShl, token.SHR: expr.BitShr}
+
+// bitwise binds l op r for PostgreSQL's bitwise operators, defined on
+// integers only: & | # in the operands' common integer type, << and >>
+// in l's type with an integer shift count (expr.Bitwise).
+func (b *binder) bitwise(tok token.Token, l, r expr.Expr, pos int) (expr.Expr, error) {
+	op := bitOps[tok]
+	if op != expr.BitShl && op != expr.BitShr {
+		l, r = b.adapt(l, r)
+	}
+	lt, rt := l.Type(), r.Type()
+	isInt := func(t types.Type) bool { return t.Kind.IsInteger() || t.Kind == types.Unknown }
+	if !isInt(lt) || !isInt(rt) {
+		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", lt, tok, rt).WithPos(pos).
+			WithHint("The bitwise operators take integer operands.")
+	}
+	var t types.Type
+	var err error
+	if op == expr.BitShl || op == expr.BitShr {
+		t = lt
+		if t.Kind == types.Unknown {
+			t = types.Of(types.Int64)
+		}
+		if r, err = b.coerce(r, types.Of(types.Int64), pos); err != nil {
+			return nil, err
+		}
+	} else {
+		t, _ = types.Common(lt, rt)
+		if t.Kind == types.Unknown {
+			t = types.Of(types.Int64)
+		}
+		if r, err = b.coerce(r, t, pos); err != nil {
+			return nil, err
+		}
+	}
+	if l, err = b.coerce(l, t, pos); err != nil {
+		return nil, err
+	}
+	return &expr.Bitwise{Op: op, L: l, R: r, T: t}, nil
+}
+
+// callTyped binds a call of the scalar function name on bound arguments
+// (an operator that PostgreSQL defines as a function call, such as ^ for
+// power).
+func (b *binder) callTyped(name string, args []expr.Expr, poss []int, pos int) (expr.Expr, error) {
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
+	}
+	fn, sig, err := expr.NewFunc(name, ts, pos)
+	if err != nil {
+		return nil, err
+	}
+	for i := range args {
+		if args[i], err = b.coerce(args[i], sig.Params[i], poss[i]); err != nil {
+			return nil, err
+		}
+	}
+	fn.Args = args
+	return fn, nil
 }
 
 func (b *binder) in(sc *scope, x *ast.InExpr) (expr.Expr, error) {
@@ -757,6 +844,11 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		args[i], ts[i] = e, e.Type()
+	}
+	if f.Name == "mod" && f.Schema == "" && len(args) == 2 {
+		// mod(a, b) is a % b, in the operator's types (PostgreSQL's int2,
+		// int4, int8 and numeric mod).
+		return b.arith(types.OpMod, args[0], args[1], f.Args[0].Pos(), f.Args[1].Pos(), f.Pos())
 	}
 	fn, sig, err := expr.NewFuncEnv(f.Name, ts, f.Pos(), b.env.PG)
 	if err != nil {

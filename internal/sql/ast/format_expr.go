@@ -17,7 +17,7 @@ const (
 	PrecIs      = 4
 	PrecCompare = 5
 	PrecPred    = 6 // BETWEEN, IN, LIKE, ILIKE
-	PrecConcat  = 7 // ||
+	PrecConcat  = 7 // || and PostgreSQL's other operators: & | # << >>, prefix ~
 	PrecAdd     = 8
 	PrecMul     = 9
 	PrecPow     = 10
@@ -36,7 +36,7 @@ func BinaryPrec(op token.Token) int {
 		return PrecAnd
 	case token.EQ, token.NE, token.LT, token.LE, token.GT, token.GE:
 		return PrecCompare
-	case token.CONCAT:
+	case token.CONCAT, token.AMP, token.BAR, token.HASH, token.SHL, token.SHR:
 		return PrecConcat
 	case token.PLUS, token.MINUS:
 		return PrecAdd
@@ -57,6 +57,8 @@ func exprPrec(e Expr) int {
 		if e.Op == token.NOT {
 			return PrecNot
 		}
+		// A prefix ~ prints its operand at PrecAdd (below), so it needs
+		// no parentheses as an operand of a binary operator.
 		return PrecUnary
 	case *IsExpr:
 		return PrecIs
@@ -312,6 +314,18 @@ func (p *printer) unary(e *UnaryExpr) {
 	if e.Op == token.NOT {
 		p.str("NOT ")
 		p.expr(e.X, PrecNot)
+		return
+	}
+	if e.Op == token.REGEX {
+		// PostgreSQL's prefix ~ (bitwise NOT) takes everything that binds
+		// tighter than its other operators: ~1 + 2 is ~(1 + 2).
+		p.str("~")
+		if inner, ok := e.X.(*UnaryExpr); ok && inner.Op == token.REGEX {
+			p.str(" ")
+			p.unary(inner)
+			return
+		}
+		p.expr(e.X, PrecAdd)
 		return
 	}
 	p.str(e.Op.String())

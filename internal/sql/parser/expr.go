@@ -17,7 +17,8 @@ import (
 //	is      = cmp {IS [NOT] (NULL|TRUE|FALSE|UNKNOWN|DISTINCT FROM cmp)}
 //	cmp     = pred {(= <> < <= > >=) (pred | ANY|SOME|ALL (query))}
 //	pred    = concat [[NOT] (BETWEEN … | IN (…) | LIKE … | ILIKE …)]
-//	concat  = add {|| add}
+//	concat  = prefix {(|| | & | '|' | # | << | >>) prefix}
+//	prefix  = ~ prefix | add
 //	add     = mul {(+|-) mul}
 //	mul     = pow {(*|/|%) pow}
 //	pow     = unary {^ unary}
@@ -198,7 +199,22 @@ func (p *parser) binaryLevel(operand func() ast.Expr, prec int) ast.Expr {
 	return x
 }
 
-func (p *parser) concatExpr() ast.Expr { return p.binaryLevel(p.addExpr, ast.PrecConcat) }
+func (p *parser) concatExpr() ast.Expr { return p.binaryLevel(p.prefixExpr, ast.PrecConcat) }
+
+// prefixExpr parses PostgreSQL's prefix ~ (bitwise NOT). Like its other
+// operators it binds looser than arithmetic: ~1 + 2 is ~(1 + 2), and
+// ~1 & 2 is (~1) & 2.
+func (p *parser) prefixExpr() ast.Expr {
+	if p.tok != token.REGEX {
+		return p.addExpr()
+	}
+	p.enter()
+	defer p.leave()
+	start := p.pos
+	p.next()
+	x := p.prefixExpr()
+	return &ast.UnaryExpr{Span: p.span(start), Op: token.REGEX, X: x}
+}
 func (p *parser) addExpr() ast.Expr    { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
 func (p *parser) mulExpr() ast.Expr    { return p.binaryLevel(p.powExpr, ast.PrecMul) }
 func (p *parser) powExpr() ast.Expr    { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
@@ -467,6 +483,43 @@ func (p *parser) trimArgs(f *ast.FuncCall) {
 	}
 }
 
+// substringArgs parses the SQL standard's SUBSTRING(s FROM a FOR b),
+// SUBSTRING(s FROM a), SUBSTRING(s FOR b) and OVERLAY(s PLACING r FROM a
+// [FOR b]) into substring(s, a, b), substring(s, a), substring(s, 1, b)
+// and overlay(s, r, a[, b]), as PostgreSQL does; the plain argument list
+// is read too. PLACING is no keyword of ours: after an argument, the word
+// can be nothing else.
+func (p *parser) substringArgs(f *ast.FuncCall) {
+	first := p.expr()
+	f.Args = []ast.Expr{first}
+	if f.Name == "overlay" && p.tok == token.IDENT && strings.EqualFold(p.lit, "placing") {
+		p.next()
+		f.Args = append(f.Args, p.expr())
+		p.expect(token.FROM)
+		f.Args = append(f.Args, p.expr())
+		if p.got(token.FOR) {
+			f.Args = append(f.Args, p.expr())
+		}
+		return
+	}
+	switch {
+	case f.Name == "substring" && p.got(token.FROM):
+		f.Args = append(f.Args, p.expr())
+		if p.got(token.FOR) {
+			f.Args = append(f.Args, p.expr())
+		}
+		return
+	case f.Name == "substring" && p.tok == token.FOR:
+		one := &ast.NumberLit{Span: ast.Span{Start: p.pos, Stop: p.end}, Text: "1"}
+		p.next()
+		f.Args = append(f.Args, one, p.expr())
+		return
+	}
+	for p.got(token.COMMA) {
+		f.Args = append(f.Args, p.expr())
+	}
+}
+
 // funcCall parses the argument list of name( … ); the current token is "(".
 // EXTRACT(field FROM x) becomes extract('field', x), the form PostgreSQL
 // itself rewrites it to, so the printer needs no special case.
@@ -483,6 +536,14 @@ func (p *parser) funcCall(start int, schema, name string) ast.Expr {
 		f.Args = []ast.Expr{field, p.expr()}
 	case schema == "" && name == "trim" && p.tok != token.RPAREN:
 		p.trimArgs(f)
+	case schema == "" && name == "position" && p.tok != token.RPAREN:
+		// POSITION(a IN b) is strpos(b, a); its operands cannot be IN
+		// predicates themselves (PostgreSQL's b_expr).
+		a := p.concatExpr()
+		p.expect(token.IN)
+		f.Name, f.Args = "strpos", []ast.Expr{p.concatExpr(), a}
+	case schema == "" && (name == "substring" || name == "overlay") && p.tok != token.RPAREN:
+		p.substringArgs(f)
 	case p.tok == token.MUL:
 		p.next()
 		f.Star = true

@@ -123,12 +123,21 @@ func (s *Scanner) Scan() (tok token.Token, pos, end int, lit string) {
 			tok = two(token.LE)
 		case '>':
 			tok = two(token.NE)
+		case '<':
+			tok = two(token.SHL)
 		}
 	case '>':
 		tok = token.GT
-		if next == '=' {
+		switch next {
+		case '=':
 			tok = two(token.GE)
+		case '>':
+			tok = two(token.SHR)
 		}
+	case '&':
+		tok = token.AMP
+	case '#':
+		tok = token.HASH
 	case '!':
 		switch {
 		case next == '=':
@@ -145,6 +154,7 @@ func (s *Scanner) Scan() (tok token.Token, pos, end int, lit string) {
 			tok = two(token.IREGEX)
 		}
 	case '|':
+		tok = token.BAR
 		if next == '|' {
 			tok = two(token.CONCAT)
 		}

@@ -55,6 +55,13 @@ const (
 	NREGEX  // !~
 	IREGEX  // ~*
 	NIREGEX // !~*
+	// The bitwise operators of PostgreSQL's integer types; ~ (REGEX) is
+	// also its bitwise NOT when it is a prefix.
+	AMP  // &
+	BAR  // |
+	HASH // #
+	SHL  // <<
+	SHR  // >>
 	operatorEnd
 
 	keywordBeg
@@ -192,6 +199,7 @@ var operators = [...]string{
 	DOT: ".", COLON: ":", PLUS: "+", MINUS: "-", MUL: "*", DIV: "/", MOD: "%",
 	CARET: "^", EQ: "=", NE: "<>", LT: "<", LE: "<=", GT: ">", GE: ">=",
 	CONCAT: "||", TYPECAST: "::", REGEX: "~", NREGEX: "!~", IREGEX: "~*", NIREGEX: "!~*",
+	AMP: "&", BAR: "|", HASH: "#", SHL: "<<", SHR: ">>",
 }
 
 // keywordNames holds the upper-case spelling of each keyword, in the order
