@@ -215,9 +215,9 @@ func (p *parser) prefixExpr() ast.Expr {
 	x := p.prefixExpr()
 	return &ast.UnaryExpr{Span: p.span(start), Op: token.REGEX, X: x}
 }
-func (p *parser) addExpr() ast.Expr    { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
-func (p *parser) mulExpr() ast.Expr    { return p.binaryLevel(p.powExpr, ast.PrecMul) }
-func (p *parser) powExpr() ast.Expr    { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
+func (p *parser) addExpr() ast.Expr { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
+func (p *parser) mulExpr() ast.Expr { return p.binaryLevel(p.powExpr, ast.PrecMul) }
+func (p *parser) powExpr() ast.Expr { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
 
 func (p *parser) unaryExpr() ast.Expr {
 	if p.tok == token.MINUS || p.tok == token.PLUS {
