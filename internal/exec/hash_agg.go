@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"math/bits"
+	"strings"
 	"unsafe"
 
 	"github.com/holiman/uint256"
@@ -28,6 +29,11 @@ type aggState struct {
 	// w is the unsigned fast path's sum (UINT128 from narrower unsigned
 	// values, UINT256 from UINT128/UINT256).
 	w uint256.Int
+	// sx and sxx are the sum and the sum of squared deviations of the
+	// variance and standard deviation aggregates, updated as PostgreSQL's
+	// float8_accum does (Youngs and Cramer), count being the rows folded:
+	// over FLOAT64 input the results are PostgreSQL's to the last bit.
+	sx, sxx float64
 	// buf is string_agg's and array_agg's text so far, tmp a value's text
 	// (agg_string.go).
 	buf, tmp []byte
@@ -508,6 +514,35 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 		if !st.set || types.Compare(y, st.by) == want {
 			st.v, st.by, st.set = vs[0].Get(i), y, true
 		}
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		var x float64
+		if v := vs[0]; v.Type().Kind.Class() == types.ClassFloat64 {
+			x = v.Float64s()[i]
+		} else {
+			f, err := types.Cast(v.Get(i), types.Of(types.Float64))
+			if err != nil {
+				return err
+			}
+			x = f.Float64()
+		}
+		old := float64(st.count)
+		st.count++
+		n := float64(st.count)
+		prev := st.sx
+		st.sx += x
+		switch {
+		case old > 0:
+			t := x*n - st.sx
+			st.sxx += t * t / (n * old)
+			if math.IsInf(st.sx, 0) || math.IsInf(st.sxx, 0) {
+				if !math.IsInf(prev, 0) && !math.IsInf(x, 0) {
+					return sqlerr.OutOfRange(-1, "value out of range: overflow in %s()", a.Fn)
+				}
+				st.sxx = math.NaN()
+			}
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			st.sxx = math.NaN()
+		}
 	case "string_agg", "array_agg":
 		stepList(st, a, vs, i)
 	case "bool_and", "bool_or":
@@ -521,6 +556,27 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 		}
 	}
 	return nil
+}
+
+// variance is the result of the variance and standard deviation
+// aggregates: NULL over no rows, and the sample forms (stddev, variance,
+// stddev_samp, var_samp) NULL over one row too, as in PostgreSQL. Over
+// one row the population forms are 0; a NaN or infinite input makes the
+// result NaN, as PostgreSQL's float8 accumulator does.
+func variance(st *aggState, fn string) types.Value {
+	n := float64(st.count)
+	pop := fn == "stddev_pop" || fn == "var_pop"
+	if st.count == 0 || !pop && st.count == 1 {
+		return types.Null(types.Of(types.Float64))
+	}
+	v := st.sxx / n
+	if !pop {
+		v = st.sxx / (n - 1)
+	}
+	if strings.HasPrefix(fn, "stddev") {
+		v = math.Sqrt(v)
+	}
+	return types.NewFloat64(v)
 }
 
 // sumTypeOf is the accumulator of avg: the sum type of its argument.
@@ -665,6 +721,8 @@ func result(st *aggState, a plan.AggCall) (types.Value, error) {
 	switch a.Fn {
 	case "string_agg", "array_agg":
 		return listResult(st, a), nil
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		return variance(st, a.Fn), nil
 	case "count":
 		return types.NewInt64(st.count), nil
 	case "avg":

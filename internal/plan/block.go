@@ -26,7 +26,8 @@ type aggCtx struct {
 var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"any_value": true, "max_by": true, "min_by": true, "bool_and": true, "bool_or": true, "every": true,
 	"string_agg": true, "array_agg": true,
-	"percentile_cont": true, "percentile_disc": true, "mode": true, "grouping": true}
+	"percentile_cont": true, "percentile_disc": true, "mode": true, "grouping": true,
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true}
 
 // HasAggregate reports whether n calls an aggregate outside subqueries:
 // statements that bind expressions as a select list without grouping
@@ -495,6 +496,14 @@ func aggType(a AggCall) (types.Type, error) {
 			return types.Of(types.Uint256), nil
 		}
 		return t, nil
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		// FLOAT64 for every numeric argument: PostgreSQL's result for
+		// float input; for exact input it is numeric, whose value-dependent
+		// scale no DECIMAL type has (docs/functions.md).
+		if !t.Kind.IsNumeric() && t.Kind != types.Unknown {
+			return types.Type{}, errf("function %s(%s) does not exist", a.Fn, t)
+		}
+		return types.Of(types.Float64), nil
 	case "bool_and", "bool_or":
 		if t.Kind != types.Bool && t.Kind != types.Unknown {
 			return types.Type{}, errf("function %s(%s) does not exist", a.Fn, t)
