@@ -48,11 +48,13 @@ func TestScan(t *testing.T) {
 		{"a /* open", `identifier:a@0-1 ERR unterminated /* comment at or near "/* open"@2`},
 		{`"open`, `ERR unterminated quoted identifier at or near ""open"@0`},
 		{`""`, `ERR zero-length delimited identifier at or near """"@0`},
-		{"a # b", `identifier:a@0-1 ERR syntax error at or near "#"@2`},
+		{"a ? b", `identifier:a@0-1 ERR syntax error at or near "?"@2`},
+		{"a # b & c | d << e >> f ~g", `identifier:a@0-1 #:@2-3 identifier:b@4-5 &:@6-7 identifier:c@8-9 |:@10-11 identifier:d@12-13 <<:@14-16 identifier:e@17-18 >>:@19-21 identifier:f@22-23 ~:@24-25 identifier:g@25-26`},
+		{"a<<b>>=c<>d||e", `identifier:a@0-1 <<:@1-3 identifier:b@3-4 >>:@4-6 =:@6-7 identifier:c@7-8 <>:@8-10 identifier:d@10-11 ||:@11-13 identifier:e@13-14`},
 		{"12abc", `ERR trailing junk after numeric literal at or near "12abc"@0`},
 		{`E'\u12'`, `ERR invalid Unicode escape value at or near "\u12"@2`},
 		{"'multi\nline", `ERR unterminated quoted string at or near "'multi..."@0`},
-		{"a | b", `identifier:a@0-1 ERR syntax error at or near "|"@2`},
+		{"a @ b", `identifier:a@0-1 ERR syntax error at or near "@"@2`},
 		{"a ☃", `identifier:a@0-1 identifier:☃@2-5`},
 	}
 	for _, c := range cases {
