@@ -411,7 +411,7 @@ func strFunc(f *Func, sig *Signature, name string, argTypes []types.Type) bool {
 	case "concat_ws":
 		// concat_ws(sep, v, …): the non-NULL values as text, sep between
 		// them; NULL only when sep is.
-		if n < 1 || argTypes[0].Kind != types.String && argTypes[0].Kind != types.Unknown {
+		if n < 2 || argTypes[0].Kind != types.String && argTypes[0].Kind != types.Unknown {
 			break
 		}
 		sig.Params = make([]types.Type, n)
