@@ -70,7 +70,7 @@ func TestPsqlViewQueries(t *testing.T) {
 		"public bv view strata", // \dv
 		oid + " public bv",      // \d+ bv: the name lookup
 		"0 v false true false false false false false NULL 0  p n NULL", // relkind v, relhasrules
-		"k text NULL false NULL   x NULL|total numeric(39,0) NULL false NULL   m NULL",
+		"k text NULL false NULL   x NULL|total numeric(38,0) NULL false NULL   m NULL",
 		// pg_get_viewdef's lines (" SELECT k,\n    sum(…", as PostgreSQL
 		// lays them out), newlines shown as spaces
 		"SELECT k,     sum(amount) AS total    FROM bal   GROUP BY k;",

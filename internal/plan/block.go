@@ -450,7 +450,10 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 }
 
 // aggType is the result type of an aggregate: count is INT64; sum of
-// integers up to 64 bits widens to 128 bits, of 128-bit ones to 256 bits,
+// INT64 is DECIMAL(38,0), as PostgreSQL's sum(int8) is numeric (so
+// sum(b) / count(*) divides exactly rather than truncating), sum of the
+// other integers up to 64 bits widens to 128 bits (an integer, as
+// PostgreSQL's sum(int4) is bigint), of 128-bit ones to 256 bits,
 // UINT256 and INT256 stay; sum of DECIMAL(p,s) is DECIMAL(76,s); avg of
 // integers and decimals is DECIMAL(76, max(s,6)); floats stay FLOAT64;
 // sum and avg of INTERVAL are INTERVAL.
@@ -486,6 +489,10 @@ func aggType(a AggCall) (types.Type, error) {
 		switch {
 		case k == types.Decimal:
 			return types.Type{Kind: types.Decimal, Precision: 76, Scale: t.Scale}, nil
+		case k == types.Int64:
+			// 2^63 rows of ±2^63 fit 38 digits; the INT64 fast paths of
+			// package exec sum in 128 bits and store that as this DECIMAL.
+			return types.Type{Kind: types.Decimal, Precision: 38}, nil
 		case k.IsSigned() && k.Bits() <= 64:
 			return types.Of(types.Int128), nil
 		case k.IsUnsigned() && k.Bits() <= 64:
