@@ -200,6 +200,9 @@ func (p *parser) binaryLevel(operand func() ast.Expr, prec int) ast.Expr {
 }
 
 func (p *parser) concatExpr() ast.Expr { return p.binaryLevel(p.prefixExpr, ast.PrecConcat) }
+func (p *parser) addExpr() ast.Expr    { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
+func (p *parser) mulExpr() ast.Expr    { return p.binaryLevel(p.powExpr, ast.PrecMul) }
+func (p *parser) powExpr() ast.Expr    { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
 
 // prefixExpr parses PostgreSQL's prefix ~ (bitwise NOT). Like its other
 // operators it binds looser than arithmetic: ~1 + 2 is ~(1 + 2), and
@@ -215,9 +218,6 @@ func (p *parser) prefixExpr() ast.Expr {
 	x := p.prefixExpr()
 	return &ast.UnaryExpr{Span: p.span(start), Op: token.REGEX, X: x}
 }
-func (p *parser) addExpr() ast.Expr { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
-func (p *parser) mulExpr() ast.Expr { return p.binaryLevel(p.powExpr, ast.PrecMul) }
-func (p *parser) powExpr() ast.Expr { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
 
 func (p *parser) unaryExpr() ast.Expr {
 	if p.tok == token.MINUS || p.tok == token.PLUS {
