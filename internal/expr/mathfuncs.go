@@ -318,6 +318,9 @@ func mathFunc(f *Func, sig *Signature, name string, argTypes []types.Type) bool 
 		})
 	case "div":
 		bindDiv(f, sig, argTypes)
+	case "mod":
+		// The binder makes mod(a, b) the % operator; any other argument
+		// count is no function.
 	default:
 		return false
 	}

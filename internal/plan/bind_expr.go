@@ -845,7 +845,7 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 		args[i], ts[i] = e, e.Type()
 	}
-	if f.Name == "mod" && f.Schema == "" && len(args) == 2 {
+	if f.Name == "mod" && (f.Schema == "" || f.Schema == "pg_catalog") && len(args) == 2 {
 		// mod(a, b) is a % b, in the operator's types (PostgreSQL's int2,
 		// int4, int8 and numeric mod).
 		return b.arith(types.OpMod, args[0], args[1], f.Args[0].Pos(), f.Args[1].Pos(), f.Pos())
