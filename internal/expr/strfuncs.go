@@ -28,6 +28,10 @@ import (
 // 54000 rather than exhausting memory.
 const maxStringBytes = 1 << 30
 
+// maxBatchBytes bounds the strings one call builds for a batch of rows
+// (a variable so that a test can lower it).
+var maxBatchBytes int64 = maxStringBytes
+
 // spaceFill is lpad's and rpad's default fill.
 var spaceFill = []byte(" ")
 
@@ -239,7 +243,9 @@ func strFunc(f *Func, sig *Signature, name string, argTypes []types.Type) bool {
 		sig.Result = str
 		return true
 	}
-	// text is the vecFunc of a function that builds a string in buf.
+	// text is the vecFunc of a function that builds a string in buf. A
+	// batch holds up to 1024 rows in one vector, so it bounds their sum
+	// too: 1024 rows of repeat(s, n) must not each take a gigabyte.
 	text := func(g func(vs []*types.Vector, i int, buf []byte) ([]byte, error)) vecFunc {
 		return func(vs []*types.Vector, n int, out *types.Vector) error {
 			var buf []byte
@@ -247,6 +253,9 @@ func strFunc(f *Func, sig *Signature, name string, argTypes []types.Type) bool {
 				var err error
 				if buf, err = g(vs, i, buf[:0]); err != nil {
 					return err
+				}
+				if out.ValueBytes()+int64(len(buf)) > maxBatchBytes {
+					return sqlerr.New(codeProgramLimit, "%s: the results of one batch of rows exceed 1 GB", name)
 				}
 				out.AppendBytes(buf)
 				return nil

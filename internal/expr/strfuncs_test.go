@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -91,6 +92,28 @@ func TestStringFuncs(t *testing.T) {
 		{"regexp_like", []types.Value{str("Abc"), str("^a"), str("i")}, "true"},
 		{"regexp_like", []types.Value{str("Abc"), str("^a"), str("g")}, "error 22023 global"},
 	})
+}
+
+// TestStringBatchLimit: rows that each fit the limit of one value but not
+// together in one batch are refused, not built (with the batch limit
+// lowered from 1 GB to 1 MB for the test).
+func TestStringBatchLimit(t *testing.T) {
+	defer func(old int64) { maxBatchBytes = old }(maxBatchBytes)
+	maxBatchBytes = 1 << 20
+	const n = 8
+	in := types.NewVector(types.Of(types.String), n)
+	for range n {
+		in.AppendString("ab")
+	}
+	f, _, err := NewFunc("repeat", []types.Type{types.Of(types.String), types.Of(types.Int64)}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Args = []Expr{&Col{Name: "s", T: types.Of(types.String)}, NewConst(types.NewInt64(maxBatchBytes / 2 / 5))}
+	_, err = f.Eval(NewCtx(context.Background(), nil, nil), &types.Batch{Cols: []*types.Vector{in}, Rows: n})
+	if se, ok := sqlerr.As(err); !ok || se.Code != "54000" || se.Pos != 3 {
+		t.Fatalf("repeat over a batch of %d rows of %d bytes: %v, want 54000 at 3", n, maxBatchBytes/5, err)
+	}
 }
 
 // TestStringVectorized runs strpos and lpad over a column with NULLs:
