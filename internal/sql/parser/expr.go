@@ -15,9 +15,9 @@ import (
 //	and     = not {AND not}
 //	not     = NOT not | is
 //	is      = cmp {IS [NOT] (NULL|TRUE|FALSE|UNKNOWN|DISTINCT FROM cmp)}
-//	cmp     = pred {(= <> < <= > >=) (pred | ANY|SOME|ALL (query))}
+//	cmp     = pred {(= <> < <= > >= | OPERATOR(op)) (pred | ANY|SOME|ALL (query))}
 //	pred    = concat [[NOT] (BETWEEN … | IN (…) | LIKE … | ILIKE …)]
-//	concat  = prefix {(|| | & | '|' | # | << | >>) prefix}
+//	concat  = prefix {(|| | & | '|' | # | << | >> | ~ | !~ | ~* | !~*) prefix}
 //	prefix  = ~ prefix | add
 //	add     = mul {(+|-) mul}
 //	mul     = pow {(*|/|%) pow}
@@ -105,7 +105,7 @@ func isCompare(t token.Token) bool {
 func (p *parser) cmpExpr() ast.Expr {
 	start := p.pos
 	x := p.predExpr()
-	for isCompare(p.tok) || isRegex(p.tok) || p.atOperatorSyntax() {
+	for isCompare(p.tok) || p.atOperatorSyntax() {
 		op, opPos := p.tok, p.pos
 		if p.atOperatorSyntax() {
 			op = p.operatorSyntax()
@@ -199,10 +199,25 @@ func (p *parser) binaryLevel(operand func() ast.Expr, prec int) ast.Expr {
 	return x
 }
 
-func (p *parser) concatExpr() ast.Expr { return p.binaryLevel(p.prefixExpr, ast.PrecConcat) }
-func (p *parser) addExpr() ast.Expr    { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
-func (p *parser) mulExpr() ast.Expr    { return p.binaryLevel(p.powExpr, ast.PrecMul) }
-func (p *parser) powExpr() ast.Expr    { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
+// concatExpr parses the level of PostgreSQL's "any other operator",
+// left-associative: || & | # << >> and the regular-expression matches ~
+// !~ ~* !~* (as textregexeq(x, y) …), so 'a' || 'b' ~ 'ab' matches the
+// concatenation and a = b ~ c compares a with the match.
+func (p *parser) concatExpr() ast.Expr {
+	start := p.pos
+	x := p.prefixExpr()
+	for ast.BinaryPrec(p.tok) == ast.PrecConcat || isRegex(p.tok) {
+		op := p.tok
+		p.next()
+		y := p.prefixExpr()
+		x = binaryOp(p.span(start), op, x, y)
+	}
+	return x
+}
+
+func (p *parser) addExpr() ast.Expr { return p.binaryLevel(p.mulExpr, ast.PrecAdd) }
+func (p *parser) mulExpr() ast.Expr { return p.binaryLevel(p.powExpr, ast.PrecMul) }
+func (p *parser) powExpr() ast.Expr { return p.binaryLevel(p.unaryExpr, ast.PrecPow) }
 
 // prefixExpr parses PostgreSQL's prefix ~ (bitwise NOT). Like its other
 // operators it binds looser than arithmetic: ~1 + 2 is ~(1 + 2), and

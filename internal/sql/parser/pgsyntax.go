@@ -70,7 +70,7 @@ func regexCall(span ast.Span, op token.Token, x, y ast.Expr) ast.Expr {
 }
 
 // binaryOp builds x op y for an operator read inside OPERATOR(…) or as a
-// regular-expression operator at the comparison level.
+// regular-expression operator (at the level of concatExpr).
 func binaryOp(span ast.Span, op token.Token, x, y ast.Expr) ast.Expr {
 	if isRegex(op) {
 		return regexCall(span, op, x, y)
