@@ -48,6 +48,10 @@ func figure(e ast.Expr, bound expr.Expr) string {
 		if x.Name == "array" && len(x.Args) == 1 {
 			return "array"
 		}
+		if x.Name == "strpos" && len(x.Args) == 2 && x.Args[0].Pos() > x.Args[1].Pos() {
+			// POSITION(a IN b), which the parser writes as strpos(b, a).
+			return "position"
+		}
 		return x.Name
 	case *ast.ParenExpr:
 		var in expr.Expr
