@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/internal/storage"
 )
@@ -86,12 +87,19 @@ func loadBalances(b *testing.B) (*Session, uint64) {
 func benchQuery(b *testing.B, s *Session, sql string, rows int) {
 	ctx := context.Background()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Run(ctx, sql); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// reportCPU reports the process CPU per operation since from as cpu-ns/op.
+func reportCPU(b *testing.B, from time.Duration) {
+	b.ReportMetric(float64(processCPU()-from)/float64(b.N), "cpu-ns/op")
 }
 
 func BenchmarkBalances(b *testing.B) {
@@ -108,11 +116,13 @@ func BenchmarkBalances(b *testing.B) {
 		// Every version of one key (bench/ R5), as a client sends it.
 		const q = "SELECT * FROM versions(balances) WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
 		ctx := context.Background()
+		cpu := processCPU()
 		for b.Loop() {
 			if r, err := s.Run(ctx, q, 1, "0x00000010", "T01"); err != nil || len(r.Rows) == 0 {
 				b.Fatal(err, r)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("prefix", func(b *testing.B) {
 		// chain 1's five tokens of one address: a key-prefix range.
@@ -136,11 +146,13 @@ func BenchmarkUpsert10k(b *testing.B) {
 		sqls[i] = upsertSQL(0, 10_000, i+1)
 	}
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Run(ctx, sqls[i%len(sqls)]); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(10_000*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
