@@ -14,7 +14,7 @@ import (
 
 func init() {
 	plan.RegisterExecutor(func(ctx context.Context, env *plan.Env) expr.Runner {
-		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
+		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}, ctes: map[*plan.CTE]*types.Batch{}}
 	})
 }
 
@@ -58,11 +58,15 @@ type runner struct {
 	// round added, which its WorkTable nodes read. Subquery runners share
 	// it.
 	work map[*plan.Recursive]*types.Batch
+	// ctes holds the rows of the materialized WITH queries run so far
+	// (cte.go); subquery runners share it, so the statement computes
+	// each once.
+	ctes map[*plan.CTE]*types.Batch
 }
 
 // Run executes p and calls fn with each batch of its output.
 func Run(ctx context.Context, p *plan.Plan, env *plan.Env, fn func(*types.Batch) error) error {
-	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
+	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}, ctes: map[*plan.CTE]*types.Batch{}}
 	if p.Explain {
 		var lines []string
 		if p.Analyze {
@@ -109,7 +113,7 @@ func (r *runner) Rows(ctx context.Context, p any, outer []types.Value) (*types.B
 	if !ok {
 		return nil, fmt.Errorf("exec: subquery plan of type %T", p)
 	}
-	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze, work: r.work}
+	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze, work: r.work, ctes: r.ctes}
 	var out *types.Batch
 	err := sub.run(pl.Root, func(b *types.Batch) error {
 		if out == nil {
