@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,10 @@ func loadBalances(b *testing.B) (*Session, uint64) {
 }
 
 func benchQuery(b *testing.B, s *Session, sql string, rows int) {
-	ctx := context.Background()
+	// The label (bench=<benchmark name>) follows the statement into the
+	// goroutines it starts, so -cpuprofile's samples of one benchmark are
+	// `go tool pprof -tagfocus bench=<name>`, shard scans included.
+	ctx := labelled(b)
 	b.ResetTimer()
 	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
@@ -102,6 +106,15 @@ func reportCPU(b *testing.B, from time.Duration) {
 	b.ReportMetric(float64(processCPU()-from)/float64(b.N), "cpu-ns/op")
 }
 
+// labelled labels the benchmark's goroutine bench=<its name> until it
+// ends and returns a context with the label.
+func labelled(b *testing.B) context.Context {
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels("bench", b.Name()))
+	pprof.SetGoroutineLabels(ctx)
+	b.Cleanup(func() { pprof.SetGoroutineLabels(context.Background()) })
+	return ctx
+}
+
 func BenchmarkBalances(b *testing.B) {
 	s, middle := loadBalances(b)
 	agg := "SELECT token, count(*), sum(amount) FROM balances GROUP BY token"
@@ -115,7 +128,7 @@ func BenchmarkBalances(b *testing.B) {
 	b.Run("versions", func(b *testing.B) {
 		// Every version of one key (bench/ R5), as a client sends it.
 		const q = "SELECT * FROM versions(balances) WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
-		ctx := context.Background()
+		ctx := labelled(b)
 		cpu := processCPU()
 		for b.Loop() {
 			if r, err := s.Run(ctx, q, 1, "0x00000010", "T01"); err != nil || len(r.Rows) == 0 {
@@ -145,6 +158,7 @@ func BenchmarkUpsert10k(b *testing.B) {
 	for i := range sqls {
 		sqls[i] = upsertSQL(0, 10_000, i+1)
 	}
+	ctx = labelled(b)
 	b.ResetTimer()
 	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
