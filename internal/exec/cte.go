@@ -13,7 +13,7 @@ import (
 const cteBatchRows = 1024
 
 // buildCTEScan reads a materialized WITH query: the first scan of the
-// statement to start runs the definition and keeps its rows in r.ctes
+// statement to start runs the definition and keeps its rows in r.mem.ctes
 // (shared with subquery runners, so the statement computes it once and
 // every reference, volatile functions included, sees the same rows); each
 // scan then hands on copies of them, since the operators above may modify
@@ -49,7 +49,7 @@ func (r *runner) buildCTEScan(x *plan.CTEScan, out sink) func() error {
 // time. The rows count against the query's memory limit; a definition
 // over it fails with 53200 naming the WITH query.
 func (r *runner) materialize(c *plan.CTE) (*types.Batch, error) {
-	if b := r.ctes[c]; b != nil {
+	if b := r.mem.ctes[c]; b != nil {
 		return b, nil
 	}
 	out := c.Root.Output()
@@ -72,6 +72,9 @@ func (r *runner) materialize(c *plan.CTE) (*types.Batch, error) {
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, err
 	}
-	r.ctes[c] = acc
+	if r.mem.ctes == nil {
+		r.mem.ctes = map[*plan.CTE]*types.Batch{}
+	}
+	r.mem.ctes[c] = acc
 	return acc, nil
 }

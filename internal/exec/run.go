@@ -14,7 +14,7 @@ import (
 
 func init() {
 	plan.RegisterExecutor(func(ctx context.Context, env *plan.Env) expr.Runner {
-		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}, ctes: map[*plan.CTE]*types.Batch{}}
+		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
 	})
 }
 
@@ -29,8 +29,15 @@ type sink interface {
 	finish() error
 }
 
+// memBudget is the memory one statement's operators hold, which every
+// runner of the statement (subqueries included) shares by pointer.
 type memBudget struct {
 	used, limit int64
+	// ctes holds the rows of the materialized WITH queries run so far
+	// (cte.go): kept here, shared like the budget they count against, so
+	// the statement computes each once. Made on first use: most
+	// statements have none, and a point SELECT should not pay for a map.
+	ctes map[*plan.CTE]*types.Batch
 }
 
 func (m *memBudget) grow(n int64) error {
@@ -58,15 +65,11 @@ type runner struct {
 	// round added, which its WorkTable nodes read. Subquery runners share
 	// it.
 	work map[*plan.Recursive]*types.Batch
-	// ctes holds the rows of the materialized WITH queries run so far
-	// (cte.go); subquery runners share it, so the statement computes
-	// each once.
-	ctes map[*plan.CTE]*types.Batch
 }
 
 // Run executes p and calls fn with each batch of its output.
 func Run(ctx context.Context, p *plan.Plan, env *plan.Env, fn func(*types.Batch) error) error {
-	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}, ctes: map[*plan.CTE]*types.Batch{}}
+	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
 	if p.Explain {
 		var lines []string
 		if p.Analyze {
@@ -113,7 +116,7 @@ func (r *runner) Rows(ctx context.Context, p any, outer []types.Value) (*types.B
 	if !ok {
 		return nil, fmt.Errorf("exec: subquery plan of type %T", p)
 	}
-	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze, work: r.work, ctes: r.ctes}
+	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze, work: r.work}
 	var out *types.Batch
 	err := sub.run(pl.Root, func(b *types.Batch) error {
 		if out == nil {

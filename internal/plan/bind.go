@@ -206,7 +206,7 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		}
 		inh = a
 	}
-	ctes, err := b.withDefs(q.With, parent, ctes, inh, q)
+	ctes, err := b.withDefs(q.With, parent, ctes, inh, q, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,9 +243,10 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 // withDefs chains the definitions of w (nil: none) onto ctes, one link per
 // definition, so that each sees the ones before it (PostgreSQL's scoping)
 // and the query sees them all. scope is the query that declares w (with w
-// itself when w is not part of it), where its definitions' references are
-// counted.
-func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf, scope ...ast.Node) (*cteEnv, error) {
+// itself as extra when w is not part of it), where its definitions'
+// references are counted. (Two parameters, not a variadic list: a slice
+// built at every call would cost a point SELECT an allocation.)
+func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf, scope, extra ast.Node) (*cteEnv, error) {
 	if w == nil {
 		return ctes, nil
 	}
@@ -259,7 +260,7 @@ func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf, s
 			return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "WITH clause containing a data-modifying statement must be at the top level").
 				WithPos(c.Write.Pos())
 		}
-		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent, refs: countRefs(c, scope...)}
+		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent, refs: countRefs(c, scope, extra)}
 	}
 	return ctes, nil
 }

@@ -91,15 +91,18 @@ type materialized struct {
 
 // countRefs counts the references to WITH definition def in the query
 // that declares it (scope: the SelectStmt, or the statement whose WITH
-// it is together with that WITH): FROM items that name it, outside its
+// it is, with that WITH as extra): FROM items that name it, outside its
 // own definition. A nested query whose WITH defines the same name hides
 // it, and its references are not counted (they may also read ours through
 // the nested WITH's earlier definitions; those are then missed, which only
 // leaves the definition inlined, as before materialization existed).
-func countRefs(def *ast.CTE, scope ...ast.Node) int {
+func countRefs(def *ast.CTE, scope, extra ast.Node) int {
 	name := def.Name.Name
 	n := 0
-	for _, s := range scope {
+	for _, s := range [2]ast.Node{scope, extra} {
+		if s == nil || s == ast.Node((*ast.With)(nil)) {
+			continue
+		}
 		ast.Inspect(s, func(x ast.Node) bool {
 			switch x := x.(type) {
 			case *ast.CTE:
