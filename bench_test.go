@@ -12,8 +12,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/internal/storage"
 )
@@ -84,14 +86,33 @@ func loadBalances(b *testing.B) (*Session, uint64) {
 }
 
 func benchQuery(b *testing.B, s *Session, sql string, rows int) {
-	ctx := context.Background()
+	// The label (bench=<benchmark name>) follows the statement into the
+	// goroutines it starts, so -cpuprofile's samples of one benchmark are
+	// `go tool pprof -tagfocus bench=<name>`, shard scans included.
+	ctx := labelled(b)
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Run(ctx, sql); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// reportCPU reports the process CPU per operation since from as cpu-ns/op.
+func reportCPU(b *testing.B, from time.Duration) {
+	b.ReportMetric(float64(processCPU()-from)/float64(b.N), "cpu-ns/op")
+}
+
+// labelled labels the benchmark's goroutine bench=<its name> until it
+// ends and returns a context with the label.
+func labelled(b *testing.B) context.Context {
+	ctx := pprof.WithLabels(context.Background(), pprof.Labels("bench", b.Name()))
+	pprof.SetGoroutineLabels(ctx)
+	b.Cleanup(func() { pprof.SetGoroutineLabels(context.Background()) })
+	return ctx
 }
 
 func BenchmarkBalances(b *testing.B) {
@@ -107,12 +128,14 @@ func BenchmarkBalances(b *testing.B) {
 	b.Run("versions", func(b *testing.B) {
 		// Every version of one key (bench/ R5), as a client sends it.
 		const q = "SELECT * FROM versions(balances) WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
-		ctx := context.Background()
+		ctx := labelled(b)
+		cpu := processCPU()
 		for b.Loop() {
 			if r, err := s.Run(ctx, q, 1, "0x00000010", "T01"); err != nil || len(r.Rows) == 0 {
 				b.Fatal(err, r)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("prefix", func(b *testing.B) {
 		// chain 1's five tokens of one address: a key-prefix range.
@@ -135,12 +158,15 @@ func BenchmarkUpsert10k(b *testing.B) {
 	for i := range sqls {
 		sqls[i] = upsertSQL(0, 10_000, i+1)
 	}
+	ctx = labelled(b)
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Run(ctx, sqls[i%len(sqls)]); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(10_000*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 

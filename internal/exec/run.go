@@ -29,8 +29,15 @@ type sink interface {
 	finish() error
 }
 
+// memBudget is the memory one statement's operators hold, which every
+// runner of the statement (subqueries included) shares by pointer.
 type memBudget struct {
 	used, limit int64
+	// ctes holds the rows of the materialized WITH queries run so far
+	// (cte.go): kept here, shared like the budget they count against, so
+	// the statement computes each once. Made on first use: most
+	// statements have none, and a point SELECT should not pay for a map.
+	ctes map[*plan.CTE]*types.Batch
 }
 
 func (m *memBudget) grow(n int64) error {

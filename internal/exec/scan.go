@@ -140,6 +140,8 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		return r.buildRecursive(x, out)
 	case *plan.WorkTable:
 		return r.buildWorkTable(x, out), nil
+	case *plan.CTEScan:
+		return r.buildCTEScan(x, out), nil
 	}
 	return nil, fmt.Errorf("exec: no operator for %T", n)
 }

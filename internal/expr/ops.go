@@ -36,7 +36,11 @@ func ArithError(pos int, op string, a, b types.Value, t types.Type, err error) e
 	var re *types.RangeError
 	if errors.As(err, &re) {
 		if k := t.Kind; re.Reason != "" && (k == types.Interval || k == types.DateTime64 || k == types.Date) {
-			// PostgreSQL's "interval out of range", "timestamp out of range".
+			// PostgreSQL's "interval out of range", "timestamp out of
+			// range"; with the result when it has one (a date past 9999).
+			if re.Value != "" {
+				return sqlerr.New(sqlerr.CodeDatetimeOverflow, "%s: %s %s %s is %s", re.Reason, a, op, b, re.Value).WithPos(pos)
+			}
 			return sqlerr.New(sqlerr.CodeDatetimeOverflow, "%s", re.Reason).WithPos(pos)
 		}
 		return sqlerr.OutOfRange(pos, "%s overflow: %s %s %s", t, a, op, b)
@@ -658,8 +662,13 @@ func (e *Cast) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 // PostgreSQL's interval_field_overflow for interval input, else
 // numeric_value_out_of_range.
 func rangeCode(e *types.RangeError) string {
-	if e.Type.Kind == types.Interval && e.Value != "" {
+	switch k := e.Type.Kind; {
+	case k == types.Interval && e.Value != "":
 		return sqlerr.CodeIntervalOverflow
+	case k == types.Date || k == types.DateTime64:
+		// datetime_field_overflow, as PostgreSQL reports a date or
+		// timestamp out of range.
+		return sqlerr.CodeDatetimeOverflow
 	}
 	return sqlerr.CodeNumericOutOfRange
 }

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -801,6 +802,17 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		}
 		f.fn = func(a []types.Value, _ types.Type) (types.Value, error) {
 			return types.NewString(SizePretty(a[0].Int64())), nil
+		}
+	case "random":
+		// A uniform float in [0, 1), another on every call: the planner
+		// neither folds nor moves it (plan.volatileFunc), so a WITH query
+		// that calls it is computed once and all its readers agree.
+		if !params(0) {
+			return bad()
+		}
+		sig.Result = types.Of(types.Float64)
+		f.fn = func([]types.Value, types.Type) (types.Value, error) {
+			return types.NewFloat64(rand.Float64()), nil
 		}
 	default:
 		return nil, Signature{}, false, nil

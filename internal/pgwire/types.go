@@ -410,13 +410,20 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		if err := want(4); err != nil {
 			return types.Value{}, err
 		}
-		return types.NewDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays), nil
+		d := types.NewDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays)
+		return d, types.CheckTime(d) // years 1 to 9999, as a text date
 	case oidTimestamptz, oidTimestamp:
 		if err := want(8); err != nil {
 			return types.Value{}, err
 		}
+		// Whole seconds and the rest: a time.Duration of the microseconds
+		// would overflow (and wrap) for dates more than 292 years from 2000.
 		us := int64(binary.BigEndian.Uint64(b))
-		t := time.Unix(pgEpochSec, 0).Add(time.Duration(us) * time.Microsecond)
+		sec, rem := us/1e6, us%1e6
+		if rem < 0 {
+			sec, rem = sec-1, rem+1e6
+		}
+		t := time.Unix(pgEpochSec+sec, rem*1000)
 		return types.FromTime(types.Type{Kind: types.DateTime64, Precision: 6, TZ: "UTC"}, t.UTC())
 	case oidInterval:
 		if err := want(16); err != nil {

@@ -1,6 +1,8 @@
 package pgwire
 
 import (
+	"encoding/binary"
+	"math"
 	"math/big"
 	"testing"
 
@@ -192,5 +194,41 @@ func TestIntervalWire(t *testing.T) {
 	back, err := decodeParam(oidInterval, 1, b)
 	if err != nil || back.String() != v.String() {
 		t.Errorf("binary reads back as %v (%v)", back, err)
+	}
+}
+
+// Binary timestamps and dates far from 2000 decode exactly (the
+// microseconds are not made a time.Duration, which wraps after 292
+// years), and those outside years 1 to 9999 are refused as a text one
+// would be (types.CheckTime).
+func TestDecodeBinaryTimeRange(t *testing.T) {
+	ts := func(us int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(us)) }
+	const usPerDay = 86400 * 1_000_000
+	// 9999-12-31 23:59:59.999999 and 0001-01-01 00:00:00, in µs since 2000.
+	last := (int64(2921939)+1)*usPerDay - 1
+	first := int64(-730119) * usPerDay
+	for _, c := range []struct {
+		b    []byte
+		want string
+	}{
+		{ts(last), "9999-12-31 23:59:59.999999"},
+		{ts(first), "0001-01-01 00:00:00.000000"},
+		{ts(-1), "1999-12-31 23:59:59.999999"},
+	} {
+		v, err := decodeParam(oidTimestamp, 1, c.b)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%x: %v %v, want %s", c.b, v, err, c.want)
+		}
+	}
+	for _, b := range [][]byte{ts(last + 1), ts(first - 1), ts(math.MaxInt64), ts(math.MinInt64)} {
+		if v, err := decodeParam(oidTimestamp, 1, b); err == nil {
+			t.Errorf("%x decoded as %v, want a range error", b, v)
+		}
+	}
+	if v, err := decodeParam(oidDate, 1, binary.BigEndian.AppendUint32(nil, 2921940)); err == nil {
+		t.Errorf("10000-01-01 decoded as %v, want a range error", v)
+	}
+	if v, err := decodeParam(oidDate, 1, binary.BigEndian.AppendUint32(nil, 2921939)); err != nil || v.String() != "9999-12-31" {
+		t.Errorf("9999-12-31: %v %v", v, err)
 	}
 }

@@ -48,6 +48,9 @@ type binder struct {
 	// far: a subquery or LATERAL item during whose binding it grew must
 	// run for every outer row, not once per distinct outer tuple.
 	volatiles int
+	// mats holds the WITH queries bound once for the statement (cte.go),
+	// which every later reference reads.
+	mats map[matKey]*materialized
 }
 
 func newBinder(env *Env) *binder {
@@ -126,6 +129,9 @@ type cteEnv struct {
 	// outer is the scope enclosing the query that declares the WITH (nil
 	// at the top): the definitions may read its columns.
 	outer *scope
+	// refs counts the references to the definition in the query that
+	// declares it (countRefs): more than one computes it once.
+	refs int
 }
 
 // outerFor is the scope a definition of e, referenced from a FROM clause
@@ -200,7 +206,7 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 		}
 		inh = a
 	}
-	ctes, err := b.withDefs(q.With, parent, ctes, inh)
+	ctes, err := b.withDefs(q.With, parent, ctes, inh, q, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -236,8 +242,11 @@ func (b *binder) queryAsOf(q *ast.SelectStmt, parent *scope, ctes *cteEnv, inh *
 
 // withDefs chains the definitions of w (nil: none) onto ctes, one link per
 // definition, so that each sees the ones before it (PostgreSQL's scoping)
-// and the query sees them all.
-func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf) (*cteEnv, error) {
+// and the query sees them all. scope is the query that declares w (with w
+// itself as extra when w is not part of it), where its definitions'
+// references are counted. (Two parameters, not a variadic list: a slice
+// built at every call would cost a point SELECT an allocation.)
+func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf, scope, extra ast.Node) (*cteEnv, error) {
 	if w == nil {
 		return ctes, nil
 	}
@@ -251,7 +260,7 @@ func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf) (
 			return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "WITH clause containing a data-modifying statement must be at the top level").
 				WithPos(c.Write.Pos())
 		}
-		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent}
+		ctes = &cteEnv{defs: map[string]*ast.CTE{c.Name.Name: c}, asOf: inh, parent: ctes, recursive: w.Recursive, outer: parent, refs: countRefs(c, scope, extra)}
 	}
 	return ctes, nil
 }
@@ -798,10 +807,8 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 				n, names = b.workTable(rec)
 			case inProgress:
 				return nil, sqlerr.New(codeInvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", name).WithPos(t.Pos()).WithToken(name)
-			case env.recursive && readsItself(def):
-				n, names, err = b.bindRecursive(def, env, env.outerFor(sc), cteAsOf)
 			default:
-				n, names, err = b.queryAsOf(def.Query, env.outerFor(sc), env.parentOf(def), cteAsOf)
+				n, names, err = b.cteRef(def, env, sc, cteAsOf, alias)
 			}
 			if err != nil {
 				return nil, err
@@ -1023,7 +1030,7 @@ func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
 
 // evalConst binds e without columns and computes it.
 func (b *binder) evalConst(e ast.Expr) (types.Value, error) {
-	ctes, err := b.withDefs(b.env.With, nil, nil, nil)
+	ctes, err := b.withDefs(b.env.With, nil, nil, nil, b.env.With, e)
 	if err != nil {
 		return types.Value{}, err
 	}

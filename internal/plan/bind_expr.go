@@ -854,7 +854,7 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fn.Volatile() {
+	if volatileFunc(fn) {
 		b.volatiles++
 	}
 	for i := range args {

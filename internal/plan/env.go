@@ -133,7 +133,7 @@ func Build(stmt ast.Stmt, env *Env) (*Plan, error) {
 	if !ok {
 		return nil, notSupported(stmt, "plan: statement is not a query")
 	}
-	ctes, err := b.withDefs(env.With, nil, nil, nil)
+	ctes, err := b.withDefs(env.With, nil, nil, nil, env.With, sel)
 	if err != nil {
 		return nil, err
 	}

@@ -492,6 +492,10 @@ func Describe(n Node, src Source) string {
 		return s
 	case *Window:
 		return describeWindow(n)
+	case *CTEScan:
+		return describeCTEScan(n)
+	case *cteDef:
+		return "CTE " + n.c.Name
 	case *WorkTable:
 		return "WorkTable " + n.Rec.Name + " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
 	}
@@ -573,6 +577,15 @@ func Explain(n Node, src Source, annotate func(Node) string) []string {
 		}
 		lines = append(lines, line)
 		ins := n.Inputs()
+		if prefix == "" {
+			// The materialized WITH queries come first below the top
+			// node, once each, as PostgreSQL shows them.
+			var defs []Node
+			for _, c := range ctesOf(n) {
+				defs = append(defs, &cteDef{c: c})
+			}
+			ins = append(defs, ins...)
+		}
 		for i, c := range ins {
 			if i == len(ins)-1 {
 				walk(c, childPrefix+"└─ ", childPrefix+"   ")

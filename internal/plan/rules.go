@@ -260,9 +260,13 @@ func fold(e expr.Expr) expr.Expr {
 			all = false
 		}
 	}
-	switch e.(type) {
+	switch x := e.(type) {
 	case *expr.Const, *expr.Col, *expr.Outer, *expr.Subquery:
 		return e
+	case *expr.Func:
+		if volatileFunc(x) || readsSession[x.Name] {
+			return e
+		}
 	}
 	if strictOnNull(e) {
 		return expr.NewConst(types.Null(e.Type()))
@@ -596,17 +600,40 @@ func pushThroughAggregate(x *Aggregate, c expr.Expr, hasSub bool) bool {
 	return true
 }
 
-// volatile reports whether e calls a function with an effect.
+// volatile reports whether e calls a volatile function (volatileFunc).
 func volatile(e expr.Expr) bool {
 	found := false
 	expr.Walk(e, func(e expr.Expr) bool {
-		if f, ok := e.(*expr.Func); ok && f.Volatile() {
+		if f, ok := e.(*expr.Func); ok && volatileFunc(f) {
 			found = true
 		}
 		return !found
 	})
 	return found
 }
+
+// volatileFuncs are the functions PostgreSQL marks VOLATILE whose calls
+// may each return another value although they change nothing:
+// random(), clock_timestamp(), timeofday(), a sequence's nextval(). Not
+// every one of them exists in Strata; the names are listed so that none is
+// ever folded or moved once it does.
+var volatileFuncs = map[string]bool{
+	"random": true, "random_normal": true, "clock_timestamp": true, "timeofday": true,
+	"gen_random_uuid": true, "nextval": true, "setval": true, "currval": true, "lastval": true,
+}
+
+// readsSession are the functions whose value is the session's state when
+// the statement runs (PostgreSQL's STABLE functions of settings): not
+// folded at plan time, so a plan kept for another run of the statement
+// reads the setting as it is then, and set_config() earlier in the
+// statement is seen, as in PostgreSQL.
+var readsSession = map[string]bool{"current_setting": true}
+
+// volatileFunc reports whether f may return another value on each call or
+// changes the session (set_config): PostgreSQL's VOLATILE. The planner
+// neither folds such a call nor changes how often or on which rows it
+// runs, and a WITH query that calls one is computed once (cte.go).
+func volatileFunc(f *expr.Func) bool { return f.Volatile() || volatileFuncs[f.Name] }
 
 // throughCols rewrites, in place, every column of e that pass maps to the
 // projection input's column it passes through.

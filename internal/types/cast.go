@@ -159,16 +159,25 @@ func Cast(v Value, to Type) (Value, error) {
 		if from.Kind == DateTime64 {
 			sec, _ := splitTicks(v.Int64(), int(from.Precision))
 			days, _ := floorDiv(sec+zoneOffset(from, sec), 86400)
-			return NewDate(days), nil
+			return checkedTime(NewDate(days), v.String())
 		}
 	case DateTime64:
+		// Another zone shows another date, and rounding to a lower
+		// precision may reach the next day: the result is checked.
+		var r Value
+		var err error
 		if from.Kind == Date {
 			sec := v.Int64() * 86400
 			sec -= zoneOffset(to, sec-zoneOffset(to, sec))
-			return tickValue(v, to, sec, 0)
+			r, err = tickValue(v, to, sec, 0)
+		} else {
+			sec, frac := splitTicks(v.Int64(), int(from.Precision))
+			r, err = tickValue(v, to, sec, frac*int64(pow10u[9-int(from.Precision)]))
 		}
-		sec, frac := splitTicks(v.Int64(), int(from.Precision))
-		return tickValue(v, to, sec, frac*int64(pow10u[9-int(from.Precision)]))
+		if err != nil {
+			return Value{}, err
+		}
+		return checkedTime(r, v.String())
 	case UUID:
 		if len(v.b) == 16 {
 			var u [16]byte

@@ -66,6 +66,9 @@
 //     value back (floats included: shortest round-trip digits). The one
 //     exception is a zoned DATETIME64 in the hour a DST change repeats:
 //     its text carries no offset, so it reads back as the first of the two.
+//     For this DATE and DATETIME64 values hold years 1 to 9999 only (the
+//     text's four-digit years): everything that makes one checks it
+//     (CheckTime, timerange.go).
 //  3. Integer and DECIMAL arithmetic never wraps silently: overflow is a
 //     *RangeError, and no integer is converted through float64.
 //  4. Each kind has one physical class; a Value keeps its payload only in

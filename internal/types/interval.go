@@ -619,6 +619,9 @@ func AddTimeInterval(ts, iv Value, sub bool, t Type) (Value, error) {
 	}
 	v, err := FromTime(t, tm)
 	if err != nil {
+		if re, ok := err.(*RangeError); ok && re.Reason != "" {
+			return Value{}, re // names the result
+		}
 		return Value{}, &RangeError{Type: t, Reason: "timestamp out of range"}
 	}
 	return v, nil
@@ -830,7 +833,7 @@ func TimeArith(op Op, a, b Value, t Type) (Value, error) {
 		if !ok || r > 100_000_000 || r < -100_000_000 {
 			return Value{}, &RangeError{Type: t, Reason: "date out of range"}
 		}
-		return NewDate(r), nil
+		return checkedTime(NewDate(r), "")
 	case ka == Interval || kb == Interval:
 		iv, n := a, b
 		if kb == Interval {

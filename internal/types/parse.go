@@ -185,7 +185,7 @@ func ParseText(t Type, s string) (Value, error) {
 		}
 	case Date:
 		if days, ok := parseDate(x); ok {
-			return Value{t: t, n: uint64(days)}, nil
+			return checkedTime(Value{t: t, n: uint64(days)}, s)
 		}
 	case DateTime64:
 		return parseDateTime(t, s, x)
@@ -342,7 +342,9 @@ func parseBool(s string) (bool, bool) {
 }
 
 // parseDate reads YYYY-MM-DD (month and day may have one digit) with real
-// calendar checks, years 1 to 9999.
+// calendar checks. The year has four digits or more: a year past 9999 (or
+// year 0) is a date, refused by the caller as out of range (CheckTime)
+// rather than as text that is no date at all.
 func parseDate(s string) (int64, bool) {
 	days, rest, ok := scanDate(s)
 	return days, ok && rest == ""
@@ -350,7 +352,7 @@ func parseDate(s string) (int64, bool) {
 
 // scanDate reads a date prefix of s and returns what follows it.
 func scanDate(s string) (days int64, rest string, ok bool) {
-	y, s, ok1 := scanInt(s, 4, 4)
+	y, s, ok1 := scanInt(s, 4, 9)
 	if !ok1 || len(s) == 0 || s[0] != '-' {
 		return 0, "", false
 	}
@@ -359,7 +361,7 @@ func scanDate(s string) (days int64, rest string, ok bool) {
 		return 0, "", false
 	}
 	d, s, ok3 := scanInt(s[1:], 1, 2)
-	if !ok3 || y < 1 || m < 1 || m > 12 || d < 1 || d > daysIn(int64(y), m) {
+	if !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(int64(y), m) {
 		return 0, "", false
 	}
 	return daysFromCivil(int64(y), m, d), s, true
@@ -463,7 +465,7 @@ func parseDateTime(t Type, orig, x string) (Value, error) {
 	if !ok {
 		return Value{}, &RangeError{Value: orig, Type: t}
 	}
-	return Value{t: t, n: uint64(ticks)}, nil
+	return checkedTime(Value{t: t, n: uint64(ticks)}, orig)
 }
 
 // parseUUID reads 8-4-4-4-12 or 32 hex digits, either case, optionally in

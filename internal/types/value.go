@@ -157,16 +157,16 @@ func FromTime(t Type, tm time.Time) (Value, error) {
 	switch t.Kind {
 	case Date:
 		y, m, d := tm.Date()
-		return NewDate(daysFromCivil(int64(y), int(m), d)), nil
+		return checkedTime(NewDate(daysFromCivil(int64(y), int(m), d)), "")
 	case DateTime64:
 		sec := tm.Unix()
 		p := int(t.Precision)
 		frac := int64(tm.Nanosecond()) / int64(pow10u[9-p])
 		ticks, ok := secTicks(sec, p, frac)
 		if !ok {
-			return Value{}, &RangeError{Type: t, Value: tm.String()}
+			return Value{}, &RangeError{Type: t, Value: tm.Format("2006-01-02 15:04:05.999999999"), Reason: "timestamp out of range"}
 		}
-		return NewDateTime64(t, ticks), nil
+		return checkedTime(NewDateTime64(t, ticks), "")
 	}
 	return Value{}, &CastError{From: Of(DateTime64), To: t}
 }

@@ -277,7 +277,14 @@ func (p *printer) with(w *With) {
 			p.str(" ")
 			p.parenIdents(c.Columns)
 		}
-		p.str(" AS (")
+		switch c.Materialized {
+		case MaterializeAlways:
+			p.str(" AS MATERIALIZED (")
+		case MaterializeNever:
+			p.str(" AS NOT MATERIALIZED (")
+		default:
+			p.str(" AS (")
+		}
 		if c.Write != nil {
 			p.stmt(c.Write)
 		} else {

@@ -106,7 +106,27 @@ type CTE struct {
 	Columns []*Ident
 	Query   *SelectStmt
 	Write   Stmt
+	// Materialized is what AS [NOT] MATERIALIZED asked for.
+	Materialized Materialize
 }
+
+// Materialize is a WITH definition's AS MATERIALIZED or AS NOT
+// MATERIALIZED (PostgreSQL 12's), or neither: whether the definition is
+// computed once for the statement or inlined where it is referenced.
+type Materialize uint8
+
+// The choices of Materialize.
+const (
+	// MaterializeDefault leaves it to the planner: once when referenced
+	// more than once, recursive or calling a volatile function; inlined
+	// otherwise.
+	MaterializeDefault Materialize = iota
+	// MaterializeAlways is AS MATERIALIZED.
+	MaterializeAlways
+	// MaterializeNever is AS NOT MATERIALIZED: inlined at every reference
+	// (unless recursive or data-modifying, which are always computed once).
+	MaterializeNever
+)
 
 // OrderItem is one ORDER BY term. Expr may be a NumberLit ordinal.
 type OrderItem struct {

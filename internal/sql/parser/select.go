@@ -154,6 +154,18 @@ func (p *parser) with() *ast.With {
 			c.Columns = p.parenIdents("a column name")
 		}
 		p.expect(token.AS)
+		switch {
+		case p.wordIs("materialized"):
+			p.next()
+			c.Materialized = ast.MaterializeAlways
+		case p.tok == token.NOT:
+			p.next()
+			if !p.wordIs("materialized") {
+				p.errorExpected("MATERIALIZED")
+			}
+			p.next()
+			c.Materialized = ast.MaterializeNever
+		}
 		p.expect(token.LPAREN)
 		switch p.tok {
 		case token.INSERT, token.UPSERT:
