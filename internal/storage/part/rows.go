@@ -256,6 +256,9 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// Whole pages are decoded into scratch and the rows copied out:
 	// parquet-go's sliced pages keep a bit offset into boolean data that
 	// Data() does not expose.
+	if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col); err != nil {
+		return nil, nil, err
+	}
 	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
 	defer pages.Close()
 	sc.first = first

@@ -1,0 +1,239 @@
+package part
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
+)
+
+// This file checks page headers before parquet-go reads them.
+//
+// Stripe and page checksums say that bytes are what a writer wrote, not
+// that the writer wrote sense: a part from a buggy writer, from elsewhere,
+// or a fuzzer that recomputes the checksums, can hold a page whose header
+// claims sizes its bytes do not have. parquet-go trusts those sizes for
+// its allocations: it allocates the claimed uncompressed size, a level
+// byte and an offset per claimed value, and its LZ4_RAW decoder doubles
+// its output buffer for as long as a block fails to decode, so a corrupt
+// LZ4 page ended in a fatal out-of-memory no recover catches (FuzzPart).
+// checkPages walks the headers of the pages parquet-go is about to read
+// and refuses, as corruption naming the page, any whose sizes do not fit:
+//
+//   - the page lies inside its column chunk and is a data page;
+//   - its values and rows are at most the block's rows and the part's
+//     PageRows (Write ends every page there);
+//   - its uncompressed size is at most the chunk's total uncompressed size
+//     (sealed in the footer);
+//   - its compressed bytes decode to exactly the uncompressed size: ZSTD
+//     frames all carry their content size (the decoder stops a frame that
+//     outgrows it) and those add up; an LZ4_RAW block is decoded once into
+//     a buffer of that size, which it must fill; UNCOMPRESSED bytes are
+//     that size. Snappy and the other codecs Write never uses are refused
+//     in checkLayout.
+//
+// So what parquet-go allocates for a page is bounded by sizes the page's
+// own bytes bear out. Reads through ReadBlock check a chunk once per open
+// reader (the stripes prove later reads see the same bytes); a lookup
+// checks the pages it decodes, which the page cache then keeps.
+
+// pageFault describes a page header that does not fit its bytes.
+type pageFault struct {
+	page   int
+	offset int64
+	what   string
+}
+
+// lz4Scratch pools the buffers LZ4 pages are test-decoded into.
+var lz4Scratch sync.Pool
+
+// checkPages checks the headers of the pages in buf[from:to) (file
+// offsets from base): a whole chunk, or the pages of it a lookup reads,
+// the first of which is page page0 of the chunk.
+// rows bounds the values and rows of each page; total is the chunk's
+// uncompressed size from the footer; codec its compression.
+func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, codec format.CompressionCodec) (err error) {
+	page := page0
+	pos := from
+	defer func() {
+		// The Thrift decoder is parquet-go's; a panic in it is a
+		// malformed header, like any other.
+		if x := recover(); x != nil {
+			err = &pageFault{page: page, offset: pos, what: fmt.Sprintf("malformed page header: %v", x)}
+		}
+	}()
+	fault := func(format string, args ...any) error {
+		return &pageFault{page: page, offset: pos, what: fmt.Sprintf(format, args...)}
+	}
+	if from < base || to > base+int64(len(buf)) || from > to {
+		return fault("pages [%d, %d) lie outside the verified bytes", from, to)
+	}
+	var proto thrift.CompactProtocol
+	var sum int64
+	for ; pos < to; page++ {
+		b := buf[pos-base : to-base]
+		rd := proto.NewReaderFromBytes(b)
+		var h format.PageHeader
+		if err := thrift.NewDecoder(rd).Decode(&h); err != nil {
+			return fault("page header: %v", err)
+		}
+		hl := int64(rd.BytesRead())
+		comp, unc := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+		if comp < 0 || unc < 0 || hl+comp > int64(len(b)) {
+			return fault("page of %d bytes (%d uncompressed) after a %d-byte header overruns its chunk's %d bytes", comp, unc, hl, len(b))
+		}
+		if sum += unc; unc > total || sum > total {
+			return fault("page of %d uncompressed bytes exceeds its chunk's %d", unc, total)
+		}
+		body := b[hl : hl+comp]
+		var values, nrows int64
+		compressed := codec != format.Uncompressed
+		switch {
+		case h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid:
+			v := &h.DataPageHeaderV2.V
+			values, nrows = int64(v.NumValues), int64(v.NumRows)
+			levels := int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength)
+			if v.NumNulls < 0 || int64(v.NumNulls) > values || v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 || levels > comp || levels > unc {
+				return fault("data page of %d values, %d NULLs and %d bytes of levels in %d bytes", values, v.NumNulls, levels, comp)
+			}
+			body, unc = body[levels:], unc-levels
+			if v.IsCompressed.Valid && !v.IsCompressed.V {
+				compressed = false
+			}
+		case h.Type == format.DataPage && h.DataPageHeader.Valid:
+			values = int64(h.DataPageHeader.V.NumValues)
+			nrows = values
+		default:
+			return fault("page of type %s; a part holds data pages only", h.Type)
+		}
+		if values < 0 || nrows < 0 || values > int64(rows) || nrows > values {
+			return fault("data page of %d values and %d rows in a page of at most %d rows", values, nrows, rows)
+		}
+		if !compressed {
+			if int64(len(body)) != unc {
+				return fault("uncompressed page of %d bytes says it holds %d", len(body), unc)
+			}
+		} else if err := checkDecodedSize(codec, body, unc); err != nil {
+			return fault("%v", err)
+		}
+		pos += hl + comp
+	}
+	return nil
+}
+
+// checkDecodedSize checks that body, compressed with codec, decodes to
+// exactly size bytes, allocating at most size to find out.
+func checkDecodedSize(codec format.CompressionCodec, body []byte, size int64) error {
+	switch codec {
+	case format.Zstd:
+		if err := checkZstd(body, size); err != nil {
+			return fmt.Errorf("ZSTD page: %v", err)
+		}
+		return nil
+	case format.Lz4Raw:
+		// An LZ4 block does not say what it decodes to, and decoding it is
+		// the only way to know that parquet-go's decoder will stop.
+		p, _ := lz4Scratch.Get().(*[]byte)
+		if p == nil {
+			p = new([]byte)
+		}
+		defer lz4Scratch.Put(p)
+		if int64(cap(*p)) < size {
+			*p = make([]byte, size)
+		}
+		n, err := lz4.UncompressBlock(body, (*p)[:size])
+		if err != nil || int64(n) != size {
+			return fmt.Errorf("LZ4 page does not decode to the %d bytes its header says", size)
+		}
+		return nil
+	}
+	return fmt.Errorf("pages compressed with %s", codec)
+}
+
+// checkZstd checks that b is one ZSTD frame, as klauspost's EncodeAll
+// writes a page, that decodes to size bytes. A frame that states its
+// content size must state size (the decoder stops a frame that outgrows
+// what it states); one that does not (EncodeAll leaves it out below 256
+// bytes) must be one block, which decodes to at most 128 KiB.
+func checkZstd(b []byte, size int64) error {
+	const maxBlock = 128 << 10
+	if len(b) < 5 || binary.LittleEndian.Uint32(b) != 0xFD2FB528 {
+		return fmt.Errorf("no ZSTD frame magic")
+	}
+	fhd := b[4]
+	single := fhd&0x20 != 0
+	if fhd&0x08 != 0 {
+		return fmt.Errorf("reserved frame header bit set")
+	}
+	pos := 5
+	if !single {
+		pos++ // window descriptor
+	}
+	pos += [4]int{0, 1, 2, 4}[fhd&3] // dictionary id
+	fcsLen := [4]int{0, 2, 4, 8}[fhd>>6]
+	if fcsLen == 0 && single {
+		fcsLen = 1
+	}
+	if pos+fcsLen > len(b) {
+		return fmt.Errorf("frame header overruns the page")
+	}
+	var fcs uint64
+	switch fcsLen {
+	case 1:
+		fcs = uint64(b[pos])
+	case 2:
+		fcs = uint64(binary.LittleEndian.Uint16(b[pos:])) + 256
+	case 4:
+		fcs = uint64(binary.LittleEndian.Uint32(b[pos:]))
+	case 8:
+		fcs = binary.LittleEndian.Uint64(b[pos:])
+	}
+	if fcsLen > 0 && fcs != uint64(size) {
+		return fmt.Errorf("frame of %d bytes, the page header says %d", fcs, size)
+	}
+	pos += fcsLen
+	for last := false; !last; {
+		if pos+3 > len(b) {
+			return fmt.Errorf("block header overruns the page")
+		}
+		h := uint32(b[pos]) | uint32(b[pos+1])<<8 | uint32(b[pos+2])<<16
+		pos += 3
+		last = h&1 != 0
+		n := int(h >> 3)
+		if n > maxBlock {
+			return fmt.Errorf("block of %d bytes", n)
+		}
+		switch h >> 1 & 3 {
+		case 0: // raw
+			pos += n
+		case 1: // RLE
+			pos++
+		case 2: // compressed
+			pos += n
+			n = -1
+		default:
+			return fmt.Errorf("reserved block type")
+		}
+		if pos > len(b) {
+			return fmt.Errorf("block overruns the page")
+		}
+		if fcsLen == 0 && (!last || n >= 0 && int64(n) != size || size > maxBlock) {
+			return fmt.Errorf("frame without a content size is not one block of the page's %d bytes", size)
+		}
+	}
+	if fhd&0x04 != 0 {
+		pos += 4 // content checksum
+	}
+	if pos != len(b) {
+		return fmt.Errorf("frame of %d bytes in a page of %d", pos, len(b))
+	}
+	return nil
+}
+
+// Error implements error.
+func (f *pageFault) Error() string {
+	return fmt.Sprintf("page %d at offset %d: %s", f.page, f.offset, f.what)
+}
