@@ -89,10 +89,11 @@ func recrcPages(file []byte) {
 	}
 }
 
-// lz4Part writes a part whose table columns are LZ4- or ZSTD-compressed
-// (pages of several KiB, compressible) and returns its bytes.
+// lz4Part writes a small part whose table columns are LZ4- or
+// ZSTD-compressed (two blocks of three pages, compressible) and returns
+// its bytes.
 func lz4Part(t testing.TB, comp catalog.Compression) []byte {
-	fx := makeFixture(t, 3000, []typeCase{allTypes[3], {types.Of(types.String), []string{strings.Repeat("abcdefgh", 40), "NULL", strings.Repeat("xyz", 70)}}},
+	fx := makeFixture(t, 300, []typeCase{allTypes[3], {types.Of(types.String), []string{strings.Repeat("abcdefgh", 8), "NULL", strings.Repeat("xyz", 9)}}},
 		func(types.Type) catalog.Codec {
 			c := catalog.Codec{Compression: comp}
 			if comp == catalog.CompressZSTD {
@@ -101,7 +102,7 @@ func lz4Part(t testing.TB, comp catalog.Compression) []byte {
 			return c
 		})
 	fsys := newFS(t)
-	writeFixture(t, fsys, "parts/seed", fx, WriteOptions{BlockRows: 1500})
+	writeFixture(t, fsys, "parts/seed", fx, WriteOptions{BlockRows: 150, PageRows: 64})
 	b, err := vfs.ReadFile(fsys, "parts/seed")
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +143,8 @@ func TestCorruptCompressedPage(t *testing.T) {
 		}},
 		{"values", func(file []byte, p *pageSpan) bool {
 			h := p.h
-			h.DataPageHeaderV2.V.NumValues += 1025
-			h.DataPageHeaderV2.V.NumRows += 1025
+			h.DataPageHeaderV2.V.NumValues += 65
+			h.DataPageHeaderV2.V.NumRows += 65
 			return setHeader(file, p, h)
 		}},
 	}

@@ -248,7 +248,7 @@ func (r *Reader) checkLayout() error {
 		for j := range rg.Columns {
 			start, end := chunkRange(&rg, j)
 			if start < 4 || end <= start || end > r.dataEnd {
-				return r.corrupt("block %d column %d lies at [%d, %d), outside the data", i, j, start, end)
+				return r.corrupt("block %d column %s lies at [%d, %d), outside the data", i, r.colName(j), start, end)
 			}
 			// parquet-go decodes every chunk of a column with the codec
 			// of its first; Write uses no other codecs than these.
@@ -533,7 +533,7 @@ func (r *Reader) window() *[]byte {
 func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []parquet.ColumnChunk, rows int, dst *Data) error {
 	fc, ok := chunks[t.col].(*parquet.FileColumnChunk)
 	if !ok {
-		return r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
+		return r.corrupt("block %d column %s is not a file column chunk", blk, r.colName(t.col))
 	}
 	col := t.col
 	if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col); err != nil {
@@ -548,12 +548,12 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 			break
 		}
 		if err != nil {
-			return r.corrupt("block %d column %d: %v", blk, col, err)
+			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 		}
 		got += int(p.NumRows())
 		if got > rows {
 			parquet.Release(p)
-			return r.corrupt("block %d column %d holds more than %d rows", blk, col, rows)
+			return r.corrupt("block %d column %s holds more than %d rows", blk, r.colName(col), rows)
 		}
 		if t.fixed >= 0 {
 			err = appendFixed(dst, t.fixed, p)
@@ -562,11 +562,11 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 		}
 		parquet.Release(p)
 		if err != nil {
-			return r.corrupt("block %d column %d: %v", blk, col, err)
+			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 		}
 	}
 	if got != rows {
-		return r.corrupt("block %d column %d holds %d rows, want %d", blk, col, got, rows)
+		return r.corrupt("block %d column %s holds %d rows, want %d", blk, r.colName(col), got, rows)
 	}
 	return nil
 }
