@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,9 @@ import (
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/vfs"
 )
+
+// fuzzMaxAlloc bounds what FuzzPart's reads of one input may allocate.
+const fuzzMaxAlloc = 512 << 20
 
 // fuzzKinds are the part kinds the engine writes, each with the fixed
 // columns its writer fills (the others absent, as in a delta or an AS OF
@@ -139,7 +143,16 @@ func FuzzPart(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, file []byte) {
 		for _, b := range [][]byte{file, reseal(file)} {
+			// What a read allocates is bounded by what the part's pages
+			// truly hold (pagecheck.go), a few MiB for these; the input
+			// 6144d72780c232a1 made parquet-go allocate 1.4 GB.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			fuzzPartOnce(t, b)
+			runtime.ReadMemStats(&after)
+			if a := after.TotalAlloc - before.TotalAlloc; a > fuzzMaxAlloc {
+				t.Fatalf("reading a part of %d bytes allocated %d MiB", len(b), a>>20)
+			}
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
@@ -89,34 +90,36 @@ func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, 
 			return fault("page of %d uncompressed bytes exceeds its chunk's %d", unc, total)
 		}
 		body := b[hl : hl+comp]
-		var values, nrows int64
+		var values, nrows, nulls int64
+		var enc format.Encoding
 		compressed := codec != format.Uncompressed
 		switch {
 		case h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid:
 			v := &h.DataPageHeaderV2.V
-			values, nrows = int64(v.NumValues), int64(v.NumRows)
+			values, nrows, nulls, enc = int64(v.NumValues), int64(v.NumRows), int64(v.NumNulls), v.Encoding
 			levels := int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength)
-			if v.NumNulls < 0 || int64(v.NumNulls) > values || v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 || levels > comp || levels > unc {
-				return fault("data page of %d values, %d NULLs and %d bytes of levels in %d bytes", values, v.NumNulls, levels, comp)
+			if nulls < 0 || nulls > values || v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 || levels > comp || levels > unc {
+				return fault("data page of %d values, %d NULLs and %d bytes of levels in %d bytes", values, nulls, levels, comp)
 			}
 			body, unc = body[levels:], unc-levels
 			if v.IsCompressed.Valid && !v.IsCompressed.V {
 				compressed = false
 			}
 		case h.Type == format.DataPage && h.DataPageHeader.Valid:
-			values = int64(h.DataPageHeader.V.NumValues)
+			values, enc = int64(h.DataPageHeader.V.NumValues), h.DataPageHeader.V.Encoding
 			nrows = values
+			if deltaEncoded(enc) {
+				// Its levels precede the values in the compressed bytes;
+				// Write writes DATA_PAGE_V2 pages only.
+				return fault("DATA_PAGE (v1) page encoded %s", enc)
+			}
 		default:
 			return fault("page of type %s; a part holds data pages only", h.Type)
 		}
 		if values < 0 || nrows < 0 || values > int64(rows) || nrows > values {
 			return fault("data page of %d values and %d rows in a page of at most %d rows", values, nrows, rows)
 		}
-		if !compressed {
-			if int64(len(body)) != unc {
-				return fault("uncompressed page of %d bytes says it holds %d", len(body), unc)
-			}
-		} else if err := checkDecodedSize(codec, body, unc); err != nil {
+		if err := checkBody(codec, compressed, body, unc, enc, int(values-nulls)); err != nil {
 			return fault("%v", err)
 		}
 		pos += hl + comp
@@ -124,29 +127,78 @@ func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, 
 	return nil
 }
 
-// checkDecodedSize checks that body, compressed with codec, decodes to
-// exactly size bytes, allocating at most size to find out.
-func checkDecodedSize(codec format.CompressionCodec, body []byte, size int64) error {
+// deltaEncoded reports whether parquet-go sizes what it allocates to
+// decode values of encoding enc from the values themselves.
+func deltaEncoded(enc format.Encoding) bool {
+	return enc == format.DeltaBinaryPacked || enc == format.DeltaByteArray || enc == format.DeltaLengthByteArray
+}
+
+// zstdDecoders pools the decoders ZSTD pages are test-decoded with.
+var zstdDecoders = sync.Pool{New: func() any {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return d
+}}
+
+// checkBody checks a page's values: body, compressed with codec when
+// compressed, must decode to exactly size bytes (found out allocating at
+// most that), and values of a delta encoding must not claim more than
+// the page's n values (checkDelta). Only the values of delta-encoded
+// pages are decompressed here; a ZSTD frame's size is read from its
+// header.
+func checkBody(codec format.CompressionCodec, compressed bool, body []byte, size int64, enc format.Encoding, n int) error {
+	delta := deltaEncoded(enc)
+	if !compressed {
+		if int64(len(body)) != size {
+			return fmt.Errorf("uncompressed page of %d bytes says it holds %d", len(body), size)
+		}
+		if delta {
+			return checkDelta(enc, body, n)
+		}
+		return nil
+	}
+	var p *[]byte
+	scratch := func() []byte {
+		p, _ = lz4Scratch.Get().(*[]byte)
+		if p == nil {
+			p = new([]byte)
+		}
+		if int64(cap(*p)) < size {
+			*p = make([]byte, size)
+		}
+		return (*p)[:size]
+	}
+	defer func() {
+		if p != nil {
+			lz4Scratch.Put(p)
+		}
+	}()
 	switch codec {
 	case format.Zstd:
 		if err := checkZstd(body, size); err != nil {
 			return fmt.Errorf("ZSTD page: %v", err)
 		}
-		return nil
+		if !delta {
+			return nil
+		}
+		d := zstdDecoders.Get().(*zstd.Decoder)
+		defer zstdDecoders.Put(d)
+		// The frame states size (checkZstd), and the decoder stops a
+		// frame that outgrows what it states.
+		out, err := d.DecodeAll(body, scratch()[:0])
+		if err != nil || int64(len(out)) != size {
+			return fmt.Errorf("ZSTD page does not decode to the %d bytes its header says", size)
+		}
+		return checkDelta(enc, out, n)
 	case format.Lz4Raw:
 		// An LZ4 block does not say what it decodes to, and decoding it is
 		// the only way to know that parquet-go's decoder will stop.
-		p, _ := lz4Scratch.Get().(*[]byte)
-		if p == nil {
-			p = new([]byte)
-		}
-		defer lz4Scratch.Put(p)
-		if int64(cap(*p)) < size {
-			*p = make([]byte, size)
-		}
-		n, err := lz4.UncompressBlock(body, (*p)[:size])
-		if err != nil || int64(n) != size {
+		out := scratch()
+		k, err := lz4.UncompressBlock(body, out)
+		if err != nil || int64(k) != size {
 			return fmt.Errorf("LZ4 page does not decode to the %d bytes its header says", size)
+		}
+		if delta {
+			return checkDelta(enc, out, n)
 		}
 		return nil
 	}
