@@ -48,6 +48,13 @@ type pageFault struct {
 	what   string
 }
 
+// pageMemo remembers the pages checkPages passed, by the file offsets
+// of their start and end.
+type pageMemo interface {
+	checked(start int64) (end int64, ok bool)
+	pass(start, end int64)
+}
+
 // lz4Scratch pools the buffers LZ4 pages are test-decoded into.
 var lz4Scratch sync.Pool
 
@@ -55,8 +62,11 @@ var lz4Scratch sync.Pool
 // offsets from base): a whole chunk, or the pages of it a lookup reads,
 // the first of which is page page0 of the chunk.
 // rows bounds the values and rows of each page; total is the chunk's
-// uncompressed size from the footer; codec its compression.
-func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, codec format.CompressionCodec) (err error) {
+// uncompressed size from the footer; codec its compression. seen, when
+// not nil, remembers pages checked before: it is asked for the end of
+// the page at an offset (ok if that page was checked) and told of each
+// page that passes.
+func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, codec format.CompressionCodec, seen pageMemo) (err error) {
 	page := page0
 	pos := from
 	defer func() {
@@ -75,6 +85,12 @@ func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, 
 	var proto thrift.CompactProtocol
 	var sum int64
 	for ; pos < to; page++ {
+		if seen != nil {
+			if end, ok := seen.checked(pos); ok && end > pos && end <= to {
+				pos = end
+				continue
+			}
+		}
 		b := buf[pos-base : to-base]
 		rd := proto.NewReaderFromBytes(b)
 		var h format.PageHeader
@@ -121,6 +137,9 @@ func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, 
 		}
 		if err := checkBody(codec, compressed, body, unc, enc, int(values-nulls)); err != nil {
 			return fault("%v", err)
+		}
+		if seen != nil {
+			seen.pass(pos, pos+hl+comp)
 		}
 		pos += hl + comp
 	}

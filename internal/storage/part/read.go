@@ -64,7 +64,23 @@ type Reader struct {
 	// page headers checkPages has passed: the stripes prove that a later
 	// read of the chunk sees the same bytes.
 	checked []atomic.Uint64
+	// pages maps the start of each page a lookup's checkPages passed to
+	// its end, so that a page the page cache dropped is not checked (its
+	// values decompressed twice) again.
+	pages pageSet
 }
+
+// pageSet is a Reader's pageMemo.
+type pageSet struct{ m sync.Map } // int64 → int64
+
+func (p *pageSet) checked(start int64) (int64, bool) {
+	if e, ok := p.m.Load(start); ok {
+		return e.(int64), true
+	}
+	return 0, false
+}
+
+func (p *pageSet) pass(start, end int64) { p.m.Store(start, end) }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
 // "Checksums") before any of it is parsed. Data pages are verified as
@@ -290,7 +306,11 @@ func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, c
 		rows = min(rows, r.meta.PageRows)
 	}
 	m := &rg.Columns[col].MetaData
-	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec); err != nil {
+	var seen pageMemo
+	if !whole {
+		seen = &r.pages
+	}
+	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, seen); err != nil {
 		return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 	}
 	if whole {
