@@ -155,8 +155,17 @@ func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
 				return dst, 0, errDelta
 			}
 			mb := b[pos : pos+size]
+			md, mask := int32(minDelta), uint64(1)<<w-1
 			for i := 0; i < per && len(dst)-start < total; i++ {
-				v += int32(minDelta) + int32(bitsAt(mb, i*int(w), int(w)))
+				off := i * int(w)
+				var d uint64
+				if off/8+8 <= len(mb) {
+					// w ≤ 32 bits from a bit offset under 8 fit in one load.
+					d = binary.LittleEndian.Uint64(mb[off/8:]) >> (off % 8) & mask
+				} else {
+					d = bitsAt(mb, off, int(w))
+				}
+				v += md + int32(d)
 				dst = append(dst, v)
 			}
 			pos += size
