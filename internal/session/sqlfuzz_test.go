@@ -124,8 +124,9 @@ func fuzzing() bool {
 // execute) on a fresh database holding fuzzSchema. For every statement:
 // no panic (Execute turns one into XX000, which counts too), no internal
 // error, every error a *sqlerr.Error with a SQLSTATE and a position
-// inside the statement, no statement running past fuzzHang once canceled
-// at fuzzTimeout, and none allocating more than fuzzMaxAlloc.
+// inside the statement, no commit taken by a statement that failed, no
+// statement running past fuzzHang once canceled at fuzzTimeout, and none
+// allocating more than fuzzMaxAlloc.
 //
 // Its seeds are runs of statements from the logic test scripts; without
 // -fuzz every tenth of them runs, to keep `go test` quick.
@@ -174,6 +175,7 @@ func runFuzzStmt(t *testing.T, s *Session, stmt ast.Stmt, script, sql string) {
 	})
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	commit := s.eng.LastCommit()
 	var err error
 	func() {
 		defer func() {
@@ -191,12 +193,17 @@ func runFuzzStmt(t *testing.T, s *Session, stmt ast.Stmt, script, sql string) {
 	if err == nil {
 		return
 	}
+	// A failed statement takes no commit (docs/ARCHITECTURE.md,
+	// Invariants): nothing of it was written.
+	if c := s.eng.LastCommit(); c != commit {
+		t.Fatalf("%q failed (%v) but the last commit moved from %d to %d", sql, err, commit, c)
+	}
 	e, ok := sqlerr.As(err)
 	switch {
 	case !ok:
 		t.Fatalf("%q: error without a SQLSTATE (%T): %v", sql, err, err)
 	case e.Code == sqlerr.CodeInternal:
-		t.Fatalf("%q: internal error: %v (%s)", sql, e, e.Detail)
+		t.Fatalf("%q: %v (%s)", sql, e, e.Detail)
 	case len(e.Code) != 5 || e.Message == "":
 		t.Fatalf("%q: malformed error %q %q", sql, e.Code, e.Message)
 	case e.Pos > len(script):
