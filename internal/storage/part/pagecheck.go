@@ -29,17 +29,20 @@ import (
 //     PageRows (Write ends every page there);
 //   - its uncompressed size is at most the chunk's total uncompressed size
 //     (sealed in the footer);
-//   - its compressed bytes decode to exactly the uncompressed size: ZSTD
-//     frames all carry their content size (the decoder stops a frame that
-//     outgrows it) and those add up; an LZ4_RAW block is decoded once into
-//     a buffer of that size, which it must fill; UNCOMPRESSED bytes are
-//     that size. Snappy and the other codecs Write never uses are refused
-//     in checkLayout.
+//   - its compressed bytes decode to exactly the uncompressed size: a
+//     ZSTD page is one frame stating that size (klauspost's decoder stops
+//     a frame that outgrows what it states); an LZ4_RAW block is decoded
+//     once into a buffer of that size, which it must fill; UNCOMPRESSED
+//     bytes are that size. Snappy and the other codecs Write never uses
+//     are refused in checkLayout;
+//   - the values of a delta-encoded page claim no more values, and no
+//     more bytes, than the page holds (checkDelta, pagedelta.go): for
+//     those the values are decompressed here.
 //
 // So what parquet-go allocates for a page is bounded by sizes the page's
 // own bytes bear out. Reads through ReadBlock check a chunk once per open
 // reader (the stripes prove later reads see the same bytes); a lookup
-// checks the pages it decodes, which the page cache then keeps.
+// checks the pages it decodes once per reader too (Reader.pages).
 
 // pageFault describes a page header that does not fit its bytes.
 type pageFault struct {
@@ -55,7 +58,7 @@ type pageMemo interface {
 	pass(start, end int64)
 }
 
-// lz4Scratch pools the buffers LZ4 pages are test-decoded into.
+// lz4Scratch pools the buffers pages are test-decoded into.
 var lz4Scratch sync.Pool
 
 // checkPages checks the headers of the pages in buf[from:to) (file
