@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -39,13 +40,13 @@ var fuzzSchema = []string{
 
 // Limits of one FuzzSQL input: statements run, the time a statement may
 // take before it is canceled (statement_timeout's job), the time after
-// which it counts as hung (it ignored the cancel), and the bytes it may
-// allocate.
+// which it counts as hung (it ignored the cancel), and the live heap it
+// may reach.
 const (
 	fuzzMaxStmts  = 8
 	fuzzTimeout   = 2 * time.Second
 	fuzzHang      = 10 * time.Second
-	fuzzMaxAlloc  = 1 << 30
+	fuzzMaxHeap   = 1 << 30
 	fuzzMaxScript = 4 << 10
 )
 
@@ -126,7 +127,7 @@ func fuzzing() bool {
 // error, every error a *sqlerr.Error with a SQLSTATE and a position
 // inside the statement, no commit taken by a statement that failed, no
 // statement running past fuzzHang once canceled at fuzzTimeout, and none
-// allocating more than fuzzMaxAlloc.
+// holding more than fuzzMaxHeap of live heap at once.
 //
 // Its seeds are runs of statements from the logic test scripts; without
 // -fuzz every tenth of them runs, to keep `go test` quick.
@@ -173,8 +174,10 @@ func runFuzzStmt(t *testing.T, s *Session, stmt ast.Stmt, script, sql string) {
 		fmt.Fprintf(os.Stderr, "statement still running %s after its %s cancel: %q\n%s", fuzzHang, fuzzTimeout, sql, buf)
 		panic("FuzzSQL: statement hung")
 	})
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
+	// The live heap is sampled while the statement runs: what it
+	// allocates and frees again (a long scan, a canceled recursion) is
+	// churn, what it holds at once is what could exhaust memory.
+	peak := watchHeap()
 	commit := s.eng.LastCommit()
 	var err error
 	func() {
@@ -186,9 +189,8 @@ func runFuzzStmt(t *testing.T, s *Session, stmt ast.Stmt, script, sql string) {
 		_, err = s.Execute(ctx, stmt, script, nil)
 	}()
 	hung.Stop()
-	runtime.ReadMemStats(&after)
-	if a := after.TotalAlloc - before.TotalAlloc; a > fuzzMaxAlloc {
-		t.Fatalf("%q allocated %d MiB", sql, a>>20)
+	if p := peak(); p > fuzzMaxHeap {
+		t.Fatalf("%q held %d MiB of heap at once", sql, p>>20)
 	}
 	if err == nil {
 		return
@@ -210,5 +212,34 @@ func runFuzzStmt(t *testing.T, s *Session, stmt ast.Stmt, script, sql string) {
 		t.Fatalf("%q: error position %d past the script's end (%d): %v", sql, e.Pos, len(script), e)
 	case errors.Is(err, context.DeadlineExceeded):
 		t.Fatalf("%q: deadline error not turned into 57014: %v", sql, err)
+	}
+}
+
+// watchHeap samples the live heap every few milliseconds until the
+// function it returns is called, which reports the largest sample.
+func watchHeap() func() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		peak := read()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				done <- max(peak, read())
+				return
+			case <-tick.C:
+				peak = max(peak, read())
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		return <-done
 	}
 }
