@@ -20,7 +20,15 @@ import (
 // yet, so a column typed by a parameter alone reads as Unknown. SHOW and
 // the other read-only statements that return rows are run, which is cheap
 // and changes nothing.
-func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) ([]Column, error) {
+//
+// A panic while planning is returned as an internal error, as in Execute.
+func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (cols []Column, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			cols, err = nil, panicError(r, sql)
+			s.failTx(stmt)
+		}
+	}()
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:
 		if ex, ok := n.(*ast.ExplainStmt); ok && ex.Analyze {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -128,23 +131,63 @@ func (s *Session) Setting(name string) (string, bool) { return s.settings.get(na
 // Execute runs one parsed statement. sql is the statement's text, which
 // positions in stmt and in errors refer to; params are the values of $1, $2,
 // … already typed by the caller.
-func (s *Session) Execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (*Result, error) {
+//
+// A panic in the statement (a bug) is recovered here and returned as an
+// internal error (XX000), which fails the statement like any other error:
+// its writes are not committed (they reach storage only through
+// statement.commit, the statement's last step, or a transaction's
+// COMMIT), and inside a transaction it aborts the transaction, so none
+// of them ever are (R13.5: no input crashes the process).
+func (s *Session) Execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (res *Result, err error) {
 	if d := s.settings.timeout(); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	res, err := s.execute(ctx, stmt, sql, params)
-	if err != nil {
-		err = userError(err, stmt, sql)
-		if s.tx != nil {
-			if _, isTx := stmt.(*ast.TransactionStmt); !isTx {
-				s.tx.aborted = true
-			}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, panicError(r, sql)
+			s.failTx(stmt)
 		}
-		return nil, err
+	}()
+	res, err = s.execute(ctx, stmt, sql, params)
+	if err != nil {
+		s.failTx(stmt)
+		return nil, userError(err, stmt, sql)
 	}
 	return res, nil
+}
+
+// failTx aborts the open transaction, if any, after stmt failed; a
+// failed COMMIT or ROLLBACK has ended it already.
+func (s *Session) failTx(stmt ast.Stmt) {
+	if s.tx != nil {
+		if _, isTx := stmt.(*ast.TransactionStmt); !isTx {
+			s.tx.aborted = true
+		}
+	}
+}
+
+// panicError is the internal error (XX000) a statement that panicked
+// returns: the panic's value, and in the detail where it was raised, for
+// a bug report.
+func panicError(r any, sql string) error {
+	e := sqlerr.Internal(fmt.Errorf("panic: %v", r))
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		// The first frame outside the runtime is where the panic was
+		// raised (or the runtime error happened).
+		if !strings.HasPrefix(f.Function, "runtime.") {
+			e.Detail = fmt.Sprintf("panic in %s (%s:%d)", f.Function, filepath.Base(f.File), f.Line)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	return e.WithSQL(sql)
 }
 
 func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (*Result, error) {

@@ -397,6 +397,9 @@ func qualified(s string, m, d, us int64, q IntervalField) (Value, error) {
 // splitNumber splits a decimal number into its integral part and its
 // fraction (both with the number's sign).
 func splitNumber(s string) (int64, float64, bool) {
+	if s == "" {
+		return 0, 0, false // the seconds of "04:05:" (found by FuzzSQL)
+	}
 	neg := false
 	if s[0] == '-' || s[0] == '+' {
 		neg, s = s[0] == '-', s[1:]

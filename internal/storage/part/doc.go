@@ -88,6 +88,14 @@
 // reads: a flip in a column nobody asks for is found by Check, not by
 // reads that skip it.
 //
+// Checksums prove bytes are what a writer wrote, not that it wrote sense.
+// Before parquet-go reads a page, checkPages (pagecheck.go) checks its
+// header against its chunk, the block and PageRows, and that its bytes
+// decode to the sizes and counts parquet-go will allocate for: a part
+// from a buggy writer or a fuzzer that recomputes every checksum is
+// reported as corruption naming the file, block, column and page, never
+// an out-of-memory.
+//
 // # Invariants
 //
 //  1. Write returns only after the file and its directory entry are

@@ -6,13 +6,19 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go/format"
+
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/vfs"
 )
+
+// fuzzMaxAlloc bounds what FuzzPart's reads of one input may allocate.
+const fuzzMaxAlloc = 512 << 20
 
 // fuzzKinds are the part kinds the engine writes, each with the fixed
 // columns its writer fills (the others absent, as in a delta or an AS OF
@@ -54,15 +60,17 @@ func fuzzPart(t testing.TB, kind Kind, fixed Fixed) []byte {
 	return b
 }
 
-// reseal returns a copy of file with its stripe checksums and its seal
-// recomputed where the file still lets them be found, so that a fuzzed
-// part reaches what lies past the checksums (the Parquet footer, page
-// headers, the decoder) instead of stopping at the first mismatch.
+// reseal returns a copy of file with its page CRCs, its stripe checksums
+// and its seal recomputed where the file still lets them be found, so
+// that a fuzzed part reaches what lies past the checksums (the Parquet
+// footer, page headers, the decompressors and decoders) instead of
+// stopping at the first mismatch.
 func reseal(file []byte) []byte {
 	b := bytes.Clone(file)
 	if len(b) < 12 {
 		return b
 	}
+	recrcPages(b)
 	footerStart := len(b) - 8 - int(binary.LittleEndian.Uint32(b[len(b)-8:]))
 	if footerStart < 4 || footerStart > len(b)-8 {
 		return b
@@ -99,16 +107,52 @@ func reseal(file []byte) []byte {
 // FuzzPart feeds damaged part files of every kind to Check and to a
 // reader (Open with a cache, every block read whole, as fixed columns and
 // as views, every block's first key looked up): each must give data or an
-// error naming the file, never a panic or a hang. Every input is tried as
-// fuzzed and resealed (reseal), which takes it past the checksums into
-// the Parquet footer, page headers and the decoder.
+// error naming the file, never a panic, a hang or an out-of-memory. Every
+// input is tried as fuzzed and resealed (reseal, which recomputes page
+// CRCs too), which takes it past the checksums into the Parquet footer,
+// page headers, the decompressors and the decoder. Besides a part of each
+// kind, the seeds hold parts with LZ4 and ZSTD table columns and parts
+// whose compressed pages are already damaged (body bytes, uncompressed
+// size, value count), from which the fuzzer mutates on.
 func FuzzPart(f *testing.F) {
 	for _, k := range fuzzKinds {
 		f.Add(fuzzPart(f, k.kind, k.fixed))
 	}
+	for _, comp := range []catalog.Compression{catalog.CompressLZ4, catalog.CompressZSTD} {
+		file := lz4Part(f, comp)
+		f.Add(file)
+		pages := partPages(file)
+		for i, p := range pages {
+			if p.codec == format.Uncompressed || i%7 != 0 {
+				continue
+			}
+			b := bytes.Clone(file)
+			h := p.h
+			switch i % 3 {
+			case 0:
+				b[(p.body+p.end)/2] ^= 0x5a
+			case 1:
+				h.UncompressedPageSize += int32(i)
+			default:
+				h.DataPageHeaderV2.V.NumValues += int32(i)
+			}
+			if setHeader(b, &p, h) {
+				f.Add(reseal(b))
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, file []byte) {
 		for _, b := range [][]byte{file, reseal(file)} {
+			// What a read allocates is bounded by what the part's pages
+			// truly hold (pagecheck.go), a few MiB for these; the input
+			// 6144d72780c232a1 made parquet-go allocate 1.4 GB.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			fuzzPartOnce(t, b)
+			runtime.ReadMemStats(&after)
+			if a := after.TotalAlloc - before.TotalAlloc; a > fuzzMaxAlloc {
+				t.Fatalf("reading a part of %d bytes allocated %d MiB", len(b), a>>20)
+			}
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -59,7 +60,27 @@ type Reader struct {
 	// order is set when the part's ordering values are rebuilt from its
 	// table columns (Meta.OrderFrom, order.go).
 	order *orderSource
+	// checked has a bit per column chunk (block × Parquet column) whose
+	// page headers checkPages has passed: the stripes prove that a later
+	// read of the chunk sees the same bytes.
+	checked []atomic.Uint64
+	// pages maps the start of each page a lookup's checkPages passed to
+	// its end, so that a page the page cache dropped is not checked (its
+	// values decompressed twice) again.
+	pages pageSet
 }
+
+// pageSet is a Reader's pageMemo.
+type pageSet struct{ m sync.Map } // int64 → int64
+
+func (p *pageSet) checked(start int64) (int64, bool) {
+	if e, ok := p.m.Load(start); ok {
+		return e.(int64), true
+	}
+	return 0, false
+}
+
+func (p *pageSet) pass(start, end int64) { p.m.Store(start, end) }
 
 // Open opens the part at path and verifies its footer (the seal, doc.go
 // "Checksums") before any of it is parsed. Data pages are verified as
@@ -243,9 +264,57 @@ func (r *Reader) checkLayout() error {
 		for j := range rg.Columns {
 			start, end := chunkRange(&rg, j)
 			if start < 4 || end <= start || end > r.dataEnd {
-				return r.corrupt("block %d column %d lies at [%d, %d), outside the data", i, j, start, end)
+				return r.corrupt("block %d column %s lies at [%d, %d), outside the data", i, r.colName(j), start, end)
+			}
+			// parquet-go decodes every chunk of a column with the codec
+			// of its first; Write uses no other codecs than these.
+			switch c := rg.Columns[j].MetaData.Codec; {
+			case c != md.RowGroups[0].Columns[j].MetaData.Codec:
+				return r.corrupt("block %d column %s is compressed with %s, block 0 with %s", i, r.colName(j), c, md.RowGroups[0].Columns[j].MetaData.Codec)
+			case c != format.Uncompressed && c != format.Zstd && c != format.Lz4Raw:
+				return r.corrupt("block %d column %s is compressed with %s, which parts do not use", i, r.colName(j), c)
 			}
 		}
+	}
+	r.checked = make([]atomic.Uint64, (len(r.blocks)*len(expect.Columns())+63)/64)
+	return nil
+}
+
+// colName names Parquet column col for errors: a fixed column's name, or
+// "c<id>" for a table column.
+func (r *Reader) colName(col int) string {
+	if cols := r.file.Schema().Columns(); col >= 0 && col < len(cols) && len(cols[col]) > 0 {
+		return cols[col][0]
+	}
+	return fmt.Sprintf("#%d", col)
+}
+
+// checkChunkPages runs checkPages over pages [from, to) of block blk's
+// chunk of Parquet column col (the first being page page0 of the chunk),
+// held in buf from file offset base: whole chunks once per reader, a
+// lookup's pages each time they are decoded.
+func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, col int) error {
+	rg := &r.file.Metadata().RowGroups[blk]
+	start, end := chunkRange(rg, col)
+	bit := blk*len(rg.Columns) + col
+	whole := from == start && to == end
+	if whole && r.checked[bit/64].Load()&(1<<(bit%64)) != 0 {
+		return nil
+	}
+	rows := r.blocks[blk].Rows
+	if r.meta.PageRows > 0 {
+		rows = min(rows, r.meta.PageRows)
+	}
+	m := &rg.Columns[col].MetaData
+	var seen pageMemo
+	if !whole {
+		seen = &r.pages
+	}
+	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, seen); err != nil {
+		return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
+	}
+	if whole {
+		r.checked[bit/64].Or(1 << (bit % 64))
 	}
 	return nil
 }
@@ -433,13 +502,9 @@ type chunkTask struct {
 // bytes (the footer, page headers) turn a panic into an error, reported
 // as corruption of the file.
 //
-// Not covered, and open: parquet-go's LZ4_RAW decoder (compress/lz4)
-// doubles its output buffer for as long as a block fails to decode, so a
-// corrupt LZ4 page that passes the stripe and page checksums (or whose
-// header drops the page CRC) ends in a fatal out-of-memory, which no
-// recover catches. FuzzPart finds such a page within minutes; bounding it
-// needs the page header checked before parquet-go decompresses (or a
-// parquet-go that bounds the buffer by the header's uncompressed size).
+// What no recover catches is an allocation parquet-go sizes from a page
+// header (a fatal out-of-memory): checkPages (pagecheck.go) checks the
+// headers of the pages before parquet-go reads them.
 
 // unpanic, deferred, turns a panic into *err.
 func unpanic(err *error) {
@@ -488,9 +553,12 @@ func (r *Reader) window() *[]byte {
 func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []parquet.ColumnChunk, rows int, dst *Data) error {
 	fc, ok := chunks[t.col].(*parquet.FileColumnChunk)
 	if !ok {
-		return r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
+		return r.corrupt("block %d column %s is not a file column chunk", blk, r.colName(t.col))
 	}
 	col := t.col
+	if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col); err != nil {
+		return err
+	}
 	pages := fc.PagesFrom(win)
 	defer pages.Close()
 	got := 0
@@ -500,12 +568,12 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 			break
 		}
 		if err != nil {
-			return r.corrupt("block %d column %d: %v", blk, col, err)
+			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 		}
 		got += int(p.NumRows())
 		if got > rows {
 			parquet.Release(p)
-			return r.corrupt("block %d column %d holds more than %d rows", blk, col, rows)
+			return r.corrupt("block %d column %s holds more than %d rows", blk, r.colName(col), rows)
 		}
 		if t.fixed >= 0 {
 			err = appendFixed(dst, t.fixed, p)
@@ -514,11 +582,11 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 		}
 		parquet.Release(p)
 		if err != nil {
-			return r.corrupt("block %d column %d: %v", blk, col, err)
+			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 		}
 	}
 	if got != rows {
-		return r.corrupt("block %d column %d holds %d rows, want %d", blk, col, got, rows)
+		return r.corrupt("block %d column %s holds %d rows, want %d", blk, r.colName(col), got, rows)
 	}
 	return nil
 }

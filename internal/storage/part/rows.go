@@ -126,7 +126,7 @@ func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parq
 	first := sc.first
 	a, b := lo-first, hi-first
 	if a < 0 || b > sc.pageLen(t.fixed, tv) {
-		return r.corrupt("block %d column %d: pages from row %d do not hold rows [%d, %d)", blk, t.col, first, lo, hi)
+		return r.corrupt("block %d column %s: pages from row %d do not hold rows [%d, %d)", blk, r.colName(t.col), first, lo, hi)
 	}
 	switch t.fixed {
 	case -1:
@@ -181,11 +181,11 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	}
 	fc, ok := chunks[t.col].(*parquet.FileColumnChunk)
 	if !ok {
-		return nil, nil, r.corrupt("block %d column %d is not a file column chunk", blk, t.col)
+		return nil, nil, r.corrupt("block %d column %s is not a file column chunk", blk, r.colName(t.col))
 	}
 	oi, err := offsetIndex(fc)
 	if err != nil {
-		return nil, nil, r.corrupt("block %d column %d: offset index: %v", blk, t.col, err)
+		return nil, nil, r.corrupt("block %d column %s: offset index: %v", blk, r.colName(t.col), err)
 	}
 	np := oi.NumPages()
 	p0, p1 := -1, -1
@@ -201,11 +201,11 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	rg := &r.file.Metadata().RowGroups[blk]
 	cstart, cend := chunkRange(rg, t.col)
 	if p0 < 0 || p1 < p0 {
-		return nil, nil, r.corrupt("block %d column %d: offset index does not cover rows [%d, %d)", blk, t.col, lo, hi)
+		return nil, nil, r.corrupt("block %d column %s: offset index does not cover rows [%d, %d)", blk, r.colName(t.col), lo, hi)
 	}
 	start, end := oi.Offset(p0), oi.Offset(p1)+oi.CompressedPageSize(p1)
 	if start < cstart || end > cend || end <= start {
-		return nil, nil, r.corrupt("block %d column %d: page at [%d, %d) outside its chunk", blk, t.col, start, end)
+		return nil, nil, r.corrupt("block %d column %s: page at [%d, %d) outside its chunk", blk, r.colName(t.col), start, end)
 	}
 	first := int(oi.FirstRowIndex(p0))
 	// One page is what a lookup decodes per column; it is cached. A range
@@ -256,11 +256,14 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// Whole pages are decoded into scratch and the rows copied out:
 	// parquet-go's sliced pages keep a bit offset into boolean data that
 	// Data() does not expose.
+	if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col); err != nil {
+		return nil, nil, err
+	}
 	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
 	defer pages.Close()
 	sc.first = first
 	if err := seekToRow(pages, int64(first)); err != nil {
-		return nil, nil, r.corrupt("block %d column %d: seek to row %d: %v", blk, t.col, first, err)
+		return nil, nil, r.corrupt("block %d column %s: seek to row %d: %v", blk, r.colName(t.col), first, err)
 	}
 	sc.Reset()
 	if sc.Sort == nil && !cached {
@@ -280,10 +283,10 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	for got := first; got < hi; {
 		p, err := readPage(pages)
 		if errors.Is(err, io.EOF) {
-			return nil, nil, r.corrupt("block %d column %d ends before row %d", blk, t.col, hi)
+			return nil, nil, r.corrupt("block %d column %s ends before row %d", blk, r.colName(t.col), hi)
 		}
 		if err != nil {
-			return nil, nil, r.corrupt("block %d column %d: %v", blk, t.col, err)
+			return nil, nil, r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
 		}
 		got += int(p.NumRows())
 		if t.fixed >= 0 {
@@ -293,7 +296,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		}
 		parquet.Release(p)
 		if err != nil {
-			return nil, nil, r.corrupt("block %d column %d: %v", blk, t.col, err)
+			return nil, nil, r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
 		}
 	}
 	if cached {

@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/s2"
 
 	"github.com/strata-db/strata/internal/vfs"
 )
@@ -211,4 +217,106 @@ func TestSubmitCompressedSameRecords(t *testing.T) {
 	if !bytes.Equal(segs[0], segs[1]) {
 		t.Fatalf("SubmitCompressed wrote %d bytes, Submit %d, and they differ", len(segs[1]), len(segs[0]))
 	}
+}
+
+// TestS2ClaimBounded frames a record whose S2 block states a decoded
+// length of almost MaxPayload but holds a few bytes, with good checksums:
+// Replay must report it as corruption naming the segment and the record's
+// offset without allocating what it claims (before s2Valid, it allocated
+// 512 MiB for it).
+func TestS2ClaimBounded(t *testing.T) {
+	for _, body := range [][]byte{
+		{0x00, 'x', 0x01, 0x00},               // a literal, then a repeat of offset 0
+		{0x00, 'x', 0xfe, 0xff, 0xff, 0x00},   // copy whose length overruns nothing yet
+		{0xfc, 0xff, 0xff, 0xff, 0x1f, 'a'},   // a literal claiming 512 MiB of 1 byte
+		bytes.Repeat([]byte{0x00, 'y'}, 1000), // literals short of the claim
+	} {
+		block := binary.AppendUvarint(nil, MaxPayload-1)
+		block = append(block, body...)
+		seg := appendHeader(nil, 1)
+		off := len(seg)
+		seg = appendRecord(seg, 1, block, true)
+		m, dir := newMem(t)
+		if err := m.MkdirAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := vfs.WriteFile(m, filepath.Join(dir, SegmentName(1)), seg); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Replay(m, dir, 0, discard(), func(uint64, []byte) error { return nil })
+		runtime.ReadMemStats(&after)
+		want := fmt.Sprintf("segment %s offset %d", SegmentName(1), off)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Replay of a block claiming %d bytes: %v (want ErrCorrupt naming %q)", MaxPayload-1, err, want)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+			t.Fatalf("Replay allocated %d bytes for a record of %d", got, len(block))
+		}
+	}
+}
+
+// TestS2ValidAcceptsEncoder checks s2Valid against the encoder: every
+// block compress produces, from runs (long repeats) to text to random
+// bytes, is valid at its stated length and at no other.
+func TestS2ValidAcceptsEncoder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	payloads := [][]byte{make([]byte, 8<<20), bytes.Repeat([]byte("abc"), 100000), textPayload(3)}
+	for range 200 {
+		p := make([]byte, rng.IntN(70000)+compressMin)
+		for i := range p {
+			if rng.IntN(4) == 0 {
+				p[i] = byte(rng.IntN(256))
+			} else if i > 0 {
+				p[i] = p[i-1-rng.IntN(min(i, 300))]
+			}
+		}
+		payloads = append(payloads, p)
+	}
+	var buf []byte
+	for i, p := range payloads {
+		stored, s2ed := compress(&buf, p)
+		if !s2ed {
+			continue
+		}
+		if !s2Valid(stored, len(p)) {
+			t.Fatalf("payload %d (%d bytes): the encoder's block is refused", i, len(p))
+		}
+		if s2Valid(stored, len(p)+1) || s2Valid(stored, len(p)-1) {
+			t.Fatalf("payload %d: accepted at a wrong length", i)
+		}
+	}
+}
+
+// BenchmarkS2Valid compares s2Valid's walk of a commit-sized S2 block
+// (about 140 KB of rows) with s2.Decode of it: what the check adds to
+// Replay's decoding of each compressed record.
+func BenchmarkS2Valid(b *testing.B) {
+	var p []byte
+	for c := range uint64(100) {
+		p = append(p, textPayload(c)...)
+	}
+	var buf []byte
+	stored, ok := compress(&buf, p)
+	if !ok {
+		b.Fatal("not compressed")
+	}
+	dst := make([]byte, len(p))
+	b.Run("walk", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			if !s2Valid(stored, len(p)) {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(p)))
+		for b.Loop() {
+			if _, err := s2.Decode(dst, stored); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -281,6 +281,13 @@ func (r *segReader) readRecord(off int64) (st recordState, length int, commit ui
 		if !r.decode {
 			return recordOK, length, commit, nil, nil
 		}
+		// The block states its decoded length, up to MaxPayload, and a
+		// corrupt one can state 512 MiB in a few bytes: s2Valid proves the
+		// block's elements produce exactly that many bytes before any of
+		// it is allocated.
+		if !s2Valid(payload, n) {
+			return recordBadBlock, length, 0, nil, nil
+		}
 		if cap(r.dec) < n {
 			r.dec = make([]byte, n)
 		}
@@ -289,4 +296,89 @@ func (r *segReader) readRecord(off int64) (st recordState, length int, commit ui
 		}
 	}
 	return recordOK, length, commit, payload, nil
+}
+
+// s2Valid reports whether the S2 block b, whose header states n decoded
+// bytes, decodes to exactly n bytes: it walks the block's elements as
+// s2.Decode does (klauspost/compress/s2, decode_other.go), checking every
+// length and offset, but writes nothing, so a block that claims more
+// than its elements produce costs no allocation. A record that passes
+// holds n bytes of output the writer could have written (n ≤ MaxPayload).
+func s2Valid(b []byte, n int) bool {
+	_, k := binary.Uvarint(b)
+	if k <= 0 {
+		return false
+	}
+	src := b[k:]
+	d, s, offset := 0, 0, 0
+	for s < len(src) {
+		var length int
+		switch src[s] & 3 {
+		case 0: // literal
+			x := int(src[s] >> 2)
+			s++
+			if x >= 60 {
+				w := x - 59 // 1 to 4 bytes of length
+				if s+w > len(src) {
+					return false
+				}
+				x = 0
+				for i := w - 1; i >= 0; i-- {
+					x = x<<8 | int(src[s+i])
+				}
+				s += w
+			}
+			length = x + 1
+			if length > n-d || length > len(src)-s {
+				return false
+			}
+			d += length
+			s += length
+			continue
+		case 1: // copy with a 1-byte offset, or a repeat
+			if s+2 > len(src) {
+				return false
+			}
+			toffset := int(src[s])&0xe0<<3 | int(src[s+1])
+			length = int(src[s]) >> 2 & 7
+			s += 2
+			if toffset == 0 {
+				extra := [8]int{5: 1, 6: 2, 7: 3}[length]
+				if s+extra > len(src) {
+					return false
+				}
+				switch length {
+				case 5:
+					length = int(src[s]) + 4
+				case 6:
+					length = int(binary.LittleEndian.Uint16(src[s:])) + 1<<8
+				case 7:
+					length = (int(src[s+2])<<16 | int(src[s+1])<<8 | int(src[s])) + 1<<16
+				}
+				s += extra
+			} else {
+				offset = toffset
+			}
+			length += 4
+		case 2: // copy with a 2-byte offset
+			if s+3 > len(src) {
+				return false
+			}
+			offset = int(binary.LittleEndian.Uint16(src[s+1:]))
+			length = 1 + int(src[s])>>2
+			s += 3
+		default: // copy with a 4-byte offset
+			if s+5 > len(src) {
+				return false
+			}
+			offset = int(binary.LittleEndian.Uint32(src[s+1:]))
+			length = 1 + int(src[s])>>2
+			s += 5
+		}
+		if offset <= 0 || d < offset || length > n-d {
+			return false
+		}
+		d += length
+	}
+	return d == n
 }

@@ -48,12 +48,19 @@ func reframe(seg []byte) []byte {
 // FuzzReplay feeds damaged segments to Replay and to Open (which scans
 // and repairs the last segment), as the log's last segment and as a
 // sealed one followed by another: each must give records or an error
-// naming the segment, never a panic or a hang. Every input is tried as
-// fuzzed and with its checksums recomputed (reframe).
+// naming the segment, never a panic, a hang or an allocation of what a
+// damaged block claims. Every input is tried as fuzzed and with its
+// checksums recomputed (reframe).
 func FuzzReplay(f *testing.F) {
 	f.Add(fuzzSegment(0))
 	f.Add(fuzzSegment(6))
 	f.Add(fuzzSegment(1)[:headerSize+7])
+	// S2 records whose blocks state far more than they hold
+	// (TestS2ClaimBounded): reframe keeps their checksums good.
+	for _, claim := range []uint64{MaxPayload - 1, MaxPayload + 1, 1 << 20} {
+		block := append(binary.AppendUvarint(nil, claim), 0x00, 'x', 0x01, 0x00, 0xfe, 0xff, 0xff, 0x00)
+		f.Add(appendRecord(fuzzSegment(2), 3, block, true))
+	}
 	f.Fuzz(func(t *testing.T, seg []byte) {
 		for _, b := range [][]byte{seg, reframe(seg)} {
 			for _, sealed := range []bool{false, true} {

@@ -1,0 +1,187 @@
+package part
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// parquet-go sizes what it allocates to decode delta-encoded values from
+// the values themselves: DELTA_BINARY_PACKED from the value count in its
+// header, DELTA_BYTE_ARRAY and DELTA_LENGTH_BYTE_ARRAY from the sum of the
+// lengths they hold. FuzzPart found a _sort page whose lengths added up
+// to 700 MB; a page can claim terabytes. checkDelta reads those counts and
+// lengths (decoding the length runs, not the values) before parquet-go
+// does, so that what it allocates is what the page truly holds.
+
+// maxDeltaBytes bounds the bytes the values of one DELTA_BYTE_ARRAY page
+// decode to. Prefixes let a page of n values hold n times its own size;
+// no page of sort keys or ordering values Write makes comes near it
+// (PageRows keys of 256 KiB each would).
+const maxDeltaBytes = 256 << 20
+
+var errDelta = errors.New("malformed DELTA_BINARY_PACKED run")
+
+// deltaScratch pools the lengths checkDelta decodes.
+var deltaScratch = sync.Pool{New: func() any { return new([2][]int32) }}
+
+// checkDelta checks the values of a page of n non-NULL values in encoding
+// enc.
+func checkDelta(enc format.Encoding, b []byte, n int) error {
+	if n == 0 && len(b) == 0 {
+		return nil
+	}
+	if enc == format.DeltaBinaryPacked {
+		h, err := deltaHeader(b)
+		if err != nil {
+			return err
+		}
+		if h.total > uint64(n) {
+			return fmt.Errorf("DELTA_BINARY_PACKED run of %d values in a page of %d", h.total, n)
+		}
+		return nil
+	}
+	sc := deltaScratch.Get().(*[2][]int32)
+	defer deltaScratch.Put(sc)
+	var err error
+	k := 0
+	prefixes := sc[0][:0]
+	if enc == format.DeltaByteArray {
+		if prefixes, k, err = deltaInt32s(prefixes, b, n); err != nil {
+			return fmt.Errorf("prefix lengths: %v", err)
+		}
+	}
+	suffixes, m, err := deltaInt32s(sc[1][:0], b[k:], n)
+	sc[0], sc[1] = prefixes, suffixes
+	if err != nil {
+		return fmt.Errorf("lengths: %v", err)
+	}
+	if enc == format.DeltaByteArray && len(prefixes) != len(suffixes) {
+		return fmt.Errorf("%d prefix lengths and %d suffix lengths", len(prefixes), len(suffixes))
+	}
+	var data, total, last int64
+	for i, s := range suffixes {
+		l := int64(s)
+		if s < 0 {
+			return fmt.Errorf("value %d has length %d", i, s)
+		}
+		if enc == format.DeltaByteArray {
+			pl := int64(prefixes[i])
+			if pl < 0 || pl > last {
+				return fmt.Errorf("value %d shares %d bytes with a value of %d", i, pl, last)
+			}
+			l += pl
+		}
+		data += int64(s)
+		total += l
+		last = l
+	}
+	if data > int64(len(b)-k-m) {
+		return fmt.Errorf("values of %d bytes in %d", data, len(b)-k-m)
+	}
+	if total > maxDeltaBytes {
+		return fmt.Errorf("values of %d bytes", total)
+	}
+	return nil
+}
+
+// deltaHead is the header of a DELTA_BINARY_PACKED run.
+type deltaHead struct {
+	blockSize, miniblocks, total uint64
+	first                        int64
+	// size is the bytes the header takes.
+	size int
+}
+
+// deltaHeader reads the header of a DELTA_BINARY_PACKED run.
+func deltaHeader(b []byte) (deltaHead, error) {
+	pos := 0
+	var f [4]uint64
+	for i := range f {
+		x, k := binary.Uvarint(b[pos:])
+		if k <= 0 {
+			return deltaHead{}, errDelta
+		}
+		f[i] = x
+		pos += k
+	}
+	h := deltaHead{blockSize: f[0], miniblocks: f[1], total: f[2], first: int64(f[3]>>1) ^ -int64(f[3]&1), size: pos}
+	if h.blockSize == 0 || h.blockSize%128 != 0 || h.miniblocks == 0 || h.blockSize%h.miniblocks != 0 ||
+		h.blockSize/h.miniblocks%32 != 0 || h.blockSize > 1<<20 {
+		return deltaHead{}, fmt.Errorf("DELTA_BINARY_PACKED blocks of %d values in %d miniblocks", h.blockSize, h.miniblocks)
+	}
+	return h, nil
+}
+
+// deltaInt32s decodes a DELTA_BINARY_PACKED run of at most n int32 values
+// from b, appending them to dst with int32 arithmetic (as parquet-go
+// does); it returns them and the bytes the run takes.
+func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
+	h, err := deltaHeader(b)
+	if err != nil {
+		return dst, 0, err
+	}
+	if h.total > uint64(n) {
+		return dst, 0, fmt.Errorf("run of %d values in a page of %d", h.total, n)
+	}
+	pos, total, mbs := h.size, int(h.total), int(h.miniblocks)
+	if total == 0 {
+		return dst, pos, nil
+	}
+	per := int(h.blockSize) / mbs
+	v := int32(h.first)
+	start := len(dst)
+	dst = append(dst, v)
+	for len(dst)-start < total {
+		minDelta, k := binary.Varint(b[pos:])
+		if k <= 0 || pos+k+mbs > len(b) {
+			return dst, 0, errDelta
+		}
+		pos += k
+		widths := b[pos : pos+mbs]
+		pos += mbs
+		for _, w := range widths {
+			if len(dst)-start >= total {
+				break
+			}
+			if w > 32 {
+				return dst, 0, fmt.Errorf("miniblock of %d-bit deltas", w)
+			}
+			size := per * int(w) / 8
+			if pos+size > len(b) {
+				return dst, 0, errDelta
+			}
+			mb := b[pos : pos+size]
+			md, mask := int32(minDelta), uint64(1)<<w-1
+			for i := 0; i < per && len(dst)-start < total; i++ {
+				off := i * int(w)
+				var d uint64
+				if off/8+8 <= len(mb) {
+					// w ≤ 32 bits from a bit offset under 8 fit in one load.
+					d = binary.LittleEndian.Uint64(mb[off/8:]) >> (off % 8) & mask
+				} else {
+					d = bitsAt(mb, off, int(w))
+				}
+				v += md + int32(d)
+				dst = append(dst, v)
+			}
+			pos += size
+		}
+	}
+	return dst, pos, nil
+}
+
+// bitsAt returns the w-bit little-endian value at bit offset off of b.
+func bitsAt(b []byte, off, w int) uint64 {
+	var x uint64
+	for got := 0; got < w; {
+		i, sh := (off+got)/8, (off+got)%8
+		take := min(8-sh, w-got)
+		x |= uint64(b[i]>>sh&(1<<take-1)) << got
+		got += take
+	}
+	return x
+}

@@ -1,0 +1,76 @@
+package part
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/parquet-go/parquet-go/encoding/delta"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// TestDeltaInt32s decodes parquet-go's DELTA_BINARY_PACKED runs of random
+// int32s (small and wide deltas, runs shorter and longer than a block,
+// wrapping arithmetic) and checks the values and the bytes taken.
+func TestDeltaInt32s(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var enc delta.BinaryPackedEncoding
+	for trial := range 300 {
+		n := rng.IntN(700)
+		xs := make([]int32, n)
+		for i := range xs {
+			switch trial % 3 {
+			case 0:
+				xs[i] = int32(rng.IntN(50))
+			case 1:
+				xs[i] = int32(rng.Uint32())
+			default:
+				if i > 0 {
+					xs[i] = xs[i-1] + int32(rng.IntN(9)) - 2
+				}
+			}
+		}
+		b, err := enc.EncodeInt32(nil, xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail := []byte{1, 2, 3}
+		got, used, err := deltaInt32s(nil, append(b, tail...), n)
+		if err != nil || !slices.Equal(got, xs) || used != len(b) {
+			t.Fatalf("trial %d (%d values): %v, used %d of %d, values equal %v", trial, n, err, used, len(b), slices.Equal(got, xs))
+		}
+		if n > 0 {
+			if _, _, err := deltaInt32s(nil, b, n-1); err == nil {
+				t.Fatalf("trial %d: a run of %d values accepted for a page of %d", trial, n, n-1)
+			}
+		}
+	}
+}
+
+// TestCheckDeltaByteArray checks DELTA_BYTE_ARRAY pages parquet-go
+// encodes pass, and that lengths claiming more than the page holds do
+// not.
+func TestCheckDeltaByteArray(t *testing.T) {
+	var enc delta.ByteArrayEncoding
+	vals := [][]byte{[]byte("apple"), []byte("applesauce"), []byte("apricot"), nil, []byte("banana")}
+	var data []byte
+	var offs []uint32
+	for _, v := range vals {
+		offs = append(offs, uint32(len(data)))
+		data = append(data, v...)
+	}
+	offs = append(offs, uint32(len(data)))
+	b, err := enc.EncodeByteArray(nil, data, offs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkDelta(format.DeltaByteArray, b, len(vals)); err != nil {
+		t.Fatalf("parquet-go's page: %v", err)
+	}
+	if err := checkDelta(format.DeltaByteArray, b[:len(b)-1], len(vals)); err == nil {
+		t.Fatal("a page missing a byte of its suffixes passed")
+	}
+	if err := checkDelta(format.DeltaByteArray, b, len(vals)-1); err == nil {
+		t.Fatal("a page of more values than its header says passed")
+	}
+}
