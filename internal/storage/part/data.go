@@ -102,6 +102,10 @@ type Meta struct {
 	// _order empty and readers rebuild Order from the columns (order.go);
 	// on a Reader's Meta it is set only for such parts.
 	OrderFrom []GroupOrder
+	// Residual says _won_at and _superseded_by are stored as residuals
+	// (resid.go): Write sets it for the kinds residualKind names, and
+	// reads undo them, so Data always holds the values written.
+	Residual bool
 }
 
 // GroupOrder names the ordering columns of one attribute group, in the
@@ -213,6 +217,12 @@ type Data struct {
 	orderVecs []*types.Vector
 	orderMiss []catalog.ColumnID
 	orderBuf  []byte
+	// residSrc holds the columns a read of a part with Meta.Residual
+	// decodes to undo the residuals when the read itself does not ask for
+	// them, and residPages the pages ReadRows decodes for the same
+	// (resid.go); kept for reuse.
+	residSrc   *Data
+	residPages [2]*Data
 }
 
 // Reset empties d, keeping every buffer for reuse.

@@ -81,6 +81,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 	}
 	w := &writer{d: d, meta: meta, opts: opts}
 	w.meta.OrderFrom = orderFromRows(d, &meta)
+	w.meta.Residual = residualKind(meta.Kind) && writeResiduals
 	if w.opts.BlockRows <= 0 {
 		w.opts.BlockRows = DefaultBlockRows
 	}
@@ -322,10 +323,24 @@ func (w *writer) appendFixed(f, lo, hi int) {
 	case fCommit:
 		w.vals = appendInt64s(w.vals, d.Commit, lo, hi)
 	case fWonAt:
+		if w.meta.Residual {
+			for i := lo; i < hi; i++ {
+				x := at(d.WonAt, i) - wonBase(at(d.State, i), d.Commit[i])
+				w.vals = append(w.vals, parquet.Int64Value(int64(x)))
+			}
+			return
+		}
 		w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
 	case fEndedAt:
 		w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
 	case fSupersededBy:
+		if w.meta.Residual {
+			for i := lo; i < hi; i++ {
+				x := at(d.SupersededBy, i) - supersededBase(at(d.State, i), at(d.EndedAt, i))
+				w.vals = append(w.vals, parquet.Int64Value(int64(x)))
+			}
+			return
+		}
 		w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
 	}
 }
