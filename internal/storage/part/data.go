@@ -222,7 +222,7 @@ type Data struct {
 	// them, and residPages the pages ReadRows decodes for the same
 	// (resid.go); kept for reuse.
 	residSrc   *Data
-	residPages [2]*Data
+	residPages [3]*Data
 }
 
 // Reset empties d, keeping every buffer for reuse.

@@ -180,7 +180,7 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("metadata: unknown part kind %q", fm.Kind)
 	}
-	if fm.Residual && (fm.Format < formatResidual || !residualKind(kind)) {
+	if fm.Residual && (fm.Format < formatResidual || !residualKind(kind) || fm.PageRows <= 0) {
 		return nil, nil, nil, fmt.Errorf("metadata: resolution residuals in a format %d %s part", fm.Format, kind)
 	}
 	if fm.Stripe <= 0 || len(fm.Stripes)%4 != 0 {

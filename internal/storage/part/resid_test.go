@@ -32,7 +32,7 @@ func residFixture(t testing.TB, rows int) fixture {
 		case version.Late, version.Dropped:
 			d.SupersededBy[i] = c - uint64(i%3)
 		}
-		if i%13 == 0 {
+		if i%13 == 0 && i > 0 {
 			d.State[i] = version.State(i % 8)
 			d.WonAt[i], d.EndedAt[i], d.SupersededBy[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i%3), ^uint64(i)
 		}
@@ -80,6 +80,9 @@ func TestResidualRoundTrip(t *testing.T) {
 		if f&FixWonAt != 0 && !slices.Equal(got.WonAt, d.WonAt[lo:hi]) {
 			t.Fatalf("%s: won_at of rows [%d, %d) differs", what, lo, hi)
 		}
+		if f&FixEndedAt != 0 && !slices.Equal(got.EndedAt, d.EndedAt[lo:hi]) {
+			t.Fatalf("%s: ended_at of rows [%d, %d) differs", what, lo, hi)
+		}
 		if f&FixSupersededBy != 0 && !slices.Equal(got.SupersededBy, d.SupersededBy[lo:hi]) {
 			t.Fatalf("%s: superseded_by of rows [%d, %d) differs", what, lo, hi)
 		}
@@ -97,6 +100,9 @@ func TestResidualRoundTrip(t *testing.T) {
 		}{
 			{"won_at alone", FixWonAt, false},
 			{"superseded_by alone", FixSupersededBy, false},
+			{"ended_at alone", FixEndedAt, false},
+			{"superseded_by and commit", FixSupersededBy | FixCommit, false},
+			{"superseded_by and ended_at", FixSupersededBy | FixEndedAt, false},
 			{"interval", FixSort | FixCommit | FixWonAt | FixEndedAt, false},
 			{"with bases", FixWonAt | FixSupersededBy | FixState | FixCommit | FixEndedAt, false},
 			{"view of the state, first", FixState, true},
@@ -139,7 +145,7 @@ func TestResidualRoundTrip(t *testing.T) {
 				if rg[1] > b.Rows || rg[0] < 0 {
 					continue
 				}
-				for _, f := range []Fixed{FixWonAt, FixSupersededBy, FixWonAt | FixSupersededBy | FixState, FixAll} {
+				for _, f := range []Fixed{FixWonAt, FixEndedAt, FixSupersededBy, FixWonAt | FixSupersededBy | FixState, FixAll} {
 					if err := rd.ReadRows(bi, rg[0], rg[1], f, nil, &blk); err != nil {
 						t.Fatal(err)
 					}
@@ -233,20 +239,21 @@ func TestReadFormat2(t *testing.T) {
 }
 
 // TestResidualRefused: metadata claiming residuals where Write never puts
-// them (before format 3, or in a part of another kind) is corrupt rather
-// than read with the wrong values.
+// them (before format 3, in a part of another kind, or without pages to
+// take bases within) is corrupt rather than read with the wrong values.
 func TestResidualRefused(t *testing.T) {
 	const cols = `"columns":[{"id":10,"type":"UINT64","kind":"UINT64","codec":"DELTA, ZSTD(1)"}]`
 	for _, js := range []string{
 		`{"format":2,"kind":"history","stripe":32768,` + cols + `,"resolution_residual":true}`,
-		`{"format":3,"kind":"current","stripe":32768,` + cols + `,"resolution_residual":true}`,
+		`{"format":3,"kind":"current","stripe":32768,"page_rows":256,` + cols + `,"resolution_residual":true}`,
+		`{"format":3,"kind":"history","stripe":32768,` + cols + `,"resolution_residual":true}`,
 	} {
 		_, _, _, err := decodeMeta(js)
 		if err == nil || errors.Is(err, ErrVersion) {
 			t.Errorf("%s: %v", js, err)
 		}
 	}
-	m, _, _, err := decodeMeta(`{"format":3,"kind":"history","stripe":32768,` + cols + `,"resolution_residual":true}`)
+	m, _, _, err := decodeMeta(`{"format":3,"kind":"history","stripe":32768,"page_rows":256,` + cols + `,"resolution_residual":true}`)
 	if err != nil || !m.Residual {
 		t.Fatalf("valid residual part: %v %v", m, err)
 	}

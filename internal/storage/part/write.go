@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
 	"github.com/strata-db/strata/internal/vfs"
 )
 
@@ -134,6 +135,8 @@ type writer struct {
 	phys  []physical
 	vals  []parquet.Value
 	wide  []byte
+	// resid is appendResiduals' scratch.
+	resid []uint64
 	// warm collects the pages built for WriteOptions.Warm, or is nil;
 	// warmLimit is the most bytes of them the part may take.
 	warm      *warmPart
@@ -322,26 +325,52 @@ func (w *writer) appendFixed(f, lo, hi int) {
 		}
 	case fCommit:
 		w.vals = appendInt64s(w.vals, d.Commit, lo, hi)
+	case fWonAt, fEndedAt, fSupersededBy:
+		if w.meta.Residual {
+			w.appendResiduals(f, lo, hi)
+			return
+		}
+		switch f {
+		case fWonAt:
+			w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
+		case fEndedAt:
+			w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
+		default:
+			w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
+		}
+	}
+}
+
+// appendResiduals appends what format 3 stores of resolution column f
+// (resid.go) for rows [lo, hi), one page.
+func (w *writer) appendResiduals(f, lo, hi int) {
+	d := w.d
+	page := func(s []uint64) []uint64 {
+		if len(s) == 0 {
+			return nil
+		}
+		return s[lo:hi]
+	}
+	if cap(w.resid) < hi-lo {
+		w.resid = make([]uint64, hi-lo)
+	}
+	w.resid = w.resid[:hi-lo] // residuals writes every entry
+	var won, end, sup []uint64
+	switch f {
 	case fWonAt:
-		if w.meta.Residual {
-			for i := lo; i < hi; i++ {
-				x := at(d.WonAt, i) - wonBase(at(d.State, i), d.Commit[i])
-				w.vals = append(w.vals, parquet.Int64Value(int64(x)))
-			}
-			return
-		}
-		w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
+		won = w.resid
 	case fEndedAt:
-		w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
-	case fSupersededBy:
-		if w.meta.Residual {
-			for i := lo; i < hi; i++ {
-				x := at(d.SupersededBy, i) - supersededBase(at(d.State, i), at(d.EndedAt, i))
-				w.vals = append(w.vals, parquet.Int64Value(int64(x)))
-			}
-			return
-		}
-		w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
+		end = w.resid
+	default:
+		sup = w.resid
+	}
+	var st []version.State
+	if len(d.State) > 0 {
+		st = d.State[lo:hi]
+	}
+	residuals(st, d.Commit[lo:hi], page(d.WonAt), page(d.EndedAt), page(d.SupersededBy), won, end, sup)
+	for _, x := range w.resid {
+		w.vals = append(w.vals, parquet.Int64Value(int64(x)))
 	}
 }
 
