@@ -159,14 +159,31 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		w.phys[i], _ = physicalOf(c.Type) // validated
 	}
 	sw := &sealWriter{out: bufio.NewWriterSize(f, 1<<20)}
-	pw := parquet.NewWriter(sw, schema,
+	popts := []parquet.WriterOption{
+		schema,
 		// The seal needs every byte of a block to reach sw when Flush
 		// returns, so parquet-go must not buffer on its own.
 		parquet.WriteBufferSize(0),
 		parquet.PageBufferSize(w.opts.PageBytes),
-		parquet.DataPageStatistics(true),
+		// Nothing reads page statistics or page bounds: blocks are
+		// skipped by BlockInfo, pages found by BlockInfo.Keys and the
+		// offset index, which parquet-go writes regardless. Min/max in
+		// every page header and 16-byte bounds of the byte-array and wide
+		// columns in the column index took 2 % of a settled table
+		// (docs/benchmarks.md, "Bytes on disk, third pass"). The
+		// footer's column-chunk statistics stay for other readers, but
+		// for the columns whose bounds are skipped.
+		parquet.DataPageStatistics(false),
+		parquet.SkipPageBounds(colSort),
+		parquet.SkipPageBounds(colOrder),
 		parquet.CreatedBy("strata", strconv.Itoa(FormatVersion), ""),
-	)
+	}
+	for i, c := range w.meta.Columns {
+		if k := w.phys[i].kind; k == parquet.ByteArray || k == parquet.FixedLenByteArray {
+			popts = append(popts, parquet.SkipPageBounds(columnName(c.ID)))
+		}
+	}
+	pw := parquet.NewWriter(sw, popts...)
 	w.vals = make([]parquet.Value, 0, w.opts.PageRows)
 	w.meta.PageRows = w.opts.PageRows
 	n := w.d.Rows
