@@ -389,7 +389,7 @@ func (r *Reader) readBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 	var undo Fixed
 	for t := range tasks {
 		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
-		if r.meta.Residual && (tasks[t].fixed == fWonAt || tasks[t].fixed == fEndedAt || tasks[t].fixed == fSupersededBy) {
+		if r.meta.Residual && hasResidual(tasks[t].fixed) {
 			undo |= 1 << tasks[t].fixed
 		}
 	}
@@ -689,12 +689,13 @@ func (r *Reader) checkResidualPages(i int, d, pd *Data) error {
 	}
 	for lo := 0; lo < d.Rows; lo += pr {
 		hi := min(lo+pr, d.Rows)
-		if err := r.ReadRows(i, lo, hi, FixWonAt|FixEndedAt|FixSupersededBy, nil, pd); err != nil {
+		if err := r.ReadRows(i, lo, hi, FixCommit|FixSeq|FixWonAt|FixEndedAt|FixSupersededBy, nil, pd); err != nil {
 			return err
 		}
-		if !slices.Equal(pd.WonAt, d.WonAt[lo:hi]) || !slices.Equal(pd.EndedAt, d.EndedAt[lo:hi]) ||
+		if !slices.Equal(pd.Commit, d.Commit[lo:hi]) || !slices.Equal(pd.Seq, d.Seq[lo:hi]) ||
+			!slices.Equal(pd.WonAt, d.WonAt[lo:hi]) || !slices.Equal(pd.EndedAt, d.EndedAt[lo:hi]) ||
 			!slices.Equal(pd.SupersededBy, d.SupersededBy[lo:hi]) {
-			return r.corrupt("block %d: rows [%d, %d) read by page give other resolution values than by block", i, lo, hi)
+			return r.corrupt("block %d: rows [%d, %d) read by page give other positions or resolution values than by block", i, lo, hi)
 		}
 	}
 	return nil

@@ -162,10 +162,88 @@ func undoSupersededBy(xs []uint64, s []version.State, c, e []uint64) {
 	}
 }
 
+// groupRef finds, row by row through one page, the row a row's commit
+// and seq are stored relative to (format 3): the row of the same rank in
+// the run of rows just before its own run of equal groups, when that run
+// is of a smaller group and long enough. Rows are sorted by (key, group,
+// commit, seq), so that is the same key's previous group, and where one
+// write gave a key rows in two groups (the benchmark's holding and activity
+// groups, say) both runs hold the same commits: the second stores 0. A run
+// of the previous group of another key (a key without rows in the smaller
+// group) is taken all the same: it costs bytes, not correctness, and keeps
+// the sort key out of the bases. Use a fresh groupRef{ps: -1} per page.
+type groupRef struct{ ps, pe, start int }
+
+// next returns the reference row of row i (rows are visited in order), or
+// -1 when it has none.
+func (r *groupRef) next(g []uint16, i int) int {
+	if i > 0 && g[i] != g[i-1] {
+		r.ps, r.pe, r.start = r.start, i, i
+	}
+	if r.ps >= 0 && g[r.ps] < g[i] {
+		if j := r.ps + i - r.start; j < r.pe {
+			return j
+		}
+	}
+	return -1
+}
+
+// residualsPos writes what format 3 stores of the commits c and seqs q of
+// one page's rows, of groups g (empty: all 0), into outC and outQ (either
+// may be nil).
+func residualsPos(g []uint16, c []uint64, q []uint32, outC []uint64, outQ []uint32) {
+	ref := groupRef{ps: -1}
+	for i := range c {
+		j := -1
+		if len(g) > 0 {
+			j = ref.next(g, i)
+		}
+		if outC != nil {
+			outC[i] = c[i]
+			if j >= 0 {
+				outC[i] -= c[j]
+			}
+		}
+		if outQ != nil {
+			outQ[i] = q[i]
+			if j >= 0 {
+				outQ[i] -= q[j]
+			}
+		}
+	}
+}
+
+// undoCommit turns one page's stored commits xs, of groups g, into
+// commits, in place: a reference row comes before its row, so it is final
+// by then.
+func undoCommit(xs []uint64, g []uint16) {
+	g = g[:len(xs)]
+	ref := groupRef{ps: -1}
+	for i := range xs {
+		if j := ref.next(g, i); j >= 0 {
+			xs[i] += xs[j]
+		}
+	}
+}
+
+// undoSeq is undoCommit for seqs.
+func undoSeq(xs []uint32, g []uint16) {
+	g = g[:len(xs)]
+	ref := groupRef{ps: -1}
+	for i := range xs {
+		if j := ref.next(g, i); j >= 0 {
+			xs[i] += xs[j]
+		}
+	}
+}
+
 // residualBases returns the fixed columns needed to undo the residuals of
 // the fixed columns in f.
 func residualBases(f Fixed) Fixed {
 	var need Fixed
+	if f&(FixCommit|FixSeq) != 0 {
+		need |= FixGroup
+	}
 	if f&(FixWonAt|FixEndedAt) != 0 {
 		need |= FixState | FixCommit
 	}
@@ -175,34 +253,58 @@ func residualBases(f Fixed) Fixed {
 	return need
 }
 
-// undoRows undoes the residuals of fixed column f (fWonAt, fEndedAt or
-// fSupersededBy) in xs, the rows of whole pages starting at a page start,
-// page by page (a base never reaches across a page, so that a page
-// decodes alone). s, c and e are the same rows' states, commits and final
-// EndedAt (e only for fSupersededBy).
-func undoRows(f int, pageRows int, xs []uint64, s []version.State, c, e []uint64) {
-	for lo := 0; lo < len(xs); lo += pageRows {
-		hi := min(lo+pageRows, len(xs))
+// residBases are the columns residuals are undone from, for one block or
+// one range of pages.
+type residBases struct {
+	group  []uint16
+	state  []version.State
+	commit []uint64
+	ended  []uint64
+}
+
+// undoRows undoes the residuals of fixed column f in d, whose rows are
+// whole pages starting at a page start, page by page (a base never
+// reaches across a page, so that a page decodes alone). b holds the same
+// rows' bases, final (commit and ended_at undone already).
+func undoRows(f int, pageRows int, d *Data, b *residBases) {
+	n := d.pageLen(f, nil)
+	for lo := 0; lo < n; lo += pageRows {
+		hi := min(lo+pageRows, n)
 		switch f {
+		case fCommit:
+			undoCommit(d.Commit[lo:hi], b.group[lo:hi])
+		case fSeq:
+			undoSeq(d.Seq[lo:hi], b.group[lo:hi])
 		case fWonAt:
-			undoWonAt(xs[lo:hi], s[lo:hi], c[lo:hi])
+			undoWonAt(d.WonAt[lo:hi], b.state[lo:hi], b.commit[lo:hi])
 		case fEndedAt:
-			undoEndedAt(xs[lo:hi], s[lo:hi], c[lo:hi])
+			undoEndedAt(d.EndedAt[lo:hi], b.state[lo:hi], b.commit[lo:hi])
 		default:
-			undoSupersededBy(xs[lo:hi], s[lo:hi], c[lo:hi], e[lo:hi])
+			undoSupersededBy(d.SupersededBy[lo:hi], b.state[lo:hi], b.commit[lo:hi], b.ended[lo:hi])
 		}
 	}
+}
+
+// residualOrder lists the fixed columns with residuals in the order they
+// are undone: the commit before the resolution taken from it, ended_at
+// before superseded_by.
+var residualOrder = [...]int{fCommit, fSeq, fWonAt, fEndedAt, fSupersededBy}
+
+// hasResidual reports whether fixed column f is stored as a residual in a
+// part with Meta.Residual.
+func hasResidual(f int) bool {
+	return f == fCommit || f == fSeq || f == fWonAt || f == fEndedAt || f == fSupersededBy
 }
 
 // undoBlock undoes the residuals of the fixed columns in f, which
 // readBlockFixed decoded into dst for block i (the others dst holds came
 // from the chunk cache, final already). The bases are taken from dst when
 // the read asked for them (fixed) and are read into dst.residSrc when not;
-// that read undoes ended_at itself when superseded_by needs it.
+// that read undoes the commit and ended_at itself when they are bases.
 func (r *Reader) undoBlock(i int, f, fixed Fixed, dst *Data) error {
 	need := residualBases(f)
 	miss := need &^ fixed
-	state, commit, endedAt := dst.State, dst.Commit, dst.EndedAt
+	b := residBases{group: dst.Group, state: dst.State, commit: dst.Commit, ended: dst.EndedAt}
 	if miss != 0 {
 		if dst.residSrc == nil {
 			dst.residSrc = &Data{}
@@ -211,63 +313,59 @@ func (r *Reader) undoBlock(i int, f, fixed Fixed, dst *Data) error {
 		if err := r.readBlockFixed(i, miss, nil, src); err != nil {
 			return err
 		}
+		if miss&FixGroup != 0 {
+			b.group = src.Group
+		}
 		if miss&FixState != 0 {
-			state = src.State
+			b.state = src.State
 		}
 		if miss&FixCommit != 0 {
-			commit = src.Commit
+			b.commit = src.Commit
 		}
 		if miss&FixEndedAt != 0 {
-			endedAt = src.EndedAt
+			b.ended = src.EndedAt
 		}
 	}
 	n := r.blocks[i].Rows
-	if len(state) != n || len(commit) != n || need&FixEndedAt != 0 && len(endedAt) != n {
+	if need&FixGroup != 0 && len(b.group) != n || need&FixState != 0 && len(b.state) != n ||
+		need&FixCommit != 0 && len(b.commit) != n || need&FixEndedAt != 0 && len(b.ended) != n {
 		return r.corrupt("block %d: the columns residuals are taken from do not hold %d rows", i, n)
 	}
-	// ended_at first: superseded_by's bases include it.
-	for _, c := range []struct {
-		fix Fixed
-		f   int
-		xs  []uint64
-	}{{FixWonAt, fWonAt, dst.WonAt}, {FixEndedAt, fEndedAt, dst.EndedAt}, {FixSupersededBy, fSupersededBy, dst.SupersededBy}} {
-		if f&c.fix == 0 {
+	for _, c := range residualOrder {
+		if f&(1<<c) == 0 {
 			continue
 		}
-		if len(c.xs) != n {
-			return r.corrupt("block %d: %s holds %d rows, want %d", i, fixedNames[c.f], len(c.xs), n)
+		if got := dst.pageLen(c, nil); got != n {
+			return r.corrupt("block %d: %s holds %d rows, want %d", i, fixedNames[c], got, n)
 		}
-		undoRows(c.f, r.meta.PageRows, c.xs, state, commit, endedAt)
+		undoRows(c, r.meta.PageRows, dst, &b)
 	}
 	return nil
 }
 
-// undoPages undoes the residuals of fixed column f (fWonAt, fEndedAt or
-// fSupersededBy) in the pages decodePages decoded into sc, which start at
-// block row first (a page start), before they are cached or copied out.
-// The bases' pages are decoded (or taken from the caches) through
-// decodePages too, into the scratch Datas of scratch, ended_at's with its
-// own residuals undone; tr counts them.
+// undoPages undoes the residuals of fixed column f (hasResidual) in the
+// pages decodePages decoded into sc, which start at block row first (a
+// page start), before they are cached or copied out. The bases' pages are
+// decoded (or taken from the caches) through decodePages too, into the
+// scratch Datas of scratch, the commit's and ended_at's with their own
+// residuals undone; tr counts them.
 func (r *Reader) undoPages(blk, f int, chunks []parquet.ColumnChunk, first int, sc, scratch *Data, tr *PageTrace) error {
-	var xs []uint64
-	bases := []int{fState, fCommit}
+	var bases []int
 	switch f {
-	case fWonAt:
-		xs = sc.WonAt
-	case fEndedAt:
-		xs = sc.EndedAt
+	case fCommit, fSeq:
+		bases = []int{fGroup}
+	case fWonAt, fEndedAt:
+		bases = []int{fState, fCommit}
 	default:
-		xs = sc.SupersededBy
-		bases = append(bases, fEndedAt)
+		bases = []int{fState, fCommit, fEndedAt}
 	}
-	n := len(xs)
+	n := sc.pageLen(f, nil)
 	if scratch.residPages[0] == nil {
 		scratch.residPages = [3]*Data{{}, {}, {}}
 	}
 	w := r.window()
 	defer r.windows.Put(w)
-	var states []version.State
-	var cols [3][]uint64
+	var b residBases
 	for k, g := range bases {
 		t := chunkTask{col: r.fixed[g], fixed: g}
 		src, _, err := r.decodePages(w, blk, &t, chunks, first, first+n, scratch.residPages[k], 0, tr)
@@ -279,14 +377,16 @@ func (r *Reader) undoPages(blk, f int, chunks []parquet.ColumnChunk, first int, 
 			return r.corrupt("block %d column %d: pages from row %d do not hold rows [%d, %d)", blk, t.col, src.first, first, first+n)
 		}
 		switch g {
+		case fGroup:
+			b.group = src.Group[a : a+n]
 		case fState:
-			states = src.State[a : a+n]
+			b.state = src.State[a : a+n]
 		case fCommit:
-			cols[k] = src.Commit[a : a+n]
+			b.commit = src.Commit[a : a+n]
 		default:
-			cols[k] = src.EndedAt[a : a+n]
+			b.ended = src.EndedAt[a : a+n]
 		}
 	}
-	undoRows(f, r.meta.PageRows, xs, states, cols[1], cols[2])
+	undoRows(f, r.meta.PageRows, sc, &b)
 	return nil
 }

@@ -7,34 +7,58 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
 	"github.com/strata-db/strata/internal/vfs"
 )
 
-// residFixture is orderFixture with the resolution version.Resolve gives:
-// every state, WonAt the commit of rows that won, SupersededBy the EndedAt
-// of superseded and deleted rows. Every 13th row has arbitrary values
-// instead (the residual must be a bijection, not a bet on the rules).
+// residFixture is a history part laid out as merges write the benchmark's
+// table: keys of 8 rows, 4 in group 1 and 4 in group 2 that repeat group
+// 1's commits (seq + 1000), each group's rows superseded, late, superseded,
+// current, with the resolution version.Resolve gives (WonAt the commit of
+// rows that won, EndedAt the next winner's commit, SupersededBy the EndedAt
+// of ended rows and the previous winner's commit of late ones). Every 13th
+// row has arbitrary values instead, and so do its commit and seq where
+// the order allows: the residuals must be a bijection, not a bet on the
+// rules.
 func residFixture(t testing.TB, rows int) fixture {
-	fx := orderFixture(t, rows)
+	fx := makeFixture(t, rows, allTypes[:3], nil)
+	fx.meta.Kind = KindHistory
 	d := fx.d
+	d.Sort = types.NewVector(types.Of(types.Bytes), rows)
+	var key []byte
 	for i := range rows {
-		c := d.Commit[i]
-		s := []version.State{version.Superseded, version.Superseded, version.Current, version.Late, version.Deleted, version.Dropped, version.Superseded}[i%7]
-		d.State[i] = s
+		k, j := i/8, i%8
+		g, rank := 1+j/4, j%4
+		key = sortKey(key[:0], k)
+		d.Sort.AppendBytes(key)
+		d.Group[i] = uint16(g)
+		d.Tomb[i] = false
+		c := uint64(1000 + 3*k + 20*rank)
+		d.Commit[i] = c
+		d.Seq[i] = uint32((k*13+rank)%1000 + (g-1)*1000)
 		d.WonAt[i], d.EndedAt[i], d.SupersededBy[i] = version.NoCommit, version.NoCommit, version.NoCommit
-		switch s {
-		case version.Superseded, version.Deleted:
-			d.WonAt[i], d.EndedAt[i] = c, c+uint64(i%5)+1
-			d.SupersededBy[i] = d.EndedAt[i]
-		case version.Current:
+		switch rank {
+		case 0:
+			d.State[i] = version.Superseded
+			d.WonAt[i], d.EndedAt[i], d.SupersededBy[i] = c, c+40, c+40
+		case 1:
+			d.State[i] = version.Late
+			d.SupersededBy[i] = c - 20
+		case 2:
+			d.State[i] = version.Superseded
+			d.WonAt[i], d.EndedAt[i], d.SupersededBy[i] = c, c+20, c+20
+		case 3:
+			d.State[i] = version.Current
 			d.WonAt[i], d.EndedAt[i] = c, version.Forever
-		case version.Late, version.Dropped:
-			d.SupersededBy[i] = c - uint64(i%3)
 		}
-		if i%13 == 0 && i > 0 {
+		if i%13 == 0 {
 			d.State[i] = version.State(i % 8)
 			d.WonAt[i], d.EndedAt[i], d.SupersededBy[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i%3), ^uint64(i)
+			if rank == 0 {
+				d.Commit[i] = c - 1 - uint64(i%7)
+				d.Seq[i] = ^uint32(i)
+			}
 		}
 	}
 	return fx
@@ -68,8 +92,8 @@ func TestResidualRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.fm.Format != 3 || !r.Meta().Residual || len(r.Meta().OrderFrom) != 2 {
-		t.Fatalf("format %d, residual %v, OrderFrom %v", r.fm.Format, r.Meta().Residual, r.Meta().OrderFrom)
+	if r.fm.Format != 3 || !r.Meta().Residual {
+		t.Fatalf("format %d, residual %v", r.fm.Format, r.Meta().Residual)
 	}
 	if diff := sameData(fx.d, readAll(t, r, ids(fx.meta))); diff != "" {
 		t.Fatal(diff)
@@ -79,6 +103,12 @@ func TestResidualRoundTrip(t *testing.T) {
 		t.Helper()
 		if f&FixWonAt != 0 && !slices.Equal(got.WonAt, d.WonAt[lo:hi]) {
 			t.Fatalf("%s: won_at of rows [%d, %d) differs", what, lo, hi)
+		}
+		if f&FixCommit != 0 && !slices.Equal(got.Commit, d.Commit[lo:hi]) {
+			t.Fatalf("%s: commit of rows [%d, %d) differs", what, lo, hi)
+		}
+		if f&FixSeq != 0 && !slices.Equal(got.Seq, d.Seq[lo:hi]) {
+			t.Fatalf("%s: seq of rows [%d, %d) differs", what, lo, hi)
 		}
 		if f&FixEndedAt != 0 && !slices.Equal(got.EndedAt, d.EndedAt[lo:hi]) {
 			t.Fatalf("%s: ended_at of rows [%d, %d) differs", what, lo, hi)
@@ -98,7 +128,10 @@ func TestResidualRoundTrip(t *testing.T) {
 			fixed Fixed
 			view  bool
 		}{
+			{"commit alone", FixCommit, false},
+			{"seq alone", FixSeq, false},
 			{"won_at alone", FixWonAt, false},
+			{"won_at and group", FixWonAt | FixGroup, false},
 			{"superseded_by alone", FixSupersededBy, false},
 			{"ended_at alone", FixEndedAt, false},
 			{"superseded_by and commit", FixSupersededBy | FixCommit, false},
@@ -145,7 +178,7 @@ func TestResidualRoundTrip(t *testing.T) {
 				if rg[1] > b.Rows || rg[0] < 0 {
 					continue
 				}
-				for _, f := range []Fixed{FixWonAt, FixEndedAt, FixSupersededBy, FixWonAt | FixSupersededBy | FixState, FixAll} {
+				for _, f := range []Fixed{FixCommit, FixSeq, FixWonAt, FixEndedAt, FixSupersededBy, FixWonAt | FixSupersededBy | FixState, FixAll} {
 					if err := rd.ReadRows(bi, rg[0], rg[1], f, nil, &blk); err != nil {
 						t.Fatal(err)
 					}
@@ -169,7 +202,7 @@ func TestResidualOnlyHistory(t *testing.T) {
 		{"current", KindCurrent, true, 1},
 		{"delta", KindDelta, true, 1},
 		{"asof", KindAsOf, true, 1},
-		{"history, hook off", KindHistory, false, 2},
+		{"history, hook off", KindHistory, false, 1},
 		{"history", KindHistory, true, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -135,8 +135,9 @@ type writer struct {
 	phys  []physical
 	vals  []parquet.Value
 	wide  []byte
-	// resid is appendResiduals' scratch.
-	resid []uint64
+	// resid and residQ are the residuals' scratch (resid.go).
+	resid  []uint64
+	residQ []uint32
 	// warm collects the pages built for WriteOptions.Warm, or is nil;
 	// warmLimit is the most bytes of them the part may take.
 	warm      *warmPart
@@ -329,6 +330,15 @@ func (w *writer) appendFixed(f, lo, hi int) {
 	case fGroup:
 		w.vals = appendInt32s(w.vals, d.Group, lo, hi)
 	case fSeq:
+		if w.meta.Residual {
+			if cap(w.residQ) < hi-lo {
+				w.residQ = make([]uint32, hi-lo)
+			}
+			w.residQ = w.residQ[:hi-lo]
+			residualsPos(groupsOf(d, lo, hi), d.Commit[lo:hi], d.Seq[lo:hi], nil, w.residQ)
+			w.vals = appendInt32s(w.vals, w.residQ, 0, hi-lo)
+			return
+		}
 		w.vals = appendInt32s(w.vals, d.Seq, lo, hi)
 	case fState:
 		w.vals = appendInt32s(w.vals, d.State, lo, hi)
@@ -341,6 +351,15 @@ func (w *writer) appendFixed(f, lo, hi int) {
 			w.vals = append(w.vals, parquet.BooleanValue(x))
 		}
 	case fCommit:
+		if w.meta.Residual {
+			if cap(w.resid) < hi-lo {
+				w.resid = make([]uint64, hi-lo)
+			}
+			w.resid = w.resid[:hi-lo] // residualsPos writes every entry
+			residualsPos(groupsOf(d, lo, hi), d.Commit[lo:hi], d.Seq[lo:hi], w.resid, nil)
+			w.vals = appendInt64s(w.vals, w.resid, 0, hi-lo)
+			return
+		}
 		w.vals = appendInt64s(w.vals, d.Commit, lo, hi)
 	case fWonAt, fEndedAt, fSupersededBy:
 		if w.meta.Residual {
@@ -356,6 +375,15 @@ func (w *writer) appendFixed(f, lo, hi int) {
 			w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
 		}
 	}
+}
+
+// groupsOf returns rows [lo, hi) of d.Group, nil when d has none (every
+// group 0).
+func groupsOf(d *Data, lo, hi int) []uint16 {
+	if len(d.Group) == 0 {
+		return nil
+	}
+	return d.Group[lo:hi]
 }
 
 // appendResiduals appends what format 3 stores of resolution column f
