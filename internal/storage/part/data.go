@@ -102,9 +102,9 @@ type Meta struct {
 	// _order empty and readers rebuild Order from the columns (order.go);
 	// on a Reader's Meta it is set only for such parts.
 	OrderFrom []GroupOrder
-	// Residual says _won_at and _superseded_by are stored as residuals
-	// (resid.go): Write sets it for the kinds residualKind names, and
-	// reads undo them, so Data always holds the values written.
+	// Residual says _commit, _seq and the resolution columns are stored
+	// as residuals (resid.go): Write sets it for the kinds residualKind
+	// names, and reads undo them, so Data always holds the values written.
 	Residual bool
 }
 

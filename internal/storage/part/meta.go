@@ -17,11 +17,11 @@ import (
 //	   readers rebuild each row's ordering values from the table columns
 //	   it names (order.go). Only parts that use it are written as 2, so
 //	   every other part stays readable by builds that know only 1.
-//	3  adds "resolution_residual": _won_at and _superseded_by hold what
-//	   is left of each row's value once the part of it that follows from
-//	   the row's state, commit and ended_at is taken away (resid.go).
-//	   Merges write every history part this way; a part with both
-//	   "order_from" and residuals is 3.
+//	3  adds "resolution_residual": _commit, _seq, _won_at, _ended_at
+//	   and _superseded_by hold what is left of each row's value once the
+//	   part of it that follows from its group, state and neighbours in the
+//	   page is taken away (resid.go). Merges write every history part this
+//	   way; a part with both "order_from" and residuals is 3.
 //
 // Readers take every version from 1 to FormatVersion.
 const FormatVersion = 3
@@ -81,7 +81,7 @@ type fileMeta struct {
 	// OrderFrom, when present (format 2), says _order is stored empty
 	// and rebuilt from these columns (Meta.OrderFrom).
 	OrderFrom []orderJSON `json:"order_from,omitempty"`
-	// Residual (format 3) says _won_at and _superseded_by hold residuals
+	// Residual (format 3) says positions and resolution hold residuals
 	// (Meta.Residual).
 	Residual bool `json:"resolution_residual,omitempty"`
 }

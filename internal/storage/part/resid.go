@@ -6,32 +6,39 @@ import (
 	"github.com/strata-db/strata/internal/version"
 )
 
-// Resolution columns stored as residuals (format 3).
+// Positions and resolution stored as residuals (format 3).
 //
-// A version's resolution repeats its neighbours' columns in most rows
-// (version.Resolve): WonAt is the row's own Commit whenever it won (state
-// current, superseded or deleted; 0 when late or dropped); a superseded
-// row's EndedAt is the commit of the next arrival of its key and group
-// that won, and its SupersededBy equals its EndedAt; a late row's
-// SupersededBy is the commit of the winner it lost to, the last arrival
-// before it that won. In key order commits jump at every key, so each of
-// these columns took ~1.4 bytes of a history row's ~17 (docs/benchmarks.md,
-// "Bytes on disk, second pass"). So history parts store, modulo 2^64,
+// A history row's commit, seq and resolution repeat its neighbours' in
+// most rows (version.Resolve): WonAt is the row's own Commit whenever it
+// won (state current, superseded or deleted; 0 when late or dropped); a
+// superseded row's EndedAt is the commit of the next arrival of its key
+// and group that won, and its SupersededBy equals its EndedAt; a late
+// row's SupersededBy is the commit of the winner it lost to, the last
+// arrival before it that won. And where one write gives a key rows in two
+// attribute groups (the benchmark's holding and activity groups), the
+// second group's rows repeat the first's commits, in the same order. In
+// key order commits jump at every key, so each of these columns took ~1.4
+// bytes of a history row's ~17 (docs/benchmarks.md, "Bytes on disk, second
+// pass"). So history parts store, modulo 2^64 (2^32 for seq),
 //
+//	_commit          Commit − (ref ≥ 0 ? Commit[ref] : 0)
+//	_seq             Seq − (ref ≥ 0 ? Seq[ref] : 0)
 //	_won_at          WonAt − (won ? Commit : 0)
 //	_ended_at        EndedAt − (ended ? Commit of the page's next row that won : 0)
 //	_superseded_by   SupersededBy − (ended ? EndedAt : lost ? Commit of the page's last earlier row that won : 0)
 //
-// (won, ended, lost below). The bases are taken from _state and _commit,
-// stored as they are, and from the final EndedAt, so each is a bijection
-// for any values; in rows version.Resolve produces most residuals are 0.
+// with ref the row of the same rank in the run of rows of the previous
+// group before the row's own run (groupRef), and won, ended and lost as
+// below. The bases are taken from _group and _state, stored as they are,
+// and from final values of earlier rows or other columns, so each is a
+// bijection for any values; in the rows merges write most residuals are 0.
 // A base never reaches outside the row's page (Meta.PageRows rows, the
-// unit a point lookup decodes), and the neighbours are found without the
-// sort key: a row whose next winner in the page is of another key or group
-// keeps a residual that is not 0, which costs bytes, not correctness.
+// unit a point lookup decodes), and neighbours are found without the sort
+// key: a row whose neighbour in the page belongs to another key costs
+// bytes, not correctness.
 //
-// The interval scans (storage's runscan and AS OF index) read Commit,
-// WonAt and EndedAt, so they decode _state on top, and never the
+// The interval scans (storage's runscan and AS OF index) read Sort, Group,
+// Commit, WonAt and EndedAt, so they decode _state on top, never the
 // superseded_by column.
 //
 // The decoded chunk and page caches (chunkcache.go, cache.go) hand out
@@ -46,8 +53,8 @@ import (
 // parts are a fifth of the rows and warmed for lookups.
 func residualKind(k Kind) bool { return k == KindHistory }
 
-// writeResiduals is a test hook: false makes Write store the resolution
-// as it is (format 2 or 1), as builds before format 3 did.
+// writeResiduals is a test hook: false makes Write store positions and
+// resolution as they are (format 2 or 1), as builds before format 3 did.
 var writeResiduals = true
 
 // won reports whether a row of state s won at some commit: WonAt is its
