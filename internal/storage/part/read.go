@@ -389,7 +389,7 @@ func (r *Reader) readBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 	var undo Fixed
 	for t := range tasks {
 		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
-		if r.meta.Residual && hasResidual(tasks[t].fixed) {
+		if r.residual(tasks[t].fixed) {
 			undo |= 1 << tasks[t].fixed
 		}
 	}
@@ -629,7 +629,7 @@ func Check(fsys vfs.FS, path string) error {
 				}
 			}
 		}
-		if r.meta.Residual {
+		if r.meta.Residual || r.meta.PositionResidual {
 			if err := r.checkResidualPages(i, &d, &od); err != nil {
 				return err
 			}
@@ -679,7 +679,8 @@ func checkBlock(d *Data, b *BlockInfo, pageRows int) error {
 }
 
 // checkResidualPages checks that the page reads of block i (ReadRows, what
-// lookups use) undo the residuals of a part with Meta.Residual to the
+// lookups use) undo the residuals of a part with Meta.Residual or
+// Meta.PositionResidual to the
 // values the whole-chunk read gave in d: the two paths undo them in
 // different places (resid.go), each from the base columns of its own rows.
 func (r *Reader) checkResidualPages(i int, d, pd *Data) error {

@@ -92,8 +92,8 @@ func TestResidualRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.fm.Format != 3 || !r.Meta().Residual {
-		t.Fatalf("format %d, residual %v", r.fm.Format, r.Meta().Residual)
+	if r.fm.Format != 3 || !r.Meta().Residual || !r.Meta().PositionResidual {
+		t.Fatalf("format %d, residual %v, position residual %v", r.fm.Format, r.Meta().Residual, r.Meta().PositionResidual)
 	}
 	if diff := sameData(fx.d, readAll(t, r, ids(fx.meta))); diff != "" {
 		t.Fatal(diff)
@@ -280,6 +280,8 @@ func TestResidualRefused(t *testing.T) {
 		`{"format":2,"kind":"history","stripe":32768,` + cols + `,"resolution_residual":true}`,
 		`{"format":3,"kind":"current","stripe":32768,"page_rows":256,` + cols + `,"resolution_residual":true}`,
 		`{"format":3,"kind":"history","stripe":32768,` + cols + `,"resolution_residual":true}`,
+		`{"format":2,"kind":"history","stripe":32768,"page_rows":256,` + cols + `,"position_residual":true}`,
+		`{"format":3,"kind":"delta","stripe":32768,"page_rows":256,` + cols + `,"position_residual":true}`,
 	} {
 		_, _, _, err := decodeMeta(js)
 		if err == nil || errors.Is(err, ErrVersion) {
@@ -292,5 +294,42 @@ func TestResidualRefused(t *testing.T) {
 	}
 	if _, _, _, err := decodeMeta(`{"format":4,"kind":"history","stripe":32768,` + cols + `}`); !errors.Is(err, ErrVersion) {
 		t.Fatalf("format 4: %v", err)
+	}
+}
+
+// TestPositionResidualWherePays: a history part whose second group does
+// not repeat the first group's commits (groups written by separate
+// commits) keeps commit and seq as they are, and its resolution residuals
+// still read back; one where most rows repeat them stores residuals.
+func TestPositionResidualWherePays(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		shift uint64
+		want  bool
+	}{{"repeated", 0, true}, {"separate commits", 1, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := newFS(t)
+			fx := residFixture(t, 2000)
+			for i := range fx.d.Rows {
+				if fx.d.Group[i] == 2 {
+					fx.d.Commit[i] += c.shift
+				}
+			}
+			writeFixture(t, fsys, "parts/p.part", fx, WriteOptions{BlockRows: 700, PageRows: 128})
+			r, err := Open(fsys, "parts/p.part")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.fm.Format != 3 || !r.Meta().Residual || r.Meta().PositionResidual != c.want {
+				t.Fatalf("format %d, residual %v, position residual %v", r.fm.Format, r.Meta().Residual, r.Meta().PositionResidual)
+			}
+			if diff := sameData(fx.d, readAll(t, r, ids(fx.meta))); diff != "" {
+				t.Fatal(diff)
+			}
+			if err := Check(fsys, "parts/p.part"); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

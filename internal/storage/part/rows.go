@@ -297,7 +297,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 			return nil, nil, r.corrupt("block %d column %d: %v", blk, t.col, err)
 		}
 	}
-	if r.meta.Residual && hasResidual(t.fixed) {
+	if r.residual(t.fixed) {
 		if err := r.undoPages(blk, t.fixed, chunks, first, sc, scratch, tr); err != nil {
 			return nil, nil, err
 		}

@@ -95,6 +95,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 			w.opts.PageRows = HistoryPageRows
 		}
 	}
+	w.meta.PositionResidual = w.meta.Residual && positionsRepeat(d, w.opts.PageRows)
 	f, err := fsys.Create(path)
 	if err != nil {
 		return Info{}, fmt.Errorf("part: create %s: %w", path, err)
@@ -330,7 +331,7 @@ func (w *writer) appendFixed(f, lo, hi int) {
 	case fGroup:
 		w.vals = appendInt32s(w.vals, d.Group, lo, hi)
 	case fSeq:
-		if w.meta.Residual {
+		if w.meta.PositionResidual {
 			if cap(w.residQ) < hi-lo {
 				w.residQ = make([]uint32, hi-lo)
 			}
@@ -351,7 +352,7 @@ func (w *writer) appendFixed(f, lo, hi int) {
 			w.vals = append(w.vals, parquet.BooleanValue(x))
 		}
 	case fCommit:
-		if w.meta.Residual {
+		if w.meta.PositionResidual {
 			if cap(w.resid) < hi-lo {
 				w.resid = make([]uint64, hi-lo)
 			}
