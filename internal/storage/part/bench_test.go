@@ -252,3 +252,58 @@ func BenchmarkReadCold(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadResidual reads the fixed columns of a 1 M-row history part
+// laid out like the benchmark's (residFixture) with the positions and the
+// resolution stored as residuals (format 3) and as they are (the hook
+// off), whole blocks and one page per block, and reports process CPU per
+// pass: what undoing the residuals costs a scan and a lookup
+// (docs/benchmarks.md, "Bytes on disk, third pass").
+func BenchmarkReadResidual(b *testing.B) {
+	fx := residFixture(b, 1<<20)
+	fsys := vfs.NewMem()
+	for _, name := range []string{"plain", "residual"} {
+		writeResiduals = name == "residual"
+		info, err := Write(fsys, name, fx.d, fx.meta, WriteOptions{BlockRows: 1 << 16})
+		writeResiduals = true
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Open(fsys, name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		for _, read := range []struct {
+			name  string
+			fixed Fixed
+			page  bool
+		}{
+			{"interval", FixSort | FixGroup | FixCommit | FixWonAt | FixEndedAt, false},
+			{"resolution", FixCommit | FixSeq | FixWonAt | FixEndedAt | FixSupersededBy | FixState, false},
+			{"commit", FixCommit, false},
+			{"page", FixAll &^ FixOrder, true},
+		} {
+			b.Run(name+"/"+read.name, func(b *testing.B) {
+				var out Data
+				b.ReportAllocs()
+				cpu0 := processCPU()
+				for b.Loop() {
+					for i, blk := range r.Blocks() {
+						if read.page {
+							err = r.ReadRows(i, blk.Rows/2, blk.Rows/2+8, read.fixed, nil, &out)
+						} else {
+							err = r.ReadBlockFixed(i, read.fixed, nil, &out)
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(info.Fixed.Compressed)/float64(fx.d.Rows), "fixed-bytes/row")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}

@@ -2,6 +2,7 @@ package part
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -36,9 +37,19 @@ func readEverything(fsys vfs.FS, path string) error {
 // both a full read and Check report ErrCorrupt naming the file. No byte
 // is exempt (doc.go, "Layout and checksums"): every one is under a stripe
 // CRC, the seal, or the magic checks.
+//
+// It runs on a current part and on a history part, whose resolution is
+// stored as residuals (format 3, resid.go).
 func TestBitFlips(t *testing.T) {
+	for _, kind := range []Kind{KindCurrent, KindHistory} {
+		t.Run(kind.String(), func(t *testing.T) { testBitFlips(t, kind) })
+	}
+}
+
+func testBitFlips(t *testing.T, kind Kind) {
 	fsys := newFS(t)
 	fx := makeFixture(t, 1500, allTypes, nil)
+	fx.meta.Kind = kind
 	writeFixture(t, fsys, "parts/good.parquet", fx, WriteOptions{BlockRows: 500, PageBytes: 8 << 10})
 	orig, err := vfs.ReadFile(fsys, "parts/good.parquet")
 	if err != nil {
@@ -109,9 +120,9 @@ func TestIOErrorIsNotCorruption(t *testing.T) {
 }
 
 func TestVersionRefused(t *testing.T) {
-	_, _, _, err := decodeMeta(`{"format":3,"kind":"delta","stripe":32768}`)
+	_, _, _, err := decodeMeta(fmt.Sprintf(`{"format":%d,"kind":"delta","stripe":32768}`, FormatVersion+1))
 	if !errors.Is(err, ErrVersion) {
-		t.Fatalf("format 3: %v", err)
+		t.Fatalf("format %d: %v", FormatVersion+1, err)
 	}
 }
 

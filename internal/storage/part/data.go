@@ -102,6 +102,15 @@ type Meta struct {
 	// _order empty and readers rebuild Order from the columns (order.go);
 	// on a Reader's Meta it is set only for such parts.
 	OrderFrom []GroupOrder
+	// Residual says the resolution columns are stored as residuals
+	// (resid.go): Write sets it for the kinds residualKind names, and
+	// reads undo them, so Data always holds the values written.
+	Residual bool
+	// PositionResidual says _commit and _seq are stored as residuals
+	// (resid.go): Write sets it for such a part when at least half the
+	// rows that have a row to refer to repeat its commit, so a part whose
+	// groups are written by separate commits keeps them as they are.
+	PositionResidual bool
 }
 
 // GroupOrder names the ordering columns of one attribute group, in the
@@ -213,6 +222,12 @@ type Data struct {
 	orderVecs []*types.Vector
 	orderMiss []catalog.ColumnID
 	orderBuf  []byte
+	// residSrc holds the columns a read of a part with Meta.Residual
+	// decodes to undo the residuals when the read itself does not ask for
+	// them, and residPages the pages ReadRows decodes for the same
+	// (resid.go); kept for reuse.
+	residSrc   *Data
+	residPages [3]*Data
 }
 
 // Reset empties d, keeping every buffer for reuse.

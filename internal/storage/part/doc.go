@@ -28,7 +28,12 @@
 // (historyFixedCodec, which also says why these stay delta-encoded).
 // A history part whose every row's _order is the encoding of its group's
 // VALID BY / REVISION BY columns stores _order empty, and readers rebuild
-// it from those columns (format 2, order.go).
+// it from those columns (format 2, order.go). History parts also store
+// _commit, _seq, _won_at, _ended_at and _superseded_by as residuals: what
+// is left once the part of each that follows from the row's _group,
+// _state and neighbours in its page is subtracted, 0 in most rows (format
+// 3, resid.go). Readers undo them, so every reader of this package gets
+// the values written; a foreign Parquet reader sees the stored forms.
 // The resolution columns are written in every part; in delta and append
 // parts they are constant zero and cost a few bytes per block. Table
 // columns map onto Parquet types as physicalOf lists; a column's codec (R11.3) becomes its Parquet encoding (DELTA →

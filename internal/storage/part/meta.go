@@ -17,15 +17,25 @@ import (
 //	   readers rebuild each row's ordering values from the table columns
 //	   it names (order.go). Only parts that use it are written as 2, so
 //	   every other part stays readable by builds that know only 1.
+//	3  adds "resolution_residual" (_won_at, _ended_at and _superseded_by)
+//	   and "position_residual" (_commit and _seq): those columns hold what
+//	   is left of each row's value once the part of it that follows from
+//	   its group, state and neighbours in the page is taken away
+//	   (resid.go). Merges write every history part with the first, and
+//	   with the second where it pays; a part with both "order_from" and
+//	   residuals is 3.
 //
 // Readers take every version from 1 to FormatVersion.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // minFormatVersion is the oldest version readers take.
 const minFormatVersion = 1
 
 // formatOrderFrom is the first version with "order_from".
 const formatOrderFrom = 2
+
+// formatResidual is the first version with "resolution_residual".
+const formatResidual = 3
 
 // The Parquet key/value metadata keys of a part.
 const (
@@ -73,6 +83,10 @@ type fileMeta struct {
 	// OrderFrom, when present (format 2), says _order is stored empty
 	// and rebuilt from these columns (Meta.OrderFrom).
 	OrderFrom []orderJSON `json:"order_from,omitempty"`
+	// Residual and PositionResidual (format 3) say the resolution and
+	// the positions hold residuals (Meta.Residual, Meta.PositionResidual).
+	Residual         bool `json:"resolution_residual,omitempty"`
+	PositionResidual bool `json:"position_residual,omitempty"`
 }
 
 // orderJSON is one GroupOrder.
@@ -136,6 +150,9 @@ func encodeMeta(m *Meta, blocks []BlockInfo, stripes []uint32) (string, error) {
 			fm.OrderFrom = append(fm.OrderFrom, o)
 		}
 	}
+	if m.Residual || m.PositionResidual {
+		fm.Format, fm.Residual, fm.PositionResidual = formatResidual, m.Residual, m.PositionResidual
+	}
 	b, err := json.Marshal(&fm)
 	return string(b), err
 }
@@ -166,6 +183,9 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("metadata: unknown part kind %q", fm.Kind)
 	}
+	if (fm.Residual || fm.PositionResidual) && (fm.Format < formatResidual || !residualKind(kind) || fm.PageRows <= 0) {
+		return nil, nil, nil, fmt.Errorf("metadata: resolution residuals in a format %d %s part", fm.Format, kind)
+	}
 	if fm.Stripe <= 0 || len(fm.Stripes)%4 != 0 {
 		return nil, nil, nil, fmt.Errorf("metadata: bad stripe table")
 	}
@@ -173,6 +193,7 @@ func decodeMeta(s string) (*Meta, []BlockInfo, *fileMeta, error) {
 		Table: catalog.TableID(fm.Table), Shard: fm.Shard, Part: fm.Part, Kind: kind, Level: fm.Level,
 		Rows: fm.Rows, MinCommit: fm.MinCommit, MaxCommit: fm.MaxCommit, MinSort: fm.MinSort, MaxSort: fm.MaxSort,
 		KeyBlocks: fm.KeyBlocks, PageRows: fm.PageRows, Columns: make([]ColumnMeta, len(fm.Columns)),
+		Residual: fm.Residual, PositionResidual: fm.PositionResidual,
 	}
 	for i, c := range fm.Columns {
 		k, ok := kindByName[c.Kind]

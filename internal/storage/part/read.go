@@ -453,8 +453,14 @@ func (r *Reader) readBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 	rg := &r.file.Metadata().RowGroups[i]
 	tasks := r.chunkTasks(make([]chunkTask, 0, numFixed+len(cols)), fixed, cols, dst, n)
 	tasks = r.fromCache(i, tasks, dst)
+	// Residuals are undone in the chunks decoded here; those the cache
+	// gave hold final values (resid.go).
+	var undo Fixed
 	for t := range tasks {
 		tasks[t].start, tasks[t].end = chunkRange(rg, tasks[t].col)
+		if r.residual(tasks[t].fixed) {
+			undo |= 1 << tasks[t].fixed
+		}
 	}
 	slices.SortFunc(tasks, func(a, b chunkTask) int { return cmp.Compare(a.start, b.start) })
 	w := r.window()
@@ -481,6 +487,9 @@ func (r *Reader) readBlockFixed(i int, fixed Fixed, cols []catalog.ColumnID, dst
 		lo = hi
 	}
 	dst.Rows = n
+	if undo != 0 {
+		return r.undoBlock(i, undo, fixed, dst)
+	}
 	return nil
 }
 
@@ -688,6 +697,11 @@ func Check(fsys vfs.FS, path string) error {
 				}
 			}
 		}
+		if r.meta.Residual || r.meta.PositionResidual {
+			if err := r.checkResidualPages(i, &d, &od); err != nil {
+				return err
+			}
+		}
 		// A filter that misses a key would make lookups report it absent.
 		for j := range d.Rows {
 			if !r.filter.MayContain(d.Sort.BytesAt(j)) {
@@ -728,6 +742,30 @@ func checkBlock(d *Data, b *BlockInfo, pageRows int) error {
 	if lo != b.MinCommit || hi != b.MaxCommit ||
 		string(d.Sort.BytesAt(0)) != string(b.MinSort) || string(d.Sort.BytesAt(d.Rows-1)) != string(b.MaxSort) {
 		return fmt.Errorf("rows do not match the block's bounds")
+	}
+	return nil
+}
+
+// checkResidualPages checks that the page reads of block i (ReadRows, what
+// lookups use) undo the residuals of a part with Meta.Residual or
+// Meta.PositionResidual to the
+// values the whole-chunk read gave in d: the two paths undo them in
+// different places (resid.go), each from the base columns of its own rows.
+func (r *Reader) checkResidualPages(i int, d, pd *Data) error {
+	pr := r.meta.PageRows
+	if pr <= 0 {
+		pr = d.Rows
+	}
+	for lo := 0; lo < d.Rows; lo += pr {
+		hi := min(lo+pr, d.Rows)
+		if err := r.ReadRows(i, lo, hi, FixCommit|FixSeq|FixWonAt|FixEndedAt|FixSupersededBy, nil, pd); err != nil {
+			return err
+		}
+		if !slices.Equal(pd.Commit, d.Commit[lo:hi]) || !slices.Equal(pd.Seq, d.Seq[lo:hi]) ||
+			!slices.Equal(pd.WonAt, d.WonAt[lo:hi]) || !slices.Equal(pd.EndedAt, d.EndedAt[lo:hi]) ||
+			!slices.Equal(pd.SupersededBy, d.SupersededBy[lo:hi]) {
+			return r.corrupt("block %d: rows [%d, %d) read by page give other positions or resolution values than by block", i, lo, hi)
+		}
 	}
 	return nil
 }

@@ -168,6 +168,7 @@ func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parq
 // from the cache or are decoded into a new Data the cache keeps; such a
 // src is shared and must not be modified. tr, when not nil, counts them.
 func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int, tr *PageTrace) (src *Data, tv *types.Vector, err error) {
+	scratch := sc
 	if r.cache != nil {
 		// A scan that read the block more than once keeps its whole
 		// chunks (chunkcache.go); rows found there need no page decoded.
@@ -297,6 +298,11 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		parquet.Release(p)
 		if err != nil {
 			return nil, nil, r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
+		}
+	}
+	if r.residual(t.fixed) {
+		if err := r.undoPages(blk, t.fixed, chunks, first, sc, scratch, tr); err != nil {
+			return nil, nil, err
 		}
 	}
 	if cached {

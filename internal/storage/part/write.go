@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
 	"github.com/strata-db/strata/internal/vfs"
 )
 
@@ -81,6 +82,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 	}
 	w := &writer{d: d, meta: meta, opts: opts}
 	w.meta.OrderFrom = orderFromRows(d, &meta)
+	w.meta.Residual = residualKind(meta.Kind) && writeResiduals
 	if w.opts.BlockRows <= 0 {
 		w.opts.BlockRows = DefaultBlockRows
 	}
@@ -93,6 +95,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 			w.opts.PageRows = HistoryPageRows
 		}
 	}
+	w.meta.PositionResidual = w.meta.Residual && positionsRepeat(d, w.opts.PageRows)
 	f, err := fsys.Create(path)
 	if err != nil {
 		return Info{}, fmt.Errorf("part: create %s: %w", path, err)
@@ -133,6 +136,9 @@ type writer struct {
 	phys  []physical
 	vals  []parquet.Value
 	wide  []byte
+	// resid and residQ are the residuals' scratch (resid.go).
+	resid  []uint64
+	residQ []uint32
 	// warm collects the pages built for WriteOptions.Warm, or is nil;
 	// warmLimit is the most bytes of them the part may take.
 	warm      *warmPart
@@ -155,14 +161,31 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		w.phys[i], _ = physicalOf(c.Type) // validated
 	}
 	sw := &sealWriter{out: bufio.NewWriterSize(f, 1<<20)}
-	pw := parquet.NewWriter(sw, schema,
+	popts := []parquet.WriterOption{
+		schema,
 		// The seal needs every byte of a block to reach sw when Flush
 		// returns, so parquet-go must not buffer on its own.
 		parquet.WriteBufferSize(0),
 		parquet.PageBufferSize(w.opts.PageBytes),
-		parquet.DataPageStatistics(true),
+		// Nothing reads page statistics or page bounds: blocks are
+		// skipped by BlockInfo, pages found by BlockInfo.Keys and the
+		// offset index, which parquet-go writes regardless. Min/max in
+		// every page header and 16-byte bounds of the byte-array and wide
+		// columns in the column index took 2 % of a settled table
+		// (docs/benchmarks.md, "Bytes on disk, third pass"). The
+		// footer's column-chunk statistics stay for other readers, but
+		// for the columns whose bounds are skipped.
+		parquet.DataPageStatistics(false),
+		parquet.SkipPageBounds(colSort),
+		parquet.SkipPageBounds(colOrder),
 		parquet.CreatedBy("strata", strconv.Itoa(FormatVersion), ""),
-	)
+	}
+	for i, c := range w.meta.Columns {
+		if k := w.phys[i].kind; k == parquet.ByteArray || k == parquet.FixedLenByteArray {
+			popts = append(popts, parquet.SkipPageBounds(columnName(c.ID)))
+		}
+	}
+	pw := parquet.NewWriter(sw, popts...)
 	w.vals = make([]parquet.Value, 0, w.opts.PageRows)
 	w.meta.PageRows = w.opts.PageRows
 	n := w.d.Rows
@@ -308,6 +331,15 @@ func (w *writer) appendFixed(f, lo, hi int) {
 	case fGroup:
 		w.vals = appendInt32s(w.vals, d.Group, lo, hi)
 	case fSeq:
+		if w.meta.PositionResidual {
+			if cap(w.residQ) < hi-lo {
+				w.residQ = make([]uint32, hi-lo)
+			}
+			w.residQ = w.residQ[:hi-lo]
+			residualsPos(groupsOf(d, lo, hi), d.Commit[lo:hi], d.Seq[lo:hi], nil, w.residQ)
+			w.vals = appendInt32s(w.vals, w.residQ, 0, hi-lo)
+			return
+		}
 		w.vals = appendInt32s(w.vals, d.Seq, lo, hi)
 	case fState:
 		w.vals = appendInt32s(w.vals, d.State, lo, hi)
@@ -320,13 +352,71 @@ func (w *writer) appendFixed(f, lo, hi int) {
 			w.vals = append(w.vals, parquet.BooleanValue(x))
 		}
 	case fCommit:
+		if w.meta.PositionResidual {
+			if cap(w.resid) < hi-lo {
+				w.resid = make([]uint64, hi-lo)
+			}
+			w.resid = w.resid[:hi-lo] // residualsPos writes every entry
+			residualsPos(groupsOf(d, lo, hi), d.Commit[lo:hi], d.Seq[lo:hi], w.resid, nil)
+			w.vals = appendInt64s(w.vals, w.resid, 0, hi-lo)
+			return
+		}
 		w.vals = appendInt64s(w.vals, d.Commit, lo, hi)
+	case fWonAt, fEndedAt, fSupersededBy:
+		if w.meta.Residual {
+			w.appendResiduals(f, lo, hi)
+			return
+		}
+		switch f {
+		case fWonAt:
+			w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
+		case fEndedAt:
+			w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
+		default:
+			w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
+		}
+	}
+}
+
+// groupsOf returns rows [lo, hi) of d.Group, nil when d has none (every
+// group 0).
+func groupsOf(d *Data, lo, hi int) []uint16 {
+	if len(d.Group) == 0 {
+		return nil
+	}
+	return d.Group[lo:hi]
+}
+
+// appendResiduals appends what format 3 stores of resolution column f
+// (resid.go) for rows [lo, hi), one page.
+func (w *writer) appendResiduals(f, lo, hi int) {
+	d := w.d
+	page := func(s []uint64) []uint64 {
+		if len(s) == 0 {
+			return nil
+		}
+		return s[lo:hi]
+	}
+	if cap(w.resid) < hi-lo {
+		w.resid = make([]uint64, hi-lo)
+	}
+	w.resid = w.resid[:hi-lo] // residuals writes every entry
+	var won, end, sup []uint64
+	switch f {
 	case fWonAt:
-		w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
+		won = w.resid
 	case fEndedAt:
-		w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
-	case fSupersededBy:
-		w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
+		end = w.resid
+	default:
+		sup = w.resid
+	}
+	var st []version.State
+	if len(d.State) > 0 {
+		st = d.State[lo:hi]
+	}
+	residuals(st, d.Commit[lo:hi], page(d.WonAt), page(d.EndedAt), page(d.SupersededBy), won, end, sup)
+	for _, x := range w.resid {
+		w.vals = append(w.vals, parquet.Int64Value(int64(x)))
 	}
 }
 
