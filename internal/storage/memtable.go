@@ -140,9 +140,12 @@ type keyedMem struct {
 	groups      []groupHist
 	vers        []memVersion
 	res         []version.Resolved
+	// The slab the Registers' counted sets grow into (versioned tables).
+	counted version.Slab
 	// The slabs of applyVersionPair's second goroutine.
-	pairVers []memVersion
-	pairRes  []version.Resolved
+	pairVers    []memVersion
+	pairRes     []version.Resolved
+	pairCounted version.Slab
 	// tied is set when an outcome consulted a version's values (a tie on
 	// every ordering value, version.Step.Tied): a read resolving versions
 	// fed without their values (runscan.go, resolveLight) must then feed
@@ -376,7 +379,7 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 	sizes := zeros(m.scratch.colSizes, len(kw.payPos))
 	m.scratch.colSizes = sizes
 	defer m.addColBytes(kw, sizes)
-	acc := versionAcc{vers: &m.vers, res: &m.res}
+	acc := m.acc()
 	defer m.fold(&acc)
 	// The rows' values encoded while the fsync ran (prepare.go): the
 	// memtable keeps that block instead of copies in its arena.
@@ -520,8 +523,8 @@ func (m *keyedMem) applyVersionPair(a, b *keyedWrite, rows []int, commit uint64,
 	}
 	sc.groupsA, sc.groupsB = gsA, gsB
 	defer func() { clear(gsA); clear(gsB) }()
-	accA := versionAcc{vers: &m.vers, res: &m.res}
-	accB := versionAcc{vers: &m.pairVers, res: &m.pairRes}
+	accA := m.acc()
+	accB := versionAcc{vers: &m.pairVers, res: &m.pairRes, counted: &m.pairCounted}
 	done := make(chan error, 1)
 	go func() {
 		done <- m.addEncoded(b, rows, entsB, gsB, commit, valsB, segsB, slotsB, &accB)
@@ -536,6 +539,15 @@ func (m *keyedMem) applyVersionPair(a, b *keyedWrite, rows []int, commit uint64,
 	return errB
 }
 
+// growIn returns s moved to a piece of slab with twice its capacity
+// (firstVersions if it has none), for s full. The old piece is left as it
+// is: a memtable cloned from this one (memBuilder.clone) may share it.
+func growIn[T any](slab *[]T, s []T) []T {
+	out := cut(slab, max(firstVersions, 2*cap(s)))[:len(s)]
+	copy(out, s)
+	return out
+}
+
 func mv(v version.Version, lay *layout) memVersion { return memVersion{v: v, lay: lay} }
 
 // versionAcc is what adding versions changes of a memtable beyond the
@@ -543,11 +555,23 @@ func mv(v version.Version, lay *layout) memVersion { return memVersion{v: v, lay
 // outcome was a tie, and the slabs new groups' first versions come from.
 // addVersion counts into one of the memtable's own; applyVersionPair
 // gives each of its two goroutines one and folds them in after.
+//
+// The slabs are used for growth too: a group's lists that outgrow their
+// piece move to one twice as large cut from the same slab, rather than to
+// the heap, so that adding versions allocates per slab, not per version
+// (the old piece stays in the slab, as the first did before: a memtable's
+// slabs are dropped together).
 type versionAcc struct {
 	rows, sortBytes, orderBytes uint64
 	tied                        bool
 	vers                        *[]memVersion
 	res                         *[]version.Resolved
+	counted                     *version.Slab
+}
+
+// acc returns a versionAcc over m's own slabs.
+func (m *keyedMem) acc() versionAcc {
+	return versionAcc{vers: &m.vers, res: &m.res, counted: &m.counted}
 }
 
 // fold adds acc's counts to m and empties them.
@@ -562,7 +586,7 @@ func (m *keyedMem) fold(acc *versionAcc) {
 // addVersion runs the rules on one new version of g and records the result
 // (invariant 4 of doc.go).
 func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering) error {
-	acc := versionAcc{vers: &m.vers, res: &m.res}
+	acc := m.acc()
 	err := acc.add(m.versioned, g, nv, ord)
 	m.fold(&acc)
 	return err
@@ -578,7 +602,7 @@ func (acc *versionAcc) add(versioned bool, g *groupHist, nv memVersion, ord vers
 	var other version.Pos
 	var hasOther bool
 	if versioned {
-		st, err := g.reg.Add(v)
+		st, err := g.reg.AddIn(v, acc.counted)
 		if err != nil {
 			return fmt.Errorf("storage: commit %d: %w", v.Commit, err)
 		}
@@ -617,8 +641,11 @@ func (acc *versionAcc) add(versioned bool, g *groupHist, nv memVersion, ord vers
 		}
 		g.win = idx
 	}
-	if g.vers == nil {
-		g.vers, g.res = cut(acc.vers, firstVersions)[:0], cut(acc.res, firstVersions)[:0]
+	if len(g.vers) == cap(g.vers) {
+		g.vers = growIn(acc.vers, g.vers)
+	}
+	if len(g.res) == cap(g.res) {
+		g.res = growIn(acc.res, g.res)
 	}
 	g.vers = append(g.vers, nv)
 	g.res = append(g.res, res)
