@@ -493,12 +493,14 @@ func BenchmarkKeyedPartDataShuffled(b *testing.B) {
 	}
 	m := e.cur.Load().tables[t.ID].shards[0].keyed
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		var meta part.Meta
 		if _, err := keyedPartData(t, m, &meta); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkFirstScan reads R2's columns (token, amount: bench/'s
