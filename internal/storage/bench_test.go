@@ -98,8 +98,7 @@ func BenchmarkCommitVersions(b *testing.B) {
 
 // BenchmarkCommitTwoGroups commits 10 000 keys of both groups of a
 // two-group table per commit, two version writes of the same rows as W1's
-// UPSERT gives storage, fsync on: the two-goroutine apply
-// (applyWritePair) runs in it.
+// UPSERT gives storage, fsync on.
 func BenchmarkCommitTwoGroups(b *testing.B) {
 	e, err := Open(b.TempDir(), Options{MemtableBytes: 1 << 40})
 	if err != nil {
