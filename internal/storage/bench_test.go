@@ -98,8 +98,7 @@ func BenchmarkCommitVersions(b *testing.B) {
 
 // BenchmarkCommitTwoGroups commits 10 000 keys of both groups of a
 // two-group table per commit, two version writes of the same rows as W1's
-// UPSERT gives storage, fsync on: the two-goroutine apply
-// (applyWritePair) runs in it.
+// UPSERT gives storage, fsync on.
 func BenchmarkCommitTwoGroups(b *testing.B) {
 	e, err := Open(b.TempDir(), Options{MemtableBytes: 1 << 40})
 	if err != nil {
@@ -493,12 +492,14 @@ func BenchmarkKeyedPartDataShuffled(b *testing.B) {
 	}
 	m := e.cur.Load().tables[t.ID].shards[0].keyed
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		var meta part.Meta
 		if _, err := keyedPartData(t, m, &meta); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkFirstScan reads R2's columns (token, amount: bench/'s

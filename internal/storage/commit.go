@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"runtime"
 	"slices"
 	"time"
 
@@ -235,7 +234,7 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 	}
 	var seq uint32
 	var scratch []byte
-	for i := 0; i < len(rec.writes); i++ {
+	for i := range rec.writes {
 		w := &rec.writes[i]
 		td := st.tables[w.Table]
 		t, ok := st.cat.TableByID(w.Table)
@@ -245,18 +244,6 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 				continue
 			}
 			return fmt.Errorf("storage: commit %d writes unknown table %d", rec.commit, w.Table)
-		}
-		if i+1 < len(rec.writes) {
-			w2 := &rec.writes[i+1]
-			paired, err := e.applyWritePair(td, t, w, w2, rec.commit, seq, &scratch, prep.write(i), prep.write(i+1))
-			if err != nil {
-				return err
-			}
-			if paired {
-				seq += uint32(w.Batch.Rows) + uint32(w2.Batch.Rows)
-				i++
-				continue
-			}
 		}
 		if err := e.applyWrite(td, t, w, rec.commit, seq, &scratch, prep.write(i)); err != nil {
 			return err
@@ -408,54 +395,6 @@ func newKeyedWrite(t *catalog.Table, w *Write, commit uint64, seq0 uint32) (*key
 		}
 	}
 	return kw, nil
-}
-
-// applyWritePair applies version writes a and b (the next write of the
-// commit, seq0 its first's sequence) together if they write different
-// groups of the same rows of td, both prepared during the fsync, and
-// there is more than one CPU: then each shard's memtable adds the two
-// groups' versions on two goroutines (keyedMem.applyVersionPair). It
-// reports false, having done nothing, for any other pair; the caller then
-// applies them one by one. The result is the same either way: the groups'
-// rules are independent, and each group's versions are added in row
-// order.
-func (e *Engine) applyWritePair(td *tableData, t *catalog.Table, a, b *Write, commit uint64, seq0 uint32, scratch *[]byte, wpa, wpb *writePrep) (bool, error) {
-	if a.Kind != WriteVersion || b.Kind != WriteVersion || a.Table != b.Table || a.Group == b.Group ||
-		!td.keyed || a.Batch.Rows < pairMin || a.Batch.Rows != b.Batch.Rows || runtime.GOMAXPROCS(0) < 2 ||
-		!wpa.valid(td) || !wpb.valid(td) {
-		return false, nil
-	}
-	for s := range wpa.perShard {
-		if !slices.Equal(wpa.perShard[s], wpb.perShard[s]) {
-			return false, nil
-		}
-	}
-	kwa, err := newKeyedWrite(t, a, commit, seq0)
-	if err != nil {
-		return false, err
-	}
-	kwb, err := newKeyedWrite(t, b, commit, seq0+uint32(a.Batch.Rows))
-	if err != nil {
-		return false, err
-	}
-	for s, rs := range wpa.perShard {
-		sd := td.shards[s]
-		if len(rs) == 0 || e.replayFlushed != nil && commit <= e.replayFlushed(t.ID, sd.num) {
-			continue
-		}
-		m := sd.keyed
-		spa, spb := wpa.shard(s), wpb.shard(s)
-		if len(rs) >= pairMin && spa.encoded(m, rs, kwa) != nil && spb.encoded(m, rs, kwb) != nil {
-			err = m.applyVersionPair(kwa, kwb, rs, commit, spa, spb)
-			e.pairs.Add(1)
-		} else if err = m.applyVersions(kwa, rs, commit, scratch, spa); err == nil {
-			err = m.applyVersions(kwb, rs, commit, scratch, spb)
-		}
-		if err != nil {
-			return true, err
-		}
-	}
-	return true, nil
 }
 
 // versionPositions fills kw.ordPos and kw.payPos for a version write w to

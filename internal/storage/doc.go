@@ -27,10 +27,7 @@
 // (the same memtable; a key missing only if no key was inserted since).
 // A durable commit then queues for application: whoever holds the apply
 // lock applies every queued commit whose predecessors are applied, in
-// sequence order, and publishes the state after each. A commit's two
-// prepared writes to different attribute groups of the same rows (an
-// UPSERT of both groups) have their versions added on two goroutines
-// (applyWritePair): the groups' rules are independent.
+// sequence order, and publishes the state after each.
 //
 // # Memtables
 //

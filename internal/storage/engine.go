@@ -154,9 +154,6 @@ type Engine struct {
 	merges atomic.Int64
 	// splits counts the shard splits published since Open.
 	splits atomic.Int64
-	// pairs counts the shard applies of two groups' writes on two
-	// goroutines (applyWritePair) since Open.
-	pairs atomic.Int64
 
 	// replayFlushed, during recovery only, says up to which commit each
 	// shard's writes are already in parts.

@@ -650,6 +650,7 @@ type keyedLayout struct {
 	order []byte
 	rows  []keyedRow
 	gs    []int
+	sink  uint64 // touch's reads
 }
 
 // keyedRow is one part row of a key: a version, or a delete marker (v nil).
@@ -683,12 +684,21 @@ func layoutKeyed(t *catalog.Table, m *keyedMem, meta *part.Meta, ids map[catalog
 		d.Cols[i].Reserve(int(m.colBytes[c.ID]))
 	}
 	l := &keyedLayout{d: d, cols: cols, seen: make([]bool, len(cols))}
-	for e := m.list.first(); e != nil; e = e.next[0] {
-		if err := l.key(e); err != nil {
-			if errors.Is(err, errUncountedColumn) {
-				return nil, err
+	var win [layoutAhead]*keyEntry
+	for e := m.list.first(); e != nil; {
+		n := 0
+		for ; n < layoutAhead && e != nil; e = e.next[0] {
+			win[n] = e
+			n++
+		}
+		l.touch(win[:n])
+		for _, we := range win[:n] {
+			if err := l.key(we); err != nil {
+				if errors.Is(err, errUncountedColumn) {
+					return nil, err
+				}
+				return nil, fmt.Errorf("storage: flush table %s: %w", t.Name, err)
 			}
-			return nil, fmt.Errorf("storage: flush table %s: %w", t.Name, err)
 		}
 	}
 	for _, c := range d.Cols {
@@ -706,6 +716,60 @@ func layoutKeyed(t *catalog.Table, m *keyedMem, meta *part.Meta, ids map[catalog
 	cols, d.IDs, d.Cols = cols[:keep], d.IDs[:keep], d.Cols[:keep]
 	meta.Columns = cols
 	return d, nil
+}
+
+// layoutAhead is how many keys layoutKeyed touches (keyedLayout.touch)
+// before laying them out.
+const layoutAhead = 32
+
+// touch reads, for keys es about to be laid out, the memory key and row
+// will read, a level at a time over all of es: the key's bytes and its
+// groups' version lists, then each version's ordering-value slots and
+// payload, then the ordering values' bytes. A memtable filled in arrival
+// order puts each of these in a different place from one key to the
+// next, and laying out one key after another waits for each of them in
+// turn (a chain of four or five cache misses per key, the cost of a
+// flush); read level by level over many keys, the misses of one level
+// are independent and overlap, and row then finds the lines in the
+// cache. What is read is summed into l.sink so that it is not optimised
+// away.
+func (l *keyedLayout) touch(es []*keyEntry) {
+	var s uint64
+	for _, e := range es {
+		if len(e.key) > 0 {
+			s += uint64(e.key[len(e.key)-1])
+		}
+		for gi := range e.groups {
+			if g := &e.groups[gi]; len(g.vers) > 0 {
+				s += g.vers[0].v.Commit + g.vers[len(g.vers)-1].v.Commit
+			}
+		}
+	}
+	for _, e := range es {
+		for gi := range e.groups {
+			vers := e.groups[gi].vers
+			for i := range vers {
+				v := &vers[i].v
+				if len(v.Order) > 0 {
+					s += uint64(len(v.Order[0]))
+				}
+				if len(v.Values) > 0 {
+					s += uint64(v.Values[0])
+				}
+			}
+		}
+	}
+	for _, e := range es {
+		for gi := range e.groups {
+			vers := e.groups[gi].vers
+			for i := range vers {
+				if o := vers[i].v.Order; len(o) > 0 && len(o[0]) > 0 {
+					s += uint64(o[0][0])
+				}
+			}
+		}
+	}
+	l.sink += s
 }
 
 // key appends the rows of e in (group, commit, seq) order. A group's

@@ -140,9 +140,8 @@ type keyedMem struct {
 	groups      []groupHist
 	vers        []memVersion
 	res         []version.Resolved
-	// The slabs of applyVersionPair's second goroutine.
-	pairVers []memVersion
-	pairRes  []version.Resolved
+	// The slab the Registers' counted sets grow into (versioned tables).
+	counted version.Slab
 	// tied is set when an outcome consulted a version's values (a tie on
 	// every ordering value, version.Step.Tied): a read resolving versions
 	// fed without their values (runscan.go, resolveLight) must then feed
@@ -164,11 +163,7 @@ type entryScratch struct {
 	offs, missing []int
 	ents          []*keyEntry
 	colSizes      []uint64 // applyVersions' bytes per payload column
-	pairSizes     []uint64 // the same of applyVersionPair's second write
-	// applyVersionPair's groups of each row, looked up before its two
-	// goroutines start.
-	groupsA, groupsB []*groupHist
-	prev             struct {
+	prev          struct {
 		keys []byte
 		offs []int // len(ents)+1 bounds
 		ents []*keyEntry
@@ -376,14 +371,14 @@ func (m *keyedMem) applyVersions(kw *keyedWrite, rows []int, commit uint64, scra
 	sizes := zeros(m.scratch.colSizes, len(kw.payPos))
 	m.scratch.colSizes = sizes
 	defer m.addColBytes(kw, sizes)
-	acc := versionAcc{vers: &m.vers, res: &m.res}
+	acc := m.acc()
 	defer m.fold(&acc)
 	// The rows' values encoded while the fsync ran (prepare.go): the
 	// memtable keeps that block instead of copies in its arena.
 	if pv := sp.encoded(m, rows, kw); pv != nil {
 		vals, segs := m.takeEncoded(pv, sizes)
 		slots := m.arena.orderSlots(len(rows) * len(kw.ordPos))
-		return m.addEncoded(kw, rows, ents, nil, commit, vals, segs, slots, &acc)
+		return m.addEncoded(kw, rows, ents, commit, vals, segs, slots, &acc)
 	}
 	for ri, r := range rows {
 		e := ents[ri]
@@ -439,11 +434,8 @@ func (m *keyedMem) takeEncoded(pv *shardPrep, sizes []uint64) (vals []byte, segs
 // addEncoded runs the rules on rows of kw whose ordering values and
 // payloads are in vals (segments segs, as shardPrep.encode lays them out),
 // taking their Order slices from slots (len(kw.ordPos) per row). ents[i]
-// is row i's entry; gs, if not nil, row i's group in it, looked up
-// beforehand. It changes the memtable only through acc, the groups and
-// their versions, so two calls for different groups may run at once
-// (applyVersionPair) when gs is given.
-func (m *keyedMem) addEncoded(kw *keyedWrite, rows []int, ents []*keyEntry, gs []*groupHist, commit uint64, vals []byte, segs []int, slots [][]byte, acc *versionAcc) error {
+// is row i's entry.
+func (m *keyedMem) addEncoded(kw *keyedWrite, rows []int, ents []*keyEntry, commit uint64, vals []byte, segs []int, slots [][]byte, acc *versionAcc) error {
 	o := len(kw.ordPos)
 	k := o + 1
 	for ri, r := range rows {
@@ -459,95 +451,45 @@ func (m *keyedMem) addEncoded(kw *keyedWrite, rows []int, ents []*keyEntry, gs [
 		}
 		lo, hi := segs[ri*k+k-1], segs[ri*k+k]
 		v.Values = vals[lo:hi:hi]
-		var g *groupHist
-		if gs != nil {
-			g = gs[ri]
-		} else {
-			g = e.group(kw.w.Group, kw.ord)
-		}
-		if err := acc.add(m.versioned, g, mv(v, kw.lay), kw.ord); err != nil {
+		if err := acc.add(m.versioned, e.group(kw.w.Group, kw.ord), mv(v, kw.lay), kw.ord); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// pairMin is the fewest rows per write for which applyVersionPair runs
-// the second write on another goroutine: below it the hand-over costs
-// more than the work.
-const pairMin = 256
-
-// applyVersionPair adds two version writes of one commit to different
-// groups of the same rows (a statement that writes both attribute groups
-// of a table, as W1's UPSERT does), each with its values prepared during
-// the fsync (sp.encoded). The two groups' rule work is independent: the
-// keys' entries and groups are looked up and created first, in the order
-// applyVersions would, and then a writes' versions are added on this
-// goroutine while b's are on another, each counting into its own
-// versionAcc. The memtable ends up as two applyVersions calls leave it.
-// Callers check that both writes' values are prepared for m.
-func (m *keyedMem) applyVersionPair(a, b *keyedWrite, rows []int, commit uint64, spa, spb *shardPrep) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.note(commit)
-	entsA := m.entries(a, rows, spa)
-	// The second call keeps the first's entries as its previous ones
-	// (entryScratch.rotate), so entsA stays valid.
-	entsB := m.entries(b, rows, spb)
-	sc := &m.scratch
-	sizesA := zeros(sc.colSizes, len(a.payPos))
-	sizesB := zeros(sc.pairSizes, len(b.payPos))
-	sc.colSizes, sc.pairSizes = sizesA, sizesB
-	defer m.addColBytes(a, sizesA)
-	defer m.addColBytes(b, sizesB)
-	valsA, segsA := m.takeEncoded(spa.encoded(m, rows, a), sizesA)
-	valsB, segsB := m.takeEncoded(spb.encoded(m, rows, b), sizesB)
-	slotsA := m.arena.orderSlots(len(rows) * len(a.ordPos))
-	slotsB := m.arena.orderSlots(len(rows) * len(b.ordPos))
-	// The groups are created in the order applyVersions would create them
-	// (all of a's, then b's), and the pointers taken only once no entry's
-	// groups can grow any more.
-	for _, e := range entsA {
-		e.group(a.w.Group, a.ord)
-	}
-	for _, e := range entsB {
-		e.group(b.w.Group, b.ord)
-	}
-	gsA, gsB := sc.groupsA[:0], sc.groupsB[:0]
-	for ri := range rows {
-		gsA = append(gsA, entsA[ri].group(a.w.Group, a.ord))
-		gsB = append(gsB, entsB[ri].group(b.w.Group, b.ord))
-	}
-	sc.groupsA, sc.groupsB = gsA, gsB
-	defer func() { clear(gsA); clear(gsB) }()
-	accA := versionAcc{vers: &m.vers, res: &m.res}
-	accB := versionAcc{vers: &m.pairVers, res: &m.pairRes}
-	done := make(chan error, 1)
-	go func() {
-		done <- m.addEncoded(b, rows, entsB, gsB, commit, valsB, segsB, slotsB, &accB)
-	}()
-	errA := m.addEncoded(a, rows, entsA, gsA, commit, valsA, segsA, slotsA, &accA)
-	errB := <-done
-	m.fold(&accA)
-	m.fold(&accB)
-	if errA != nil {
-		return errA
-	}
-	return errB
+// growIn returns s moved to a piece of slab with twice its capacity
+// (firstVersions if it has none), for s full. The old piece is left as it
+// is: a memtable cloned from this one (memBuilder.clone) may share it.
+func growIn[T any](slab *[]T, s []T) []T {
+	out := cut(slab, max(firstVersions, 2*cap(s)))[:len(s)]
+	copy(out, s)
+	return out
 }
 
 func mv(v version.Version, lay *layout) memVersion { return memVersion{v: v, lay: lay} }
 
 // versionAcc is what adding versions changes of a memtable beyond the
 // groups themselves: the counts a flush sizes its part by, whether an
-// outcome was a tie, and the slabs new groups' first versions come from.
-// addVersion counts into one of the memtable's own; applyVersionPair
-// gives each of its two goroutines one and folds them in after.
+// outcome was a tie, and the slabs new groups' first versions come from,
+// folded into the memtable once per write (fold).
+//
+// The slabs are used for growth too: a group's lists that outgrow their
+// piece move to one twice as large cut from the same slab, rather than to
+// the heap, so that adding versions allocates per slab, not per version
+// (the old piece stays in the slab, as the first did before: a memtable's
+// slabs are dropped together).
 type versionAcc struct {
 	rows, sortBytes, orderBytes uint64
 	tied                        bool
 	vers                        *[]memVersion
 	res                         *[]version.Resolved
+	counted                     *version.Slab
+}
+
+// acc returns a versionAcc over m's own slabs.
+func (m *keyedMem) acc() versionAcc {
+	return versionAcc{vers: &m.vers, res: &m.res, counted: &m.counted}
 }
 
 // fold adds acc's counts to m and empties them.
@@ -562,7 +504,7 @@ func (m *keyedMem) fold(acc *versionAcc) {
 // addVersion runs the rules on one new version of g and records the result
 // (invariant 4 of doc.go).
 func (m *keyedMem) addVersion(g *groupHist, nv memVersion, ord version.Ordering) error {
-	acc := versionAcc{vers: &m.vers, res: &m.res}
+	acc := m.acc()
 	err := acc.add(m.versioned, g, nv, ord)
 	m.fold(&acc)
 	return err
@@ -578,7 +520,7 @@ func (acc *versionAcc) add(versioned bool, g *groupHist, nv memVersion, ord vers
 	var other version.Pos
 	var hasOther bool
 	if versioned {
-		st, err := g.reg.Add(v)
+		st, err := g.reg.AddIn(v, acc.counted)
 		if err != nil {
 			return fmt.Errorf("storage: commit %d: %w", v.Commit, err)
 		}
@@ -617,8 +559,11 @@ func (acc *versionAcc) add(versioned bool, g *groupHist, nv memVersion, ord vers
 		}
 		g.win = idx
 	}
-	if g.vers == nil {
-		g.vers, g.res = cut(acc.vers, firstVersions)[:0], cut(acc.res, firstVersions)[:0]
+	if len(g.vers) == cap(g.vers) {
+		g.vers = growIn(acc.vers, g.vers)
+	}
+	if len(g.res) == cap(g.res) {
+		g.res = growIn(acc.res, g.res)
 	}
 	g.vers = append(g.vers, nv)
 	g.res = append(g.res, res)

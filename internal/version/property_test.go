@@ -258,12 +258,17 @@ func TestPropRegisterAgreesWithResolve(t *testing.T) {
 			key byte
 			g   GroupID
 		}
-		regs := map[slot]*Register{}
+		// slabbed are the same Registers fed through AddIn with one
+		// shared Slab, as a memtable feeds its groups' Registers: they
+		// must take every step the heap-grown ones take.
+		regs, slabbed := map[slot]*Register{}, map[slot]*Register{}
+		var slab Slab
 		reg := func(key byte, g GroupID) *Register {
 			s := slot{key, g}
 			if regs[s] == nil {
-				regs[s] = new(Register)
+				regs[s], slabbed[s] = new(Register), new(Register)
 				regs[s].Init(h.groups[g])
+				slabbed[s].Init(h.groups[g])
 			}
 			return regs[s]
 		}
@@ -300,6 +305,10 @@ func TestPropRegisterAgreesWithResolve(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					ended2, ok2, err := slabbed[slot{d.Key[0], GroupID(g)}].Delete(d)
+					if err != nil || ended2 != ended || ok2 != ok {
+						t.Fatalf("delete %+v: slabbed Register ended %v %v (%v), heap one %v %v", d, ended2, ok2, err, ended, ok)
+					}
 					if ok {
 						r := &got[find(d.Key[0], GroupID(g), ended)]
 						r.State, r.EndedAt, r.SupersededBy = Deleted, d.Commit, d.Commit
@@ -311,6 +320,9 @@ func TestPropRegisterAgreesWithResolve(t *testing.T) {
 			step, err := reg(v.Key[0], v.Group).Add(v)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if step2, err := slabbed[slot{v.Key[0], v.Group}].AddIn(v, &slab); err != nil || step2 != step {
+				t.Fatalf("version %+v: slabbed Register %+v (%v), heap one %+v", v, step2, err, step)
 			}
 			r := &got[e.v]
 			r.Commit, r.Seq, r.By = v.Commit, v.Seq, -1
@@ -339,6 +351,9 @@ func TestPropRegisterAgreesWithResolve(t *testing.T) {
 			}
 		}
 		for s, r := range regs {
+			if !slices.EqualFunc(slabbed[s].counted, r.counted, func(a, b entry) bool { return a.pos == b.pos }) {
+				t.Fatalf("%v: slabbed Register holds %v, heap one %v", s, slabbed[s].counted, r.counted)
+			}
 			sub, at := pick(h.vs, rs, string([]byte{s.key}), s.g)
 			w := WinnerAt(sub, h.newest)
 			p, ok := r.Winner()
