@@ -226,3 +226,26 @@ func TestStrataSmoke(t *testing.T) {
 		t.Error("no W1 figure")
 	}
 }
+
+// TestStopInterrupted: an interrupted run keeps the finished systems,
+// drops the half-measured one and marks it and the rest as not measured.
+func TestStopInterrupted(t *testing.T) {
+	rep := &Report{Results: map[string]map[string]Result{
+		"strata": {"W1": {Value: 1}}, "postgres": {"W1": {Value: 2}}, "sqlite": {"R1p50": {Value: 3}},
+	}, Unavailable: map[string]string{}}
+	stopInterrupted(rep, []string{"strata", "postgres", "sqlite", "duckdb"}, "sqlite")
+	if _, ok := rep.Results["sqlite"]; ok {
+		t.Fatal("the interrupted system's partial results were kept")
+	}
+	if len(rep.Results) != 2 {
+		t.Fatalf("finished systems lost: %v", rep.Results)
+	}
+	for _, s := range []string{"sqlite", "duckdb"} {
+		if !strings.Contains(rep.Unavailable[s], "interrupted while sqlite ran") {
+			t.Fatalf("%s not marked: %q", s, rep.Unavailable[s])
+		}
+	}
+	if _, ok := rep.Unavailable["postgres"]; ok {
+		t.Fatal("a finished system was marked as not measured")
+	}
+}

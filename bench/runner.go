@@ -174,6 +174,13 @@ func runAll(ctx context.Context, cfg *config) (*Report, error) {
 			fmt.Printf("%s: %v\n", name, err)
 			continue
 		}
+		if err != nil && ctx.Err() != nil && len(rep.Results) > 0 {
+			// Interrupted (SIGINT or SIGTERM) after at least one system
+			// finished: report the finished ones rather than lose an hour
+			// of a medium-scale run to one slow peer.
+			stopInterrupted(rep, cfg.systems, name)
+			return rep, nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -191,6 +198,22 @@ func runAll(ctx context.Context, cfg *config) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// stopInterrupted marks the system that was running when the run was
+// interrupted, and every system after it, as not measured, and drops what
+// the interrupted one had measured so no half-run system is compared.
+func stopInterrupted(rep *Report, systems []string, running string) {
+	delete(rep.Results, running)
+	after := false
+	for _, s := range systems {
+		if s == running {
+			after = true
+		}
+		if after {
+			rep.Unavailable[s] = "not measured: the run was interrupted while " + running + " ran"
+		}
+	}
 }
 
 func pct(n, of int) float64 { return 100 * float64(n) / float64(of) }
