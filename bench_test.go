@@ -12,6 +12,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/strata-db/strata/internal/cputime"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func benchQuery(b *testing.B, s *Session, sql string, rows int) {
 	// `go tool pprof -tagfocus bench=<name>`, shard scans included.
 	ctx := labelled(b)
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Run(ctx, sql); err != nil {
 			b.Fatal(err)
@@ -103,7 +104,7 @@ func benchQuery(b *testing.B, s *Session, sql string, rows int) {
 
 // reportCPU reports the process CPU per operation since from as cpu-ns/op.
 func reportCPU(b *testing.B, from time.Duration) {
-	b.ReportMetric(float64(processCPU()-from)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-from)/float64(b.N), "cpu-ns/op")
 }
 
 // labelled labels the benchmark's goroutine bench=<its name> until it
@@ -129,7 +130,7 @@ func BenchmarkBalances(b *testing.B) {
 		// Every version of one key (bench/ R5), as a client sends it.
 		const q = "SELECT * FROM versions(balances) WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
 		ctx := labelled(b)
-		cpu := processCPU()
+		cpu := cputime.Process()
 		for b.Loop() {
 			if r, err := s.Run(ctx, q, 1, "0x00000010", "T01"); err != nil || len(r.Rows) == 0 {
 				b.Fatal(err, r)
@@ -160,7 +161,7 @@ func BenchmarkUpsert10k(b *testing.B) {
 	}
 	ctx = labelled(b)
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := s.Run(ctx, sqls[i%len(sqls)]); err != nil {
 			b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/strata-db/strata/internal/cputime"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -84,7 +85,7 @@ func BenchmarkCommitVersions(b *testing.B) {
 		ws[i] = benchWrite(t, (i%10)*10000, 10000, int64(i+1))
 	}
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{ws[i]}}); err != nil {
 			b.Fatal(err)
@@ -93,7 +94,7 @@ func BenchmarkCommitVersions(b *testing.B) {
 	b.ReportMetric(float64(b.N)*10000/b.Elapsed().Seconds(), "versions/s")
 	// The process's CPU per commit: on a shared machine wall time (and so
 	// versions/s) mostly measures the other load.
-	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkCommitTwoGroups commits 10 000 keys of both groups of a
@@ -130,14 +131,14 @@ func BenchmarkCommitTwoGroups(b *testing.B) {
 		txns[i] = &Txn{Kind: KindWrite, Writes: []Write{groupWrite("g", first, int64(i+1)), groupWrite("h", first, int64(i+1))}}
 	}
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.Commit(ctx, txns[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N)*20000/b.Elapsed().Seconds(), "versions/s")
-	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 func benchScan(b *testing.B, keys, versions int, asOf func(e *Engine) uint64) {
@@ -360,7 +361,7 @@ func BenchmarkBalances(b *testing.B) {
 		rows := 0
 		// CPU time per read (the process's, the prefetch goroutines
 		// included): steadier than wall time on a shared machine.
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		for b.Loop() {
 			snap := e.Snapshot()
 			if _, err := snap.Scan(ctx, spec, func(bt *types.Batch) error { rows += bt.Rows; return nil }); err != nil {
@@ -368,7 +369,7 @@ func BenchmarkBalances(b *testing.B) {
 			}
 			snap.Release()
 		}
-		b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 		b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
 		b.ReportMetric(float64(versions)*float64(b.N)/b.Elapsed().Seconds(), "versions/s")
 		b.ReportMetric(float64(rows)/float64(b.N), "rows")
@@ -492,14 +493,14 @@ func BenchmarkKeyedPartDataShuffled(b *testing.B) {
 	}
 	m := e.cur.Load().tables[t.ID].shards[0].keyed
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		var meta part.Meta
 		if _, err := keyedPartData(t, m, &meta); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkFirstScan reads R2's columns (token, amount: bench/'s
@@ -565,7 +566,7 @@ func BenchmarkFirstScan(b *testing.B) {
 	defer func() { scanCacheOff = false }()
 	b.ReportAllocs()
 	rows := 0
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		snap := e.Snapshot()
 		if _, err := snap.Scan(ctx, spec, func(bt *types.Batch) error { rows += bt.Rows; return nil }); err != nil {
@@ -573,7 +574,7 @@ func BenchmarkFirstScan(b *testing.B) {
 		}
 		snap.Release()
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(float64(rows)/float64(b.N), "rows")
 }
 

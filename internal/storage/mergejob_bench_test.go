@@ -2,7 +2,7 @@ package storage
 
 import (
 	"context"
-	"syscall"
+	"github.com/strata-db/strata/internal/cputime"
 	"testing"
 	"time"
 
@@ -68,12 +68,12 @@ func BenchmarkMergeFull(b *testing.B) {
 		}
 		before = stored()
 		b.StartTimer()
-		start, cpu0 := time.Now(), cpuTime()
+		start, cpu0 := time.Now(), cputime.Process()
 		if err := e.MergeNow(ctx, MergeFull); err != nil {
 			b.Fatal(err)
 		}
 		took += time.Since(start)
-		cpu += cpuTime() - cpu0
+		cpu += cputime.Process() - cpu0
 		b.StopTimer()
 		after = stored()
 		index = float64(asofIndexBytes(e, t.ID))
@@ -90,15 +90,6 @@ func BenchmarkMergeFull(b *testing.B) {
 	b.ReportMetric(before/versions, "unmerged-bytes/version")
 	b.ReportMetric(after/versions, "merged-bytes/version")
 	b.ReportMetric(index/versions, "index-bytes/version")
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSnapshot takes and releases a snapshot of an engine with 16

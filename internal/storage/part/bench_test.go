@@ -3,6 +3,7 @@ package part
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/strata-db/strata/internal/cputime"
 	"sync"
 	"testing"
 
@@ -192,7 +193,7 @@ func BenchmarkReadOrder(b *testing.B) {
 			b.Run(name+"/"+read.name, func(b *testing.B) {
 				var out Data
 				b.ReportAllocs()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					for i := range r.Blocks() {
 						if err := r.ReadBlockFixed(i, read.fixed, read.cols, &out); err != nil {
@@ -202,7 +203,7 @@ func BenchmarkReadOrder(b *testing.B) {
 				}
 				// Process CPU per op: on a shared machine wall time
 				// mostly measures the other load.
-				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
 				b.ReportMetric(float64(info.Bytes)/benchRows, "bytes/row")
 				b.ReportMetric(0, "ns/op")
@@ -234,7 +235,7 @@ func BenchmarkReadCold(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var d Data
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				r, err := Open(fsys, "p.parquet")
 				if err != nil {
@@ -247,7 +248,7 @@ func BenchmarkReadCold(b *testing.B) {
 				}
 				r.Close()
 			}
-			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
@@ -287,7 +288,7 @@ func BenchmarkReadResidual(b *testing.B) {
 			b.Run(name+"/"+read.name, func(b *testing.B) {
 				var out Data
 				b.ReportAllocs()
-				cpu0 := processCPU()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					for i, blk := range r.Blocks() {
 						if read.page {
@@ -300,7 +301,7 @@ func BenchmarkReadResidual(b *testing.B) {
 						}
 					}
 				}
-				b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(info.Fixed.Compressed)/float64(fx.d.Rows), "fixed-bytes/row")
 				b.ReportMetric(0, "ns/op")
 			})
