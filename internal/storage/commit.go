@@ -154,6 +154,7 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	if err := e.applyInOrder(&readyCommit{rec: rec, cat: newCat, prep: prep, done: make(chan error, 1)}); err != nil {
 		return seq, err
 	}
+	e.lastCommit.Store(int64(time.Since(e.opened)))
 	return seq, nil
 }
 

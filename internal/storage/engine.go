@@ -91,7 +91,18 @@ type Options struct {
 	// (scancache.go), which borrows up to a quarter of it:
 	// part.DefaultCacheBytes (256 MiB) if zero, no caches if negative.
 	PageCacheBytes int64
+	// SettleAfter is how long no commit must arrive before the background
+	// merger folds a shard's newer runs into its final runs
+	// (merge.Settles, docs/storage-merges.md): DefaultSettleAfter if
+	// zero, never in the background if negative (MergeNow still folds).
+	SettleAfter time.Duration
 }
+
+// DefaultSettleAfter is Options.SettleAfter's default: a second without
+// commits is long enough that a fold will not compete with an ingest that
+// merely paused between batches, short enough that a database left alone
+// reaches its settled size and lookup cost at once.
+const DefaultSettleAfter = time.Second
 
 // Engine is one open data directory: the commit pipeline, the memtables,
 // the published snapshot and the metadata store. It is safe for concurrent
@@ -154,6 +165,11 @@ type Engine struct {
 	merges atomic.Int64
 	// splits counts the shard splits published since Open.
 	splits atomic.Int64
+	// opened is when Open began; lastCommit is when the newest commit was
+	// applied, as time since opened (monotonic), for the idle folds of
+	// the background merger (background.go).
+	opened     time.Time
+	lastCommit atomic.Int64
 
 	// replayFlushed, during recovery only, says up to which commit each
 	// shard's writes are already in parts.
@@ -261,10 +277,13 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if opts.PageCacheBytes == 0 {
 		opts.PageCacheBytes = part.DefaultCacheBytes
 	}
+	if opts.SettleAfter == 0 {
+		opts.SettleAfter = DefaultSettleAfter
+	}
 	// The resolved-scan cache borrows what it holds from the page cache's
 	// budget, up to a quarter of it.
 	pages := part.NewCache(opts.PageCacheBytes)
-	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger,
+	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger, opened: time.Now(),
 		pages: pages, scans: newScanCache(pages, opts.PageCacheBytes/scanCacheShare)}
 	e.fl.cond.L = &e.ap.Mutex
 	e.fl.stop = make(chan struct{})

@@ -28,6 +28,8 @@ type harness struct {
 	mergePartRows int
 	// splitBytes is Options.ShardSplitBytes.
 	splitBytes int64
+	// settleAfter is Options.SettleAfter.
+	settleAfter time.Duration
 }
 
 func newHarness(t testing.TB) *harness {
@@ -48,7 +50,7 @@ func (h *harness) open() {
 	// The AS OF index is off by default in the engine; the tests write it
 	// so every merge test also checks that no
 	// reader takes index rows for versions.
-	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows, ShardSplitBytes: h.splitBytes, AsOfIndex: true, WarmWrites: true,
+	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows, ShardSplitBytes: h.splitBytes, SettleAfter: h.settleAfter, AsOfIndex: true, WarmWrites: true,
 		Clock: func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }})
 	if err != nil {
 		h.t.Fatalf("open: %v", err)

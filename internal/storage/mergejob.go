@@ -49,15 +49,20 @@ func (e *Engine) MergeNow(ctx context.Context, opts ...MergeOption) error {
 	}
 	e.mergeMu.Lock()
 	defer e.mergeMu.Unlock()
-	return e.mergeLoop(ctx, full, false)
+	// The caller waits for the merges: it gets the shards the background
+	// merger would leave once the engine went idle, folds included.
+	return e.mergeLoop(ctx, full, false, func() bool { return true })
 }
 
 // mergeLoop runs merges until none is due. It runs under mergeMu, so the
 // parts a job chose stay live until the job retires them: nothing else
 // removes parts of a table that still exists. paced merges give way to
 // foreground reads (paceMerge): the background merger's are, MergeNow's,
-// which a caller waits for, are not.
-func (e *Engine) mergeLoop(ctx context.Context, full, paced bool) error {
+// which a caller waits for, are not. Once the policy wants no merge, a
+// shard may be due a fold into its final runs (merge.Settles): settle,
+// when not nil, is asked whether to run it now (the background merger
+// folds only an idle engine); each shard is folded at most once per call.
+func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() bool) error {
 	done := map[shardKey]bool{}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -67,6 +72,11 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool) error {
 			return err
 		}
 		job, ok := e.nextMerge(full, done)
+		if !ok && !full && settle != nil {
+			if job, ok = e.nextSettle(done); ok && !settle() {
+				ok = false
+			}
+		}
 		if !ok {
 			// Splits come after merges: a split rewrites every part of
 			// its shard, cheaper once they are merged. AS OF indexes
@@ -80,9 +90,9 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool) error {
 		if err := e.runMerge(job, paced); err != nil {
 			return err
 		}
-		if full {
+		if full || job.plan.Why == merge.Settle {
 			// One full merge leaves a shard final; commits that arrive
-			// meanwhile are for the next MergeNow.
+			// meanwhile are for the next MergeNow, or the next idle spell.
 			done[shardKey{job.table, job.shard}] = true
 		}
 	}
@@ -117,8 +127,34 @@ func (e *Engine) failed() error {
 }
 
 // nextMerge looks at every shard of the published state, tables and
-// shards in id order, and returns the first merge due.
+// shards in id order, and returns the first merge due: by the policy, or
+// to final runs when full.
 func (e *Engine) nextMerge(full bool, done map[shardKey]bool) (mergeJob, bool) {
+	set := func(st *state, t *catalog.Table) merge.Settings {
+		return merge.SettingsOf(st.cat.Bound(t, catalog.RoleCompaction))
+	}
+	return e.firstJob(done, func(st *state, t *catalog.Table, mps []manifest.Part) (merge.Plan, bool) {
+		if full {
+			if finalRuns(t, mps) {
+				return merge.Plan{}, false
+			}
+			return merge.Full(mps, merge.Budget), true
+		}
+		return merge.Choose(mps, set(st, t))
+	})
+}
+
+// nextSettle returns the first fold of an idle shard due (merge.Settles).
+func (e *Engine) nextSettle(done map[shardKey]bool) (mergeJob, bool) {
+	return e.firstJob(done, func(_ *state, t *catalog.Table, mps []manifest.Part) (merge.Plan, bool) {
+		return merge.Settles(mps, finalRuns(t, mps))
+	})
+}
+
+// firstJob runs choose over every shard with parts of the published state
+// not in done, tables and shards in id order, and returns the first merge
+// it plans.
+func (e *Engine) firstJob(done map[shardKey]bool, choose func(st *state, t *catalog.Table, mps []manifest.Part) (merge.Plan, bool)) (mergeJob, bool) {
 	st := e.cur.Load()
 	ids := make([]catalog.TableID, 0, len(st.tables))
 	for id := range st.tables {
@@ -130,7 +166,6 @@ func (e *Engine) nextMerge(full bool, done map[shardKey]bool) (mergeJob, bool) {
 		if !ok {
 			continue
 		}
-		set := merge.SettingsOf(st.cat.Bound(t, catalog.RoleCompaction))
 		for _, sd := range st.tables[id].shards {
 			if len(sd.parts) == 0 || done[shardKey{id, sd.num}] {
 				continue
@@ -141,13 +176,8 @@ func (e *Engine) nextMerge(full bool, done map[shardKey]bool) (mergeJob, bool) {
 				mps[i] = pf.man
 				byID[pf.man.ID] = pf
 			}
-			var plan merge.Plan
-			if full {
-				if finalRuns(t, mps) {
-					continue
-				}
-				plan = fullPlan(mps)
-			} else if plan, ok = merge.Choose(mps, set); !ok {
+			plan, ok := choose(st, t, mps)
+			if !ok {
 				continue
 			}
 			job := mergeJob{table: id, shard: sd.num, plan: plan}
@@ -175,23 +205,6 @@ func finalRuns(t *catalog.Table, parts []manifest.Part) bool {
 		}
 	}
 	return true
-}
-
-// fullPlan merges every part of a shard, which therefore holds its oldest
-// data.
-func fullPlan(parts []manifest.Part) merge.Plan {
-	runs := merge.Runs(parts)
-	p := merge.Plan{Oldest: true, Why: merge.Budget}
-	var level uint8
-	for _, r := range runs {
-		p.Inputs = append(p.Inputs, r.Parts...)
-		level = max(level, r.Level)
-	}
-	if level < 255 {
-		level++
-	}
-	p.Level = level
-	return p
 }
 
 // runMerge merges one job's inputs into new parts, makes them durable,

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/merge"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/vfs"
@@ -773,5 +775,88 @@ func TestBackgroundMergesGiveWayToReads(t *testing.T) {
 	}
 	if err := h.e.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBackgroundSettle: the background merger folds an idle shard's delta
+// run into its final runs (merge.Settles) once no commit has arrived for
+// Options.SettleAfter, not while commits keep arriving, and the fold
+// changes no read: current, AS OF every commit, versions.
+func TestBackgroundSettle(t *testing.T) {
+	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true, settleAfter: time.Second}
+	h.open()
+	defer func() { _ = h.e.Close() }()
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	write := func(i int) {
+		t.Helper()
+		w, err := versionWrite(h.table("t"), "g", []string{fmt.Sprintf("k=%d v=a idx=%d", i%7, i), fmt.Sprintf("k=%d v=late idx=0", i%5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.stage(w, "t")
+		if _, err := h.commitPending(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(0)
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// Commits every 10 ms for 1.5 s: the engine is never idle for
+	// SettleAfter, so the flushed delta run stays as it is.
+	for i := 1; i <= 150; i++ {
+		write(i)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := h.e.merges.Load(); n != 0 {
+		t.Fatalf("%d merges while commits kept arriving; parts %v", n, partKinds(h, "t"))
+	}
+	last := h.e.cur.Load().commit
+	read := func() []string {
+		t.Helper()
+		var out []string
+		for n := uint64(1); n <= last; n++ {
+			rows, err := h.scan("t", n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vs, err := h.versions("t", n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(n, rows, vs))
+		}
+		return out
+	}
+	want := read()
+	// The memtable's commits go to a part too, then the shard settles.
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := h.e.cur.Load()
+		sd := st.tables[h.table("t").ID].shards[0]
+		mps := make([]manifest.Part, len(sd.parts))
+		for i, pf := range sd.parts {
+			mps[i] = pf.man
+		}
+		if finalRuns(h.table("t"), mps) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shard not folded after idling; parts %v", partKinds(h, "t"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := read(); !slices.Equal(got, want) {
+		t.Fatalf("reads changed by the fold:\n got %v\nwant %v", got, want)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	h.reopen()
+	if got := read(); !slices.Equal(got, want) {
+		t.Fatalf("reads changed after reopen:\n got %v\nwant %v", got, want)
 	}
 }

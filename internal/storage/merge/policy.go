@@ -66,6 +66,9 @@ const (
 	// Budget: the shard has more runs than MaxPartsPerShard (bounded read
 	// amplification).
 	Budget
+	// Settle: the shard is idle and its newer runs are worth folding into
+	// its final runs (Settle).
+	Settle
 )
 
 // String returns the reason's name.
@@ -75,6 +78,8 @@ func (w Why) String() string {
 		return "tier"
 	case Budget:
 		return "budget"
+	case Settle:
+		return "settle"
 	}
 	return "none"
 }
@@ -154,6 +159,49 @@ func Choose(parts []manifest.Part, s Settings) (Plan, bool) {
 		return plan(runs, i, j, Budget), true
 	}
 	return Plan{}, false
+}
+
+// SettleRatio bounds what folding an idle shard costs: its runs are
+// folded into final runs only once the runs newer than the oldest hold at
+// least 1/SettleRatio of the oldest run's bytes, so a byte of the oldest
+// run is rewritten by folds at most once per SettleRatio of it written
+// since, however often the shard goes idle.
+const SettleRatio = 16
+
+// Settles picks the merge that leaves an idle shard in its final form, or
+// reports false when it is not due. final says the shard already is (one
+// run and, for a keyed table, no delta part in it: nothing to fold). A
+// shard that is not final is folded when it has one run (flushed or merged
+// deltas and no merged run yet: cheap, it rewrites only itself), or when
+// its newer runs hold at least 1/SettleRatio of its oldest run's bytes.
+//
+// The size-tiered policy (Choose) leaves a few runs of decreasing size
+// beside the oldest once writes stop: each is bounded, but every point
+// lookup seeks them, every first current read resolves them and each
+// stores its rows twice until merged. Folding them when the shard goes
+// idle costs one rewrite of the shard, which the ratio bounds.
+func Settles(parts []manifest.Part, final bool) (Plan, bool) {
+	if final || len(parts) == 0 {
+		return Plan{}, false
+	}
+	runs := Runs(parts)
+	if len(runs) > 1 {
+		var newer int64
+		for _, r := range runs[1:] {
+			newer += r.Bytes
+		}
+		if newer*SettleRatio < runs[0].Bytes {
+			return Plan{}, false
+		}
+	}
+	return Full(parts, Settle), true
+}
+
+// Full is the merge of every part of a shard into its final runs, which
+// therefore holds its oldest data.
+func Full(parts []manifest.Part, why Why) Plan {
+	runs := Runs(parts)
+	return plan(runs, 0, len(runs), why)
 }
 
 // tier finds the cheapest window of FanIn to MaxFanIn adjacent runs, each

@@ -131,3 +131,40 @@ func TestRuns(t *testing.T) {
 		t.Fatalf("runs %v %+v", got, rs)
 	}
 }
+
+func TestSettles(t *testing.T) {
+	cases := []struct {
+		name  string
+		parts []manifest.Part
+		final bool
+		want  []uint64 // nil: not due
+	}{
+		{name: "empty shard"},
+		{name: "final shard", parts: []manifest.Part{mp(1, 1, 10, 100, 1)}, final: true},
+		// One run of deltas (flushed, never merged): folding it rewrites
+		// only itself into a current and a history run.
+		{name: "one delta run", parts: []manifest.Part{mp(1, 1, 10, 100, 0)}, want: []uint64{1}},
+		// Newer runs at exactly 1/SettleRatio of the oldest: due.
+		{name: "at the ratio", parts: []manifest.Part{mp(1, 1, 10, 1600, 2), mp(2, 11, 20, 60, 1), mp(3, 21, 30, 40, 0)},
+			want: []uint64{1, 2, 3}},
+		// One KiB less: the fold would rewrite 1600 KiB for 99 KiB new.
+		{name: "below the ratio", parts: []manifest.Part{mp(1, 1, 10, 1600, 2), mp(2, 11, 20, 59, 1), mp(3, 21, 30, 40, 0)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, ok := Settles(c.parts, c.final)
+			if ok != (c.want != nil) {
+				t.Fatalf("due = %v, want %v", ok, c.want != nil)
+			}
+			if !ok {
+				return
+			}
+			if got := ids(p.Inputs); !slices.Equal(got, c.want) {
+				t.Errorf("inputs %v, want %v", got, c.want)
+			}
+			if !p.Oldest || p.Why != Settle || p.Why.String() != "settle" {
+				t.Errorf("plan %+v: want the oldest data, why settle", p)
+			}
+		})
+	}
+}
