@@ -397,3 +397,83 @@ func TestLookupTrace(t *testing.T) {
 		t.Fatalf("lookup of a key no delta holds: %s", tr.String())
 	}
 }
+
+// TestFoldWarmsPages: the fold of an idle shard (merge.Settle) puts the
+// pages lookups read of the run it writes into the page cache even with
+// Options.WarmWrites off, so the first lookup after it decodes nothing;
+// the answers are those of the same lookup after a reopen (cold cache).
+func TestFoldWarmsPages(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := Open(dir, Options{NoBackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(balancesSpec(), n)
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("balances")
+	const keys = 2000
+	for round := range 3 {
+		ks := make([]int, keys)
+		for i := range ks {
+			ks[i] = i
+		}
+		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, ks, round)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// MergeNow flushes one delta run, which the policy leaves alone and
+	// Settles folds.
+	if err := e.MergeNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.merges.Load() != 1 {
+		t.Fatalf("%d merges, want the one fold", e.merges.Load())
+	}
+	amount, _ := tbl.Column("amount")
+	lookups := func(e *Engine) (string, LookupTrace) {
+		t.Helper()
+		snap := e.Snapshot()
+		defer snap.Release()
+		var all LookupTrace
+		var out []string
+		key := make([]types.Value, 3)
+		for k := 0; k < keys; k += 97 {
+			balancesKey(key, k)
+			var tr LookupTrace
+			row, ok, err := snap.Lookup(ctx, tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, Trace: &tr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Path != PathRun {
+				t.Fatalf("lookup of %d after the fold: %s", k, tr.String())
+			}
+			all.Current.Decoded += tr.Current.Decoded
+			all.Current.Hits += tr.Current.Hits
+			out = append(out, fmt.Sprint(ok, row))
+		}
+		return fmt.Sprint(out), all
+	}
+	warm, tr := lookups(e)
+	if tr.Current.Decoded != 0 || tr.Current.Hits == 0 {
+		t.Fatalf("lookups after a fold decoded %d pages, found %d cached", tr.Current.Decoded, tr.Current.Hits)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Open(dir, Options{NoBackgroundMerges: true}); err != nil {
+		t.Fatal(err)
+	}
+	cold, tr := lookups(e)
+	if tr.Current.Decoded == 0 {
+		t.Fatal("lookups after a reopen decoded nothing")
+	}
+	if cold != warm {
+		t.Fatalf("lookups through warmed pages %s, decoded %s", warm, cold)
+	}
+}

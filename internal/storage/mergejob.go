@@ -250,7 +250,7 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	outs, stats, err := merge.Merge(readers, merge.Options{
 		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest,
 		PartRows: e.opts.MergePartRows,
-		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()},
+		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why)},
 		Pace:     pace,
 		Create: func(part.Kind) (string, uint64, error) {
 			id, err := e.man.NextPartID()
