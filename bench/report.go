@@ -190,7 +190,10 @@ func (r *Report) Targets() string {
 		}
 	}
 	if p99, ok := get("strata", mR1p99); ok {
-		line("R1 p99 ≤ 50 µs embedded", p99 <= 50, fmt.Sprintf("%.0f µs", p99))
+		line("R1 p99 ≤ 50 µs embedded, right after ingest", p99 <= 50, fmt.Sprintf("%.0f µs", p99))
+	}
+	if p99, ok := get("strata", mR1sp99); ok {
+		line("R1 p99 ≤ 50 µs embedded, settled", p99 <= 50, fmt.Sprintf("%.0f µs", p99))
 	}
 	if sp, ok := get("strata-pg", mR1p99); ok {
 		if pp, ok := get("postgres", mR1p99); ok {
