@@ -29,4 +29,10 @@ type Options struct {
 	AsOfIndex bool
 	// Clock gives commit times and now(); time.Now when nil. Tests pin it.
 	Clock func() time.Time
+	// PageCacheBytes bounds the memory of decoded part pages that point
+	// lookups and repeated scans share, in bytes: 256 MiB when zero, no
+	// cache when negative. Like PostgreSQL's shared_buffers, it decides
+	// how much of a table lookups find decoded: a lookup that misses
+	// decompresses and decodes its pages (~25 µs each).
+	PageCacheBytes int64
 }

@@ -42,7 +42,8 @@ type DB struct {
 // Open opens the database in dir, creating it when dir is empty or does
 // not exist. Only one process may have a directory open at a time.
 func Open(dir string, opts Options) (*DB, error) {
-	eng, err := storage.Open(dir, storage.Options{Logger: opts.Logger, MemtableBytes: opts.MemtableBytes, AsOfIndex: opts.AsOfIndex, Clock: opts.Clock})
+	eng, err := storage.Open(dir, storage.Options{Logger: opts.Logger, MemtableBytes: opts.MemtableBytes, AsOfIndex: opts.AsOfIndex, Clock: opts.Clock,
+		PageCacheBytes: opts.PageCacheBytes})
 	if err != nil {
 		return nil, fmt.Errorf("strata: open %s: %w", dir, err)
 	}

@@ -34,7 +34,7 @@ func (x *strataEmbedded) Open(ctx context.Context, dir string) error {
 		return err
 	}
 	x.st, x.dir = st, dir
-	x.db, err = strata.Open(dir, strata.Options{})
+	x.db, err = strata.Open(dir, strata.Options{PageCacheBytes: pageCacheBytes})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (x *strataPG) Open(ctx context.Context, dir string) error {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	x.data = filepath.Join(dir, "data")
-	x.cmd = exec.Command(bin, "serve", "--data", x.data, "--listen", addr)
+	x.cmd = exec.Command(bin, "serve", "--data", x.data, "--listen", addr, "--page-cache-mib", fmt.Sprint(pageCacheBytes>>20))
 	logf, err := os.Create(filepath.Join(dir, "serve.log"))
 	if err != nil {
 		return err

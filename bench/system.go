@@ -12,6 +12,11 @@ import (
 	"time"
 )
 
+// pageCacheBytes is Strata's page cache in both its forms, the memory
+// PostgreSQL gets for its buffers here (shared_buffers=1GB, pg.go): how
+// much of a table lookups find decoded is then decided by the same budget.
+const pageCacheBytes = 1 << 30
+
 // System is one database under test. Every batch is one commit; the
 // harness passes back the commit a system returned for the middle batch
 // when it asks for AS OF reads.

@@ -28,6 +28,9 @@ type serveFlags struct {
 	tlsCert   string
 	tlsKey    string
 	asofIndex bool
+	// pageCacheMiB is storage.Options.PageCacheBytes in MiB (0: its
+	// default).
+	pageCacheMiB int64
 }
 
 // HTTPHandlers register what --http serves (/metrics and the like) on the
@@ -66,6 +69,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f.StringVar(&fl.tlsCert, "tls-cert", "", "PEM certificate for TLS (with --tls-key)")
 	f.StringVar(&fl.tlsKey, "tls-key", "", "PEM private key for TLS (with --tls-cert)")
 	f.BoolVar(&fl.asofIndex, "asof-index", false, "write AS OF indexes of versioned tables' merged runs: faster first reads at past commits, more disk and merge CPU")
+	f.Int64Var(&fl.pageCacheMiB, "page-cache-mib", 0, "MiB of decoded part pages kept for point lookups and repeated scans, like PostgreSQL's shared_buffers (0: 256)")
 	return cmd
 }
 
@@ -73,6 +77,9 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 // is done (after a graceful shutdown) or on a start error. ready, if not
 // nil, receives the server once it listens.
 func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*pgwire.Server)) error {
+	if fl.pageCacheMiB < 0 || fl.pageCacheMiB > 1<<30 {
+		return fmt.Errorf("--page-cache-mib %d: must be between 0 (the default) and 2^30", fl.pageCacheMiB)
+	}
 	var log *slog.Logger
 	switch fl.logFormat {
 	case "text":
@@ -96,7 +103,7 @@ func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*
 	if err := os.MkdirAll(fl.data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	eng, err := storage.Open(fl.data, storage.Options{Logger: log, AsOfIndex: fl.asofIndex})
+	eng, err := storage.Open(fl.data, storage.Options{Logger: log, AsOfIndex: fl.asofIndex, PageCacheBytes: fl.pageCacheMiB << 20})
 	if err != nil {
 		return err
 	}

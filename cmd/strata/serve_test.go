@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -132,10 +133,14 @@ func TestServeFlagErrors(t *testing.T) {
 		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: "c.pem"}, "go together"},
 		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: filepath.Join(dir, "no.pem"), tlsKey: filepath.Join(dir, "no.key")}, "TLS"},
 		{serveFlags{data: dir, logFormat: "text", listen: "nonsense"}, "listen address"},
+		{serveFlags{data: filepath.Join(dir, "never"), logFormat: "text", listen: "127.0.0.1:0", pageCacheMiB: -1}, "--page-cache-mib -1"},
 	} {
 		err := runServe(context.Background(), c.fl, io.Discard, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error about %s", c.fl, err, c.want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never")); !os.IsNotExist(err) {
+		t.Errorf("a rejected --page-cache-mib created the data directory: %v", err)
 	}
 }
