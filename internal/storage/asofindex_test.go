@@ -371,8 +371,7 @@ func TestAsOfIndexCheckFindsDamage(t *testing.T) {
 		t.Helper()
 		x := &shardData{num: sd.num, parts: sd.parts}
 		for _, pf := range sd.asof {
-			c := *pf
-			x.asof = append(x.asof, &c)
+			x.asof = append(x.asof, &partFile{man: pf.man, r: pf.r, refs: pf.refs})
 		}
 		f(x)
 		if err := checkAsOf(x); err == nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -31,6 +32,8 @@ type partFile struct {
 	man  manifest.Part
 	r    *part.Reader
 	refs *partRefs
+	// prewarmed is set once a prewarm pass took the part (prewarm.go).
+	prewarmed atomic.Bool
 }
 
 // newPartFile wraps an open part the published state is about to name;

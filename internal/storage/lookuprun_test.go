@@ -477,3 +477,96 @@ func TestFoldWarmsPages(t *testing.T) {
 		t.Fatalf("lookups through warmed pages %s, decoded %s", warm, cold)
 	}
 }
+
+// TestIdleDeltasPrewarmed: a shard whose newer runs are too small to be
+// folded keeps them as delta parts; once idle (MergeNow here, the merger
+// after Options.SettleAfter), their pages are decoded into the page cache,
+// so the lookups of the keys they touch decode no delta page, and answer
+// as a cold reopen does.
+func TestIdleDeltasPrewarmed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := Open(dir, Options{NoBackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(balancesSpec(), n)
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("balances")
+	const keys = 20000
+	write := func(ks []int, round int) {
+		t.Helper()
+		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, ks, round)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := make([]int, keys)
+	for i := range all {
+		all[i] = i
+	}
+	for round := range 3 {
+		write(all, round)
+	}
+	if err := e.MergeNow(ctx, MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	// A few keys written again: one small delta run, below the fold's
+	// ratio, which MergeNow leaves and prewarms.
+	var touched []int
+	for k := 0; k < keys; k += 397 {
+		touched = append(touched, k)
+	}
+	write(touched, 3)
+	merges, before := e.merges.Load(), prewarmedBytes.Load()
+	if err := e.MergeNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.merges.Load() != merges {
+		t.Fatal("the small delta run was folded; the test wants it kept")
+	}
+	if prewarmedBytes.Load() == before {
+		t.Fatal("nothing prewarmed")
+	}
+	amount, _ := tbl.Column("amount")
+	lookups := func(e *Engine) (string, LookupTrace) {
+		t.Helper()
+		snap := e.Snapshot()
+		defer snap.Release()
+		var sum LookupTrace
+		var out []string
+		key := make([]types.Value, 3)
+		for _, k := range touched {
+			balancesKey(key, k)
+			var tr LookupTrace
+			row, ok, err := snap.Lookup(ctx, tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, Trace: &tr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum.Delta.Add(&tr.Delta)
+			out = append(out, fmt.Sprint(ok, row))
+		}
+		return fmt.Sprint(out), sum
+	}
+	warm, tr := lookups(e)
+	if tr.Delta.Seeks == 0 || tr.Delta.Decoded != 0 || tr.Delta.Hits == 0 {
+		t.Fatalf("lookups of prewarmed deltas: %d seeks, %d pages decoded, %d cached", tr.Delta.Seeks, tr.Delta.Decoded, tr.Delta.Hits)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Open(dir, Options{NoBackgroundMerges: true}); err != nil {
+		t.Fatal(err)
+	}
+	cold, tr := lookups(e)
+	if tr.Delta.Decoded == 0 {
+		t.Fatal("lookups after a reopen decoded no delta page")
+	}
+	if cold != warm {
+		t.Fatalf("lookups through prewarmed pages %s, decoded %s", warm, cold)
+	}
+}

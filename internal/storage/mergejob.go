@@ -85,7 +85,13 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 			if err := e.splitLoop(); err != nil {
 				return err
 			}
-			return e.indexLoop(ctx, paced)
+			if err := e.indexLoop(ctx, paced); err != nil {
+				return err
+			}
+			if settle == nil {
+				return nil
+			}
+			return e.prewarmLoop(ctx, paced, settle)
 		}
 		if err := e.runMerge(job, paced); err != nil {
 			return err

@@ -49,6 +49,8 @@ type Cache struct {
 	// warmed counts the pages put in the cache from them (warm.go).
 	warm   warmSet
 	warmed atomic.Int64
+	// added counts the bytes of every page put, for Prewarm's budget.
+	added atomic.Int64
 	// bytes is the budget NewCache was given (Lend moves part of it
 	// elsewhere for a while: the resolved-scan cache's entries, the pages
 	// warm.go holds aside).
@@ -151,6 +153,7 @@ func (c *Cache) put(k pageKey, d *Data) *Data {
 	e.ref.Store(false)
 	s.m[k] = i
 	s.bytes += size
+	c.added.Add(size)
 	return d
 }
 

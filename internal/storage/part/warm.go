@@ -7,6 +7,7 @@ import (
 	"github.com/holiman/uint256"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
 )
@@ -354,4 +355,41 @@ func bytesIn(v *types.Vector, lo, hi int) int {
 		n += len(v.BytesAt(i))
 	}
 	return n
+}
+
+// Prewarm decodes into the cache the pages of r that FindKey and
+// ReadRows(fixed, cols) read, page by page as a lookup would, so that the
+// lookups that come next find them there. Write warms the parts it writes
+// when asked (WriteOptions.Warm); Prewarm is for parts already written:
+// the small delta runs an idle shard keeps beside its final runs, which
+// a few percent of lookups reach and decode cold. It stops once the
+// cache has taken limit more bytes (counting pages other readers put
+// meanwhile too) and returns what was added; with no cache it does
+// nothing. d is scratch, reused across calls; pace, when not nil, is
+// called before each block (a background caller gives way to reads).
+func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *Data, pace func()) (int64, error) {
+	if r.cache == nil {
+		return 0, nil
+	}
+	start := r.cache.added.Load()
+	for i, b := range r.blocks {
+		if pace != nil {
+			pace()
+		}
+		pr := r.meta.PageRows
+		if pr <= 0 {
+			pr = b.Rows
+		}
+		// One row per page: decodePages caches a page only when the rows
+		// asked for lie in one page, and then caches all of it.
+		for from := 0; from < b.Rows; from += pr {
+			if added := r.cache.added.Load() - start; added >= limit {
+				return added, nil
+			}
+			if err := r.ReadRows(i, from, from+1, fixed|FixSort, cols, d); err != nil {
+				return r.cache.added.Load() - start, err
+			}
+		}
+	}
+	return r.cache.added.Load() - start, nil
 }
