@@ -181,6 +181,9 @@ func (c *scanCache) carry(pairs [][2]*shardData) {
 	if c == nil || len(pairs) == 0 {
 		return
 	}
+	for _, p := range pairs {
+		p[0].next.Store(p[1])
+	}
 	c.mu.Lock()
 	empty := len(c.m) == 0
 	c.mu.Unlock()
@@ -359,11 +362,40 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 		return true, err
 	}
 	if e != nil {
-		c.put(k, e, s.e.liveShard(rd.t.ID, sd.num))
+		live := s.e.liveShard(rd.t.ID, sd.num)
+		if to := carriedTo(sd, live, asOf, n); to != nil {
+			// A scan of a large shard right after ingest takes seconds,
+			// and the merges it overlaps publish new shard data every few:
+			// kept for the data it read, which no later read asks for, its
+			// rows were resolved for nothing, and so were the next scan's.
+			e.sd = weak.Make(to)
+		}
+		c.put(k, e, live)
 	} else {
 		c.markTooLarge(k, sd)
 	}
 	return true, nil
+}
+
+// carriedTo returns live when it replaced sd by a chain of freezes,
+// flushes and merges (shardData.next) and a read at n of sd, current or
+// AS OF asOf, returns what the same read of live returns: always for an
+// AS OF read, and for a current one when live has nothing newer than n
+// (the conditions on which carry moves entries). Otherwise nil.
+func carriedTo(sd, live *shardData, asOf, n uint64) *shardData {
+	if live == nil || live == sd {
+		return nil
+	}
+	to := sd
+	for to != live {
+		if to = to.next.Load(); to == nil {
+			return nil
+		}
+	}
+	if asOf == 0 && shardNewest(live) > n {
+		return nil
+	}
+	return live
 }
 
 // liveShard returns shard num of table id in the published state, nil

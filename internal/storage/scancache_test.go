@@ -321,9 +321,10 @@ func TestScanCacheTooLarge(t *testing.T) {
 // TestScanCacheAsOfOlderSnapshot: reads AS OF one commit from a snapshot
 // taken before a flush and from one after it take turns on one key of the
 // cache. The entry of the published shard data is kept: a read of the
-// older snapshot does not displace it, and an entry the older snapshot
-// filled first gives way to the newer data's, so that reads of the newer
-// snapshot hit from then on while the older one is still held.
+// older snapshot does not displace it, and what the older snapshot fills
+// first is kept for the newer data, which the flush published in its
+// place, so that reads of the newer snapshot hit from then on while the
+// older one is still held.
 func TestScanCacheAsOfOlderSnapshot(t *testing.T) {
 	h := newHarness(t)
 	h.create(kvSpec("t", catalog.ModeVersioned))
@@ -362,7 +363,7 @@ func TestScanCacheAsOfOlderSnapshot(t *testing.T) {
 		newer := h.e.Snapshot()
 		if olderFirst {
 			read(older, "older snapshot, first", false)
-			read(newer, "newer snapshot after the older one filled", false)
+			read(newer, "newer snapshot after the older one filled", true)
 			read(newer, "newer snapshot again", true)
 			read(older, "older snapshot again", false)
 			read(newer, "newer snapshot after the older one read again", true)
@@ -382,4 +383,69 @@ func TestScanCacheAsOfOlderSnapshot(t *testing.T) {
 			snap.Release()
 		}
 	}
+}
+
+// TestScanCacheScanOutlivesMerge: a full scan that began on shard data a
+// merge (or flush) replaced before it ended keeps its rows for the data
+// published in its place, so the next scan hits; unless a commit came
+// since (a current read), or the data was replaced by a later commit's
+// flush, when it must not.
+func TestScanCacheScanOutlivesMerge(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	ctx := context.Background()
+	write := func(r int) {
+		var rows []string
+		for k := range 30 {
+			rows = append(rows, fmt.Sprintf("k=%d v='v%d' idx=%d", k, r, r))
+		}
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, rows...)}})
+	}
+	for r := range 5 {
+		write(r)
+		if err := h.e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(5) // in the memtable
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true}
+	read := func(snap *Snapshot, what string, wantHit bool) {
+		t.Helper()
+		want, _ := scanSnap(t, snap, spec, true)
+		got, st := scanSnap(t, snap, spec, false)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
+				strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if hit := st.CachedShards > 0; hit != wantHit {
+			t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
+		}
+	}
+	// The scan "began" on before's data; a flush and a full merge
+	// replaced it before it filled the cache.
+	before := h.e.Snapshot()
+	if err := h.e.MergeNow(ctx, MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	read(before, "scan of the replaced data", false)
+	before.Release()
+	snap := h.e.Snapshot()
+	read(snap, "scan of the merged data", true)
+	snap.Release()
+
+	// A commit after the scan began: its rows are not the current ones.
+	before = h.e.Snapshot()
+	h.e.scans.m = map[scanCacheKey]*scanCacheEntry{}
+	h.e.scans.bytes = 0
+	write(6)
+	if err := h.e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read(before, "scan of data replaced after a commit", false)
+	before.Release()
+	snap = h.e.Snapshot()
+	read(snap, "scan after the commit", false)
+	read(snap, "scan after the commit, again", true)
+	snap.Release()
 }
