@@ -380,6 +380,10 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// its wall time did work (a cold page); one whose CPU is far
 		// below waited (for a core, a lock, a page another read decodes).
 		cs := make([]time.Duration, len(keys))
+		// fs is each lookup's page faults on its thread (minor and
+		// major): CPU spent in the kernel mapping fresh memory, which
+		// no trace of pages decoded shows.
+		fs := make([]int64, len(keys))
 		// ts is what each lookup decoded, when the system can say.
 		var ts []lookupTrace
 		tr, _ := sys.(tracer)
@@ -393,11 +397,13 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		b := bar(len(keys), name+" "+label)
 		for i, k := range keys {
 			chain, addr, tok := KeyOf(cfg.seed, k)
+			f := threadFaults()
 			c := threadCPU()
 			t := time.Now()
 			v, err := sys.Point(ctx, chain, addr, tok, commit)
 			ds[i] = time.Since(t)
 			cs[i] = threadCPU() - c
+			fs[i] = threadFaults() - f
 			if tr != nil {
 				ts[i] = tr.lastTrace()
 			}
@@ -419,7 +425,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// than wall time (background merges, if running, count too).
 		fmt.Printf("%s: %s CPU %.1f µs per lookup\n", name, label, us(processCPU()-cpu0)/float64(len(keys)))
 		runtime.UnlockOSThread()
-		printTail(name, label, ds, cs)
+		printTail(name, label, ds, cs, fs)
 		if tr != nil {
 			tr.traceLookups(false)
 			// The slowest 1 % by their own CPU: what a change can move.
@@ -530,13 +536,26 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// threadFaults is the page faults (minor and major) of the calling
+// thread so far (getrusage RUSAGE_THREAD), 0 where it cannot be read.
+func threadFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return ru.Minflt + ru.Majflt
+}
+
+// rusageThread is Linux's RUSAGE_THREAD.
+const rusageThread = 1
+
 // clockThreadCPUTime is Linux's CLOCK_THREAD_CPUTIME_ID.
 const clockThreadCPUTime = 3
 
 // printTail prints where the lookups' time went: the thread CPU of the
 // median lookup and, of the slowest 1 % by wall time, their wall and CPU
 // time (a tail that is CPU is work; one that is not is waiting).
-func printTail(name, label string, ds, cs []time.Duration) {
+func printTail(name, label string, ds, cs []time.Duration, fs []int64) {
 	idx := make([]int, len(ds))
 	for i := range idx {
 		idx[i] = i
@@ -546,15 +565,21 @@ func printTail(name, label string, ds, cs []time.Duration) {
 	slices.Sort(sortedCPU)
 	tail := idx[len(idx)-max(len(idx)/100, 1):]
 	var wall, cpu time.Duration
+	var faults, allFaults int64
+	for _, f := range fs {
+		allFaults += f
+	}
 	worked := 0
 	for _, i := range tail {
 		wall += ds[i]
 		cpu += cs[i]
+		faults += fs[i]
 		if cs[i]*2 >= ds[i] {
 			worked++
 		}
 	}
 	k := time.Duration(len(tail))
-	fmt.Printf("%s: %s thread CPU p50 %.0f µs, p99 %.0f µs; slowest 1 %% (%d): wall %.0f µs, thread CPU %.0f µs on average, %d of them at least half CPU\n",
-		name, label, us(quantile(sortedCPU, 0.5)), us(quantile(sortedCPU, 0.99)), len(tail), us(wall/k), us(cpu/k), worked)
+	fmt.Printf("%s: %s thread CPU p50 %.0f µs, p99 %.0f µs, %.2f page faults per lookup; slowest 1 %% (%d): wall %.0f µs, thread CPU %.0f µs, %.1f page faults on average, %d of them at least half CPU\n",
+		name, label, us(quantile(sortedCPU, 0.5)), us(quantile(sortedCPU, 0.99)), float64(allFaults)/float64(len(fs)),
+		len(tail), us(wall/k), us(cpu/k), float64(faults)/float64(len(tail)), worked)
 }
