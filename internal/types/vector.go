@@ -299,6 +299,43 @@ func (v *Vector) AppendBytes(b []byte) {
 	v.n++
 }
 
+// AppendPacked appends to a STRING or BYTES vector the len(offs)-1 values
+// packed in data, value i being data[offs[i]:offs[i+1]] (a Parquet
+// page's byte arrays): their bytes in one copy, where AppendBytes per
+// value made a page's sort keys cost ~3× as much. It reports false, and
+// appends nothing, when offs are not non-decreasing within data.
+func (v *Vector) AppendPacked(data []byte, offs []uint32) bool {
+	if len(offs) == 0 {
+		return true
+	}
+	prev := offs[0]
+	for _, o := range offs[1:] {
+		if o < prev {
+			return false
+		}
+		prev = o
+	}
+	if int(prev) > len(data) {
+		return false
+	}
+	n := len(offs) - 1
+	base := len(v.data) - int(offs[0])
+	v.data = append(v.data, data[offs[0]:prev]...)
+	v.offs = slices.Grow(v.offs, n)
+	for _, o := range offs[1:] {
+		v.offs = append(v.offs, base+int(o))
+	}
+	if v.valid != nil {
+		for range n {
+			v.markValid()
+			v.n++
+		}
+		return true
+	}
+	v.n += n
+	return true
+}
+
 // AppendString appends s to a STRING or BYTES vector.
 func (v *Vector) AppendString(s string) {
 	v.markValid()

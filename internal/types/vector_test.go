@@ -337,3 +337,46 @@ func TestVectorValueBytes(t *testing.T) {
 		t.Fatalf("empty INT64: %d bytes, want 0", got)
 	}
 }
+
+// TestVectorAppendPacked: packed values append as AppendBytes of each
+// would, after valid rows and after a NULL (bitmap marked), from offsets
+// that do not start at 0; bad offsets append nothing and say so.
+func TestVectorAppendPacked(t *testing.T) {
+	data := []byte("xxabcdefghij")
+	offs := []uint32{2, 5, 5, 9, 12} // "abc", "", "defg", "hij"
+	for _, prefix := range []string{"none", "valid", "null"} {
+		got, want := NewVector(Of(String), 0), NewVector(Of(String), 0)
+		for _, v := range []*Vector{got, want} {
+			switch prefix {
+			case "valid":
+				v.AppendString("first")
+			case "null":
+				v.AppendNull()
+			}
+		}
+		if !got.AppendPacked(data, offs) {
+			t.Fatalf("%s: refused good offsets", prefix)
+		}
+		for i := range len(offs) - 1 {
+			want.AppendBytes(data[offs[i]:offs[i+1]])
+		}
+		if got.Len() != want.Len() {
+			t.Fatalf("%s: %d rows, want %d", prefix, got.Len(), want.Len())
+		}
+		for i := range want.Len() {
+			if got.IsNull(i) != want.IsNull(i) || got.Get(i).String() != want.Get(i).String() {
+				t.Fatalf("%s: row %d = %v, want %v", prefix, i, got.Get(i), want.Get(i))
+			}
+		}
+		got.AppendString("after")
+		if s := got.Get(got.Len() - 1).String(); s != "after" {
+			t.Fatalf("%s: appended after the packed values: %q", prefix, s)
+		}
+	}
+	for _, bad := range [][]uint32{{2, 5, 4}, {2, 13}} {
+		v := NewVector(Of(String), 0)
+		if v.AppendPacked(data, bad) || v.Len() != 0 {
+			t.Fatalf("offsets %v: accepted, %d rows", bad, v.Len())
+		}
+	}
+}
