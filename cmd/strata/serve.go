@@ -31,6 +31,8 @@ type serveFlags struct {
 	// pageCacheMiB is storage.Options.PageCacheBytes in MiB (0: its
 	// default).
 	pageCacheMiB int64
+	// warmWrites is storage.Options.WarmWrites.
+	warmWrites bool
 }
 
 // HTTPHandlers register what --http serves (/metrics and the like) on the
@@ -70,6 +72,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f.StringVar(&fl.tlsKey, "tls-key", "", "PEM private key for TLS (with --tls-cert)")
 	f.BoolVar(&fl.asofIndex, "asof-index", false, "write AS OF indexes of versioned tables' merged runs: faster first reads at past commits, more disk and merge CPU")
 	f.Int64Var(&fl.pageCacheMiB, "page-cache-mib", 0, "MiB of decoded part pages kept for point lookups and repeated scans, like PostgreSQL's shared_buffers (0: 256)")
+	f.BoolVar(&fl.warmWrites, "warm-writes", false, "put the pages lookups read of freshly written parts in the page cache: faster lookups right after writes, slower ingest")
 	return cmd
 }
 
@@ -103,7 +106,8 @@ func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*
 	if err := os.MkdirAll(fl.data, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	eng, err := storage.Open(fl.data, storage.Options{Logger: log, AsOfIndex: fl.asofIndex, PageCacheBytes: fl.pageCacheMiB << 20})
+	eng, err := storage.Open(fl.data, storage.Options{Logger: log, AsOfIndex: fl.asofIndex, PageCacheBytes: fl.pageCacheMiB << 20,
+		WarmWrites: fl.warmWrites})
 	if err != nil {
 		return err
 	}

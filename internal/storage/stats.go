@@ -6,6 +6,7 @@ import (
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/merge"
+	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/storage/wal"
 )
 
@@ -27,6 +28,10 @@ type Stats struct {
 	WAL wal.Stats
 	// Shards lists every shard of every table, by table name then shard.
 	Shards []ShardStats
+	// PageCache is the page cache's counters: pages and bytes held, hits,
+	// misses, and pages put in it from parts as they were written
+	// (Options.WarmWrites and folds) rather than decoded.
+	PageCache part.CacheStats
 }
 
 // ShardStats is one shard's size and merge state.
@@ -45,7 +50,11 @@ type ShardStats struct {
 // Stats returns the engine's counters and per-shard state now.
 func (e *Engine) Stats() Stats {
 	st := e.cur.Load()
-	s := Stats{Commit: st.commit, Merges: e.merges.Load()}
+	// The cache before the merge count: a fold (which warms) finishing
+	// between the two then shows as a merge, never as pages warmed with
+	// no merge.
+	pages := e.pages.Stats()
+	s := Stats{Commit: st.commit, Merges: e.merges.Load(), PageCache: pages}
 	for i := range st.commits {
 		s.RowsWritten += st.commits[i].Rows
 	}
