@@ -405,18 +405,9 @@ func TestLookupTrace(t *testing.T) {
 func TestFoldWarmsPages(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := Open(dir, Options{NoBackgroundMerges: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, tbl := openBalancesEngine(t, dir)
 	defer func() { _ = e.Close() }()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(balancesSpec(), n)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("balances")
+	var err error
 	const keys = 2000
 	for round := range 3 {
 		ks := make([]int, keys)
@@ -435,29 +426,17 @@ func TestFoldWarmsPages(t *testing.T) {
 	if e.merges.Load() != 1 {
 		t.Fatalf("%d merges, want the one fold", e.merges.Load())
 	}
-	amount, _ := tbl.Column("amount")
+	var sample []int
+	for k := 0; k < keys; k += 97 {
+		sample = append(sample, k)
+	}
 	lookups := func(e *Engine) (string, LookupTrace) {
 		t.Helper()
-		snap := e.Snapshot()
-		defer snap.Release()
-		var all LookupTrace
-		var out []string
-		key := make([]types.Value, 3)
-		for k := 0; k < keys; k += 97 {
-			balancesKey(key, k)
-			var tr LookupTrace
-			row, ok, err := snap.Lookup(ctx, tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, Trace: &tr})
-			if err != nil {
-				t.Fatal(err)
-			}
+		return lookupAmounts(t, e, tbl, sample, func(k int, tr *LookupTrace) {
 			if tr.Path != PathRun {
 				t.Fatalf("lookup of %d after the fold: %s", k, tr.String())
 			}
-			all.Current.Decoded += tr.Current.Decoded
-			all.Current.Hits += tr.Current.Hits
-			out = append(out, fmt.Sprint(ok, row))
-		}
-		return fmt.Sprint(out), all
+		})
 	}
 	warm, tr := lookups(e)
 	if tr.Current.Decoded != 0 || tr.Current.Hits == 0 {
@@ -486,18 +465,9 @@ func TestFoldWarmsPages(t *testing.T) {
 func TestIdleDeltasPrewarmed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, err := Open(dir, Options{NoBackgroundMerges: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, tbl := openBalancesEngine(t, dir)
 	defer func() { _ = e.Close() }()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(balancesSpec(), n)
-		return err
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	tbl, _ := e.Catalog().Table("balances")
+	var err error
 	const keys = 20000
 	write := func(ks []int, round int) {
 		t.Helper()
@@ -532,25 +502,9 @@ func TestIdleDeltasPrewarmed(t *testing.T) {
 	if prewarmedBytes.Load() == before {
 		t.Fatal("nothing prewarmed")
 	}
-	amount, _ := tbl.Column("amount")
 	lookups := func(e *Engine) (string, LookupTrace) {
 		t.Helper()
-		snap := e.Snapshot()
-		defer snap.Release()
-		var sum LookupTrace
-		var out []string
-		key := make([]types.Value, 3)
-		for _, k := range touched {
-			balancesKey(key, k)
-			var tr LookupTrace
-			row, ok, err := snap.Lookup(ctx, tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, Trace: &tr})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum.Delta.Add(&tr.Delta)
-			out = append(out, fmt.Sprint(ok, row))
-		}
-		return fmt.Sprint(out), sum
+		return lookupAmounts(t, e, tbl, touched, nil)
 	}
 	warm, tr := lookups(e)
 	if tr.Delta.Seeks == 0 || tr.Delta.Decoded != 0 || tr.Delta.Hits == 0 {
@@ -569,4 +523,51 @@ func TestIdleDeltasPrewarmed(t *testing.T) {
 	if cold != warm {
 		t.Fatalf("lookups through prewarmed pages %s, decoded %s", warm, cold)
 	}
+}
+
+// openBalancesEngine opens an engine on dir without background merges
+// and creates the balances table in it.
+func openBalancesEngine(t *testing.T, dir string) (*Engine, *catalog.Table) {
+	t.Helper()
+	e, err := Open(dir, Options{NoBackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Commit(context.Background(), &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(balancesSpec(), n)
+		return err
+	}}); err != nil {
+		_ = e.Close()
+		t.Fatal(err)
+	}
+	tbl, _ := e.Catalog().Table("balances")
+	return e, tbl
+}
+
+// lookupAmounts looks up the amount of each of keys on a snapshot of e,
+// calling check (when not nil) with each lookup's trace, and returns the
+// answers rendered and the delta and current pages traced, summed.
+func lookupAmounts(t *testing.T, e *Engine, tbl *catalog.Table, keys []int, check func(k int, tr *LookupTrace)) (string, LookupTrace) {
+	t.Helper()
+	snap := e.Snapshot()
+	defer snap.Release()
+	amount, _ := tbl.Column("amount")
+	var sum LookupTrace
+	var out []string
+	key := make([]types.Value, 3)
+	for _, k := range keys {
+		balancesKey(key, k)
+		var tr LookupTrace
+		row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, Trace: &tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check != nil {
+			check(k, &tr)
+		}
+		sum.Delta.Add(&tr.Delta)
+		sum.Current.Add(&tr.Current)
+		out = append(out, fmt.Sprint(ok, row))
+	}
+	return fmt.Sprint(out), sum
 }

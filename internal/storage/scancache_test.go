@@ -344,15 +344,7 @@ func TestScanCacheAsOfOlderSnapshot(t *testing.T) {
 	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true, AsOf: n}
 	read := func(snap *Snapshot, what string, wantHit bool) {
 		t.Helper()
-		want, _ := scanSnap(t, snap, spec, true)
-		got, st := scanSnap(t, snap, spec, false)
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
-				strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-		if hit := st.CachedShards > 0; hit != wantHit {
-			t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
-		}
+		checkCachedScan(t, snap, spec, what, wantHit)
 	}
 	for _, olderFirst := range []bool{true, false} {
 		older := h.e.Snapshot()
@@ -412,15 +404,7 @@ func TestScanCacheScanOutlivesMerge(t *testing.T) {
 	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Commit: true}
 	read := func(snap *Snapshot, what string, wantHit bool) {
 		t.Helper()
-		want, _ := scanSnap(t, snap, spec, true)
-		got, st := scanSnap(t, snap, spec, false)
-		if !slices.Equal(got, want) {
-			t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
-				strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-		if hit := st.CachedShards > 0; hit != wantHit {
-			t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
-		}
+		checkCachedScan(t, snap, spec, what, wantHit)
 	}
 	// The scan "began" on before's data; a flush and a full merge
 	// replaced it before it filled the cache.
@@ -448,4 +432,20 @@ func TestScanCacheScanOutlivesMerge(t *testing.T) {
 	read(snap, "scan after the commit", false)
 	read(snap, "scan after the commit, again", true)
 	snap.Release()
+}
+
+// checkCachedScan reads spec on snap by the general path and then as
+// reads do, and fails unless both return the same rows and the second
+// hit the resolved-scan cache exactly when wantHit.
+func checkCachedScan(t *testing.T, snap *Snapshot, spec ScanSpec, what string, wantHit bool) {
+	t.Helper()
+	want, _ := scanSnap(t, snap, spec, true)
+	got, st := scanSnap(t, snap, spec, false)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s: cached read differs from the general path:\ngot:\n%s\nwant:\n%s", what,
+			strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if hit := st.CachedShards > 0; hit != wantHit {
+		t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
+	}
 }
