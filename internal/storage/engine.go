@@ -231,12 +231,6 @@ type shardData struct {
 	// they are never among parts: only interval reads (runscan.go) and
 	// Check open them, and they are held and retired with the parts.
 	asof []*partFile
-	// next is the shard data a freeze, flush or merge published in this
-	// one's place (scanCache.carry sets it), nil while it is live or when
-	// something else replaced it (a split, a DROP): a scan that began on
-	// this data and ends after it was replaced keeps its resolved rows
-	// for the data that holds the same versions now (scancache.go).
-	next atomic.Pointer[shardData]
 }
 
 // memtables returns the shard's memtables in commit order: the frozen

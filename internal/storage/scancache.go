@@ -95,6 +95,14 @@ type scanCache struct {
 	// tooLarge names, per key, the shard data whose scan outgrew the
 	// budget: its next scans do not copy their output only to drop it.
 	tooLarge map[scanCacheKey]weak.Pointer[shardData]
+	// succ maps shard data a freeze, flush or merge replaced to the data
+	// it published in its place (carry records it), by weak identity, so
+	// that a scan ending after the data it began on was replaced can keep
+	// its rows for the data that holds the same versions now (carriedTo).
+	// Weak on both sides: the record must not keep replaced data (their
+	// memtables) alive for as long as an old snapshot is held. Entries
+	// are dropped once no live shard data's chain passes through them.
+	succ map[weak.Pointer[shardData]]weak.Pointer[shardData]
 	// hits, misses and fills are counted for tests.
 	hits, misses, fills int64
 }
@@ -181,10 +189,14 @@ func (c *scanCache) carry(pairs [][2]*shardData) {
 	if c == nil || len(pairs) == 0 {
 		return
 	}
-	for _, p := range pairs {
-		p[0].next.Store(p[1])
-	}
 	c.mu.Lock()
+	if c.succ == nil {
+		c.succ = map[weak.Pointer[shardData]]weak.Pointer[shardData]{}
+	}
+	for _, p := range pairs {
+		c.succ[weak.Make(p[0])] = weak.Make(p[1])
+	}
+	c.pruneSucc()
 	empty := len(c.m) == 0
 	c.mu.Unlock()
 	if empty {
@@ -363,7 +375,7 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 	}
 	if e != nil {
 		live := s.e.liveShard(rd.t.ID, sd.num)
-		if to := carriedTo(sd, live, asOf, n); to != nil {
+		if to := c.carriedTo(sd, live, asOf, n); to != nil {
 			// A scan of a large shard right after ingest takes seconds,
 			// and the merges it overlaps publish new shard data every few:
 			// kept for the data it read, which no later read asks for, its
@@ -378,24 +390,56 @@ func (s *Snapshot) cachedScan(rd *reader, sd *shardData, asOf uint64, rs []KeyRa
 }
 
 // carriedTo returns live when it replaced sd by a chain of freezes,
-// flushes and merges (shardData.next) and a read at n of sd, current or
-// AS OF asOf, returns what the same read of live returns: always for an
-// AS OF read, and for a current one when live has nothing newer than n
-// (the conditions on which carry moves entries). Otherwise nil.
-func carriedTo(sd, live *shardData, asOf, n uint64) *shardData {
+// flushes and merges (succ) and a read at n of sd, current or AS OF
+// asOf, returns what the same read of live returns: always for an AS OF
+// read, and for a current one when live has nothing newer than n (the
+// conditions on which carry moves entries). Otherwise nil: a split or a
+// DROP replaced sd, which carry never records.
+func (c *scanCache) carriedTo(sd, live *shardData, asOf, n uint64) *shardData {
 	if live == nil || live == sd {
 		return nil
 	}
-	to := sd
-	for to != live {
-		if to = to.next.Load(); to == nil {
+	w, target := weak.Make(sd), weak.Make(live)
+	c.mu.Lock()
+	for steps := 0; w != target; steps++ {
+		next, ok := c.succ[w]
+		if !ok || steps > len(c.succ) {
+			c.mu.Unlock()
 			return nil
 		}
+		w = next
 	}
+	c.mu.Unlock()
 	if asOf == 0 && shardNewest(live) > n {
 		return nil
 	}
 	return live
+}
+
+// pruneSucc drops the successor records no chain from live shard data
+// (the published data, or data a snapshot still reads) passes through;
+// the caller holds c.mu. Replaced data nobody holds is collected, and its
+// weak pointer then reads nil.
+func (c *scanCache) pruneSucc() {
+	keep := make(map[weak.Pointer[shardData]]bool, len(c.succ))
+	for k := range c.succ {
+		if k.Value() == nil {
+			continue
+		}
+		for w := k; !keep[w]; {
+			keep[w] = true
+			next, ok := c.succ[w]
+			if !ok {
+				break
+			}
+			w = next
+		}
+	}
+	for k := range c.succ {
+		if !keep[k] {
+			delete(c.succ, k)
+		}
+	}
 }
 
 // liveShard returns shard num of table id in the published state, nil

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"weak"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
@@ -447,5 +449,57 @@ func checkCachedScan(t *testing.T, snap *Snapshot, spec ScanSpec, what string, w
 	}
 	if hit := st.CachedShards > 0; hit != wantHit {
 		t.Fatalf("%s: hit %v, want %v", what, hit, wantHit)
+	}
+}
+
+// TestScanCacheSuccessorsHoldNothing: the record of which shard data
+// replaced which (carriedTo's chains) keeps no replaced data alive. With an
+// old snapshot held across several flushes, the data published between it
+// and the live data is collected (its memtables with it), and once the
+// snapshot is released the record shrinks to nothing reachable.
+func TestScanCacheSuccessorsHoldNothing(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	tbl := h.table("t")
+	ctx := context.Background()
+	write := func(r int) {
+		h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{kvWrite(t, tbl, fmt.Sprintf("k=%d v='v%d' idx=%d", r, r, r))}})
+	}
+	write(0)
+	old := h.e.Snapshot()
+	var between []weak.Pointer[shardData]
+	for r := 1; r <= 4; r++ {
+		write(r)
+		if err := h.e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		between = append(between, weak.Make(h.e.liveShard(tbl.ID, 0)))
+	}
+	runtime.GC()
+	runtime.GC()
+	for i, w := range between[:len(between)-1] {
+		if w.Value() != nil {
+			t.Fatalf("shard data published by flush %d is still alive while an older snapshot is held", i+1)
+		}
+	}
+	// The chain from the old snapshot's data to the live data still
+	// leads there, through collected data.
+	sd := old.st.tables[tbl.ID].shards[0]
+	if to := h.e.scans.carriedTo(sd, h.e.liveShard(tbl.ID, 0), 1, h.e.LastCommit()); to == nil {
+		t.Fatal("no chain from the old snapshot's shard data to the live data")
+	}
+	old.Release()
+	sd = nil
+	runtime.GC()
+	runtime.GC()
+	write(5)
+	if err := h.e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h.e.scans.mu.Lock()
+	n := len(h.e.scans.succ)
+	h.e.scans.mu.Unlock()
+	if n > 2 {
+		t.Fatalf("%d successor records kept once nothing old is held", n)
 	}
 }
