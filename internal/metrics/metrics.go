@@ -97,6 +97,14 @@ var (
 		"Bytes a shard holds in its memtable, not yet flushed to a part.", []string{"table", "shard"}, nil)
 	descBacklog = prometheus.NewDesc("strata_merge_backlog",
 		"Shards whose parts the compaction policy would merge now.", nil, nil)
+	descCacheBytes = prometheus.NewDesc("strata_page_cache_bytes",
+		"Bytes of decoded part pages the page cache holds (--page-cache-mib bounds it).", nil, nil)
+	descCacheHits = prometheus.NewDesc("strata_page_cache_hits_total",
+		"Page reads of point lookups served by the page cache since the server started.", nil, nil)
+	descCacheMisses = prometheus.NewDesc("strata_page_cache_misses_total",
+		"Page reads of point lookups that decoded their page since the server started.", nil, nil)
+	descCacheWarmed = prometheus.NewDesc("strata_page_cache_warmed_total",
+		"Pages put in the page cache from parts as they were written (--warm-writes, folds) since the server started.", nil, nil)
 )
 
 // fsyncBounds are the histogram's upper bounds in seconds, the WAL's
@@ -115,7 +123,8 @@ type engineCollector struct {
 }
 
 func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCommits, descRows, descMerges, descFsync, descWALBytes, descParts, descMem, descBacklog} {
+	for _, d := range []*prometheus.Desc{descCommits, descRows, descMerges, descFsync, descWALBytes, descParts, descMem, descBacklog,
+		descCacheBytes, descCacheHits, descCacheMisses, descCacheWarmed} {
 		ch <- d
 	}
 }
@@ -126,6 +135,10 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRows, prometheus.CounterValue, float64(s.RowsWritten))
 	ch <- prometheus.MustNewConstMetric(descMerges, prometheus.CounterValue, float64(s.Merges))
 	ch <- prometheus.MustNewConstMetric(descWALBytes, prometheus.CounterValue, float64(s.WAL.Bytes))
+	ch <- prometheus.MustNewConstMetric(descCacheBytes, prometheus.GaugeValue, float64(s.PageCache.Bytes))
+	ch <- prometheus.MustNewConstMetric(descCacheHits, prometheus.CounterValue, float64(s.PageCache.Hits))
+	ch <- prometheus.MustNewConstMetric(descCacheMisses, prometheus.CounterValue, float64(s.PageCache.Misses))
+	ch <- prometheus.MustNewConstMetric(descCacheWarmed, prometheus.CounterValue, float64(s.PageCache.Warmed))
 
 	// Prometheus buckets are cumulative; the WAL's are not.
 	buckets := make(map[float64]uint64, len(fsyncBounds))
