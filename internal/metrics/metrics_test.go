@@ -37,7 +37,7 @@ func TestEngineMetrics(t *testing.T) {
 	src.s.WAL.SyncLatency[2] = 1                 // [128µs, 256µs)
 	src.s.WAL.SyncLatency[wal.SyncBuckets-1] = 1 // slower than every bound
 	src.s.WAL.SyncTime = 5 * time.Second
-	src.s.PageCache.Bytes, src.s.PageCache.Hits, src.s.PageCache.Misses, src.s.PageCache.Warmed = 1 << 20, 90, 10, 33
+	src.s.PageCache.Bytes, src.s.PageCache.Hits, src.s.PageCache.Misses, src.s.PageCache.Warmed = 1<<20, 90, 10, 33
 	src.s.Shards = []storage.ShardStats{
 		{Table: "balances", Shard: 0, Parts: 4, MemtableBytes: 100, MergeDue: true},
 		{Table: "balances", Shard: 1, Parts: 1},
