@@ -262,7 +262,8 @@ func (e *Engine) freezeLocked() *flushJob {
 				fs.mem = &memtable{keyed: sd.keyed, app: sd.app}
 				nsd.frozen = fs.mem
 				if td.keyed {
-					nsd.keyed = newKeyedMem(t.Mode == catalog.ModeVersioned)
+					// The next memtable likely fills with as many keys.
+					nsd.keyed = newKeyedMemSized(t.Mode == catalog.ModeVersioned, sd.keyed.keys())
 				} else {
 					nsd.app = newAppendMem()
 				}

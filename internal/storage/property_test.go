@@ -30,7 +30,12 @@ func TestResolvedMatchesResolve(t *testing.T) {
 			txn.Kind = KindWrite
 			var seq uint32
 			for w, nw := 0, rapid.IntRange(1, 3).Draw(rt, "writes"); w < nw; w++ {
-				rows := rapid.IntRange(1, 4).Draw(rt, "rows")
+				rows := rapid.IntRange(1, 5).Draw(rt, "rows")
+				if rows == 5 {
+					// Longer than a look-ahead (addEncoded), so that one
+					// key's rows fall on both sides of its boundaries.
+					rows = lookAhead + rapid.IntRange(1, lookAhead).Draw(rt, "more")
+				}
 				var lines []string
 				del := rapid.IntRange(0, 4).Draw(rt, "kind") == 0
 				for r := 0; r < rows; r++ {

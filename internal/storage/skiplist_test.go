@@ -16,7 +16,7 @@ import (
 // indexed.
 func TestSkiplistSeekAfter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	s := newSkiplist()
+	s := newSkiplist(0)
 	var all [][]byte
 	for round := range 50 {
 		var run [][]byte
@@ -88,7 +88,7 @@ func TestSkiplistPrefixOrder(t *testing.T) {
 			t.Fatalf("prefixes of %x and %x order them wrongly", a, b)
 		}
 	}
-	s := newSkiplist()
+	s := newSkiplist(0)
 	var all [][]byte
 	for range 3000 {
 		k := key()

@@ -89,6 +89,22 @@ func (r *Register) Init(ord Ordering) {
 	*r = Register{ord: ord, cols: ord.Columns(), counted: r.counted[:0]}
 }
 
+// Touch reads the first byte of the newest counted version's ordering
+// values, which Add compares first, and returns it: a caller that adds to
+// many Registers in a row touches them all first, so that their memory's
+// cache misses overlap instead of following one another.
+func (r *Register) Touch() byte {
+	n := len(r.counted)
+	if n == 0 {
+		return 0
+	}
+	o := r.counted[n-1].order
+	if len(o) == 0 || len(o[0]) == 0 {
+		return 0
+	}
+	return o[0][0]
+}
+
 // Winner returns the position of the current winner, if the group is not
 // empty.
 func (r *Register) Winner() (Pos, bool) {

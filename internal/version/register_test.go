@@ -280,3 +280,25 @@ func TestReasonFallbacks(t *testing.T) {
 		}
 	}
 }
+
+// TestRegisterTouch: Touch reads the first byte of the ordering values Add
+// compares first, the newest counted version's, and 0 when nothing counts.
+func TestRegisterTouch(t *testing.T) {
+	var r Register
+	r.Init(ord([]string{"idx"}, nil))
+	if got := r.Touch(); got != 0 {
+		t.Fatalf("empty register: Touch = %d", got)
+	}
+	// Values that differ in their first byte, so the test tells which
+	// version Touch read.
+	for i, idx := range []uint64{10 << 56, 20 << 56, 15 << 56} {
+		v := &Version{Order: ints(idx), Commit: uint64(i + 1), Values: []byte("x")}
+		if _, err := r.Add(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Counted in ordering order; the greatest's encoding comes last.
+	if want := ints(20 << 56)[0][0]; r.Touch() != want || want == ints(15 << 56)[0][0] {
+		t.Fatalf("Touch = %d, want %d (first byte of the greatest's encoding)", r.Touch(), want)
+	}
+}
