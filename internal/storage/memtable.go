@@ -23,13 +23,12 @@ import (
 // over cold memory then waits for one line per node instead of three (the
 // entry, its tower and its key's bytes).
 type keyEntry struct {
-	pfx    uint64      // the key's first 8 bytes, big-endian (keyPrefix)
+	pfx    prefix      // the key's first 16 bytes (keyPrefix)
 	next   []*keyEntry // the tower: tower[:h] when h ≤ len(tower)
 	tower  [2]*keyEntry
 	key    []byte // sort key, in the arena: never modified
 	groups []groupHist
 	dels   []version.Pos
-	_      [8]byte // pads the entry to 128 bytes
 }
 
 // groupHist is one (key, group): its retained versions in commit order and,

@@ -75,16 +75,20 @@ func TestSkiplistSeekAfter(t *testing.T) {
 func TestSkiplistPrefixOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	key := func() []byte {
-		k := make([]byte, rng.IntN(13))
+		k := make([]byte, rng.IntN(21))
 		for i := range k {
 			k[i] = []byte{0, 1, 'a', 0xff}[rng.IntN(4)]
+		}
+		if rng.IntN(2) == 0 {
+			// A shared start of up to 16 bytes: prefixes that tie.
+			k = append([]byte("0123456789abcdef")[:rng.IntN(17):16], k...)
 		}
 		return k
 	}
 	for range 2000 {
 		a, b := key(), key()
 		pa, pb := keyPrefix(a), keyPrefix(b)
-		if pa != pb && (pa < pb) != (bytes.Compare(a, b) < 0) {
+		if pa != pb && (pa[0] < pb[0] || pa[0] == pb[0] && pa[1] < pb[1]) != (bytes.Compare(a, b) < 0) {
 			t.Fatalf("prefixes of %x and %x order them wrongly", a, b)
 		}
 	}
