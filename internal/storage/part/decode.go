@@ -147,8 +147,13 @@ func appendPage(v *types.Vector, ph physical, p parquet.Page) error {
 	if p.Dictionary() != nil {
 		return fmt.Errorf("unexpected dictionary page")
 	}
-	n := int(p.NumRows())
-	defs := p.DefinitionLevels()
+	return appendValues(v, ph, int(p.NumRows()), p.DefinitionLevels(), p.Data())
+}
+
+// appendValues appends to v a page's n rows: their definition levels defs
+// (0 for NULL, 1 otherwise) and the non-NULL values pd, of physical type
+// ph.
+func appendValues(v *types.Vector, ph physical, n int, defs []byte, pd encoding.Values) error {
 	if len(defs) != n {
 		return fmt.Errorf("page of %d rows has %d definition levels", n, len(defs))
 	}
@@ -162,7 +167,6 @@ func appendPage(v *types.Vector, ph physical, p parquet.Page) error {
 	if present == n {
 		defs = nil // no NULLs: the loops below skip the level checks
 	}
-	pd := p.Data()
 	if pd.Kind() != kindOf(ph.kind) {
 		return fmt.Errorf("page holds %s values, want %s", pd.Kind(), ph.kind)
 	}
@@ -229,8 +233,7 @@ func appendPage(v *types.Vector, ph physical, p parquet.Page) error {
 		if size != ph.size || len(data) != present*size {
 			return fmt.Errorf("fixed-length page of %d values of %d bytes holds %d bytes of width %d", present, ph.size, len(data), size)
 		}
-		k := v.Type().Kind
-		signed := k.IsSigned() || k == types.Decimal
+		signed := wideSigned(v.Type())
 		var x uint256.Int
 		for i, j := 0, 0; i < n; i++ {
 			if null(i) {
@@ -311,6 +314,10 @@ func appendPage(v *types.Vector, ph physical, p parquet.Page) error {
 func errCount(want, got int) error {
 	return fmt.Errorf("page should hold %d values, holds %d", want, got)
 }
+
+// wideSigned reports whether a wide column of type t holds two's
+// complement values, which a 16-byte encoding sign-extends.
+func wideSigned(t types.Type) bool { return t.Kind.IsSigned() || t.Kind == types.Decimal }
 
 // decodeWide reads a big-endian two's complement integer of 16 or 32 bytes
 // into x, sign-extending a signed 16-byte value to 256 bits (the vector's

@@ -93,6 +93,13 @@
 // reads: a flip in a column nobody asks for is found by Check, not by
 // reads that skip it.
 //
+// Pages of table columns compressed LZ4_RAW, and the BYTE_STREAM_SPLIT
+// pages of wide integer columns, are decoded by this package rather than
+// by parquet-go (splitpages.go): parquet-go up to v0.32.1 loses LZ4 pages'
+// values when its decoder outgrows the buffer it was given
+// (parquet-go/parquet-go#608), and its generic stream-split decoding was
+// most of the cost of a wide column's page.
+//
 // Checksums prove bytes are what a writer wrote, not that it wrote sense.
 // Before parquet-go reads a page, checkPages (pagecheck.go) checks its
 // header against its chunk, the block and PageRows, and that its bytes

@@ -568,6 +568,19 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 	if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col); err != nil {
 		return err
 	}
+	if m := &r.file.Metadata().RowGroups[blk].Columns[col].MetaData; t.fixed < 0 && ownChunk(m, t.ph, t.v) {
+		if t.start < win.base || t.end > win.base+int64(len(win.b)) {
+			return r.corrupt("block %d column %s lies outside the bytes read", blk, r.colName(col))
+		}
+		got, err := decodeOwnPages(win.b[t.start-win.base:t.end-win.base], m.Codec, t.ph, fc.Type(), t.v, rows)
+		if err == nil && got != rows {
+			err = fmt.Errorf("%d rows, want %d", got, rows)
+		}
+		if err != nil {
+			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
+		}
+		return nil
+	}
 	pages := fc.PagesFrom(win)
 	defer pages.Close()
 	got := 0

@@ -260,12 +260,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col); err != nil {
 		return nil, nil, err
 	}
-	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
-	defer pages.Close()
 	sc.first = first
-	if err := seekToRow(pages, int64(first)); err != nil {
-		return nil, nil, r.corrupt("block %d column %s: seek to row %d: %v", blk, r.colName(t.col), first, err)
-	}
 	sc.Reset()
 	if sc.Sort == nil && !cached {
 		sc.Sort = types.NewVector(types.Of(types.Bytes), hi-lo)
@@ -281,24 +276,16 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		}
 		tv.Reset()
 	}
-	for got := first; got < hi; {
-		p, err := readPage(pages)
-		if errors.Is(err, io.EOF) {
-			return nil, nil, r.corrupt("block %d column %s ends before row %d", blk, r.colName(t.col), hi)
+	if m := &rg.Columns[t.col].MetaData; t.fixed < 0 && ownChunk(m, t.ph, tv) {
+		n, err := decodeOwnPages(buf[start-base:end-base], m.Codec, t.ph, fc.Type(), tv, hi-first)
+		if err == nil && n < hi-first {
+			err = fmt.Errorf("pages end before row %d", hi)
 		}
 		if err != nil {
 			return nil, nil, r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
 		}
-		got += int(p.NumRows())
-		if t.fixed >= 0 {
-			err = appendFixed(sc, t.fixed, p)
-		} else {
-			err = appendPage(tv, t.ph, p)
-		}
-		parquet.Release(p)
-		if err != nil {
-			return nil, nil, r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
-		}
+	} else if err := r.readPages(fc, buf, base, blk, t, first, hi, sc, tv); err != nil {
+		return nil, nil, err
 	}
 	if r.residual(t.fixed) {
 		if err := r.undoPages(blk, t.fixed, chunks, first, sc, scratch, tr); err != nil {
@@ -312,6 +299,37 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		return d, d.pageVec(t.fixed), nil
 	}
 	return sc, tv, nil
+}
+
+// readPages decodes through parquet-go the pages in buf (file offsets
+// from base) of task t's chunk in block blk, from the page that starts at
+// row first until row hi is covered, into sc (a fixed column) or tv.
+func (r *Reader) readPages(fc *parquet.FileColumnChunk, buf []byte, base int64, blk int, t *chunkTask, first, hi int, sc *Data, tv *types.Vector) error {
+	pages := fc.PagesFrom(&windowReader{base: base, b: buf})
+	defer pages.Close()
+	if err := seekToRow(pages, int64(first)); err != nil {
+		return r.corrupt("block %d column %s: seek to row %d: %v", blk, r.colName(t.col), first, err)
+	}
+	for got := first; got < hi; {
+		p, err := readPage(pages)
+		if errors.Is(err, io.EOF) {
+			return r.corrupt("block %d column %s ends before row %d", blk, r.colName(t.col), hi)
+		}
+		if err != nil {
+			return r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
+		}
+		got += int(p.NumRows())
+		if t.fixed >= 0 {
+			err = appendFixed(sc, t.fixed, p)
+		} else {
+			err = appendPage(tv, t.ph, p)
+		}
+		parquet.Release(p)
+		if err != nil {
+			return r.corrupt("block %d column %s: %v", blk, r.colName(t.col), err)
+		}
+	}
+	return nil
 }
 
 // pageVec returns the table column of a cached page (fixed < 0), or nil.

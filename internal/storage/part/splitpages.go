@@ -1,0 +1,264 @@
+package part
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/strata-db/strata/internal/types"
+)
+
+// Some table columns' pages are decoded here rather than by parquet-go:
+//
+//   - Wide integer columns (INT128, UINT128, UINT256, DECIMAL), written
+//     BYTE_STREAM_SPLIT whenever their codec compresses (encodingOf).
+//     Through parquet-go a page's values were first gathered from the
+//     streams one byte at a time into fixed-length byte arrays, then
+//     converted one by one into the vector's words: at 8 192 rows of
+//     UINT256 that was most of decoding the page, and the largest single
+//     cost of a cold AS OF point lookup (bench/ R4) after decompression.
+//     Here the streams go straight into the vector's words
+//     (types.Vector.AppendWideSplit).
+//   - Every column compressed LZ4_RAW (CODEC(LZ4)). parquet-go up to
+//     v0.32.1 loses a page's values when its LZ4 decoder outgrows the
+//     pooled buffer it was given (it reserves three times the compressed
+//     size), which depends on how well the page compressed and on what the
+//     pool held: reads returned another page's bytes, silently
+//     (parquet-go/parquet-go#608; TestLZ4Pages). Here the page is
+//     decompressed by the lz4 package itself and the values decoded with
+//     parquet-go's encodings, which get no compressed bytes.
+//
+// Such pages are simple (DATA_PAGE V2, definition levels of bit width 1,
+// the values after them): the levels are read by a small RLE/bit-packed
+// reader. Pages checkPages passed are the only input, and every size is
+// checked again as it is used: a malformed page is an error, never a panic
+// or an allocation its bytes do not bear out.
+
+// ownChunk reports whether a table column's chunk m, of physical ph read
+// into v, is decoded by decodeOwnPages: it is compressed LZ4_RAW, or it is
+// a wide integer chunk whose values are BYTE_STREAM_SPLIT (its metadata
+// names no other value encoding) read into a wide vector.
+func ownChunk(m *format.ColumnMetaData, ph physical, v *types.Vector) bool {
+	if v == nil || noOwnPages {
+		return false
+	}
+	return m.Codec == format.Lz4Raw || splitWide(m, ph, v)
+}
+
+// splitWide reports whether chunk m's values are wide integers stored
+// BYTE_STREAM_SPLIT, read into a wide vector.
+func splitWide(m *format.ColumnMetaData, ph physical, v *types.Vector) bool {
+	if ph.kind != parquet.FixedLenByteArray || (ph.size != 16 && ph.size != 32) || v.Type().Kind.Class() != types.ClassWide {
+		return false
+	}
+	split := false
+	for _, e := range m.Encoding {
+		switch e {
+		case format.ByteStreamSplit:
+			split = true
+		case format.RLE, format.BitPacked:
+			// The levels'.
+		default:
+			return false
+		}
+	}
+	return split
+}
+
+// noOwnPages makes reads decode every page through parquet-go: tests
+// compare the two.
+var noOwnPages bool
+
+// splitScratch pools the buffers pages are decompressed and levels
+// decoded into.
+var splitScratch = sync.Pool{New: func() any { return new(splitBufs) }}
+
+type splitBufs struct {
+	vals, defs, out []byte
+	offs            []uint32
+}
+
+var errSplitPage = errors.New("malformed BYTE_STREAM_SPLIT page")
+
+// decodeOwnPages appends to v the rows of the pages in b, which holds
+// whole pages back to back (each with its header) of a table column's
+// chunk compressed with codec, of physical ph and Parquet type typ. It
+// stops after maxRows rows' pages (a page is appended whole) and returns
+// the rows appended.
+func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ parquet.Type, v *types.Vector, maxRows int) (rows int, err error) {
+	defer func() {
+		// The Thrift decoder is parquet-go's; a panic in it is a
+		// malformed header, as in checkPages.
+		if x := recover(); x != nil {
+			err = fmt.Errorf("%w: header: %v", errSplitPage, x)
+		}
+	}()
+	bufs := splitScratch.Get().(*splitBufs)
+	defer splitScratch.Put(bufs)
+	var proto thrift.CompactProtocol
+	for len(b) > 0 && rows < maxRows {
+		rd := proto.NewReaderFromBytes(b)
+		var h format.PageHeader
+		if err := thrift.NewDecoder(rd).Decode(&h); err != nil {
+			return rows, fmt.Errorf("%w: header: %v", errSplitPage, err)
+		}
+		hl := int64(rd.BytesRead())
+		comp, unc := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+		if h.Type != format.DataPageV2 || !h.DataPageHeaderV2.Valid || comp < 0 || unc < 0 || hl+comp > int64(len(b)) {
+			return rows, fmt.Errorf("%w: a %s page of %d bytes in %d", errSplitPage, h.Type, comp, int64(len(b))-hl)
+		}
+		dp := &h.DataPageHeaderV2.V
+		n, nulls := int(dp.NumRows), int(dp.NumNulls)
+		dl := int64(dp.DefinitionLevelsByteLength)
+		if dp.RepetitionLevelsByteLength != 0 || n < 0 || int(dp.NumValues) != n ||
+			nulls < 0 || nulls > n || dl < 0 || dl > comp || dl > unc {
+			return rows, fmt.Errorf("%w: %d rows, %d NULLs, %d bytes of levels, encoded %s", errSplitPage, n, nulls, dl, dp.Encoding)
+		}
+		body := b[hl : hl+comp]
+		var defs []byte
+		if dl > 0 {
+			if bufs.defs, err = levels1(bufs.defs, body[:dl], n); err != nil {
+				return rows, err
+			}
+			defs = bufs.defs
+		} else if nulls > 0 {
+			return rows, fmt.Errorf("%w: %d NULLs without levels", errSplitPage, nulls)
+		}
+		want := unc - dl
+		vals := body[dl:]
+		if codec != format.Uncompressed && (!dp.IsCompressed.Valid || dp.IsCompressed.V) {
+			if vals, err = decompress(bufs, codec, vals, want); err != nil {
+				return rows, err
+			}
+		}
+		if int64(len(vals)) != want {
+			return rows, fmt.Errorf("%w: %d value bytes, the header says %d", errSplitPage, len(vals), want)
+		}
+		if dp.Encoding == format.ByteStreamSplit && ph.kind == parquet.FixedLenByteArray && v.Type().Kind.Class() == types.ClassWide {
+			if !v.AppendWideSplit(vals, ph.size, wideSigned(v.Type()), defs, n) {
+				return rows, fmt.Errorf("%w: %d value bytes for %d rows of %d bytes, %d of them NULL", errSplitPage, len(vals), n, ph.size, nulls)
+			}
+		} else if err := bufs.appendDecoded(v, ph, typ, dp.Encoding, vals, defs, n, n-nulls); err != nil {
+			return rows, err
+		}
+		rows += n
+		b = b[hl+comp:]
+	}
+	return rows, nil
+}
+
+// appendDecoded appends to v a page's n rows, present of them not NULL,
+// whose levels are defs (nil: none NULL) and whose values, in encoding
+// enc, are vals: decoded by parquet-go's encoding for typ, into bufs.
+func (bufs *splitBufs) appendDecoded(v *types.Vector, ph physical, typ parquet.Type, enc format.Encoding, vals, defs []byte, n, present int) error {
+	e := parquet.LookupEncoding(enc)
+	if e == nil || e.Encoding() != enc {
+		return fmt.Errorf("%w: values encoded %s", errSplitPage, enc)
+	}
+	size := typ.EstimateDecodeSize(present, vals, e)
+	if size < 0 || size > maxDeltaBytes {
+		return fmt.Errorf("%w: %d values decode to %d bytes", errSplitPage, present, size)
+	}
+	bufs.out = slices.Grow(bufs.out[:0], size)[:size]
+	var offs []uint32
+	if ph.kind == parquet.ByteArray {
+		bufs.offs = slices.Grow(bufs.offs[:0], present+1)[:present+1]
+		offs = bufs.offs
+	}
+	pd, err := decodeValues(typ, typ.NewValues(bufs.out, offs), vals, e)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errSplitPage, err)
+	}
+	if defs == nil {
+		defs = slices.Grow(bufs.defs[:0], n)[:n]
+		for i := range defs {
+			defs[i] = 1
+		}
+		bufs.defs = defs
+	}
+	return appendValues(v, ph, n, defs, pd)
+}
+
+// decodeValues is typ.Decode, a panic in which is an error about the
+// page's bytes.
+func decodeValues(typ parquet.Type, dst encoding.Values, src []byte, e encoding.Encoding) (out encoding.Values, err error) {
+	defer unpanic(&err)
+	return typ.Decode(dst, src, e)
+}
+
+// decompress returns body, compressed with codec, decompressed into
+// bufs.vals; it must decode to exactly size bytes.
+func decompress(bufs *splitBufs, codec format.CompressionCodec, body []byte, size int64) ([]byte, error) {
+	if int64(cap(bufs.vals)) < size {
+		bufs.vals = make([]byte, size)
+	}
+	out := bufs.vals[:size]
+	switch codec {
+	case format.Zstd:
+		// checkPages saw the frame state this size; the decoder stops a
+		// frame that outgrows what it states.
+		d := zstdDecoders.Get().(*zstd.Decoder)
+		defer zstdDecoders.Put(d)
+		got, err := d.DecodeAll(body, out[:0])
+		if err != nil || int64(len(got)) != size {
+			return nil, fmt.Errorf("%w: ZSTD values do not decode to %d bytes", errSplitPage, size)
+		}
+		return got, nil
+	case format.Lz4Raw:
+		k, err := lz4.UncompressBlock(body, out)
+		if err != nil || int64(k) != size {
+			return nil, fmt.Errorf("%w: LZ4 values do not decode to %d bytes", errSplitPage, size)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: values compressed with %s", errSplitPage, codec)
+}
+
+// levels1 decodes n definition levels of bit width 1 from b, a
+// RLE/bit-packed hybrid run list without its length prefix (as DATA_PAGE
+// V2 stores levels), into dst's memory.
+func levels1(dst, b []byte, n int) ([]byte, error) {
+	dst = slices.Grow(dst[:0], n)
+	for len(dst) < n {
+		h, k := binary.Uvarint(b)
+		if k <= 0 {
+			return nil, fmt.Errorf("%w: levels end after %d of %d", errSplitPage, len(dst), n)
+		}
+		b = b[k:]
+		left := n - len(dst)
+		if h&1 == 0 {
+			// A run of one value, in one byte.
+			count := h >> 1
+			if count == 0 || count > uint64(left) || len(b) < 1 || b[0] > 1 {
+				return nil, fmt.Errorf("%w: a level run of %d in %d levels left", errSplitPage, count, left)
+			}
+			for range count {
+				dst = append(dst, b[0])
+			}
+			b = b[1:]
+			continue
+		}
+		// Groups of eight levels bit-packed, one byte each, least
+		// significant bit first; the last group may pad past n.
+		groups := h >> 1
+		if groups == 0 || groups > uint64(len(b)) || groups*8 >= uint64(left)+8 {
+			return nil, fmt.Errorf("%w: %d bit-packed level groups for %d levels left", errSplitPage, groups, left)
+		}
+		for _, x := range b[:groups] {
+			for bit := 0; bit < 8 && len(dst) < n; bit++ {
+				dst = append(dst, x>>bit&1)
+			}
+		}
+		b = b[groups:]
+	}
+	return dst, nil
+}
