@@ -223,6 +223,7 @@ func checkCommits(cs []CommitInfo) []error {
 // keep only winners, which Resolve cannot replay, so only their order is
 // checked).
 func checkKeyed(t *catalog.Table, num uint32, m *keyedMem) error {
+	m.ordered()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var ords []version.Ordering

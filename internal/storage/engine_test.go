@@ -318,6 +318,7 @@ func TestCheck(t *testing.T) {
 	}
 	// A wrong recorded resolution is found.
 	m := h.e.cur.Load().tables[tbl.ID].shards[0].keyed
+	m.ordered()
 	e := m.list.first()
 	e.groups[0].res[1].EndedAt = 7
 	if err := h.e.Check(); !errors.Is(err, ErrCheck) {

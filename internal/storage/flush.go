@@ -585,6 +585,7 @@ func newPartData(cols []part.ColumnMeta, rows int) *part.Data {
 // versions arrived (colBytes); only if a version turns out to carry a
 // column that count never saw is the memtable walked for its columns.
 func keyedPartData(t *catalog.Table, m *keyedMem, meta *part.Meta) (*part.Data, error) {
+	m.ordered()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	ids := make(map[catalog.ColumnID]bool, len(m.colBytes))

@@ -1,11 +1,11 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
@@ -148,6 +148,9 @@ type keyedMem struct {
 	tied bool
 	// scratch of entries, kept between writes.
 	scratch entryScratch
+	// unlinked is how many keys the skip list holds unlinked (set under
+	// mu; read without it by ordered).
+	unlinked atomic.Int64
 }
 
 // entryScratch is the work space of keyedMem.entries. It keeps the
@@ -240,6 +243,21 @@ func (m *keyedMem) entry(key []byte, groups int) *keyEntry {
 // newEntry inserts an entry for key, which the memtable lacks, after the
 // nodes prev that a seek for key filled.
 func (m *keyedMem) newEntry(key []byte, groups int, prev *[maxHeight]*keyEntry) *keyEntry {
+	e := m.makeEntry(key, groups)
+	m.list.insert(e, prev)
+	return e
+}
+
+// addEntry adds an entry for key, which the memtable lacks, to its key
+// index, to be linked into its order later (skiplist.add).
+func (m *keyedMem) addEntry(key []byte, groups int) *keyEntry {
+	e := m.makeEntry(key, groups)
+	m.list.add(e)
+	return e
+}
+
+// makeEntry returns a new entry for key, from the memtable's slabs.
+func (m *keyedMem) makeEntry(key []byte, groups int) *keyEntry {
 	e := &cut(&m.slabEntries, 1)[0]
 	e.key = m.arena.copy(key)
 	// The groups come from a slab too; group() fills an element within
@@ -247,16 +265,12 @@ func (m *keyedMem) newEntry(key []byte, groups int, prev *[maxHeight]*keyEntry) 
 	if groups > 0 {
 		e.groups = cut(&m.groups, groups)[:0]
 	}
-	m.list.insert(e, prev)
 	return e
 }
 
-// entries returns the entry of each row's key, inserting the keys the
-// memtable lacks. After a flush most keys of a write are new, and a search
-// from the head for each costs dozens of comparisons over cold memory: the
-// new keys are inserted in key order instead, each search starting where
-// the previous one ended (skiplist.seekAfter). Rows are still applied in
-// their order. The result is valid until the next call.
+// entries returns the entry of each row's key, adding the keys the
+// memtable lacks (insertMissing). Rows are still applied in their order.
+// The result is valid until the next call.
 //
 // sp, when not nil, is the lookup of the same rows made while the commit's
 // fsync ran (prepare.go): its found entries are taken as they are, and its
@@ -308,32 +322,38 @@ func (m *keyedMem) entries(kw *keyedWrite, rows []int, sp *shardPrep) []*keyEntr
 	return m.insertMissing(kw)
 }
 
-// insertMissing inserts the keys of the rows sc.missing lists, in key
-// order, and fills their entries in; it returns the scratch's entries.
+// insertMissing adds the keys of the rows sc.missing lists (skiplist.add:
+// to the key index, linked into the list's order later) and fills their
+// entries in; it returns the scratch's entries.
 func (m *keyedMem) insertMissing(kw *keyedWrite) []*keyEntry {
 	sc := &m.scratch
 	if len(sc.missing) == 0 {
 		return sc.ents
 	}
-	key := func(i int) []byte { return sc.keys[sc.offs[i]:sc.offs[i+1]] }
-	slices.SortFunc(sc.missing, func(a, b int) int { return bytes.Compare(key(a), key(b)) })
-	var prev [maxHeight]*keyEntry
-	var last *keyEntry
 	for _, i := range sc.missing {
-		k := key(i)
-		switch {
-		case last != nil && string(last.key) == string(k):
-			// The same new key twice in the write.
-		case last == nil:
-			m.list.seek(k, &prev)
-			last = m.newEntry(k, kw.groups, &prev)
-		default:
-			m.list.seekAfter(k, &prev)
-			last = m.newEntry(k, kw.groups, &prev)
+		k := sc.keys[sc.offs[i]:sc.offs[i+1]]
+		e := m.list.get(k) // the same new key earlier in the write
+		if e == nil {
+			e = m.addEntry(k, kw.groups)
 		}
-		sc.ents[i] = last
+		sc.ents[i] = e
 	}
+	m.unlinked.Store(int64(len(m.list.unlinked)))
 	return sc.ents
+}
+
+// ordered links the keys added since it last ran into m's skip list, so
+// that a walk of the list in key order sees every key. Every such walk
+// calls it first, holding none of m's locks; a memtable whose keys are all
+// linked costs it an atomic load.
+func (m *keyedMem) ordered() {
+	if m.unlinked.Load() == 0 {
+		return
+	}
+	m.mu.Lock()
+	m.list.link()
+	m.unlinked.Store(0)
+	m.mu.Unlock()
 }
 
 func (e *keyEntry) group(id catalog.GroupID, ord version.Ordering) *groupHist {

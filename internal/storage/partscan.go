@@ -140,6 +140,9 @@ type memCursor struct {
 }
 
 func (c *memCursor) key() ([]byte, error) {
+	if !c.started && c.ri == 0 {
+		c.m.ordered()
+	}
 	c.m.mu.RLock()
 	defer c.m.mu.RUnlock()
 	for c.ri < len(c.rs) {

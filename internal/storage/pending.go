@@ -227,6 +227,8 @@ func mergeMemtables(t *catalog.Table, old *keyedMem, n uint64, pend *keyedMem) (
 	}
 	b := &memBuilder{m: m, t: t, ords: map[catalog.GroupID]version.Ordering{}}
 	b.initTail()
+	old.ordered()
+	pend.ordered()
 	old.mu.RLock()
 	locked := true
 	defer func() {

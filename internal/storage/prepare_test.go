@@ -220,6 +220,7 @@ func TestTwoGroupsMatchReplay(t *testing.T) {
 func dumpMem(m *keyedMem) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "keys %d rows %d sort %d order %d cols %v tied %v\n", m.list.n, m.rows, m.sortBytes, m.orderBytes, m.colBytes, m.tied)
+	m.ordered()
 	for e := m.list.first(); e != nil; e = e.next[0] {
 		fmt.Fprintf(&b, "%x:", e.key)
 		for _, g := range e.groups {

@@ -96,6 +96,7 @@ func TestResolvedMatchesResolve(t *testing.T) {
 		}
 		got := map[posKey]version.Resolved{}
 		m := h.e.cur.Load().tables[tbl.ID].shards[0].keyed
+		m.ordered()
 		for e := m.list.first(); e != nil; e = e.next[0] {
 			for _, gh := range e.groups {
 				for i := range gh.vers {

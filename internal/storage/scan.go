@@ -561,6 +561,7 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 			continue
 		}
 		m := sd.keyed
+		m.ordered()
 		for _, r := range rs {
 			var e *keyEntry
 			started := false

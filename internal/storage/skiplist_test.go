@@ -135,3 +135,46 @@ func TestKeyEntrySize(t *testing.T) {
 		t.Fatalf("a search's fields end at byte %d, past the first cache line", end)
 	}
 }
+
+// TestSkiplistAddLink: keys added (found by get at once) and keys inserted
+// mixed, in random order and in several rounds, walk in key order once
+// linked, each exactly once.
+func TestSkiplistAddLink(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	s := newSkiplist(0)
+	var all [][]byte
+	for round := range 5 {
+		for range 400 {
+			k := fmt.Appendf(nil, "0x%06x-%02d", rng.IntN(1<<20), rng.IntN(20))
+			if s.get(k) != nil {
+				continue
+			}
+			if rng.IntN(4) == 0 {
+				var prev [maxHeight]*keyEntry
+				s.seek(k, &prev)
+				s.insert(&keyEntry{key: k}, &prev)
+			} else {
+				s.add(&keyEntry{key: k})
+			}
+			if s.get(k) == nil {
+				t.Fatalf("round %d: %s not found right after it was added", round, k)
+			}
+			all = append(all, k)
+		}
+		s.link()
+		if len(s.unlinked) != 0 {
+			t.Fatalf("round %d: %d keys left unlinked", round, len(s.unlinked))
+		}
+		want := slices.SortedFunc(slices.Values(all), bytes.Compare)
+		i := 0
+		for e := s.first(); e != nil; e = e.next[0] {
+			if i >= len(want) || !bytes.Equal(e.key, want[i]) {
+				t.Fatalf("round %d: entry %d is %s", round, i, e.key)
+			}
+			i++
+		}
+		if i != len(want) || s.n != len(want) {
+			t.Fatalf("round %d: walked %d entries, counted %d, want %d", round, i, s.n, len(want))
+		}
+	}
+}
