@@ -261,6 +261,19 @@ func balancesSpec() catalog.TableSpec {
 	}
 }
 
+// createBalances commits CREATE TABLE balances (balancesSpec) to e.
+func createBalances(tb testing.TB, e *Engine) *catalog.Table {
+	tb.Helper()
+	if _, err := e.Commit(context.Background(), &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
+		_, _, err := c.CreateTable(balancesSpec(), n)
+		return err
+	}}); err != nil {
+		tb.Fatal(err)
+	}
+	t, _ := e.Catalog().Table("balances")
+	return t
+}
+
 // balancesWrite is round r of group g for keys [from, from+n): every
 // third holding version is late (its index is below the previous
 // round's), as in the root package's benchmarks.
@@ -309,13 +322,7 @@ func BenchmarkBalances(b *testing.B) {
 	}
 	defer e.Close()
 	ctx := context.Background()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(balancesSpec(), n)
-		return err
-	}}); err != nil {
-		b.Fatal(err)
-	}
-	t, _ := e.Catalog().Table("balances")
+	t := createBalances(b, e)
 	versions := 0
 	var mid uint64
 	for r := 0; r < rounds; r++ {
@@ -520,13 +527,7 @@ func BenchmarkFirstScan(b *testing.B) {
 	}
 	defer e.Close()
 	ctx := context.Background()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(balancesSpec(), n)
-		return err
-	}}); err != nil {
-		b.Fatal(err)
-	}
-	t, _ := e.Catalog().Table("balances")
+	t := createBalances(b, e)
 	commit := func(ws ...Write) {
 		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: ws}); err != nil {
 			b.Fatal(err)
@@ -610,13 +611,7 @@ func BenchmarkIngestBalances(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-			_, _, err := c.CreateTable(balancesSpec(), n)
-			return err
-		}}); err != nil {
-			b.Fatal(err)
-		}
-		t, _ := e.Catalog().Table("balances")
+		t := createBalances(b, e)
 		var ws []Write
 		for r := 0; r < rounds; r++ {
 			for _, g := range []string{"holding", "activity"} {

@@ -42,13 +42,7 @@ func writeBalancesRuns(b *testing.B, e *Engine) (*catalog.Table, uint64) {
 	b.Helper()
 	keys, rounds := *balKeys, *balVersions
 	ctx := context.Background()
-	if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-		_, _, err := c.CreateTable(balancesSpec(), n)
-		return err
-	}}); err != nil {
-		b.Fatal(err)
-	}
-	t, _ := e.Catalog().Table("balances")
+	t := createBalances(b, e)
 	var mid uint64
 	for r := 0; r < rounds; r++ {
 		for _, g := range []string{"holding", "activity"} {

@@ -27,13 +27,7 @@ func BenchmarkMergeFull(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := e.Commit(ctx, &Txn{Kind: KindDDL, DDL: func(c *catalog.Catalog, n uint64) error {
-			_, _, err := c.CreateTable(balancesSpec(), n)
-			return err
-		}}); err != nil {
-			b.Fatal(err)
-		}
-		t, _ := e.Catalog().Table("balances")
+		t := createBalances(b, e)
 		versions = 0
 		for r := 0; r < rounds; r++ {
 			for _, g := range []string{"holding", "activity"} {

@@ -325,15 +325,20 @@ func (v *Vector) AppendPacked(data []byte, offs []uint32) bool {
 	for _, o := range offs[1:] {
 		v.offs = append(v.offs, base+int(o))
 	}
-	if v.valid != nil {
-		for range n {
-			v.markValid()
-			v.n++
-		}
-		return true
-	}
-	v.n += n
+	v.addValid(n)
 	return true
+}
+
+// addValid counts n more rows, all valid, whose values are appended.
+func (v *Vector) addValid(n int) {
+	if v.valid == nil {
+		v.n += n
+		return
+	}
+	for range n {
+		v.markValid()
+		v.n++
+	}
 }
 
 // AppendString appends s to a STRING or BYTES vector.

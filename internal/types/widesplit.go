@@ -84,14 +84,7 @@ func (v *Vector) AppendWideSplit(streams []byte, size int, signed bool, defs []b
 		}
 	}
 	if defs == nil || m == n {
-		if v.valid != nil {
-			for range n {
-				v.markValid()
-				v.n++
-			}
-			return true
-		}
-		v.n += n
+		v.addValid(n)
 		return true
 	}
 	// Spread the values to their rows, from the back so that none is

@@ -160,8 +160,10 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ pa
 // whose levels are defs (nil: none NULL) and whose values, in encoding
 // enc, are vals: decoded by parquet-go's encoding for typ, into bufs.
 func (bufs *splitBufs) appendDecoded(v *types.Vector, ph physical, typ parquet.Type, enc format.Encoding, vals, defs []byte, n, present int) error {
+	// LookupEncoding stands an "unsupported" encoding in for one it
+	// lacks, which names itself differently.
 	e := parquet.LookupEncoding(enc)
-	if e == nil || e.Encoding() != enc {
+	if e.Encoding() != enc {
 		return fmt.Errorf("%w: values encoded %s", errSplitPage, enc)
 	}
 	size := typ.EstimateDecodeSize(present, vals, e)

@@ -19,11 +19,9 @@ var wideCases = []types.Type{
 	dec(76, 10), dec(38, 2),
 }
 
-// wideFixture is a part's Data of rows rows with one column per wide
-// type: random values of every magnitude, negative ones for the signed,
-// and NULL runs of every length (none, isolated, whole pages).
-func wideFixture(rows int) (*Data, []ColumnMeta) {
-	rng := rand.New(rand.NewPCG(5, 6))
+// keyedRows is a part's Data of rows rows with distinct sorted keys,
+// rising commits and no table columns.
+func keyedRows(rows int) *Data {
 	d := &Data{Rows: rows, Sort: types.NewVector(types.Of(types.Bytes), rows)}
 	var key []byte
 	for i := range rows {
@@ -33,6 +31,15 @@ func wideFixture(rows int) (*Data, []ColumnMeta) {
 		d.Seq = append(d.Seq, uint32(i))
 		d.Tomb = append(d.Tomb, false)
 	}
+	return d
+}
+
+// wideFixture is a part's Data of rows rows with one column per wide
+// type: random values of every magnitude, negative ones for the signed,
+// and NULL runs of every length (none, isolated, whole pages).
+func wideFixture(rows int) (*Data, []ColumnMeta) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	d := keyedRows(rows)
 	var cols []ColumnMeta
 	for c, t := range wideCases {
 		v := types.NewVector(t, rows)
@@ -189,15 +196,7 @@ func TestLZ4Pages(t *testing.T) {
 		types.Of(types.Uint256), types.Of(types.Int128),
 	}
 	rows := 5*PageRows + 33
-	d := &Data{Rows: rows, Sort: types.NewVector(types.Of(types.Bytes), rows)}
-	var key []byte
-	for i := range rows {
-		key = sortKey(key[:0], i)
-		d.Sort.AppendBytes(key)
-		d.Commit = append(d.Commit, uint64(i+1))
-		d.Seq = append(d.Seq, uint32(i))
-		d.Tomb = append(d.Tomb, false)
-	}
+	d := keyedRows(rows)
 	var cols []ColumnMeta
 	for c, typ := range kinds {
 		for _, delta := range []bool{false, true} {
