@@ -141,15 +141,29 @@ func (s *skiplist) add(e *keyEntry) {
 
 // link puts the entries add recorded into the list's order.
 func (s *skiplist) link() {
-	if len(s.unlinked) == 0 {
-		return
-	}
+	var prev [maxHeight]*keyEntry
+	s.linkSorted(sortEntries(s.takeUnlinked()), &prev, true)
+}
+
+// takeUnlinked returns the entries add recorded since the last call and
+// forgets them: the caller must link them (linkSorted) before a walk of
+// the list's order may rely on it.
+func (s *skiplist) takeUnlinked() []*keyEntry {
+	es := s.unlinked
+	s.unlinked = nil
+	return es
+}
+
+// sortEntries sorts es by key. It reads only the entries' keys and
+// prefixes, which never change once an entry is added, so it needs none
+// of the memtable's locks.
+func sortEntries(es []*keyEntry) []*keyEntry {
 	type byKey struct {
 		pfx prefix
 		e   *keyEntry
 	}
-	ks := make([]byKey, len(s.unlinked))
-	for i, e := range s.unlinked {
+	ks := make([]byKey, len(es))
+	for i, e := range es {
 		ks[i] = byKey{e.pfx, e}
 	}
 	slices.SortFunc(ks, func(a, b byKey) int {
@@ -161,17 +175,27 @@ func (s *skiplist) link() {
 		}
 		return bytes.Compare(a.e.key, b.e.key)
 	})
-	var prev [maxHeight]*keyEntry
-	for i, k := range ks {
-		if i == 0 {
-			s.seek(k.e.key, &prev)
-		} else {
-			s.seekAfter(k.e.key, &prev)
-		}
-		s.linkAt(k.e, &prev)
+	for i := range ks {
+		es[i] = ks[i].e
 	}
-	clear(s.unlinked)
-	s.unlinked = s.unlinked[:0]
+	return es
+}
+
+// linkSorted links es, sorted by key and none in the list, into its
+// order: the first found by seek when first is set, each other by
+// seekAfter from where the one before left prev. A caller may link a
+// long run in pieces, keeping prev between them, and other entries may
+// be inserted in between: nodes are never removed, so prev stays a valid
+// start.
+func (s *skiplist) linkSorted(es []*keyEntry, prev *[maxHeight]*keyEntry, first bool) {
+	for i, e := range es {
+		if first && i == 0 {
+			s.seek(e.key, prev)
+		} else {
+			s.seekAfter(e.key, prev)
+		}
+		s.linkAt(e, prev)
+	}
 }
 
 // linkAt links e after the nodes prev, as insert does.
