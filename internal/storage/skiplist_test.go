@@ -196,7 +196,7 @@ func TestScanSeesKeysAddedConcurrently(t *testing.T) {
 	}
 	defer e.Close()
 	tbl := createKV(t, e)
-	const batches, per = 120, 2*linkChunk/3
+	const batches, per = 120, 2 * linkChunk / 3
 	perm := rand.New(rand.NewPCG(11, 12)).Perm(batches * per)
 	var upTo sync.Map // commit → keys committed at or before it
 	done := make(chan error, 1)
