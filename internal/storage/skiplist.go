@@ -156,29 +156,76 @@ func (s *skiplist) takeUnlinked() []*keyEntry {
 
 // sortEntries sorts es by key. It reads only the entries' keys and
 // prefixes, which never change once an entry is added, so it needs none
-// of the memtable's locks.
+// of the memtable's locks. A flush sorts a whole memtable's keys (~400 k
+// at bench/'s medium scale, where a comparison sort took ~150 ms of the
+// flush worker): the records are ordered by the prefix's first word with
+// a radix sort, eight passes of a byte, and only runs that tie on it are
+// compared further.
 func sortEntries(es []*keyEntry) []*keyEntry {
-	type byKey struct {
-		pfx prefix
-		e   *keyEntry
-	}
-	ks := make([]byKey, len(es))
+	ks := make([]byPrefix, len(es))
 	for i, e := range es {
-		ks[i] = byKey{e.pfx, e}
+		ks[i] = byPrefix{e.pfx, e}
 	}
-	slices.SortFunc(ks, func(a, b byKey) int {
-		if c := cmp.Compare(a.pfx[0], b.pfx[0]); c != 0 {
-			return c
+	if len(ks) < 256 {
+		slices.SortFunc(ks, cmpByPrefix)
+	} else {
+		tmp := make([]byPrefix, len(ks))
+		src, dst := ks, tmp
+		var count [256]int
+		for shift := uint(0); shift < 64; shift += 8 {
+			clear(count[:])
+			for i := range src {
+				count[byte(src[i].pfx[0]>>shift)]++
+			}
+			if count[byte(src[0].pfx[0]>>shift)] == len(src) {
+				continue // every record has this byte: the pass moves nothing
+			}
+			sum := 0
+			for d := range count {
+				c := count[d]
+				count[d] = sum
+				sum += c
+			}
+			for i := range src {
+				d := byte(src[i].pfx[0] >> shift)
+				dst[count[d]] = src[i]
+				count[d]++
+			}
+			src, dst = dst, src
 		}
-		if c := cmp.Compare(a.pfx[1], b.pfx[1]); c != 0 {
-			return c
+		ks = src
+		for i := 0; i < len(ks); {
+			j := i + 1
+			for j < len(ks) && ks[j].pfx[0] == ks[i].pfx[0] {
+				j++
+			}
+			if j-i > 1 {
+				slices.SortFunc(ks[i:j], cmpByPrefix)
+			}
+			i = j
 		}
-		return bytes.Compare(a.e.key, b.e.key)
-	})
+	}
 	for i := range ks {
 		es[i] = ks[i].e
 	}
 	return es
+}
+
+// byPrefix is an entry with its prefix beside it, so that sorting reads
+// the entry only when prefixes tie.
+type byPrefix struct {
+	pfx prefix
+	e   *keyEntry
+}
+
+func cmpByPrefix(a, b byPrefix) int {
+	if c := cmp.Compare(a.pfx[0], b.pfx[0]); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.pfx[1], b.pfx[1]); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.e.key, b.e.key)
 }
 
 // linkSorted links es, sorted by key and none in the list, into its

@@ -252,3 +252,42 @@ func TestScanSeesKeysAddedConcurrently(t *testing.T) {
 		t.Logf("only %d scans ran beside the commits", scans)
 	}
 }
+
+// TestSortEntries: sortEntries orders entries as bytes.Compare orders
+// their keys, with prefixes that differ anywhere in their first word, tie
+// on it, tie on both words (keys longer than 16 bytes) or are padded
+// (keys shorter than 16 bytes), below and above the radix sort's size.
+func TestSortEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 1, 100, 255, 256, 5000} {
+		es := make([]*keyEntry, n)
+		seen := map[string]bool{}
+		for i := range es {
+			var k []byte
+			for {
+				switch rng.IntN(4) {
+				case 0: // random throughout
+					k = fmt.Appendf(nil, "%016x%08x", rng.Uint64(), rng.Uint32())
+				case 1: // the first word shared by many
+					k = fmt.Appendf(nil, "\x00\x01\x010x%03x%016x", rng.IntN(8), rng.Uint64())
+				case 2: // both words shared, the tail differs
+					k = fmt.Appendf(nil, "0123456789abcdef%x", rng.IntN(1000))
+				default: // short keys, zero-padded prefixes
+					k = []byte{byte(rng.IntN(3)), byte(rng.IntN(3))}[:1+rng.IntN(2)]
+				}
+				if !seen[string(k)] {
+					break
+				}
+			}
+			seen[string(k)] = true
+			es[i] = &keyEntry{key: k, pfx: keyPrefix(k)}
+		}
+		got := sortEntries(slices.Clone(es))
+		want := slices.SortedFunc(slices.Values(es), func(a, b *keyEntry) int { return bytes.Compare(a.key, b.key) })
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("n=%d: entry %d is %x, want %x", n, i, got[i].key, want[i].key)
+			}
+		}
+	}
+}
