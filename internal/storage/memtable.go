@@ -168,7 +168,7 @@ type entryScratch struct {
 	ents          []*keyEntry
 	colSizes      []uint64     // applyVersions' bytes per payload column
 	groups        []*groupHist // addEncoded's rows' groups, looked up ahead
-	sink          uint64       // what touchGroup read, kept so the loads stay
+	sink          uint64       // what groupsAhead read, kept so the loads stay
 	prev          struct {
 		keys []byte
 		offs []int // len(ents)+1 bounds

@@ -572,7 +572,7 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 		if t.start < win.base || t.end > win.base+int64(len(win.b)) {
 			return r.corrupt("block %d column %s lies outside the bytes read", blk, r.colName(col))
 		}
-		got, err := decodeOwnPages(win.b[t.start-win.base:t.end-win.base], m.Codec, t.ph, fc.Type(), t.v, rows)
+		got, err := decodeOwnPages(win.b[t.start-win.base:t.end-win.base], m.Codec, t.ph, fc.Type(), t.v, rows, 0)
 		if err == nil && got != rows {
 			err = fmt.Errorf("%d rows, want %d", got, rows)
 		}

@@ -277,7 +277,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		tv.Reset()
 	}
 	if m := &rg.Columns[t.col].MetaData; t.fixed < 0 && ownChunk(m, t.ph, tv) {
-		n, err := decodeOwnPages(buf[start-base:end-base], m.Codec, t.ph, fc.Type(), tv, hi-first)
+		n, err := decodeOwnPages(buf[start-base:end-base], m.Codec, t.ph, fc.Type(), tv, hi-first, p0)
 		if err == nil && n < hi-first {
 			err = fmt.Errorf("pages end before row %d", hi)
 		}

@@ -87,19 +87,26 @@ type splitBufs struct {
 	offs            []uint32
 }
 
-var errSplitPage = errors.New("malformed BYTE_STREAM_SPLIT page")
+var errPage = errors.New("malformed data page")
 
 // decodeOwnPages appends to v the rows of the pages in b, which holds
 // whole pages back to back (each with its header) of a table column's
 // chunk compressed with codec, of physical ph and Parquet type typ. It
 // stops after maxRows rows' pages (a page is appended whole) and returns
-// the rows appended.
-func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ parquet.Type, v *types.Vector, maxRows int) (rows int, err error) {
+// the rows appended. page0 is the number of b's first page in its chunk,
+// which errors name.
+func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ parquet.Type, v *types.Vector, maxRows, page0 int) (rows int, err error) {
+	page := page0
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("page %d: %w", page, err)
+		}
+	}()
 	defer func() {
 		// The Thrift decoder is parquet-go's; a panic in it is a
 		// malformed header, as in checkPages.
 		if x := recover(); x != nil {
-			err = fmt.Errorf("%w: header: %v", errSplitPage, x)
+			err = fmt.Errorf("%w: header: %v", errPage, x)
 		}
 	}()
 	bufs := splitScratch.Get().(*splitBufs)
@@ -109,19 +116,19 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ pa
 		rd := proto.NewReaderFromBytes(b)
 		var h format.PageHeader
 		if err := thrift.NewDecoder(rd).Decode(&h); err != nil {
-			return rows, fmt.Errorf("%w: header: %v", errSplitPage, err)
+			return rows, fmt.Errorf("%w: header: %v", errPage, err)
 		}
 		hl := int64(rd.BytesRead())
 		comp, unc := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
 		if h.Type != format.DataPageV2 || !h.DataPageHeaderV2.Valid || comp < 0 || unc < 0 || hl+comp > int64(len(b)) {
-			return rows, fmt.Errorf("%w: a %s page of %d bytes in %d", errSplitPage, h.Type, comp, int64(len(b))-hl)
+			return rows, fmt.Errorf("%w: a %s page of %d bytes in %d", errPage, h.Type, comp, int64(len(b))-hl)
 		}
 		dp := &h.DataPageHeaderV2.V
 		n, nulls := int(dp.NumRows), int(dp.NumNulls)
 		dl := int64(dp.DefinitionLevelsByteLength)
 		if dp.RepetitionLevelsByteLength != 0 || n < 0 || int(dp.NumValues) != n ||
 			nulls < 0 || nulls > n || dl < 0 || dl > comp || dl > unc {
-			return rows, fmt.Errorf("%w: %d rows, %d NULLs, %d bytes of levels, encoded %s", errSplitPage, n, nulls, dl, dp.Encoding)
+			return rows, fmt.Errorf("%w: %d rows, %d NULLs, %d bytes of levels, encoded %s", errPage, n, nulls, dl, dp.Encoding)
 		}
 		body := b[hl : hl+comp]
 		var defs []byte
@@ -131,7 +138,7 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ pa
 			}
 			defs = bufs.defs
 		} else if nulls > 0 {
-			return rows, fmt.Errorf("%w: %d NULLs without levels", errSplitPage, nulls)
+			return rows, fmt.Errorf("%w: %d NULLs without levels", errPage, nulls)
 		}
 		want := unc - dl
 		vals := body[dl:]
@@ -141,17 +148,18 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ pa
 			}
 		}
 		if int64(len(vals)) != want {
-			return rows, fmt.Errorf("%w: %d value bytes, the header says %d", errSplitPage, len(vals), want)
+			return rows, fmt.Errorf("%w: %d value bytes, the header says %d", errPage, len(vals), want)
 		}
 		if dp.Encoding == format.ByteStreamSplit && ph.kind == parquet.FixedLenByteArray && v.Type().Kind.Class() == types.ClassWide {
 			if !v.AppendWideSplit(vals, ph.size, wideSigned(v.Type()), defs, n) {
-				return rows, fmt.Errorf("%w: %d value bytes for %d rows of %d bytes, %d of them NULL", errSplitPage, len(vals), n, ph.size, nulls)
+				return rows, fmt.Errorf("%w: %d value bytes for %d rows of %d bytes, %d of them NULL", errPage, len(vals), n, ph.size, nulls)
 			}
 		} else if err := bufs.appendDecoded(v, ph, typ, dp.Encoding, vals, defs, n, n-nulls); err != nil {
 			return rows, err
 		}
 		rows += n
 		b = b[hl+comp:]
+		page++
 	}
 	return rows, nil
 }
@@ -164,21 +172,32 @@ func (bufs *splitBufs) appendDecoded(v *types.Vector, ph physical, typ parquet.T
 	// lacks, which names itself differently.
 	e := parquet.LookupEncoding(enc)
 	if e.Encoding() != enc {
-		return fmt.Errorf("%w: values encoded %s", errSplitPage, enc)
+		return fmt.Errorf("%w: values encoded %s", errPage, enc)
 	}
 	size := typ.EstimateDecodeSize(present, vals, e)
 	if size < 0 || size > maxDeltaBytes {
-		return fmt.Errorf("%w: %d values decode to %d bytes", errSplitPage, present, size)
+		return fmt.Errorf("%w: %d values decode to %d bytes", errPage, present, size)
 	}
-	bufs.out = slices.Grow(bufs.out[:0], size)[:size]
+	// The delta decoders write whole blocks past the last value: room for
+	// them, and the buffers kept at whatever a decoder grew them to, so
+	// that a chunk's pages, and the next chunk's, allocate nothing.
+	bufs.out = slices.Grow(bufs.out[:0], size+2048)
+	bufs.out = bufs.out[:cap(bufs.out)]
 	var offs []uint32
 	if ph.kind == parquet.ByteArray {
-		bufs.offs = slices.Grow(bufs.offs[:0], present+1)[:present+1]
-		offs = bufs.offs
+		bufs.offs = slices.Grow(bufs.offs[:0], present+1)
+		offs = bufs.offs[:present+1]
 	}
 	pd, err := decodeValues(typ, typ.NewValues(bufs.out, offs), vals, e)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errSplitPage, err)
+		return fmt.Errorf("%w: %v", errPage, err)
+	}
+	data, o := pd.Data()
+	if cap(data) > cap(bufs.out) {
+		bufs.out = data[:cap(data)]
+	}
+	if cap(o) > cap(bufs.offs) {
+		bufs.offs = o[:0]
 	}
 	if defs == nil {
 		defs = slices.Grow(bufs.defs[:0], n)[:n]
@@ -212,17 +231,17 @@ func decompress(bufs *splitBufs, codec format.CompressionCodec, body []byte, siz
 		defer zstdDecoders.Put(d)
 		got, err := d.DecodeAll(body, out[:0])
 		if err != nil || int64(len(got)) != size {
-			return nil, fmt.Errorf("%w: ZSTD values do not decode to %d bytes", errSplitPage, size)
+			return nil, fmt.Errorf("%w: ZSTD values do not decode to %d bytes", errPage, size)
 		}
 		return got, nil
 	case format.Lz4Raw:
 		k, err := lz4.UncompressBlock(body, out)
 		if err != nil || int64(k) != size {
-			return nil, fmt.Errorf("%w: LZ4 values do not decode to %d bytes", errSplitPage, size)
+			return nil, fmt.Errorf("%w: LZ4 values do not decode to %d bytes", errPage, size)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%w: values compressed with %s", errSplitPage, codec)
+	return nil, fmt.Errorf("%w: values compressed with %s", errPage, codec)
 }
 
 // levels1 decodes n definition levels of bit width 1 from b, a
@@ -233,7 +252,7 @@ func levels1(dst, b []byte, n int) ([]byte, error) {
 	for len(dst) < n {
 		h, k := binary.Uvarint(b)
 		if k <= 0 {
-			return nil, fmt.Errorf("%w: levels end after %d of %d", errSplitPage, len(dst), n)
+			return nil, fmt.Errorf("%w: levels end after %d of %d", errPage, len(dst), n)
 		}
 		b = b[k:]
 		left := n - len(dst)
@@ -241,7 +260,7 @@ func levels1(dst, b []byte, n int) ([]byte, error) {
 			// A run of one value, in one byte.
 			count := h >> 1
 			if count == 0 || count > uint64(left) || len(b) < 1 || b[0] > 1 {
-				return nil, fmt.Errorf("%w: a level run of %d in %d levels left", errSplitPage, count, left)
+				return nil, fmt.Errorf("%w: a level run of %d in %d levels left", errPage, count, left)
 			}
 			for range count {
 				dst = append(dst, b[0])
@@ -253,7 +272,7 @@ func levels1(dst, b []byte, n int) ([]byte, error) {
 		// significant bit first; the last group may pad past n.
 		groups := h >> 1
 		if groups == 0 || groups > uint64(len(b)) || groups*8 >= uint64(left)+8 {
-			return nil, fmt.Errorf("%w: %d bit-packed level groups for %d levels left", errSplitPage, groups, left)
+			return nil, fmt.Errorf("%w: %d bit-packed level groups for %d levels left", errPage, groups, left)
 		}
 		for _, x := range b[:groups] {
 			for bit := 0; bit < 8 && len(dst) < n; bit++ {
