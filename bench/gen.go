@@ -1,7 +1,5 @@
 package main
 
-import "fmt"
-
 // The workload of issue 6 item 2: balances keyed by (chain_id, address,
 // token) over 4 chains and 20 tokens, every write carrying both attribute
 // groups of the seed's schema (holding: VALID BY balance_index REVISION BY
@@ -59,13 +57,37 @@ type Row struct {
 // digits, unique because the first 16 digits are a bijection of the
 // address number.
 func KeyOf(seed uint64, k int32) (chain int, address string, token string) {
+	chain, hi, lo, token := keyParts(seed, k)
+	var b [42]byte
+	return chain, string(appendAddress(b[:0], hi, lo)), token
+}
+
+// keyParts returns key id k's chain, the two words its address is
+// written from (appendAddress) and its token.
+func keyParts(seed uint64, k int32) (chain int, hi, lo uint64, token string) {
 	a := uint64(k) / perAddress
 	j := uint64(k) % perAddress
 	p := (mix(a^seed) + j*7) % (chains * uint64(len(tokens))) // 7 is coprime with 80: distinct pairs
-	hi := mix(a + seed*0x9e3779b97f4a7c15)
-	lo := mix(hi ^ 0x5bd1e995)
-	address = fmt.Sprintf("0x%016x%016x%08x", hi, lo, uint32(mix(lo)))
-	return int(p%chains) + 1, address, tokens[p/chains]
+	hi = mix(a + seed*0x9e3779b97f4a7c15)
+	lo = mix(hi ^ 0x5bd1e995)
+	return int(p%chains) + 1, hi, lo, tokens[p/chains]
+}
+
+// appendAddress appends the address "0x%016x%016x%08x" of hi, lo and
+// mix(lo)'s low word, without fmt: the harness writes one per row of
+// every batch, inside the timed ingest.
+func appendAddress(b []byte, hi, lo uint64) []byte {
+	const digits = "0123456789abcdef"
+	b = append(b, '0', 'x')
+	for _, w := range [...]struct {
+		v uint64
+		n int
+	}{{hi, 16}, {lo, 16}, {uint64(uint32(mix(lo))), 8}} {
+		for i := w.n - 1; i >= 0; i-- {
+			b = append(b, digits[w.v>>(4*uint(i))&15])
+		}
+	}
+	return b
 }
 
 // mix is splitmix64's finaliser: a bijection on uint64.

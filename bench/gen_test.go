@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -115,6 +116,10 @@ func TestKeys(t *testing.T) {
 	chainsSeen, tokensSeen := map[int]bool{}, map[string]bool{}
 	for k := int32(0); k < 50_000; k++ {
 		c, a, tok := KeyOf(5, k)
+		// The workload of earlier runs: the address as fmt wrote it.
+		if _, hi, lo, _ := keyParts(5, k); a != fmt.Sprintf("0x%016x%016x%08x", hi, lo, uint32(mix(lo))) {
+			t.Fatalf("key %d: address %s, fmt writes %s", k, a, fmt.Sprintf("0x%016x%016x%08x", hi, lo, uint32(mix(lo))))
+		}
 		if len(a) != 42 || !strings.HasPrefix(a, "0x") || strings.Trim(a[2:], "0123456789abcdef") != "" {
 			t.Fatalf("address %q is not 0x and 40 hex digits", a)
 		}

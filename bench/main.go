@@ -49,6 +49,9 @@ type config struct {
 	quiet bool
 	// lookupProf profiles the lookups of R1 and R4 alone.
 	lookupProf string
+	// allocProf is a heap profile written right after the first
+	// system's W1, its alloc_space counting what W1 allocated.
+	allocProf string
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -68,6 +71,7 @@ func parseFlags(args []string) (*config, error) {
 	ingestProf := fs.String("ingestprofile", "", "write a CPU profile of the W1 ingest phase alone to this file (not with -cpuprofile or -firstprofile)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
+	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -80,7 +84,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf}
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, allocProf: *allocProf}
 	profs := 0
 	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf} {
 		if p != "" {

@@ -287,6 +287,12 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	if cfg.ingestProf != "" {
 		pprof.StopCPUProfile()
 	}
+	if cfg.allocProf != "" {
+		if err := writeHeapProfile(cfg.allocProf); err != nil {
+			return nil, err
+		}
+		cfg.allocProf = "" // the first system's W1 only
+	}
 	rep.add(name, mW1, float64(cfg.scale.Versions)/spent.Seconds(), unitRows)
 	rep.add(name, mW1Time, spent.Seconds(), unitSec)
 	fmt.Printf("%s: W1 %d rows in %s (%.0f rows/s); middle commit %d\n", name, cfg.scale.Versions, spent.Round(time.Millisecond), float64(cfg.scale.Versions)/spent.Seconds(), midCommit)
@@ -590,4 +596,18 @@ func printTail(name, label string, ds, cs []time.Duration, fs []int64) {
 	fmt.Printf("%s: %s thread CPU p50 %.0f µs, p99 %.0f µs, %.2f page faults per lookup; slowest 1 %% (%d): wall %.0f µs, thread CPU %.0f µs, %.1f page faults on average, %d of them at least half CPU, %d in the first tenth of the sequence\n",
 		name, label, us(quantile(sortedCPU, 0.5)), us(quantile(sortedCPU, 0.99)), float64(allFaults)/float64(len(fs)),
 		len(tail), us(wall/k), us(cpu/k), float64(faults)/float64(len(tail)), worked, early)
+}
+
+// writeHeapProfile writes the heap profile, allocations since the process
+// started included, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -126,18 +126,19 @@ var timeLayout = "2006-01-02 15:04:05.000"
 // balance_index, balance_version, transfer_count, 'last_transfer_at',
 // activity_index" without the closing parenthesis.
 func appendRow(b []byte, seed uint64, r *Row) []byte {
-	chain, addr, tok := KeyOf(seed, r.Key)
+	chain, hi, lo, tok := keyParts(seed, r.Key)
 	b = append(b, '(')
 	b = appendUint(b, uint64(chain))
 	b = append(b, ", '"...)
-	b = append(b, addr...)
+	b = appendAddress(b, hi, lo)
 	b = append(b, "', '"...)
 	b = append(b, tok...)
 	b = append(b, "', "...)
 	b = appendUint(b, r.Amount)
 	b = append(b, ", '"...)
-	t := time.UnixMilli(r.UpdatedMs).UTC()
-	b = t.AppendFormat(b, timeLayout)
+	at := len(b)
+	b = time.UnixMilli(r.UpdatedMs).UTC().AppendFormat(b, timeLayout)
+	stamp := b[at:]
 	b = append(b, "', "...)
 	b = appendUint(b, r.Index)
 	b = append(b, ", "...)
@@ -145,7 +146,7 @@ func appendRow(b []byte, seed uint64, r *Row) []byte {
 	b = append(b, ", "...)
 	b = appendUint(b, r.Transfers)
 	b = append(b, ", '"...)
-	b = t.AppendFormat(b, timeLayout)
+	b = append(b, stamp...) // last_transfer_at is updated_at
 	b = append(b, "', "...)
 	b = appendUint(b, r.ActIndex)
 	return b
