@@ -278,6 +278,16 @@ func createBalances(tb testing.TB, e *Engine) *catalog.Table {
 // third holding version is late (its index is below the previous
 // round's), as in the root package's benchmarks.
 func balancesWrite(t *catalog.Table, g string, from, n, r int) Write {
+	keys := make([]int, n)
+	for i := range keys {
+		keys[i] = from + i
+	}
+	return balancesWriteKeys(t, g, keys, r)
+}
+
+// balancesWriteKeys is balancesWrite for the keys listed, in their order.
+func balancesWriteKeys(t *catalog.Table, g string, keys []int, r int) Write {
+	n := len(keys)
 	grp, _ := t.Group(g)
 	ts := []types.Type{types.Of(types.Uint16), types.Of(types.String), types.Of(types.String)}
 	if g == "holding" {
@@ -287,8 +297,7 @@ func balancesWrite(t *catalog.Table, g string, from, n, r int) Write {
 	}
 	bt := types.NewBatch(ts, n)
 	var addr [16]byte
-	for i := 0; i < n; i++ {
-		k := from + i
+	for _, k := range keys {
 		bt.Cols[0].AppendUint64(uint64(k % 4))
 		bt.Cols[1].AppendBytes(fmt.Appendf(addr[:0], "0x%08x", k/20))
 		bt.Cols[2].AppendBytes(fmt.Appendf(addr[:0], "T%02d", k%20))
@@ -494,6 +503,40 @@ func BenchmarkKeyedPartDataShuffled(b *testing.B) {
 		for lo := 0; lo < len(keys); lo += 1000 {
 			w := benchWriteKeys(t, keys[lo:lo+1000], int64(v+1))
 			if _, err := e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	m := e.cur.Load().tables[t.ID].shards[0].keyed
+	b.ReportAllocs()
+	cpu := cputime.Process()
+	for b.Loop() {
+		var meta part.Meta
+		if _, err := keyedPartData(t, m, &meta); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// BenchmarkKeyedPartDataBalances is BenchmarkKeyedPartDataShuffled on
+// the balances table: 100 000 keys × 3 rounds of both groups, each
+// commit 1 000 random keys, so every key has versions of two groups and
+// each group's columns are NULL in the other's rows (bench/'s flushes).
+func BenchmarkKeyedPartDataBalances(b *testing.B) {
+	e, err := Open(b.TempDir(), Options{MemtableBytes: 1 << 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = e.Close() })
+	t := createBalances(b, e)
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 3 {
+		keys := r.Perm(100000)
+		for lo := 0; lo < len(keys); lo += 1000 {
+			ks := keys[lo : lo+1000]
+			w := []Write{balancesWriteKeys(t, "holding", ks, round), balancesWriteKeys(t, "activity", ks, round)}
+			if _, err := e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: w}); err != nil {
 				b.Fatal(err)
 			}
 		}

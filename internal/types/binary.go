@@ -291,6 +291,27 @@ func decodeBinaryFast(vec *Vector, b []byte) ([]byte, bool) {
 		}
 		vec.AppendBytes(b[n : n+int(l)])
 		return b[n+int(l):], true
+	case ClassWide:
+		// Non-negative integers only (balances, indexes): a sign bit, a
+		// DECIMAL, an INTERVAL or a value out of range takes DecodeBinary's path.
+		if len(b) == 0 || b[0]&0x80 != 0 || !k.IsInteger() {
+			return nil, false
+		}
+		nb := int(b[0])
+		if nb > 32 || len(b) < 1+nb {
+			return nil, false
+		}
+		var m uint256.Int
+		m.SetBytes(b[1 : 1+nb])
+		bits := k.Bits()
+		if k.IsSigned() {
+			bits--
+		}
+		if bits < 256 && m.BitLen() > bits {
+			return nil, false
+		}
+		vec.AppendWide(&m)
+		return b[1+nb:], true
 	}
 	return nil, false
 }

@@ -66,6 +66,20 @@ func TestBinaryLayout(t *testing.T) {
 	if _, _, err := DecodeBinary(Type{Kind: Decimal, Precision: 2}, AppendBinary(nil, NewInt64(100))); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("DECIMAL(2,0) 100 decoded: %v", err)
 	}
+	// The same through DecodeBinaryTo's direct path for wide integers:
+	// 2^128 is not a UINT128, 2^127 not an INT128, -1 not a UINT256.
+	for _, c := range []struct {
+		ty  Kind
+		enc []byte
+	}{
+		{Uint128, AppendBinary(nil, pt(t, Of(Uint256), "340282366920938463463374607431768211456"))},
+		{Int128, AppendBinary(nil, pt(t, Of(Uint256), "170141183460469231731687303715884105728"))},
+		{Uint256, AppendBinary(nil, pt(t, Of(Int256), "-1"))},
+	} {
+		if _, err := DecodeBinaryTo(NewVector(Of(c.ty), 1), c.enc); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s from %x decoded: %v", c.ty, c.enc, err)
+		}
+	}
 }
 
 func BenchmarkAppendBinary(b *testing.B) {
