@@ -62,11 +62,22 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 	}
 	dests := make([][]valueDest, width)
 	var defs []valueDest // columns no listed column feeds: their DEFAULT
+	// The key columns are in every group's batch: the first group's
+	// vectors are shared by the others rather than filled again. Nothing
+	// writes to a batch once it is built (storage copies what it keeps).
+	shared := make(map[catalog.ColumnID]*types.Vector, len(tab.Key))
 	for _, g := range w.groups {
 		if g.group != nil && g.group.Owner != "" {
 			return nil
 		}
 		for i, c := range g.cols {
+			if j := g.src[i]; j >= 0 && j < width && tab.IsKey(c.ID) {
+				if v := shared[c.ID]; v != nil {
+					g.batch.Cols[i] = v
+					continue
+				}
+				shared[c.ID] = g.batch.Cols[i]
+			}
 			d := valueDest{vec: g.batch.Cols[i], g: g, i: i}
 			if j := g.src[i]; j >= 0 && j < width {
 				dests[j] = append(dests[j], d)
