@@ -497,16 +497,29 @@ func BenchmarkKeyedPartData(b *testing.B) {
 // flush's walk in key order jumps around it.
 func BenchmarkKeyedPartDataShuffled(b *testing.B) {
 	e, t := benchEngine(b, catalog.ModeVersioned)
+	shuffledRounds(b, e, func(keys []int, round int) []Write {
+		return []Write{benchWriteKeys(t, keys, int64(round+1))}
+	})
+	benchLayout(b, e, t)
+}
+
+// shuffledRounds commits three rounds over 100 000 keys, each round in a
+// new random order, 1 000 keys a commit; w makes a commit's writes.
+func shuffledRounds(b *testing.B, e *Engine, w func(keys []int, round int) []Write) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for v := range 3 {
+	for round := range 3 {
 		keys := r.Perm(100000)
 		for lo := 0; lo < len(keys); lo += 1000 {
-			w := benchWriteKeys(t, keys[lo:lo+1000], int64(v+1))
-			if _, err := e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: []Write{w}}); err != nil {
+			if _, err := e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: w(keys[lo:lo+1000], round)}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
+}
+
+// benchLayout times keyedPartData over the memtable of t's first shard,
+// reporting the process's CPU per layout too.
+func benchLayout(b *testing.B, e *Engine, t *catalog.Table) {
 	m := e.cur.Load().tables[t.ID].shards[0].keyed
 	b.ReportAllocs()
 	cpu := cputime.Process()
@@ -530,27 +543,10 @@ func BenchmarkKeyedPartDataBalances(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = e.Close() })
 	t := createBalances(b, e)
-	r := rand.New(rand.NewPCG(1, 2))
-	for round := range 3 {
-		keys := r.Perm(100000)
-		for lo := 0; lo < len(keys); lo += 1000 {
-			ks := keys[lo : lo+1000]
-			w := []Write{balancesWriteKeys(t, "holding", ks, round), balancesWriteKeys(t, "activity", ks, round)}
-			if _, err := e.Commit(context.Background(), &Txn{Kind: KindWrite, Writes: w}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	m := e.cur.Load().tables[t.ID].shards[0].keyed
-	b.ReportAllocs()
-	cpu := cputime.Process()
-	for b.Loop() {
-		var meta part.Meta
-		if _, err := keyedPartData(t, m, &meta); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(cputime.Process()-cpu)/1e6/float64(b.N), "cpu-ms/op")
+	shuffledRounds(b, e, func(keys []int, round int) []Write {
+		return []Write{balancesWriteKeys(t, "holding", keys, round), balancesWriteKeys(t, "activity", keys, round)}
+	})
+	benchLayout(b, e, t)
 }
 
 // BenchmarkFirstScan reads R2's columns (token, amount: bench/'s
