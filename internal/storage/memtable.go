@@ -150,9 +150,11 @@ type keyedMem struct {
 	scratch entryScratch
 	// unlinked is how many keys the skip list holds unlinked, or is
 	// linking (set under mu; read without it by ordered); linkMu is held
-	// by the one ordered call that links them.
+	// by the one ordered call that links them, and linking (under mu) is
+	// how many keys that call took and has not finished linking.
 	unlinked atomic.Int64
 	linkMu   sync.Mutex
+	linking  int
 }
 
 // entryScratch is the work space of keyedMem.entries. It keeps the
@@ -340,7 +342,7 @@ func (m *keyedMem) insertMissing(kw *keyedWrite) []*keyEntry {
 		}
 		sc.ents[i] = e
 	}
-	m.unlinked.Store(int64(len(m.list.unlinked)))
+	m.unlinked.Store(int64(len(m.list.unlinked) + m.linking))
 	return sc.ents
 }
 
@@ -362,6 +364,7 @@ func (m *keyedMem) ordered() {
 	defer m.linkMu.Unlock()
 	m.mu.Lock()
 	es := m.list.takeUnlinked()
+	m.linking = len(es)
 	m.mu.Unlock()
 	es = sortEntries(es)
 	var prev [maxHeight]*keyEntry
@@ -371,6 +374,7 @@ func (m *keyedMem) ordered() {
 		m.mu.Unlock()
 	}
 	m.mu.Lock()
+	m.linking = 0
 	m.unlinked.Store(int64(len(m.list.unlinked)))
 	m.mu.Unlock()
 }
