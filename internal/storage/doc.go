@@ -40,8 +40,8 @@
 // new keys go into the hash index at once and into the skip list's order
 // only when something walks it (keyedMem.ordered, called first by every
 // walk: flushes, scans, Check, a transaction's merge), sorted and linked
-// together, each search resuming where the last ended. An entry holds, per attribute group, the retained versions in
-// commit order, and per version what the rules of package version decided
+// together, each search resuming where the last ended. An entry holds,
+// per attribute group, the retained versions in commit order, and per version what the rules of package version decided
 // about it (a version.Resolved: state, the interval in which it won, who
 // ended it), plus the key's deletes. Writes are blind: no read of older data happens
 // before a write; the group's version.Register (versioned) or version.Decide
