@@ -49,6 +49,8 @@ type config struct {
 	quiet bool
 	// lookupProf profiles the lookups of R1 and R4 alone.
 	lookupProf string
+	// settledProf profiles the lookups of R1 settled alone.
+	settledProf string
 	// allocProf is a heap profile written right after the first
 	// system's W1, its alloc_space counting what W1 allocated.
 	allocProf string
@@ -71,6 +73,7 @@ func parseFlags(args []string) (*config, error) {
 	ingestProf := fs.String("ingestprofile", "", "write a CPU profile of the W1 ingest phase alone to this file (not with -cpuprofile or -firstprofile)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
+	settledProf := fs.String("settledprofile", "", "write a CPU profile of R1 settled's lookups alone to this file (not with -cpuprofile)")
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
@@ -84,15 +87,15 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, allocProf: *allocProf}
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf}
 	profs := 0
-	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf} {
+	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf, c.settledProf} {
 		if p != "" {
 			profs++
 		}
 	}
 	if profs > 1 {
-		return nil, errors.New("-cpuprofile, -firstprofile, -ingestprofile and -lookupprofile: one CPU profile at a time")
+		return nil, errors.New("-cpuprofile, -firstprofile, -ingestprofile, -lookupprofile and -settledprofile: one CPU profile at a time")
 	}
 	seen := map[string]bool{}
 	for s := range strings.SplitSeq(*systems, ",") {

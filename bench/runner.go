@@ -495,7 +495,13 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// R1 again on the settled system: what lookups cost once the
 		// ingest's background work is done (the first R1 runs right
 		// after R2 and R3, beside it unless -quiet-lookups).
-		if err := lookups(0, mR1sp50, mR1sp99, "R1 settled"); err != nil {
+		stop, err := startProfile(cfg.settledProf)
+		if err != nil {
+			return nil, err
+		}
+		err = lookups(0, mR1sp50, mR1sp99, "R1 settled")
+		stop()
+		if err != nil {
 			return nil, err
 		}
 	} else {
@@ -503,6 +509,26 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	}
 	fmt.Printf("%s: done\n", name)
 	return got, nil
+}
+
+// startProfile starts a CPU profile written to path, if path is not
+// empty, and returns what stops it.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // processCPU is the user and system CPU time this process has used.
