@@ -513,6 +513,14 @@ func (v *Vector) UUIDs() [][16]byte { return v.uuids }
 // vector's buffer: valid until Reset, not to be modified.
 func (v *Vector) BytesAt(i int) []byte { return v.data[v.offs[i]:v.offs[i+1]:v.offs[i+1]] }
 
+// Packed returns the values of rows [lo, hi) of a STRING or BYTES vector
+// as they lie in its buffer: data holds them back to back and row i
+// (lo ≤ i < hi) is data[offs[i-lo]:offs[i-lo+1]]. A NULL row is empty.
+// Both slices alias the vector: valid until Reset, not to be modified.
+func (v *Vector) Packed(lo, hi int) (data []byte, offs []int) {
+	return v.data, v.offs[lo : hi+1]
+}
+
 // StringAt returns row i of a STRING or BYTES vector as a new string.
 func (v *Vector) StringAt(i int) string { return string(v.BytesAt(i)) }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -178,13 +179,14 @@ func TestVectorReuse(t *testing.T) {
 }
 
 // TestPlainParquet opens a part the way any Parquet reader would (magic,
-// page index and all, through the row API rather than this package's
-// column reader) and checks the row count, the column names and a few
-// values: parts are ordinary Parquet files.
+// footer and all, through parquet-go's row API rather than this
+// package's column reader) and checks every value of every column, NULLs
+// included, against what was written: parts are ordinary Parquet files,
+// whose pages Write lays out itself (pagewrite.go).
 func TestPlainParquet(t *testing.T) {
 	fsys := newFS(t)
 	fx := makeFixture(t, 700, allTypes, nil)
-	writeFixture(t, fsys, "parts/plain.parquet", fx, WriteOptions{BlockRows: 300})
+	writeFixture(t, fsys, "parts/plain.parquet", fx, WriteOptions{BlockRows: 300, PageRows: 64})
 	raw, err := vfs.ReadFile(fsys, "parts/plain.parquet")
 	if err != nil {
 		t.Fatal(err)
@@ -196,14 +198,20 @@ func TestPlainParquet(t *testing.T) {
 	if f.NumRows() != 700 || len(f.RowGroups()) != 3 {
 		t.Fatalf("%d rows in %d row groups", f.NumRows(), len(f.RowGroups()))
 	}
-	if ci := f.ColumnIndexes(); len(ci) == 0 {
-		t.Fatal("no page index")
+	leaf := func(name string) int {
+		c, ok := f.Schema().Lookup(name)
+		if !ok {
+			t.Fatalf("no column %s", name)
+		}
+		return c.ColumnIndex
 	}
-	commitCol, ok := f.Schema().Lookup(colCommit)
-	if !ok {
-		t.Fatal("no _commit column")
+	sortCol, groupCol, commitCol, seqCol, tombCol := leaf(colSort), leaf(colGroup), leaf(colCommit), leaf(colSeq), leaf(colTomb)
+	cols := make([]int, len(fx.meta.Columns))
+	phys := make([]physical, len(cols))
+	for i, c := range fx.meta.Columns {
+		cols[i] = leaf(columnName(c.ID))
+		phys[i], _ = physicalOf(c.Type)
 	}
-	int64Col, _ := f.Schema().Lookup(columnName(13)) // allTypes[3] is INT64
 	rows := make([]parquet.Row, 50)
 	rr := parquet.NewReader(f)
 	defer rr.Close()
@@ -211,13 +219,15 @@ func TestPlainParquet(t *testing.T) {
 	for n < 700 {
 		k, err := rr.ReadRows(rows)
 		for _, row := range rows[:k] {
-			if got := row[commitCol.ColumnIndex].Uint64(); got != fx.d.Commit[n] {
-				t.Fatalf("row %d: _commit %d, want %d", n, got, fx.d.Commit[n])
+			d := fx.d
+			if !bytes.Equal(row[sortCol].ByteArray(), d.Sort.BytesAt(n)) || row[groupCol].Int32() != int32(d.Group[n]) ||
+				row[commitCol].Uint64() != d.Commit[n] || row[seqCol].Int32() != int32(d.Seq[n]) || row[tombCol].Boolean() != d.Tomb[n] {
+				t.Fatalf("row %d: fixed columns %v", n, row)
 			}
-			want := fx.d.Cols[3].Get(n)
-			v := row[int64Col.ColumnIndex]
-			if v.IsNull() != want.IsNull() || (!v.IsNull() && v.Int64() != want.Int64()) {
-				t.Fatalf("row %d: INT64 column %v, want %v", n, v, want)
+			for i, v := range d.Cols {
+				if err := sameParquetValue(row[cols[i]], v, phys[i], n); err != nil {
+					t.Fatalf("row %d, column %s: %v", n, v.Type(), err)
+				}
 			}
 			n++
 		}
@@ -231,6 +241,46 @@ func TestPlainParquet(t *testing.T) {
 	if n != 700 {
 		t.Fatalf("read %d rows", n)
 	}
+}
+
+// sameParquetValue compares a value parquet-go read with row i of v,
+// laid out as physicalOf says.
+func sameParquetValue(got parquet.Value, v *types.Vector, p physical, i int) error {
+	if got.IsNull() != v.IsNull(i) {
+		return fmt.Errorf("NULL %v, want %v", got.IsNull(), v.IsNull(i))
+	}
+	if v.IsNull(i) {
+		return nil
+	}
+	ok := false
+	switch v.Type().Kind.Class() {
+	case types.ClassInt64:
+		x := v.Int64s()[i]
+		ok = (p.kind == parquet.Int32 && got.Int32() == int32(x)) || (p.kind == parquet.Int64 && got.Int64() == x)
+	case types.ClassUint64:
+		x := v.Uint64s()[i]
+		ok = (p.kind == parquet.Int32 && uint32(got.Int32()) == uint32(x)) || (p.kind == parquet.Int64 && got.Uint64() == x)
+	case types.ClassWide:
+		x := v.Wides()[i]
+		b := x.Bytes32()
+		ok = bytes.Equal(got.ByteArray(), b[32-p.size:])
+	case types.ClassFloat64:
+		x := v.Float64s()[i]
+		// Bits, not ==: NaN is written too.
+		ok = (p.kind == parquet.Float && math.Float32bits(got.Float()) == math.Float32bits(float32(x))) ||
+			(p.kind == parquet.Double && math.Float64bits(got.Double()) == math.Float64bits(x))
+	case types.ClassBool:
+		ok = got.Boolean() == v.Bools()[i]
+	case types.ClassVarlen:
+		ok = bytes.Equal(got.ByteArray(), v.BytesAt(i))
+	case types.ClassUUID:
+		x := v.UUIDs()[i]
+		ok = bytes.Equal(got.ByteArray(), x[:])
+	}
+	if !ok {
+		return fmt.Errorf("read %v, wrote %s", got, v.Get(i))
+	}
+	return nil
 }
 
 // TestRoundTripEveryKind checks parts of every kind, whose fixed columns

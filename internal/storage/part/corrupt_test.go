@@ -50,7 +50,7 @@ func testBitFlips(t *testing.T, kind Kind) {
 	fsys := newFS(t)
 	fx := makeFixture(t, 1500, allTypes, nil)
 	fx.meta.Kind = kind
-	writeFixture(t, fsys, "parts/good.parquet", fx, WriteOptions{BlockRows: 500, PageBytes: 8 << 10})
+	writeFixture(t, fsys, "parts/good.parquet", fx, WriteOptions{BlockRows: 500, PageRows: 128})
 	orig, err := vfs.ReadFile(fsys, "parts/good.parquet")
 	if err != nil {
 		t.Fatal(err)

@@ -64,15 +64,18 @@
 //	                block 0: column chunk 0, column chunk 1, …   ┐ the data region,
 //	                block 1: …                                    │ CRC-32C per 32 KiB
 //	dataEnd         ─────────────────────────────────────────────┘ stripe
-//	                page index (column and offset indexes)        ┐
+//	                offset indexes (page locations)               ┐
 //	                footer (Thrift FileMetaData), whose key/value  │ the tail, one CRC-32C
 //	                metadata holds "strata.part" (JSON) and        │ (the seal)
 //	                "strata.seal"                                  │
 //	size-8          footer length (4 bytes LE), "PAR1"             ┘
 //
-// Parquet's own page CRC (parquet-go writes and checks it) covers a page's
-// body but not its header, and nothing covers the footer. So Write adds
-// two layers that together cover every byte of the file:
+// Write lays the pages out itself, with parquet-go's encoders and
+// compressors (pagewrite.go): DATA_PAGE_V2 pages of exactly PageRows rows,
+// no column index and no minimum or maximum statistics, a NULL count per
+// chunk. Parquet's own page CRC (Write writes it, parquet-go checks it)
+// covers a page's body but not its header, and nothing covers the footer.
+// So Write adds two layers that together cover every byte of the file:
 //
 //   - Stripes: the data region is cut into 32 KiB stripes and the CRC-32C
 //     of each is kept in the part metadata. Reading a column chunk reads

@@ -3,18 +3,16 @@ package part
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"math"
 	"path/filepath"
-	"strconv"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/strata-db/strata/internal/catalog"
-	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
 	"github.com/strata-db/strata/internal/vfs"
 )
@@ -24,18 +22,13 @@ import (
 // entry per column) vanish, small enough that skipping a block saves work.
 const DefaultBlockRows = 64 << 10
 
-// DefaultPageBytes is the uncompressed size after which a column's page is
-// closed when WriteOptions names none.
-const DefaultPageBytes = 256 << 10
-
 // WriteOptions tune the layout of a part; the zero value is the default.
 type WriteOptions struct {
 	// BlockRows is the number of rows per block (0 = DefaultBlockRows).
 	BlockRows int
-	// PageBytes bounds a data page's uncompressed size (0 = DefaultPageBytes).
-	PageBytes int
-	// PageRows bounds a page's rows: every page ends at a multiple of it
-	// (0 = PageRows, HistoryPageRows for a KindHistory part).
+	// PageRows is the rows of a page: every page but the last of a block
+	// holds exactly that many (0 = PageRows, HistoryPageRows for a
+	// KindHistory part).
 	PageRows int
 	// Warm, if not nil, is the cache the part will be opened with: the
 	// pages lookups read of a delta or current part are built from the
@@ -86,9 +79,6 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 	if w.opts.BlockRows <= 0 {
 		w.opts.BlockRows = DefaultBlockRows
 	}
-	if w.opts.PageBytes <= 0 {
-		w.opts.PageBytes = DefaultPageBytes
-	}
 	if w.opts.PageRows <= 0 {
 		w.opts.PageRows = PageRows
 		if meta.Kind == KindHistory {
@@ -129,20 +119,22 @@ type writer struct {
 	d    *Data
 	meta Meta
 	opts WriteOptions
-	// leaf maps fixed column i to its Parquet column index; cols does the
-	// same for table columns.
-	fixed [numFixed]int
-	cols  []int
-	phys  []physical
-	vals  []parquet.Value
-	wide  []byte
+	// phys is each table column's Parquet layout; leaves each Parquet
+	// column's plan, in column order (pagewrite.go).
+	phys   []physical
+	leaves []leafPlan
+	ps     pageScratch
 	// resid and residQ are the residuals' scratch (resid.go).
 	resid  []uint64
 	residQ []uint32
 	// warm collects the pages built for WriteOptions.Warm, or is nil;
-	// warmLimit is the most bytes of them the part may take.
+	// warmLimit is the most bytes of them the part may take. fixed and
+	// cols map fixed and table columns to their Parquet column index, as
+	// the warmed pages' cache keys name them.
 	warm      *warmPart
 	warmLimit int64
+	fixed     [numFixed]int
+	cols      []int
 }
 
 // write encodes the whole file through a sealWriter onto f.
@@ -160,36 +152,18 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		w.cols[i] = leafIndex(schema, columnName(c.ID))
 		w.phys[i], _ = physicalOf(c.Type) // validated
 	}
+	if w.leaves, err = w.planLeaves(schema); err != nil {
+		return Info{}, err
+	}
 	sw := &sealWriter{out: bufio.NewWriterSize(f, 1<<20)}
-	popts := []parquet.WriterOption{
-		schema,
-		// The seal needs every byte of a block to reach sw when Flush
-		// returns, so parquet-go must not buffer on its own.
-		parquet.WriteBufferSize(0),
-		parquet.PageBufferSize(w.opts.PageBytes),
-		// Nothing reads page statistics or page bounds: blocks are
-		// skipped by BlockInfo, pages found by BlockInfo.Keys and the
-		// offset index, which parquet-go writes regardless. Min/max in
-		// every page header and 16-byte bounds of the byte-array and wide
-		// columns in the column index took 2 % of a settled table
-		// (docs/benchmarks.md, "Bytes on disk, third pass"). The
-		// footer's column-chunk statistics stay for other readers, but
-		// for the columns whose bounds are skipped.
-		parquet.DataPageStatistics(false),
-		parquet.SkipPageBounds(colSort),
-		parquet.SkipPageBounds(colOrder),
-		parquet.CreatedBy("strata", strconv.Itoa(FormatVersion), ""),
+	if _, err := sw.Write([]byte("PAR1")); err != nil {
+		return Info{}, err
 	}
-	for i, c := range w.meta.Columns {
-		if k := w.phys[i].kind; k == parquet.ByteArray || k == parquet.FixedLenByteArray {
-			popts = append(popts, parquet.SkipPageBounds(columnName(c.ID)))
-		}
-	}
-	pw := parquet.NewWriter(sw, popts...)
-	w.vals = make([]parquet.Value, 0, w.opts.PageRows)
 	w.meta.PageRows = w.opts.PageRows
 	n := w.d.Rows
 	var blocks []BlockInfo
+	var groups []format.RowGroup
+	var indexes [][]format.OffsetIndex
 	w.meta.Rows = uint64(n)
 	w.meta.MinCommit, w.meta.MaxCommit = math.MaxUint64, 0
 	// Blocks end at sort-key boundaries, so that every row of a key is in
@@ -207,15 +181,21 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		if hi < n && bytes.Equal(w.d.Sort.BytesAt(hi), w.d.Sort.BytesAt(hi-1)) {
 			w.meta.KeyBlocks = false
 		}
-		cw := pw.ColumnWriters()
-		if err := w.writeBlock(cw, lo, hi); err != nil {
-			return Info{}, err
+		rg := format.RowGroup{NumRows: int64(hi - lo), FileOffset: sw.off, Ordinal: int16(len(groups))}
+		idx := make([]format.OffsetIndex, len(w.leaves))
+		for j := range w.leaves {
+			cc, oi, err := w.writeChunk(sw, j, lo, hi)
+			if err != nil {
+				return Info{}, err
+			}
+			rg.Columns = append(rg.Columns, cc)
+			rg.TotalByteSize += cc.MetaData.TotalUncompressedSize
+			rg.TotalCompressedSize += cc.MetaData.TotalCompressedSize
+			idx[j] = oi
 		}
+		groups, indexes = append(groups, rg), append(indexes, idx)
 		if w.warm != nil {
 			w.warmBlock(len(blocks), lo, hi)
-		}
-		if err := pw.Flush(); err != nil {
-			return Info{}, err
 		}
 		b := BlockInfo{
 			Rows:    hi - lo,
@@ -245,14 +225,15 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	pw.SetKeyValueMetadata(metaKey, js)
+	kv := []format.KeyValue{{Key: metaKey, Value: js}}
 	if len(filter) > 0 {
 		// Raw bytes, not in the JSON document, where base64 would make it
 		// a third larger; the seal covers the footer either way.
-		pw.SetKeyValueMetadata(filterKey, string(filter))
+		kv = append(kv, format.KeyValue{Key: filterKey, Value: string(filter)})
 	}
-	pw.SetKeyValueMetadata(sealKey, fmt.Sprintf("%s%016x%08x", sealMagic, dataEnd, 0))
-	if err := pw.Close(); err != nil {
+	kv = append(kv, format.KeyValue{Key: sealKey, Value: fmt.Sprintf("%s%016x%08x", sealMagic, dataEnd, 0)})
+	md, err := w.writeTail(sw, schema, groups, indexes, kv)
+	if err != nil {
 		return Info{}, err
 	}
 	if err := sw.seal(); err != nil {
@@ -261,7 +242,7 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	if sw.err != nil {
 		return Info{}, sw.err
 	}
-	info := infoOf(pw.File().Metadata(), w.meta.Columns, w.cols)
+	info := infoOf(md, w.meta.Columns, w.cols)
 	info.Bytes = sw.off
 	return info, nil
 }
@@ -275,109 +256,6 @@ func leafIndex(s *parquet.Schema, name string) int {
 	return lc.ColumnIndex
 }
 
-// writeBlock writes rows [lo, hi) to every column writer.
-func (w *writer) writeBlock(cw []*parquet.ColumnWriter, lo, hi int) error {
-	d := w.d
-	for s := lo; s < hi; s += w.opts.PageRows {
-		e := min(s+w.opts.PageRows, hi)
-		put := func(col int) error {
-			_, err := cw[col].WriteRowValues(w.vals)
-			w.vals = w.vals[:0]
-			return err
-		}
-		for f := range numFixed {
-			w.appendFixed(f, s, e)
-			if err := put(w.fixed[f]); err != nil {
-				return err
-			}
-		}
-		for c, v := range d.Cols {
-			if err := w.appendColumn(v, w.phys[c], s, e); err != nil {
-				return fmt.Errorf("column %d: %w", w.meta.Columns[c].ID, err)
-			}
-			if err := put(w.cols[c]); err != nil {
-				return err
-			}
-		}
-		// Every page ends at a multiple of PageRows rows (FindKey).
-		if e < hi {
-			for _, c := range cw {
-				if err := c.Flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// appendFixed appends rows [lo, hi) of fixed column f to w.vals. Required
-// columns need no levels: a zero Value's are 0.
-func (w *writer) appendFixed(f, lo, hi int) {
-	d := w.d
-	switch f {
-	case fSort:
-		for i := lo; i < hi; i++ {
-			w.vals = append(w.vals, parquet.ByteArrayValue(d.Sort.BytesAt(i)))
-		}
-	case fOrder:
-		if d.Order == nil || d.Order.Len() == 0 || len(w.meta.OrderFrom) > 0 {
-			w.vals = appendConst(w.vals, parquet.ByteArrayValue(nil), hi-lo)
-			return
-		}
-		for i := lo; i < hi; i++ {
-			w.vals = append(w.vals, parquet.ByteArrayValue(d.Order.BytesAt(i)))
-		}
-	case fGroup:
-		w.vals = appendInt32s(w.vals, d.Group, lo, hi)
-	case fSeq:
-		if w.meta.PositionResidual {
-			if cap(w.residQ) < hi-lo {
-				w.residQ = make([]uint32, hi-lo)
-			}
-			w.residQ = w.residQ[:hi-lo]
-			residualsPos(groupsOf(d, lo, hi), d.Commit[lo:hi], d.Seq[lo:hi], nil, w.residQ)
-			w.vals = appendInt32s(w.vals, w.residQ, 0, hi-lo)
-			return
-		}
-		w.vals = appendInt32s(w.vals, d.Seq, lo, hi)
-	case fState:
-		w.vals = appendInt32s(w.vals, d.State, lo, hi)
-	case fTomb:
-		if len(d.Tomb) == 0 {
-			w.vals = appendConst(w.vals, parquet.BooleanValue(false), hi-lo)
-			return
-		}
-		for _, x := range d.Tomb[lo:hi] {
-			w.vals = append(w.vals, parquet.BooleanValue(x))
-		}
-	case fCommit:
-		if w.meta.PositionResidual {
-			if cap(w.resid) < hi-lo {
-				w.resid = make([]uint64, hi-lo)
-			}
-			w.resid = w.resid[:hi-lo] // residualsPos writes every entry
-			residualsPos(groupsOf(d, lo, hi), d.Commit[lo:hi], d.Seq[lo:hi], w.resid, nil)
-			w.vals = appendInt64s(w.vals, w.resid, 0, hi-lo)
-			return
-		}
-		w.vals = appendInt64s(w.vals, d.Commit, lo, hi)
-	case fWonAt, fEndedAt, fSupersededBy:
-		if w.meta.Residual {
-			w.appendResiduals(f, lo, hi)
-			return
-		}
-		switch f {
-		case fWonAt:
-			w.vals = appendInt64s(w.vals, d.WonAt, lo, hi)
-		case fEndedAt:
-			w.vals = appendInt64s(w.vals, d.EndedAt, lo, hi)
-		default:
-			w.vals = appendInt64s(w.vals, d.SupersededBy, lo, hi)
-		}
-	}
-}
-
 // groupsOf returns rows [lo, hi) of d.Group, nil when d has none (every
 // group 0).
 func groupsOf(d *Data, lo, hi int) []uint16 {
@@ -387,9 +265,9 @@ func groupsOf(d *Data, lo, hi int) []uint16 {
 	return d.Group[lo:hi]
 }
 
-// appendResiduals appends what format 3 stores of resolution column f
-// (resid.go) for rows [lo, hi), one page.
-func (w *writer) appendResiduals(f, lo, hi int) {
+// residualValues puts into w.resid what format 3 stores of resolution
+// column f (resid.go) for rows [lo, hi), one page.
+func (w *writer) residualValues(f, lo, hi int) {
 	d := w.d
 	page := func(s []uint64) []uint64 {
 		if len(s) == 0 {
@@ -397,10 +275,7 @@ func (w *writer) appendResiduals(f, lo, hi int) {
 		}
 		return s[lo:hi]
 	}
-	if cap(w.resid) < hi-lo {
-		w.resid = make([]uint64, hi-lo)
-	}
-	w.resid = w.resid[:hi-lo] // residuals writes every entry
+	w.resid = slices.Grow(w.resid[:0], hi-lo)[:hi-lo] // residuals writes every entry
 	var won, end, sup []uint64
 	switch f {
 	case fWonAt:
@@ -415,142 +290,6 @@ func (w *writer) appendResiduals(f, lo, hi int) {
 		st = d.State[lo:hi]
 	}
 	residuals(st, d.Commit[lo:hi], page(d.WonAt), page(d.EndedAt), page(d.SupersededBy), won, end, sup)
-	for _, x := range w.resid {
-		w.vals = append(w.vals, parquet.Int64Value(int64(x)))
-	}
-}
-
-// appendConst appends n copies of x.
-func appendConst(vals []parquet.Value, x parquet.Value, n int) []parquet.Value {
-	for range n {
-		vals = append(vals, x)
-	}
-	return vals
-}
-
-// appendInt32s appends rows [lo, hi) of an optional fixed column stored as
-// INT32 (zero when s is empty).
-func appendInt32s[T ~uint8 | ~uint16 | ~uint32](vals []parquet.Value, s []T, lo, hi int) []parquet.Value {
-	if len(s) == 0 {
-		return appendConst(vals, parquet.Int32Value(0), hi-lo)
-	}
-	for _, x := range s[lo:hi] {
-		vals = append(vals, parquet.Int32Value(int32(x)))
-	}
-	return vals
-}
-
-// appendInt64s is appendInt32s for columns stored as INT64.
-func appendInt64s(vals []parquet.Value, s []uint64, lo, hi int) []parquet.Value {
-	if len(s) == 0 {
-		return appendConst(vals, parquet.Int64Value(0), hi-lo)
-	}
-	for _, x := range s[lo:hi] {
-		vals = append(vals, parquet.Int64Value(int64(x)))
-	}
-	return vals
-}
-
-// present marks a value of an optional column as not NULL.
-func present(v parquet.Value) parquet.Value {
-	v.SetDefinitionLevel(1)
-	return v
-}
-
-// appendColumn appends rows [lo, hi) of table column v to w.vals. Values
-// point into v (or into w.wide for wide integers) until WriteRowValues has
-// copied them.
-func (w *writer) appendColumn(v *types.Vector, p physical, lo, hi int) error {
-	null := parquet.NullValue()
-	switch v.Type().Kind.Class() {
-	case types.ClassInt64:
-		xs := v.Int64s()
-		for i := lo; i < hi; i++ {
-			switch {
-			case v.IsNull(i):
-				w.vals = append(w.vals, null)
-			case p.kind == parquet.Int32:
-				if xs[i] < math.MinInt32 || xs[i] > math.MaxInt32 {
-					return fmt.Errorf("value %d of %s does not fit its 32-bit column", xs[i], v.Type())
-				}
-				w.vals = append(w.vals, present(parquet.Int32Value(int32(xs[i]))))
-			default:
-				w.vals = append(w.vals, present(parquet.Int64Value(xs[i])))
-			}
-		}
-	case types.ClassUint64:
-		xs := v.Uint64s()
-		for i := lo; i < hi; i++ {
-			switch {
-			case v.IsNull(i):
-				w.vals = append(w.vals, null)
-			case p.kind == parquet.Int32:
-				w.vals = append(w.vals, present(parquet.Int32Value(int32(uint32(xs[i])))))
-			default:
-				w.vals = append(w.vals, present(parquet.Int64Value(int64(xs[i]))))
-			}
-		}
-	case types.ClassWide:
-		xs := v.Wides()
-		// Size the scratch once: values point into it until written.
-		if need := (hi - lo) * p.size; cap(w.wide) < need {
-			w.wide = make([]byte, need)
-		}
-		buf := w.wide[:(hi-lo)*p.size]
-		for i := lo; i < hi; i++ {
-			if v.IsNull(i) {
-				w.vals = append(w.vals, null)
-				continue
-			}
-			b := buf[(i-lo)*p.size : (i-lo+1)*p.size]
-			x := &xs[i]
-			for j := range p.size / 8 {
-				binary.BigEndian.PutUint64(b[8*j:], x[p.size/8-1-j])
-			}
-			w.vals = append(w.vals, present(parquet.FixedLenByteArrayValue(b)))
-		}
-	case types.ClassFloat64:
-		xs := v.Float64s()
-		for i := lo; i < hi; i++ {
-			switch {
-			case v.IsNull(i):
-				w.vals = append(w.vals, null)
-			case p.kind == parquet.Float:
-				w.vals = append(w.vals, present(parquet.FloatValue(float32(xs[i]))))
-			default:
-				w.vals = append(w.vals, present(parquet.DoubleValue(xs[i])))
-			}
-		}
-	case types.ClassBool:
-		xs := v.Bools()
-		for i := lo; i < hi; i++ {
-			if v.IsNull(i) {
-				w.vals = append(w.vals, null)
-			} else {
-				w.vals = append(w.vals, present(parquet.BooleanValue(xs[i])))
-			}
-		}
-	case types.ClassVarlen:
-		for i := lo; i < hi; i++ {
-			if v.IsNull(i) {
-				w.vals = append(w.vals, null)
-			} else {
-				w.vals = append(w.vals, present(parquet.ByteArrayValue(v.BytesAt(i))))
-			}
-		}
-	case types.ClassUUID:
-		xs := v.UUIDs()
-		for i := lo; i < hi; i++ {
-			if v.IsNull(i) {
-				w.vals = append(w.vals, null)
-			} else {
-				w.vals = append(w.vals, present(parquet.FixedLenByteArrayValue(xs[i][:])))
-			}
-		}
-	default:
-		return fmt.Errorf("type %s cannot be stored", v.Type())
-	}
-	return nil
 }
 
 // infoOf sums column chunk sizes from a file's Parquet metadata.
