@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -312,5 +313,21 @@ func TestRoundTripEveryKind(t *testing.T) {
 		if err := Check(fsys, path); err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
+	}
+}
+
+// TestWriteNarrowOverflow checks that a value too wide for its column's
+// 32-bit Parquet type (which the layers above never let through) fails
+// Write with an error naming the column and the value, and leaves no file.
+func TestWriteNarrowOverflow(t *testing.T) {
+	fsys := newFS(t)
+	fx := makeFixture(t, 10, allTypes[:1], nil) // INT8, stored INT32
+	fx.d.Cols[0].Int64s()[1] = 1 << 40
+	_, err := Write(fsys, "parts/bad.parquet", fx.d, fx.meta, WriteOptions{})
+	if err == nil || !strings.Contains(err.Error(), columnName(fx.meta.Columns[0].ID)) || !strings.Contains(err.Error(), "1099511627776") {
+		t.Fatalf("Write: %v", err)
+	}
+	if _, err := fsys.Stat("parts/bad.parquet"); err == nil {
+		t.Fatal("the failed part's file is left behind")
 	}
 }

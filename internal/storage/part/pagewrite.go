@@ -161,7 +161,7 @@ func (w *writer) writeChunk(sw *sealWriter, j, lo, hi int) (format.ColumnChunk, 
 		n := e - s
 		nulls, err := w.pageValues(lp, s, e)
 		if err != nil {
-			return cc, oi, err
+			return cc, oi, fmt.Errorf("column %s: %w", lp.name, err)
 		}
 		if err := w.encodeValues(lp); err != nil {
 			return cc, oi, fmt.Errorf("column %s: %w", lp.name, err)
