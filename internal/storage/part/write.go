@@ -316,11 +316,12 @@ func infoOf(md *format.FileMetaData, cols []ColumnMeta, leaf []int) Info {
 // castagnoli is the CRC-32C table (hardware-accelerated on amd64 and arm64).
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// sealWriter sits between parquet-go and the file. While blocks are written
-// it passes bytes on and folds them into one CRC per stripeSize bytes; once
-// endData is called it keeps the tail (page index, footer, trailer) in
-// memory so that seal can patch the tail's own CRC into the footer before
-// anything of it reaches the file (doc.go, "Checksums").
+// sealWriter sits between the page writer (pagewrite.go) and the file.
+// While blocks are written it passes bytes on and folds them into one CRC
+// per stripeSize bytes; once endData is called it keeps the tail (offset
+// indexes, footer, trailer) in memory so that seal can patch the tail's
+// own CRC into the footer before anything of it reaches the file (doc.go,
+// "Checksums").
 type sealWriter struct {
 	out     *bufio.Writer
 	off     int64
