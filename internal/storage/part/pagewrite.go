@@ -69,12 +69,18 @@ func (w *writer) planLeaves(schema *parquet.Schema) ([]leafPlan, error) {
 	for i := range leaves {
 		leaves[i].fixed, leaves[i].col = -1, -1
 	}
-	set := func(name string, fixed, col int, p physical) error {
+	// Everything a column is written as comes from its schema node
+	// (buildSchema): its physical type, encoding and compression.
+	set := func(name string, fixed, col int) error {
 		lc, ok := schema.Lookup(name)
 		if !ok || lc.ColumnIndex < 0 || lc.ColumnIndex >= len(leaves) {
 			return fmt.Errorf("part: schema has no column %s", name)
 		}
 		n := lc.Node
+		p := physical{kind: n.Type().Kind()}
+		if p.kind == parquet.FixedLenByteArray {
+			p.size = n.Type().Length()
+		}
 		lp := &leaves[lc.ColumnIndex]
 		*lp = leafPlan{fixed: fixed, col: col, name: name, phys: p, optional: n.Optional(), enc: n.Encoding(), codec: n.Compression()}
 		if lp.enc == nil {
@@ -93,21 +99,12 @@ func (w *writer) planLeaves(schema *parquet.Schema) ([]leafPlan, error) {
 		return nil
 	}
 	for f, name := range fixedNames {
-		p := physical{kind: parquet.Int64}
-		switch f {
-		case fSort, fOrder:
-			p.kind = parquet.ByteArray
-		case fGroup, fSeq, fState:
-			p.kind = parquet.Int32
-		case fTomb:
-			p.kind = parquet.Boolean
-		}
-		if err := set(name, f, -1, p); err != nil {
+		if err := set(name, f, -1); err != nil {
 			return nil, err
 		}
 	}
 	for c, col := range w.meta.Columns {
-		if err := set(columnName(col.ID), -1, c, w.phys[c]); err != nil {
+		if err := set(columnName(col.ID), -1, c); err != nil {
 			return nil, err
 		}
 	}
@@ -116,6 +113,9 @@ func (w *writer) planLeaves(schema *parquet.Schema) ([]leafPlan, error) {
 			return nil, fmt.Errorf("part: schema column %d has no source", i)
 		}
 	}
+	// Page headers, offset indexes and the footer are all encoded into
+	// ps.hdr by the one encoder.
+	w.ps.enc = thrift.NewEncoder(w.ps.proto.NewWriter(&w.ps.hdr))
 	return leaves, nil
 }
 
@@ -145,9 +145,6 @@ var levelCodec = rle.Encoding{BitWidth: 1}
 func (w *writer) writeChunk(sw *sealWriter, j, lo, hi int) (format.ColumnChunk, format.OffsetIndex, error) {
 	lp := &w.leaves[j]
 	ps := &w.ps
-	if ps.enc == nil {
-		ps.enc = thrift.NewEncoder(ps.proto.NewWriter(&ps.hdr))
-	}
 	cc := format.ColumnChunk{FileOffset: sw.off, MetaData: format.ColumnMetaData{
 		Type: format.Type(lp.phys.kind), Encoding: lp.encodings, PathInSchema: []string{lp.name},
 		Codec: lp.codec.CompressionCodec(), DataPageOffset: sw.off,

@@ -119,8 +119,9 @@ type writer struct {
 	d    *Data
 	meta Meta
 	opts WriteOptions
-	// phys is each table column's Parquet layout; leaves each Parquet
-	// column's plan, in column order (pagewrite.go).
+	// phys is each table column's Parquet layout (for the warmed pages,
+	// warm.go); leaves each Parquet column's plan, in column order, as
+	// the schema gives it (pagewrite.go).
 	phys   []physical
 	leaves []leafPlan
 	ps     pageScratch
