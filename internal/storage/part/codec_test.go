@@ -100,8 +100,9 @@ func TestReadBlockAllocations(t *testing.T) {
 		}
 	})
 	// Allocations are per page (parquet-go's page header and readers),
-	// never per row: a page holds at most PageRows rows.
-	pages := float64(len(all)+numFixed) * float64((20000+PageRows-1)/PageRows)
+	// never per row: a page holds at most the part's PageRows rows.
+	pr := r.Meta().PageRows
+	pages := float64(len(all)+numFixed) * float64((20000+pr-1)/pr)
 	t.Logf("%.0f allocations per block of 20000 rows and %d columns (%.4f per row, %.1f per page)",
 		allocs, len(all)+numFixed, allocs/20000, allocs/pages)
 	if allocs/pages > 10 {

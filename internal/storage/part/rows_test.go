@@ -10,14 +10,23 @@ import (
 )
 
 // TestReadRowsMatchesReadBlock reads row windows of every size and place,
-// across page boundaries, and compares them with the whole block.
+// across page boundaries, and compares them with the whole block, in a
+// delta and a current part written with their kinds' default page sizes
+// (PageRows, CurrentPageRows).
 func TestReadRowsMatchesReadBlock(t *testing.T) {
+	for _, kind := range []Kind{KindDelta, KindCurrent} {
+		t.Run(kind.String(), func(t *testing.T) { testReadRows(t, kind) })
+	}
+}
+
+func testReadRows(t *testing.T, kind Kind) {
+	pageRows := defaultPageRows(kind)
 	fs := vfs.NewMem()
 	cols := []ColumnMeta{
 		{ID: 1, Type: types.Of(types.Int64), Codec: catalog.DefaultCodec(types.Of(types.Int64))},
 		{ID: 2, Type: types.Of(types.String), Codec: catalog.DefaultCodec(types.Of(types.String))},
 	}
-	rows := 3*PageRows + 77
+	rows := 3*pageRows + 77
 	d := &Data{Sort: types.NewVector(types.Of(types.Bytes), rows), IDs: []catalog.ColumnID{1, 2},
 		Cols: []*types.Vector{types.NewVector(cols[0].Type, rows), types.NewVector(cols[1].Type, rows)}}
 	for i := 0; i < rows; i++ {
@@ -33,7 +42,7 @@ func TestReadRowsMatchesReadBlock(t *testing.T) {
 		}
 		d.Rows++
 	}
-	if _, err := Write(fs, "p", d, Meta{Table: 1, Part: 1, Kind: KindDelta, Columns: cols}, WriteOptions{BlockRows: 2*PageRows + 10}); err != nil {
+	if _, err := Write(fs, "p", d, Meta{Table: 1, Part: 1, Kind: kind, Columns: cols}, WriteOptions{BlockRows: 2*pageRows + 10}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Open(fs, "p")
@@ -41,13 +50,16 @@ func TestReadRowsMatchesReadBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	if r.Meta().PageRows != pageRows {
+		t.Fatalf("%s part written with %d-row pages, want %d", kind, r.Meta().PageRows, pageRows)
+	}
 	ids := []catalog.ColumnID{2, 1, 9}
 	var whole, part Data
 	for bi, b := range r.Blocks() {
 		if err := r.ReadBlock(bi, ids, &whole); err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range [][2]int{{0, 1}, {0, b.Rows}, {PageRows - 1, PageRows + 1}, {5, 9}, {b.Rows - 1, b.Rows}, {PageRows, 2 * PageRows}} {
+		for _, w := range [][2]int{{0, 1}, {0, b.Rows}, {pageRows - 1, pageRows + 1}, {5, 9}, {b.Rows - 1, b.Rows}, {pageRows, 2 * pageRows}} {
 			lo, hi := w[0], min(w[1], b.Rows)
 			if lo >= hi {
 				continue
@@ -85,7 +97,7 @@ func TestReadRowsMatchesReadBlock(t *testing.T) {
 			}
 			lo = hi
 		}
-		for _, k := range [][]byte{types.AppendKey(nil, types.NewInt64(-1)), append(whole.Sort.BytesAt(PageRows), 0), types.AppendKey(nil, types.NewInt64(1<<40))} {
+		for _, k := range [][]byte{types.AppendKey(nil, types.NewInt64(-1)), append(whole.Sort.BytesAt(pageRows), 0), types.AppendKey(nil, types.NewInt64(1<<40))} {
 			if gl, gh, err := r.FindKey(bi, k, &scratch); err != nil || gl != gh {
 				t.Fatalf("block %d: FindKey of an absent key = [%d, %d), %v", bi, gl, gh, err)
 			}

@@ -28,7 +28,7 @@ type WriteOptions struct {
 	BlockRows int
 	// PageRows is the rows of a page: every page but the last of a block
 	// holds exactly that many (0 = PageRows, HistoryPageRows for a
-	// KindHistory part).
+	// KindHistory part, CurrentPageRows for a KindCurrent part).
 	PageRows int
 	// Warm, if not nil, is the cache the part will be opened with: the
 	// pages lookups read of a delta or current part are built from the
@@ -80,10 +80,7 @@ func Write(fsys vfs.FS, path string, d *Data, meta Meta, opts WriteOptions) (Inf
 		w.opts.BlockRows = DefaultBlockRows
 	}
 	if w.opts.PageRows <= 0 {
-		w.opts.PageRows = PageRows
-		if meta.Kind == KindHistory {
-			w.opts.PageRows = HistoryPageRows
-		}
+		w.opts.PageRows = defaultPageRows(meta.Kind)
 	}
 	w.meta.PositionResidual = w.meta.Residual && positionsRepeat(d, w.opts.PageRows)
 	f, err := fsys.Create(path)
