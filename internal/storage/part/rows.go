@@ -212,17 +212,15 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	if err != nil {
 		return nil, nil, r.corrupt("block %d column %s: offset index: %v", blk, r.colName(t.col), err)
 	}
+	// The pages holding rows [lo, hi): p0 the last to start at or before
+	// lo, p1 the last to start before hi. Binary searches, since a
+	// block has hundreds of pages (64 Ki rows in CurrentPageRows pages)
+	// and a lookup asks this of every column it reads; an offset index
+	// whose first rows do not increase fails the checks below or the
+	// page's own.
 	np := oi.NumPages()
-	p0, p1 := -1, -1
-	for p := range np {
-		first := int(oi.FirstRowIndex(p))
-		if first <= lo {
-			p0 = p
-		}
-		if first < hi {
-			p1 = p
-		}
-	}
+	p0 := sort.Search(np, func(p int) bool { return int(oi.FirstRowIndex(p)) > lo }) - 1
+	p1 := sort.Search(np, func(p int) bool { return int(oi.FirstRowIndex(p)) >= hi }) - 1
 	rg := &r.file.Metadata().RowGroups[blk]
 	cstart, cend := chunkRange(rg, t.col)
 	if p0 < 0 || p1 < p0 {
