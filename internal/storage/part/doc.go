@@ -77,10 +77,12 @@
 // covers a page's body but not its header, and nothing covers the footer.
 // So Write adds two layers that together cover every byte of the file:
 //
-//   - Stripes: the data region is cut into 32 KiB stripes and the CRC-32C
-//     of each is kept in the part metadata. Reading a column chunk reads
-//     the whole stripes around it, checks them, and only then lets
-//     parquet-go decode pages, from that verified memory.
+//   - Stripes: the data region is cut into stripes of stripeSize (8 KiB;
+//     parts written before 2026-12-04 have 32 KiB, and readers take the
+//     size from the metadata) and the CRC-32C of each is kept in the part
+//     metadata. Reading a column chunk reads the whole stripes around it,
+//     checks them, and only then lets parquet-go decode pages, from that
+//     verified memory.
 //   - The seal: "strata.seal" is "STRATA-SEAL:", then dataEnd in 16 hex
 //     digits, then the CRC-32C of the tail in 8, computed with those 8
 //     digits written as "00000000". Write buffers the tail, computes the
