@@ -22,12 +22,13 @@ import (
 // instead of every page of every chunk.
 
 // PageRows is the most rows one data page of a delta or append part holds
-// when WriteOptions names none: small enough that a lookup decodes ~1/8 of an 8 192-row block per
-// column. It costs space and scan speed (smaller zstd frames, more page
-// headers; measured on the balances schema: 1.9 → 5.6 bytes per version,
-// AS OF scans ~30 % slower), so history parts, which lookups of current
-// rows do not read, get HistoryPageRows; current parts, which they read
-// most, get CurrentPageRows.
+// when WriteOptions names none: small enough that a lookup decodes ~1/8
+// of an 8 192-row block per column. It costs space and scan speed
+// (smaller zstd frames, more page headers; measured on the balances
+// schema: 1.9 → 5.6 bytes per version, AS OF scans ~30 % slower), so
+// history parts, which lookups of current rows do not read, get
+// HistoryPageRows; current parts, which they read most, get
+// CurrentPageRows.
 const PageRows = 1024
 
 // HistoryPageRows is the default page size of KindHistory parts.
