@@ -62,7 +62,7 @@
 //
 //	offset 0        "PAR1"
 //	                block 0: column chunk 0, column chunk 1, …   ┐ the data region,
-//	                block 1: …                                    │ CRC-32C per 32 KiB
+//	                block 1: …                                    │ CRC-32C per 8 KiB
 //	dataEnd         ─────────────────────────────────────────────┘ stripe
 //	                offset indexes (page locations)               ┐
 //	                footer (Thrift FileMetaData), whose key/value  │ the tail, one CRC-32C

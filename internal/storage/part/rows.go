@@ -70,7 +70,7 @@ type PageTrace struct {
 	// Decoded counts the page ranges read, verified and decoded (one
 	// page each, unless a key's rows crossed a page boundary), Rows the
 	// rows they held, Stored their stored (compressed) bytes and Read the
-	// bytes read and checksummed to get them (whole 32 KiB stripes).
+	// bytes read and checksummed to get them (whole stripes, Meta's size).
 	Decoded, Rows int
 	Stored, Read  int64
 	// Nanos is the wall time spent reading, verifying and decoding them.
@@ -216,9 +216,11 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// The pages holding rows [lo, hi): p0 the last to start at or before
 	// lo, p1 the last to start before hi. Binary searches, since a
 	// block has hundreds of pages (64 Ki rows in CurrentPageRows pages)
-	// and a lookup asks this of every column it reads; an offset index
-	// whose first rows do not increase fails the checks below or the
-	// page's own.
+	// and a lookup asks this of every column it reads. Whatever the
+	// index holds (the seal's CRC covers it), the search ends with page
+	// p0 starting at or before lo and p1 before hi, as the walk over
+	// every page it replaced did; the checks below and the decode's row
+	// count refuse the rest.
 	np := oi.NumPages()
 	p0 := sort.Search(np, func(p int) bool { return int(oi.FirstRowIndex(p)) > lo }) - 1
 	p1 := sort.Search(np, func(p int) bool { return int(oi.FirstRowIndex(p)) >= hi }) - 1
