@@ -224,12 +224,12 @@ func TestCacheClock(t *testing.T) {
 		t.Fatalf("page of %d bytes does not fit the test", size)
 	}
 	a, b := page(20), page(20)
-	c.put(keys[0], a)
-	c.put(keys[1], b)
+	c.put(keys[0], a, classCurrent)
+	c.put(keys[1], b, classCurrent)
 	if c.get(keys[0]) != a { // keys[0] referenced
 		t.Fatal("miss on a just-inserted page")
 	}
-	c.put(keys[2], page(20)) // must evict keys[1], not keys[0]
+	c.put(keys[2], page(20), classCurrent) // must evict keys[1], not keys[0]
 	if c.get(keys[0]) != a || c.get(keys[1]) != nil || c.get(keys[2]) == nil {
 		t.Fatal("CLOCK did not give the referenced page a second chance")
 	}
@@ -238,7 +238,7 @@ func TestCacheClock(t *testing.T) {
 	}
 	// A page bigger than a shard is not cached at all.
 	big := page(1000)
-	if got := c.put(pageKey{reader: 2}, big); got != big || c.get(pageKey{reader: 2}) != nil {
+	if got := c.put(pageKey{reader: 2}, big, classCurrent); got != big || c.get(pageKey{reader: 2}) != nil {
 		t.Fatal("an oversized page was cached")
 	}
 	var nilCache *Cache
@@ -247,6 +247,84 @@ func TestCacheClock(t *testing.T) {
 	}
 	if NewCache(0) != nil || NewCache(-1) != nil {
 		t.Fatal("a cache of no bytes is not nil")
+	}
+}
+
+// TestCacheClasses checks the split of a shard's budget between history
+// pages and the others: a class within half the budget keeps its pages
+// whatever the other puts, and a class alone may use the whole budget.
+func TestCacheClasses(t *testing.T) {
+	const perShard = 4000
+	page := func() *Data { return &Data{Commit: make([]uint64, 20)} }
+	size := pageBytes(page())
+	if 9*size > perShard || 10*size <= perShard {
+		t.Fatalf("page of %d bytes does not fit the test", size)
+	}
+	// keysOf returns n keys of reader id that land in the shard of reader
+	// 1's first key.
+	keysOf := func(c *Cache, id uint64, n int) []pageKey {
+		s0 := c.shard(pageKey{reader: 1})
+		var keys []pageKey
+		for f := uint32(0); len(keys) < n; f++ {
+			if k := (pageKey{reader: id, first: f}); c.shard(k) == s0 {
+				keys = append(keys, k)
+			}
+		}
+		return keys
+	}
+	check := func(c *Cache) *cacheShard {
+		t.Helper()
+		s := c.shard(pageKey{reader: 1})
+		if s.bytes > s.budget || s.bytes != s.clocks[0].bytes+s.clocks[1].bytes {
+			t.Fatalf("shard holds %d bytes (%d + %d), budget %d", s.bytes, s.clocks[0].bytes, s.clocks[1].bytes, s.budget)
+		}
+		return s
+	}
+
+	// Four current pages, within half the budget, survive any number of
+	// history pages, referenced or not.
+	c := NewCache(cacheShards * perShard)
+	cur, hist := keysOf(c, 1, 4), keysOf(c, 2, 40)
+	for _, k := range cur {
+		c.put(k, page(), classCurrent)
+	}
+	for _, k := range hist {
+		c.put(k, page(), classHistory)
+		c.get(k)
+	}
+	s := check(c)
+	for _, k := range cur {
+		if c.get(k) == nil {
+			t.Fatalf("current page %v evicted by history pages", k)
+		}
+	}
+	if got := s.clocks[classHistory].bytes; got != 5*size {
+		t.Fatalf("history holds %d bytes, want the 5 pages that fit beside the current ones (%d)", got, 5*size)
+	}
+
+	// History alone fills the whole budget; then current pages take
+	// history's room until they would pass half the budget themselves
+	// (four pages and a fifth would), and no further.
+	c = NewCache(cacheShards * perShard)
+	cur, hist = keysOf(c, 1, 40), keysOf(c, 2, 40)
+	for _, k := range hist {
+		c.put(k, page(), classHistory)
+	}
+	if s = check(c); s.clocks[classHistory].bytes != 9*size {
+		t.Fatalf("history alone holds %d bytes, want all 9 pages that fit (%d)", s.clocks[classHistory].bytes, 9*size)
+	}
+	for _, k := range cur {
+		c.put(k, page(), classCurrent)
+	}
+	s = check(c)
+	if h, cb := s.clocks[classHistory].bytes, s.clocks[classCurrent].bytes; h != 5*size || cb != 4*size {
+		t.Fatalf("after current puts history holds %d bytes and current %d, want 5 and 4 pages (%d, %d)", h, cb, 5*size, 4*size)
+	}
+
+	// A smaller budget evicts from the larger class first.
+	c.Lend((perShard - 2*size) * cacheShards)
+	if s = check(c); len(s.m) != 2 || s.clocks[classCurrent].bytes != size || s.clocks[classHistory].bytes != size {
+		t.Fatalf("after lending, the classes hold %d and %d bytes, want a page each", s.clocks[classCurrent].bytes, s.clocks[classHistory].bytes)
 	}
 }
 

@@ -100,7 +100,7 @@ func (r *Reader) KeepDerived(blk, slot int, v *types.Vector) *types.Vector {
 	if r.cache == nil || r.chunks.thrash.Load() {
 		return v
 	}
-	c := r.cache.put(pageKey{reader: r.id, block: uint32(blk), col: derivedCol + uint32(slot), first: chunkFirst}, &Data{Cols: []*types.Vector{v}})
+	c := r.cache.put(pageKey{reader: r.id, block: uint32(blk), col: derivedCol + uint32(slot), first: chunkFirst}, &Data{Cols: []*types.Vector{v}}, r.cacheClass())
 	return c.Cols[0]
 }
 
@@ -112,12 +112,11 @@ func (c *Cache) dropReader(id uint64) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		for j := range s.ents {
-			if e := &s.ents[j]; e.d != nil && e.key.reader == id {
-				delete(s.m, e.key)
-				s.bytes -= e.size
-				e.d, e.key = nil, pageKey{}
-				s.free = append(s.free, int32(j))
+		for cls := range s.clocks {
+			for j := range s.clocks[cls].ents {
+				if e := &s.clocks[cls].ents[j]; e.d != nil && e.key.reader == id {
+					s.drop(cls, int32(j))
+				}
 			}
 		}
 		s.mu.Unlock()
@@ -201,14 +200,14 @@ func (r *Reader) ReadBlockView(i int, fixed Fixed, cols []catalog.ColumnID, dst 
 		if missFixed&(1<<f) != 0 {
 			c := &Data{}
 			shareFixed(c, m, f)
-			shareFixed(dst, r.cache.put(pageKey{reader: r.id, block: uint32(i), col: uint32(r.fixed[f]), first: chunkFirst}, c), f)
+			shareFixed(dst, r.cache.put(pageKey{reader: r.id, block: uint32(i), col: uint32(r.fixed[f]), first: chunkFirst}, c, r.cacheClass()), f)
 			kept.Or(1 << (r.fixed[f] & 63))
 		}
 	}
 	for k, j := range missAt {
 		c := &Data{Cols: []*types.Vector{m.Cols[k]}}
 		col := r.leaf[r.colIdx[missCols[k]]]
-		dst.Cols[j] = r.cache.put(pageKey{reader: r.id, block: uint32(i), col: uint32(col), first: chunkFirst}, c).Cols[0]
+		dst.Cols[j] = r.cache.put(pageKey{reader: r.id, block: uint32(i), col: uint32(col), first: chunkFirst}, c, r.cacheClass()).Cols[0]
 		kept.Or(1 << (col & 63))
 	}
 	return nil
@@ -284,7 +283,7 @@ func (c *Cache) getChunk(k pageKey) *Data {
 	s.mu.RLock()
 	var d *Data
 	if i, ok := s.m[k]; ok {
-		e := &s.ents[i]
+		e := s.entry(i)
 		d = e.d
 		if !e.ref.Load() {
 			e.ref.Store(true)
@@ -320,7 +319,7 @@ func (c *Cache) lend(per int64) {
 		s := &c.shards[i]
 		s.mu.Lock()
 		s.budget -= per
-		s.evict(0)
+		s.evict(0, -1)
 		s.mu.Unlock()
 	}
 }

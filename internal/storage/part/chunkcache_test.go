@@ -276,14 +276,14 @@ func TestCacheLend(t *testing.T) {
 		}
 	}
 	size := pageBytes(page(20))
-	c.put(keys[0], page(20))
-	c.put(keys[1], page(20))
+	c.put(keys[0], page(20), classCurrent)
+	c.put(keys[1], page(20), classCurrent)
 	if s0.bytes != 2*size {
 		t.Fatalf("shard holds %d bytes, want %d", s0.bytes, 2*size)
 	}
 	// Lend all but room for one page: the next put keeps one page only.
 	c.Lend((1000 - size) * CacheShards)
-	c.put(keys[2], page(20))
+	c.put(keys[2], page(20), classCurrent)
 	if s0.bytes != size || c.get(keys[2]) == nil {
 		t.Fatalf("with its budget lent the shard holds %d bytes, want %d", s0.bytes, size)
 	}
@@ -293,7 +293,7 @@ func TestCacheLend(t *testing.T) {
 			t.Fatalf("shard %d's budget is %d after taking back, want 1000", i, b)
 		}
 	}
-	c.put(keys[0], page(20))
+	c.put(keys[0], page(20), classCurrent)
 	if s0.bytes != 2*size {
 		t.Fatalf("after taking back the shard holds %d bytes, want %d", s0.bytes, 2*size)
 	}

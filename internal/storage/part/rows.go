@@ -320,7 +320,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	if cached {
 		// Only a page that was verified and decoded without error gets
 		// here, so corruption is never cached.
-		d := r.cache.put(key, sc)
+		d := r.cache.put(key, sc, r.cacheClass())
 		return d, d.pageVec(t.fixed), nil
 	}
 	return sc, tv, nil

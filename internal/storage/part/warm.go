@@ -192,7 +192,7 @@ func (r *Reader) warm() {
 		if !match {
 			continue
 		}
-		r.cache.put(pageKey{reader: r.id, block: uint32(wp.block), col: uint32(wp.col), first: uint32(wp.first)}, wp.d)
+		r.cache.put(pageKey{reader: r.id, block: uint32(wp.block), col: uint32(wp.col), first: uint32(wp.first)}, wp.d, r.cacheClass())
 		warmed++
 	}
 	r.cache.warmed.Add(int64(warmed))

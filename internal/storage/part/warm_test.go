@@ -281,7 +281,7 @@ func TestWarmWithinCacheBudget(t *testing.T) {
 	full := budgets()
 	// Decoded pages of some other part fill every shard.
 	for i := range 4 * int(c.bytes/pageBytes(&Data{Group: make([]uint16, 100)})) {
-		c.put(pageKey{reader: 1 << 60, block: uint32(i)}, &Data{Group: make([]uint16, 100)})
+		c.put(pageKey{reader: 1 << 60, block: uint32(i)}, &Data{Group: make([]uint16, 100)}, classCurrent)
 	}
 	if st := c.Stats(); st.Bytes < c.bytes*9/10 {
 		t.Fatalf("the cache holds %d bytes of its %d", st.Bytes, c.bytes)
