@@ -33,7 +33,10 @@ type Options struct {
 	// lookups and repeated scans share, in bytes: 256 MiB when zero, no
 	// cache when negative. Like PostgreSQL's shared_buffers, it decides
 	// how much of a table lookups find decoded: a lookup that misses
-	// decompresses and decodes its pages (~25 µs each).
+	// decompresses and decodes its pages (~25 µs each). Pages of history
+	// (read AS OF past commits) and of current data each keep at least
+	// half of it when both are read, so neither kind of read evicts the
+	// other's working set.
 	PageCacheBytes int64
 	// WarmWrites makes flushes and merges put the pages point lookups read
 	// of the parts they write into the page cache, so that a lookup right
