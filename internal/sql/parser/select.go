@@ -283,8 +283,12 @@ func (p *parser) valueItem() ast.Expr {
 	// Nearly every item of a long VALUES list is a lone literal: one
 	// followed by a comma or the closing parenthesis is all the precedence
 	// levels of expr would return, so it skips their descent.
-	if p.tok == token.NUMBER || p.tok == token.STRING {
-		if t := p.peek(1); t == token.COMMA || t == token.RPAREN {
+	if (p.tok == token.NUMBER || p.tok == token.STRING) && len(p.ahead) == 0 {
+		// The token after the literal is scanned here rather than through
+		// peek and next, which would queue it and copy it out again: two
+		// copies of a token per value of a list of millions.
+		nx := p.scan()
+		if nx.tok == token.COMMA || nx.tok == token.RPAREN {
 			// The node primary would return, cut from a slab.
 			sp := ast.Span{Start: p.pos, Stop: p.end}
 			var e ast.Expr
@@ -297,9 +301,13 @@ func (p *parser) valueItem() ast.Expr {
 				s.Span, s.Value = sp, p.lit
 				e = s
 			}
-			p.next()
+			// What next does, the token already in hand (a comma or a
+			// parenthesis is never ILLEGAL).
+			p.prevEnd = p.end
+			p.item = nx
 			return e
 		}
+		p.ahead = append(p.ahead, nx)
 	}
 	return p.expr()
 }
