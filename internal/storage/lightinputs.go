@@ -38,7 +38,7 @@ func (c *partCursor) takeLight(key []byte, ins []keyInput) ([]keyInput, error) {
 	if err != nil || k == nil || !bytes.Equal(k, key) {
 		return ins, err
 	}
-	d := &c.d
+	d := c.d
 	for ; c.row < d.Rows && bytes.Equal(d.Sort.BytesAt(c.row), key); c.row++ {
 		i := c.row
 		if d.Commit[i] > c.n {

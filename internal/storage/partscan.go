@@ -71,7 +71,7 @@ type partCursor struct {
 	meta   *part.Meta
 	ids    []catalog.ColumnID
 	blocks []int
-	d      part.Data
+	d      *part.Data // the loaded block; set by key
 	loaded bool
 	row    int
 	rs     []KeyRange
@@ -84,6 +84,11 @@ type partCursor struct {
 	// light: takeLight may hand out light inputs (the part's blocks end
 	// at keys, so a key's rows stay loaded until it is resolved).
 	light bool
+	// pre, if not nil, decodes the cursor's blocks ahead (views, with
+	// inputFixed and ids; scanCurrent starts it). A block is handed back
+	// to it when the cursor moves past it, where it would otherwise be
+	// read over: light inputs of a key never outlive its block's turn.
+	pre *prefetcher
 }
 
 func (c *partCursor) key() ([]byte, error) {
@@ -92,12 +97,23 @@ func (c *partCursor) key() ([]byte, error) {
 			if len(c.blocks) == 0 {
 				return nil, nil
 			}
-			read := c.r.ReadBlockFixed
-			if c.view {
-				read = c.r.ReadBlockView
-			}
-			if err := read(c.blocks[0], inputFixed, c.ids, &c.d); err != nil {
-				return nil, err
+			if c.pre != nil {
+				d, err := c.pre.take(c.d)
+				if err != nil {
+					return nil, err
+				}
+				c.d = d
+			} else {
+				read := c.r.ReadBlockFixed
+				if c.view {
+					read = c.r.ReadBlockView
+				}
+				if c.d == nil {
+					c.d = &part.Data{}
+				}
+				if err := read(c.blocks[0], inputFixed, c.ids, c.d); err != nil {
+					return nil, err
+				}
 			}
 			c.blocks, c.loaded, c.row = c.blocks[1:], true, 0
 			c.rd.stats.Blocks++
@@ -119,7 +135,7 @@ func (c *partCursor) take(key []byte, ins []keyInput) ([]keyInput, error) {
 		i := c.row
 		in := keyInput{pos: version.Pos{Commit: c.d.Commit[i], Seq: c.d.Seq[i]}, tomb: c.d.Tomb[i], group: catalog.GroupID(c.d.Group[i])}
 		if !in.tomb {
-			if in.mv, err = c.rd.partVersion(&c.d, c.meta, i, key, c.lays); err != nil {
+			if in.mv, err = c.rd.partVersion(c.d, c.meta, i, key, c.lays); err != nil {
 				return ins, err
 			}
 		}

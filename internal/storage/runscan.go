@@ -452,13 +452,22 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		// inputs where the part's blocks end at keys (lightinputs.go).
 		c := &partCursor{rd: rd, r: pf.r, meta: meta, rs: s.spans, n: s.n, lays: lays, ids: rd.inputColumns(meta), view: true,
 			light: meta.KeyBlocks}
+		var refs []blockRef
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
 			if blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
 				c.blocks = append(c.blocks, bi)
+				refs = append(refs, blockRef{pf, bi, inputFixed})
 			} else {
 				rd.stats.BlocksSkipped++
 			}
+		}
+		if len(refs) > 0 && !ivSerial {
+			// Each newer part's blocks are decoded ahead too: right after
+			// an ingest, decoding them is as much of the read as
+			// resolving the keys they touch.
+			c.pre = prefetch(refs, c.ids)
+			defer c.pre.close()
 		}
 		newer = append(newer, c)
 	}
@@ -550,101 +559,98 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	var starts, startsBuf []uint64 // the loaded block's key starts (keyStarts)
 	d := &part.Data{}
 	s.srcs = [2]*part.Data{d, nil}
-	fixed := part.FixSort | part.FixGroup | part.FixCommit
-	for _, pf := range s.rs.cur {
+	// The run's blocks, each read with what its rows are rebuilt from as
+	// inputs (resolve) when a newer source may hold one of its keys.
+	blocks := s.curBlocks(sd)
+	var pre *prefetcher
+	if len(blocks) >= prefetchMin && !ivSerial {
+		// Decoded a block ahead on a goroutine of their own, as interval
+		// reads do: right after an ingest, resolving the keys the newer
+		// sources touch (their blocks decoded, the rules run) takes this
+		// goroutine as long as decoding the run does.
+		pre = prefetch(blocks, s.fp.ids)
+		defer pre.close()
+	}
+	for _, ref := range blocks {
+		pf, bi := ref.pf, ref.bi
 		meta := pf.r.Meta()
-		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
-			rd.stats.PartsSkipped++
-			continue
+		inputs := ref.fixed&part.FixOrder != 0
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		rd.stats.Parts++
-		for bi := range pf.r.Blocks() {
-			b := &pf.r.Blocks()[bi]
-			if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
-				rd.stats.BlocksSkipped++
-				continue
-			}
-			if err := ctx.Err(); err != nil {
+		if err := s.materialize(); err != nil {
+			return err
+		}
+		if pre != nil {
+			var err error
+			if d, err = pre.take(d); err != nil {
 				return err
 			}
-			if err := s.materialize(); err != nil {
-				return err
+			s.srcs[0] = d
+		} else if err := pf.r.ReadBlockView(bi, ref.fixed, s.fp.ids, d); err != nil {
+			return err
+		}
+		if err := s.blockKeys(0, pf, bi, d); err != nil {
+			return err
+		}
+		if !single {
+			starts = keyStarts(pf, bi, d, startsBuf)
+			if !d.Shared() {
+				startsBuf = starts
 			}
-			// A block that may hold a touched key is read with what its
-			// rows are rebuilt from as inputs (resolve).
-			t, err := touched()
-			if err != nil {
-				return err
-			}
-			f, inputs := fixed, t != nil && bytes.Compare(t, b.MaxSort) <= 0
-			if inputs {
-				f |= inputFixed
-			}
-			if err := pf.r.ReadBlockView(bi, f, s.fp.ids, d); err != nil {
-				return err
-			}
-			if err := s.blockKeys(0, pf, bi, d); err != nil {
-				return err
-			}
-			if !single {
-				starts = keyStarts(pf, bi, d, startsBuf)
-				if !d.Shared() {
-					startsBuf = starts
+		}
+		rd.stats.Blocks++
+		for _, sp := range s.spans {
+			lo, hi := spanOf(d, sp)
+			for i := lo; i < hi; {
+				t, err := touched()
+				if err != nil {
+					return err
 				}
-			}
-			rd.stats.Blocks++
-			for _, sp := range s.spans {
-				lo, hi := spanOf(d, sp)
-				for i := lo; i < hi; {
-					t, err := touched()
-					if err != nil {
-						return err
-					}
-					if t != nil {
-						if c := bytes.Compare(t, d.Sort.BytesAt(i)); c <= 0 {
-							// Every row of a key is in one block
-							// (KeyBlocks), and the rows before i are of
-							// smaller keys: t's run rows are [i, j).
-							j := i
-							for c == 0 && j < hi && bytes.Equal(d.Sort.BytesAt(j), t) {
-								j++
-							}
-							if err := resolve(t, curRows{d: d, meta: meta, pf: pf, bi: bi, lo: i, hi: j, known: inputs || c < 0}); err != nil {
-								return err
-							}
-							i = j
-							continue
+				if t != nil {
+					if c := bytes.Compare(t, d.Sort.BytesAt(i)); c <= 0 {
+						// Every row of a key is in one block
+						// (KeyBlocks), and the rows before i are of
+						// smaller keys: t's run rows are [i, j).
+						j := i
+						for c == 0 && j < hi && bytes.Equal(d.Sort.BytesAt(j), t) {
+							j++
 						}
+						if err := resolve(t, curRows{d: d, meta: meta, pf: pf, bi: bi, lo: i, hi: j, known: inputs || c < 0}); err != nil {
+							return err
+						}
+						i = j
+						continue
 					}
-					j := hi
-					if t != nil {
-						j = i + sort.Search(hi-i, func(k int) bool { return bytes.Compare(d.Sort.BytesAt(i+k), t) >= 0 })
-					}
-					// Stream rows [i, j): no newer source touches them.
-					for i < j {
-						room := s.room()
-						if single {
-							end := min(j, i+room)
-							for k := i; k < end; k++ {
-								s.addRow(int32(k))
+				}
+				j := hi
+				if t != nil {
+					j = i + sort.Search(hi-i, func(k int) bool { return bytes.Compare(d.Sort.BytesAt(i+k), t) >= 0 })
+				}
+				// Stream rows [i, j): no newer source touches them.
+				for i < j {
+					room := s.room()
+					if single {
+						end := min(j, i+room)
+						for k := i; k < end; k++ {
+							s.addRow(int32(k))
+							s.setGroup(d, k, int32(k))
+						}
+						i = end
+					} else {
+						for ; i < j && room > 0; room-- {
+							s.addRow(int32(i))
+							s.setGroup(d, i, int32(i))
+							k := i + 1
+							for ; k < j && starts[k>>6]&(1<<(uint(k)&63)) == 0; k++ {
 								s.setGroup(d, k, int32(k))
 							}
-							i = end
-						} else {
-							for ; i < j && room > 0; room-- {
-								s.addRow(int32(i))
-								s.setGroup(d, i, int32(i))
-								k := i + 1
-								for ; k < j && starts[k>>6]&(1<<(uint(k)&63)) == 0; k++ {
-									s.setGroup(d, k, int32(k))
-								}
-								i = k
-							}
+							i = k
 						}
-						if s.room() == 0 {
-							if err := s.materialize(); err != nil {
-								return err
-							}
+					}
+					if s.room() == 0 {
+						if err := s.materialize(); err != nil {
+							return err
 						}
 					}
 				}
@@ -664,6 +670,73 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			return err
 		}
 	}
+}
+
+// curBlocks returns the blocks of the current run scanCurrent reads, in
+// key order, each with the fixed columns to read it with: a key's inputs
+// (inputFixed) where the newer sources' keys may fall in the block's key
+// range, which is told from their bounds before any is read, so that the
+// blocks can be decoded ahead. It counts the parts and blocks skipped.
+func (s *runScan) curBlocks(sd *shardData) []blockRef {
+	rd := s.rd
+	lo, hi, newer := s.newerBounds(sd)
+	var out []blockRef
+	for _, pf := range s.rs.cur {
+		meta := pf.r.Meta()
+		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
+			rd.stats.PartsSkipped++
+			continue
+		}
+		rd.stats.Parts++
+		for bi := range pf.r.Blocks() {
+			b := &pf.r.Blocks()[bi]
+			if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
+				rd.stats.BlocksSkipped++
+				continue
+			}
+			f := part.FixSort | part.FixGroup | part.FixCommit
+			if newer && bytes.Compare(lo, b.MaxSort) <= 0 && bytes.Compare(b.MinSort, hi) <= 0 {
+				f |= inputFixed
+			}
+			out = append(out, blockRef{pf, bi, f})
+		}
+	}
+	return out
+}
+
+// newerBounds returns the smallest and largest key the sources newer than
+// the run may hold (the newer parts' key bounds, the memtables' first and
+// last keys), and false if none holds any. A key a memtable gains later
+// is of a commit past the read's.
+func (s *runScan) newerBounds(sd *shardData) (lo, hi []byte, ok bool) {
+	add := func(min, max []byte) {
+		if !ok || bytes.Compare(min, lo) < 0 {
+			lo = min
+		}
+		if !ok || bytes.Compare(max, hi) > 0 {
+			hi = max
+		}
+		ok = true
+	}
+	for _, pf := range s.rs.newer {
+		m := pf.r.Meta()
+		add(m.MinSort, m.MaxSort)
+	}
+	mems := []*keyedMem{sd.keyed}
+	if sd.frozen != nil {
+		mems = append(mems, sd.frozen.keyed)
+	}
+	for _, m := range mems {
+		if m == nil {
+			continue
+		}
+		m.mu.RLock()
+		if first := m.list.first(); first != nil {
+			add(first.key, m.list.last().key)
+		}
+		m.mu.RUnlock()
+	}
+	return lo, hi, ok
 }
 
 // touchCounts counts the touched keys resolveFull resolved without and
@@ -871,10 +944,12 @@ type ivStream struct {
 	pre    *prefetcher
 }
 
-// blockRef names one block of one part.
+// blockRef names one block of one part, and the fixed columns it is read
+// with.
 type blockRef struct {
-	pf *partFile
-	bi int
+	pf    *partFile
+	bi    int
+	fixed part.Fixed
 }
 
 // ivFixed are the fixed columns an interval read decodes.
@@ -898,7 +973,7 @@ func newIvStream(s *runScan, parts []*partFile, d *part.Data, all bool, src int)
 				rd.stats.BlocksSkipped++
 				continue
 			}
-			st.blocks = append(st.blocks, blockRef{pf, bi})
+			st.blocks = append(st.blocks, blockRef{pf, bi, ivFixed})
 		}
 	}
 	return st
@@ -933,7 +1008,7 @@ func (st *ivStream) head() ([]byte, error) {
 			}
 			st.d = d
 			s.srcs[st.src] = d
-		} else if err := ref.pf.r.ReadBlockView(ref.bi, ivFixed, s.fp.ids, st.d); err != nil {
+		} else if err := ref.pf.r.ReadBlockView(ref.bi, ref.fixed, s.fp.ids, st.d); err != nil {
 			return nil, err
 		}
 		if err := s.blockKeys(st.src, ref.pf, ref.bi, st.d); err != nil {
@@ -968,11 +1043,14 @@ const prefetchMin = 2
 
 // startPrefetch starts decoding st's blocks ahead of it, with the columns
 // ids.
-func (st *ivStream) startPrefetch(ids []catalog.ColumnID) {
+func (st *ivStream) startPrefetch(ids []catalog.ColumnID) { st.pre = prefetch(st.blocks, ids) }
+
+// prefetch starts decoding blocks, in order, each with its fixed columns
+// and the columns ids, on a goroutine of its own.
+func prefetch(blocks []blockRef, ids []catalog.ColumnID) *prefetcher {
 	p := &prefetcher{out: make(chan fetched, 1), free: make(chan *part.Data, 3), stop: make(chan struct{}), done: make(chan struct{})}
 	p.free <- &part.Data{}
 	p.free <- &part.Data{}
-	blocks := st.blocks
 	go func() {
 		defer close(p.done)
 		for _, ref := range blocks {
@@ -982,7 +1060,7 @@ func (st *ivStream) startPrefetch(ids []catalog.ColumnID) {
 			case <-p.stop:
 				return
 			}
-			err := ref.pf.r.ReadBlockView(ref.bi, ivFixed, ids, d)
+			err := ref.pf.r.ReadBlockView(ref.bi, ref.fixed, ids, d)
 			select {
 			case p.out <- fetched{d, err}:
 			case <-p.stop:
@@ -993,12 +1071,14 @@ func (st *ivStream) startPrefetch(ids []catalog.ColumnID) {
 			}
 		}
 	}()
-	st.pre = p
+	return p
 }
 
 // take hands back the block the scan is done with and returns the next.
 func (p *prefetcher) take(old *part.Data) (*part.Data, error) {
-	p.free <- old // never blocks: at most three Data exist
+	if old != nil {
+		p.free <- old // never blocks: at most three Data exist
+	}
 	f := <-p.out
 	return f.d, f.err
 }
@@ -1084,8 +1164,9 @@ func (s *runScan) scanInterval(ctx context.Context, sd *shardData) error {
 	}
 }
 
-// ivSerial, set by tests, turns the prefetchers off, so that both ways of
-// reading blocks are compared with the general path.
+// ivSerial, set by tests, turns the prefetchers off (interval reads' and
+// scanCurrent's), so that both ways of reading blocks are compared with
+// the general path.
 var ivSerial bool
 
 // takeKey adds the winning rows of key, which starts at the stream's row,

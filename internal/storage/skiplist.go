@@ -306,3 +306,18 @@ func (e *keyEntry) towerOf(h int, slab *[]*keyEntry) []*keyEntry {
 
 // first returns the smallest entry, nil when empty.
 func (s *skiplist) first() *keyEntry { return s.head.next[0] }
+
+// last returns the entry of the largest key, nil if the list is empty:
+// down the towers from the head, as far right as each level goes.
+func (s *skiplist) last() *keyEntry {
+	e := &s.head
+	for h := s.height - 1; h >= 0; h-- {
+		for e.next[h] != nil {
+			e = e.next[h]
+		}
+	}
+	if e == &s.head {
+		return nil
+	}
+	return e
+}

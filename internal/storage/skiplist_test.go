@@ -23,6 +23,9 @@ import (
 func TestSkiplistSeekAfter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := newSkiplist(0)
+	if s.last() != nil || s.first() != nil {
+		t.Fatal("an empty list has a first or last entry")
+	}
 	var all [][]byte
 	for round := range 50 {
 		var run [][]byte
@@ -53,6 +56,11 @@ func TestSkiplistSeekAfter(t *testing.T) {
 			}
 			s.insert(&keyEntry{key: k}, &prev)
 			all = append(all, k)
+		}
+		// last is the largest key inserted so far (scanCurrent bounds
+		// the memtables' keys with first and last).
+		if mx := slices.MaxFunc(all, bytes.Compare); !bytes.Equal(s.last().key, mx) {
+			t.Fatalf("round %d: last() = %q, want %q", round, s.last().key, mx)
 		}
 	}
 	slices.SortFunc(all, bytes.Compare)
