@@ -483,35 +483,35 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		touchedHistory.Add(counts.withHist)
 		touchedRepeats.Add(counts.repeats)
 	}()
+	// The newer sources by their next key, smallest first: a touched key
+	// is found and its sources taken from without asking every source
+	// (a dozen delta parts right after an ingest at medium scale, where
+	// asking each for its key for every touched key was a third of the
+	// scan goroutine's time).
+	heads, err := newSourceHeap(newer)
+	if err != nil {
+		return err
+	}
 	// touched returns the next key a newer source holds, nil when none.
 	touched := func() ([]byte, error) {
-		var min []byte
-		for _, src := range newer {
-			k, err := src.key()
-			if err != nil {
-				return nil, err
-			}
-			if k != nil && (min == nil || bytes.Compare(k, min) < 0) {
-				min = k
-			}
-		}
-		if min == nil {
+		m := heads.min()
+		if m == nil {
 			return nil, nil
 		}
-		tbuf = append(tbuf[:0], min...)
+		tbuf = append(tbuf[:0], m...)
 		return tbuf, nil
 	}
+	var taken []sourceHead
 	// resolve emits key from its inputs: its current-run rows (rows
 	// [cur.lo, cur.hi) of the streamed block cur.d when cur.known, so that
 	// block is not decoded a second time; else read by seekCur), then
 	// those of the newer sources. They are resolved light first
 	// (resolveLight: no payloads); only a key whose versions tie on their
 	// ordering values is resolved again with them (resolveFull).
-	resolve := func(key []byte, cur curRows) error {
+	resolve := func(key []byte, cur curRows) (err error) {
 		if err := s.materialize(); err != nil {
 			return err
 		}
-		var err error
 		ins = ins[:0]
 		if cur.known {
 			d := cur.d
@@ -527,7 +527,11 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 			return err
 		}
 		nCur := len(ins)
-		for _, src := range newer {
+		// The sources holding key, which move on past it only once it is
+		// resolved: a light input is a slice of its source's loaded block.
+		taken = heads.popAt(key, taken[:0])
+		for _, th := range taken {
+			src := th.src
 			if c, ok := src.(*partCursor); ok && c.light {
 				ins, err = c.takeLight(key, ins)
 			} else {
@@ -537,6 +541,11 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 				return err
 			}
 		}
+		defer func() {
+			if err == nil {
+				err = heads.pushAll(taken)
+			}
+		}()
 		// Every current-run row precedes every newer one, so sorting
 		// keeps them in front.
 		sortInputs(ins)
@@ -737,6 +746,152 @@ func (s *runScan) newerBounds(sd *shardData) (lo, hi []byte, ok bool) {
 		m.mu.RUnlock()
 	}
 	return lo, hi, ok
+}
+
+// sourceHeap is a min-heap of sources by their next key. With few sources
+// it is a plain list searched in full instead (linear): right after a
+// burst every key is in most of a few sources, and a key's sources then
+// cost fewer comparisons taken off a list than sifted through a heap.
+type sourceHeap struct {
+	h      []sourceHead
+	linear bool
+}
+
+// linearSources is the most sources a sourceHeap keeps as a list.
+const linearSources = 4
+
+// min returns the smallest next key, nil if no source holds one.
+func (sh *sourceHeap) min() []byte {
+	if len(sh.h) == 0 {
+		return nil
+	}
+	if !sh.linear {
+		return sh.h[0].key
+	}
+	m := sh.h[0].key
+	for _, x := range sh.h[1:] {
+		if bytes.Compare(x.key, m) < 0 {
+			m = x.key
+		}
+	}
+	return m
+}
+
+// sourceHead is a source, its place among the sources (their commit
+// order) and its next key, a slice of the source's own memory that stays
+// valid until the source moves on.
+type sourceHead struct {
+	key []byte
+	src source
+	at  int
+}
+
+// newSourceHeap returns the sources, given in commit order, that hold a
+// key, by their next key.
+func newSourceHeap(srcs []source) (*sourceHeap, error) {
+	sh := &sourceHeap{linear: true}
+	for i, src := range srcs {
+		if err := sh.push(sourceHead{src: src, at: i}); err != nil {
+			return nil, err
+		}
+	}
+	// Sources that hold nothing (an empty memtable) do not count.
+	if len(sh.h) > linearSources {
+		sh.linear = false
+		for i := len(sh.h)/2 - 1; i >= 0; i-- {
+			sh.down(i)
+		}
+	}
+	return sh, nil
+}
+
+// push adds src if its next key is not nil.
+func (sh *sourceHeap) push(src sourceHead) error {
+	k, err := src.src.key()
+	if err != nil || k == nil {
+		return err
+	}
+	src.key = k
+	sh.h = append(sh.h, src)
+	if !sh.linear {
+		sh.up(len(sh.h) - 1)
+	}
+	return nil
+}
+
+// pushAll adds back the sources popAt took, moved on.
+func (sh *sourceHeap) pushAll(srcs []sourceHead) error {
+	for _, src := range srcs {
+		if err := sh.push(src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// popAt removes the sources whose next key is key, appending them to out
+// in commit order, so that their inputs come out nearly sorted.
+func (sh *sourceHeap) popAt(key []byte, out []sourceHead) []sourceHead {
+	if sh.linear {
+		keep := sh.h[:0]
+		for _, x := range sh.h {
+			if bytes.Equal(x.key, key) {
+				out = insertAt(out, x)
+			} else {
+				keep = append(keep, x)
+			}
+		}
+		clear(sh.h[len(keep):])
+		sh.h = keep
+		return out
+	}
+	for len(sh.h) > 0 && bytes.Equal(sh.h[0].key, key) {
+		out = insertAt(out, sh.h[0])
+		last := len(sh.h) - 1
+		sh.h[0] = sh.h[last]
+		sh.h[last] = sourceHead{}
+		sh.h = sh.h[:last]
+		sh.down(0)
+	}
+	return out
+}
+
+// insertAt appends x to out, which is in commit order, keeping it so.
+func insertAt(out []sourceHead, x sourceHead) []sourceHead {
+	out = append(out, x)
+	for i := len(out) - 1; i > 0 && out[i].at < out[i-1].at; i-- {
+		out[i], out[i-1] = out[i-1], out[i]
+	}
+	return out
+}
+
+func (sh *sourceHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if bytes.Compare(sh.h[i].key, sh.h[p].key) >= 0 {
+			return
+		}
+		sh.h[i], sh.h[p] = sh.h[p], sh.h[i]
+		i = p
+	}
+}
+
+func (sh *sourceHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(sh.h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(sh.h) && bytes.Compare(sh.h[r].key, sh.h[l].key) < 0 {
+			m = r
+		}
+		if bytes.Compare(sh.h[m].key, sh.h[i].key) >= 0 {
+			return
+		}
+		sh.h[i], sh.h[m] = sh.h[m], sh.h[i]
+		i = m
+	}
 }
 
 // touchCounts counts the touched keys resolveFull resolved without and
