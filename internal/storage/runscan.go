@@ -687,10 +687,23 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 // range, which is told from their bounds before any is read, so that the
 // blocks can be decoded ahead. It counts the parts and blocks skipped.
 func (s *runScan) curBlocks(sd *shardData) []blockRef {
-	rd := s.rd
 	lo, hi, newer := s.newerBounds(sd)
+	return s.wantedBlocks(s.rs.cur, func(b *part.BlockInfo) part.Fixed {
+		f := part.FixSort | part.FixGroup | part.FixCommit
+		if newer && bytes.Compare(lo, b.MaxSort) <= 0 && bytes.Compare(b.MinSort, hi) <= 0 {
+			f |= inputFixed
+		}
+		return f
+	})
+}
+
+// wantedBlocks returns the blocks of parts the read wants (by commit and
+// key range), in order, each with the fixed columns fixed gives it. It
+// counts the parts and blocks skipped.
+func (s *runScan) wantedBlocks(parts []*partFile, fixed func(*part.BlockInfo) part.Fixed) []blockRef {
+	rd := s.rd
 	var out []blockRef
-	for _, pf := range s.rs.cur {
+	for _, pf := range parts {
 		meta := pf.r.Meta()
 		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
 			rd.stats.PartsSkipped++
@@ -703,11 +716,7 @@ func (s *runScan) curBlocks(sd *shardData) []blockRef {
 				rd.stats.BlocksSkipped++
 				continue
 			}
-			f := part.FixSort | part.FixGroup | part.FixCommit
-			if newer && bytes.Compare(lo, b.MaxSort) <= 0 && bytes.Compare(b.MinSort, hi) <= 0 {
-				f |= inputFixed
-			}
-			out = append(out, blockRef{pf, bi, f})
+			out = append(out, blockRef{pf, bi, fixed(b)})
 		}
 	}
 	return out
@@ -1114,23 +1123,7 @@ const ivFixed = part.FixSort | part.FixGroup | part.FixCommit | part.FixWonAt | 
 // spans must decode, counting the parts and blocks it skips.
 func newIvStream(s *runScan, parts []*partFile, d *part.Data, all bool, src int) *ivStream {
 	st := &ivStream{s: s, d: d, all: all, src: src}
-	rd := s.rd
-	for _, pf := range parts {
-		meta := pf.r.Meta()
-		if !blockWanted(meta.MinCommit, s.n, meta.Overlaps, s.spans) {
-			rd.stats.PartsSkipped++
-			continue
-		}
-		rd.stats.Parts++
-		for bi := range pf.r.Blocks() {
-			b := &pf.r.Blocks()[bi]
-			if !blockWanted(b.MinCommit, s.n, b.Overlaps, s.spans) {
-				rd.stats.BlocksSkipped++
-				continue
-			}
-			st.blocks = append(st.blocks, blockRef{pf, bi, ivFixed})
-		}
-	}
+	st.blocks = s.wantedBlocks(parts, func(*part.BlockInfo) part.Fixed { return ivFixed })
 	return st
 }
 
