@@ -508,10 +508,11 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	// those of the newer sources. They are resolved light first
 	// (resolveLight: no payloads); only a key whose versions tie on their
 	// ordering values is resolved again with them (resolveFull).
-	resolve := func(key []byte, cur curRows) (err error) {
+	resolve := func(key []byte, cur curRows) error {
 		if err := s.materialize(); err != nil {
 			return err
 		}
+		var err error
 		ins = ins[:0]
 		if cur.known {
 			d := cur.d
@@ -541,11 +542,6 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 				return err
 			}
 		}
-		defer func() {
-			if err == nil {
-				err = heads.pushAll(taken)
-			}
-		}()
 		// Every current-run row precedes every newer one, so sorting
 		// keeps them in front.
 		sortInputs(ins)
@@ -556,6 +552,10 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 		if ok {
 			alone++
 		} else if err := s.resolveFull(key, ins, cur, nCur, !cur.known, lays, histSeek, &counts); err != nil {
+			return err
+		}
+		// Resolved: its sources move on.
+		if err := heads.pushAll(taken); err != nil {
 			return err
 		}
 		if rd.full() {
