@@ -583,7 +583,7 @@ func (s *runScan) scanCurrent(ctx context.Context, sd *shardData) error {
 	for _, ref := range blocks {
 		pf, bi := ref.pf, ref.bi
 		meta := pf.r.Meta()
-		inputs := ref.fixed&part.FixOrder != 0
+		inputs := ref.fixed&part.FixOrder != 0 // read with its keys' inputs (curBlocks)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -724,8 +724,10 @@ func (s *runScan) wantedBlocks(parts []*partFile, fixed func(*part.BlockInfo) pa
 
 // newerBounds returns the smallest and largest key the sources newer than
 // the run may hold (the newer parts' key bounds, the memtables' first and
-// last keys), and false if none holds any. A key a memtable gains later
-// is of a commit past the read's.
+// last keys, their new keys linked first), and false if none holds any.
+// A key a memtable gains later is of a commit past the read's. Bounds
+// too narrow would cost speed, not answers: a touched key in a block read
+// without inputs is read again by seekCur (curRows.known false).
 func (s *runScan) newerBounds(sd *shardData) (lo, hi []byte, ok bool) {
 	add := func(min, max []byte) {
 		if !ok || bytes.Compare(min, lo) < 0 {
@@ -748,6 +750,7 @@ func (s *runScan) newerBounds(sd *shardData) (lo, hi []byte, ok bool) {
 		if m == nil {
 			continue
 		}
+		m.ordered()
 		m.mu.RLock()
 		if first := m.list.first(); first != nil {
 			add(first.key, m.list.last().key)

@@ -206,3 +206,33 @@ UNION ALL
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestValuesLiteralTokens covers what follows a literal of a VALUES list,
+// which valueItem scans itself: an error there names the token and its
+// place, an unterminated string after a literal is reported as such, and
+// a literal that begins an expression parses as the expression.
+func TestValuesLiteralTokens(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"INSERT INTO t VALUES (1 2)", `syntax error at or near "2" (line 1, column 25)`},
+		{"INSERT INTO t VALUES (1, 'a' @)", `syntax error at or near "@" (line 1, column 30)`},
+		{"INSERT INTO t VALUES (1, 2 'abc", `unterminated quoted string at or near "'abc" (line 1, column 28)`},
+		{"INSERT INTO t VALUES (1,", `syntax error at end of input (line 1, column 25)`},
+	} {
+		if _, err := Parse(c.sql); err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v, want %s", c.sql, err, c.want)
+		}
+	}
+	s, err := Parse("INSERT INTO t VALUES (1 + 2, 'a' || 'b', 3)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := s.(*ast.InsertStmt).Source.Body.(*ast.Values).Rows[0]
+	if len(row.Items) != 3 {
+		t.Fatalf("%d items", len(row.Items))
+	}
+	for i, want := range []string{"*ast.BinaryExpr", "*ast.BinaryExpr", "*ast.NumberLit"} {
+		if got := fmt.Sprintf("%T", row.Items[i]); got != want {
+			t.Errorf("item %d is %s, want %s", i, got, want)
+		}
+	}
+}
