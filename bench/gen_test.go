@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tiny is a scale for tests: the same shares as the real ones.
@@ -252,5 +254,42 @@ func TestStopInterrupted(t *testing.T) {
 	}
 	if _, ok := rep.Unavailable["postgres"]; ok {
 		t.Fatal("a finished system was marked as not measured")
+	}
+}
+
+// TestAppendStamp: the rows' timestamps are the text time.Format writes,
+// over leap days, century years, the epoch and a random spread.
+func TestAppendStamp(t *testing.T) {
+	const layout = "2006-01-02 15:04:05.000"
+	ms := []int64{0, 1, 999, 86_399_999, 86_400_000, baseMillis}
+	for _, d := range []string{"2000-02-29", "2000-03-01", "1999-12-31", "2100-02-28", "2100-03-01", "2024-02-29", "9999-12-31"} {
+		at, err := time.Parse("2006-01-02", d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, at.UnixMilli(), at.UnixMilli()-1, at.UnixMilli()+86_399_999)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		ms = append(ms, r.Int64N(253_402_300_800_000)) // to the end of 9999
+	}
+	for _, m := range ms {
+		if got, want := string(appendStamp(nil, m)), time.UnixMilli(m).UTC().Format(layout); got != want {
+			t.Fatalf("appendStamp(%d) = %s, time.Format writes %s", m, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendStamp(b *testing.B) {
+	buf := make([]byte, 0, 32)
+	for i := range b.N {
+		buf = appendStamp(buf[:0], baseMillis+int64(i)*1001)
+	}
+}
+
+func BenchmarkTimeFormat(b *testing.B) {
+	buf := make([]byte, 0, 32)
+	for i := range b.N {
+		buf = time.UnixMilli(baseMillis+int64(i)*1001).UTC().AppendFormat(buf[:0], "2006-01-02 15:04:05.000")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // pageCacheBytes is Strata's page cache in both its forms, the memory
@@ -120,7 +119,54 @@ func dirBytes(dir string) (int64, error) {
 // Literal rows. Every system gets the same text for the same row, except
 // for the history's extra commit_seq column.
 
-var timeLayout = "2006-01-02 15:04:05.000"
+// appendStamp appends the instant ms milliseconds after the epoch as
+// "2006-01-02 15:04:05.000" in UTC, for ms ≥ 0. It is time.Format's text
+// (TestAppendStamp compares them) at 44 ns against 112 ns (BenchmarkAppendStamp,
+// BenchmarkTimeFormat): the timestamp is written for
+// every row inside the timed ingest loop, for every system alike.
+func appendStamp(b []byte, ms int64) []byte {
+	days, rem := ms/86_400_000, ms%86_400_000
+	// The civil date of a day count (the proleptic Gregorian calendar in
+	// 400-year eras, March-based years so that the leap day ends a year).
+	z := days + 719_468
+	era := z / 146_097
+	doe := z - era*146_097
+	yoe := (doe - doe/1460 + doe/36_524 - doe/146_096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if m > 12 {
+		m -= 12
+	}
+	y := yoe + era*400
+	if m <= 2 {
+		y++
+	}
+	b = appendDigits(b, y, 4)
+	b = append(b, '-')
+	b = appendDigits(b, m, 2)
+	b = append(b, '-')
+	b = appendDigits(b, d, 2)
+	b = append(b, ' ')
+	b = appendDigits(b, rem/3_600_000, 2)
+	b = append(b, ':')
+	b = appendDigits(b, rem/60_000%60, 2)
+	b = append(b, ':')
+	b = appendDigits(b, rem/1000%60, 2)
+	b = append(b, '.')
+	return appendDigits(b, rem%1000, 3)
+}
+
+// appendDigits appends v ≥ 0 in decimal, zero-padded to n digits.
+func appendDigits(b []byte, v int64, n int) []byte {
+	b = append(b, "0000"[:n]...)
+	for i := len(b) - 1; i >= len(b)-n; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
+}
 
 // appendRow appends "(chain, 'address', 'token', amount, 'updated_at',
 // balance_index, balance_version, transfer_count, 'last_transfer_at',
@@ -137,7 +183,7 @@ func appendRow(b []byte, seed uint64, r *Row) []byte {
 	b = appendUint(b, r.Amount)
 	b = append(b, ", '"...)
 	at := len(b)
-	b = time.UnixMilli(r.UpdatedMs).UTC().AppendFormat(b, timeLayout)
+	b = appendStamp(b, r.UpdatedMs)
 	stamp := b[at:]
 	b = append(b, "', "...)
 	b = appendUint(b, r.Index)

@@ -150,17 +150,31 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 
 // appendLiteral appends e to vec if e is a literal that needs no
 // evaluation to be a value of vec's type, and reports whether it did: a
-// string literal for a STRING column, or an unsigned integer literal for an
-// integer column whose range holds it. Everything else, including every
-// value out of range, takes evalConst and types.Cast, which judge it.
+// string literal for a STRING column or for one of a type its text parses
+// as (a DATETIME64 given as '2024-01-02 03:04:05'), or an unsigned integer
+// literal for an integer column whose range holds it. Everything else,
+// including every value out of range, takes evalConst and types.Cast,
+// which judge it.
 func appendLiteral(vec *types.Vector, e ast.Expr) bool {
 	t := vec.Type()
 	switch x := e.(type) {
 	case *ast.StringLit:
-		if t != stringType {
+		if t == stringType {
+			vec.AppendString(x.Value)
+			return true
+		}
+		if t.Kind == types.String {
+			return false // a bounded STRING(n): castToString judges the length
+		}
+		// A quoted timestamp, date, UUID or number for a column of that
+		// type: what types.Cast does with a STRING value, without building
+		// one first. A value that does not parse takes the general path,
+		// which reports it.
+		v, err := types.ParseText(t, x.Value)
+		if err != nil || v.IsNull() {
 			return false
 		}
-		vec.AppendString(x.Value)
+		vec.Append(v)
 		return true
 	case *ast.NumberLit:
 		k := t.Kind
