@@ -130,8 +130,12 @@ func (x *strataPG) Ingest(ctx context.Context, rows []Row, _ int) (uint64, error
 	return c, nil
 }
 
-// Settle has no SQL form: merges are the embedded system's measure.
-func (x *strataPG) Settle(context.Context) (bool, error) { return false, nil }
+// Settle runs CHECKPOINT: the server flushes and runs its due merges
+// before it returns, as the embedded system's MergeNow does.
+func (x *strataPG) Settle(ctx context.Context) (bool, error) {
+	_, err := x.db.ExecContext(ctx, "CHECKPOINT")
+	return true, err
+}
 
 func (x *strataPG) Bytes(context.Context) (int64, error) { return dirBytes(x.data) }
 

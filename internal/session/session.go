@@ -243,6 +243,8 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		return st.describe(n)
 	case *ast.ShowCreateTableStmt:
 		return st.showCreate(n)
+	case *ast.CheckpointStmt:
+		return s.checkpoint(ctx)
 	case *ast.CreateTransformationStmt, *ast.SyncTransformationsStmt:
 		return nil, sqlerr.NotSupported(stmt.Pos(), "transformations are not supported yet")
 	}

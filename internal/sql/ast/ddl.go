@@ -262,6 +262,12 @@ type SyncTransformationsStmt struct {
 	Span
 }
 
+// CheckpointStmt is CHECKPOINT: flush every memtable and run the merges
+// the compaction policy has due, returning once they are done.
+type CheckpointStmt struct {
+	Span
+}
+
 // CreateUserStmt is CREATE USER Name [WITH] PASSWORD 'secret'.
 type CreateUserStmt struct {
 	Span

@@ -145,6 +145,8 @@ func (p *printer) stmt(s Stmt) {
 		p.selectStmt(s.Query)
 	case *SyncTransformationsStmt:
 		p.str("SYNC TRANSFORMATIONS")
+	case *CheckpointStmt:
+		p.str("CHECKPOINT")
 	case *CreateUserStmt:
 		p.str("CREATE USER ")
 		p.ident(s.Name.Name)

@@ -167,6 +167,7 @@ func (*CreatePolicyStmt) stmtNode()         {}
 func (*CreateTransformationStmt) stmtNode() {}
 func (*CreateViewStmt) stmtNode()           {}
 func (*SyncTransformationsStmt) stmtNode()  {}
+func (*CheckpointStmt) stmtNode()           {}
 func (*CreateUserStmt) stmtNode()           {}
 func (*AlterUserStmt) stmtNode()            {}
 func (*TransactionStmt) stmtNode()          {}

@@ -370,6 +370,14 @@ func (p *parser) stmt() ast.Stmt {
 		return p.set()
 	case token.RESET:
 		return p.reset()
+	case token.IDENT:
+		// CHECKPOINT is a word here, not a keyword: a table or column
+		// may still be called checkpoint.
+		if p.wordIs("checkpoint") {
+			start := p.pos
+			p.next()
+			return &ast.CheckpointStmt{Span: p.span(start)}
+		}
 	case token.SYNC:
 		start := p.pos
 		p.next()
