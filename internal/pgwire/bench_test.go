@@ -109,3 +109,42 @@ func BenchmarkCopyFrom(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/row")
 }
+
+// BenchmarkPointWire is bench/'s R1 over the wire at the server's end: a
+// point SELECT by the full key of a balances-like table, prepared once and
+// run with the key as parameters (pgx's statement cache, binary results),
+// client and server in this process over loopback TCP.
+func BenchmarkPointWire(b *testing.B) {
+	_, url := startServer(b)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "CREATE TABLE bal (chain UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL, amount UINT256, PRIMARY KEY (chain, address, token)) MODE VERSIONED"); err != nil {
+		b.Fatal(err)
+	}
+	const keys = 10_000
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO bal VALUES ")
+	for k := 0; k < keys; k++ {
+		if k > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%d, '0x%040x', 'T%d', %d000000000000)", k%4, k*7919, k%20, k)
+	}
+	if _, err := c.Exec(ctx, sb.String()); err != nil {
+		b.Fatal(err)
+	}
+	const q = "SELECT amount FROM bal WHERE chain = $1::UINT16 AND address = $2 AND token = $3"
+	b.ReportAllocs()
+	k := 0
+	for b.Loop() {
+		k = (k + 7) % keys
+		var amount string
+		if err := c.QueryRow(ctx, q, k%4, fmt.Sprintf("0x%040x", k*7919), fmt.Sprintf("T%d", k%20)).Scan(&amount); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
