@@ -14,16 +14,8 @@ import (
 // the extended one. It measures the server's encoding and the protocol
 // together, so compare runs on one machine only.
 func BenchmarkSelectWire(b *testing.B) {
-	_, url := startServer(b)
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE TABLE t (k INT64 NOT NULL, amount UINT256, at DATETIME64(3), name STRING, PRIMARY KEY (k))"); err != nil {
-		b.Fatal(err)
-	}
+	c := benchConn(b, "CREATE TABLE t (k INT64 NOT NULL, amount UINT256, at DATETIME64(3), name STRING, PRIMARY KEY (k))")
 	for chunk := 0; chunk < 10; chunk++ {
 		var sb strings.Builder
 		sb.WriteString("INSERT INTO t VALUES ")
@@ -86,16 +78,8 @@ func BenchmarkEncodeRows(b *testing.B) {
 // BenchmarkCopyFrom loads 10 000 rows per op with COPY … FROM STDIN (text):
 // parsing, checking every value, and the one INSERT that writes them.
 func BenchmarkCopyFrom(b *testing.B) {
-	_, url := startServer(b)
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE TABLE t (k INT64 NOT NULL, amount UINT256, name STRING, PRIMARY KEY (k))"); err != nil {
-		b.Fatal(err)
-	}
+	c := benchConn(b, "CREATE TABLE t (k INT64 NOT NULL, amount UINT256, name STRING, PRIMARY KEY (k))")
 	var data strings.Builder
 	for i := 0; i < 10000; i++ {
 		fmt.Fprintf(&data, "%d\t%d000000000000\tname %d\n", i, i, i)
@@ -115,16 +99,8 @@ func BenchmarkCopyFrom(b *testing.B) {
 // run with the key as parameters (pgx's statement cache, binary results),
 // client and server in this process over loopback TCP.
 func BenchmarkPointWire(b *testing.B) {
-	_, url := startServer(b)
 	ctx := context.Background()
-	c, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, "CREATE TABLE bal (chain UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL, amount UINT256, PRIMARY KEY (chain, address, token)) MODE VERSIONED"); err != nil {
-		b.Fatal(err)
-	}
+	c := benchConn(b, "CREATE TABLE bal (chain UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL, amount UINT256, PRIMARY KEY (chain, address, token)) MODE VERSIONED")
 	const keys = 10_000
 	var sb strings.Builder
 	sb.WriteString("INSERT INTO bal VALUES ")
@@ -147,4 +123,21 @@ func BenchmarkPointWire(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchConn starts a server, connects to it with pgx (closed when b ends)
+// and runs ddl.
+func benchConn(b *testing.B, ddl string) *pgx.Conn {
+	b.Helper()
+	_, url := startServer(b)
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close(ctx) })
+	if _, err := c.Exec(ctx, ddl); err != nil {
+		b.Fatal(err)
+	}
+	return c
 }
