@@ -2,7 +2,7 @@ package session
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/strata-db/strata/internal/plan"
@@ -101,7 +101,7 @@ func (st *statement) query(stmt ast.Stmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := fmt.Sprintf("SELECT %d", len(rows))
+	tag := "SELECT " + strconv.Itoa(len(rows))
 	if _, ok := stmt.(*ast.ExplainStmt); ok {
 		tag = "EXPLAIN"
 	}

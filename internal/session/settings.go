@@ -67,11 +67,21 @@ func (s settings) get(name string) (string, bool) {
 	return v, ok
 }
 
-// timeout returns statement_timeout; 0 means none.
+// timeout returns statement_timeout; 0 means none. Every statement asks,
+// so the default's text is answered without parsing it.
 func (s settings) timeout() time.Duration {
-	d, _ := parseTimeout(s.values["statement_timeout"])
+	v := s.values["statement_timeout"]
+	if v == "0" {
+		return 0
+	}
+	d, _ := parseTimeout(v)
 	return d
 }
+
+// timeoutUnits are the units parseTimeout accepts after the number; none
+// means milliseconds, as in PostgreSQL.
+var timeoutUnits = map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+	"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
 
 // parseTimeout reads a PostgreSQL duration setting: a bare number is
 // milliseconds; units us, ms, s, min, h, d are accepted.
@@ -88,9 +98,7 @@ func parseTimeout(v string) (time.Duration, bool) {
 	if err != nil || n < 0 {
 		return 0, false
 	}
-	unit := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
-		"s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
-	u, ok := unit[strings.TrimSpace(v[i:])]
+	u, ok := timeoutUnits[strings.TrimSpace(v[i:])]
 	if !ok {
 		return 0, false
 	}
