@@ -196,8 +196,9 @@ func (s *Session) checkWritable(stmt ast.Stmt, sql string) error {
 	case *ast.SelectStmt, *ast.ExplainStmt, *ast.TransactionStmt, *ast.SetStmt, *ast.SetTransactionStmt,
 		*ast.ShowStmt, *ast.ResetStmt, *ast.ShowTablesStmt, *ast.DescribeStmt, *ast.ShowCreateTableStmt,
 		*ast.CheckpointStmt:
-		// CHECKPOINT changes no row and takes no commit: it only rewrites
-		// how the data is laid out, as PostgreSQL's does.
+		// CHECKPOINT changes no row and takes no commit (it only rewrites
+		// how the data is laid out), so a read-only transaction may run
+		// it, as PostgreSQL counts its CHECKPOINT read-only.
 		return nil
 	}
 	return sqlerr.New("25006", "cannot execute %s in a read-only transaction", commandName(stmt, sql)).WithPos(stmt.Pos())
