@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -51,6 +52,8 @@ func TestCheckpoint(t *testing.T) {
 	// In a transaction, read-only or not, and with nothing left to do.
 	h.ok("BEGIN READ ONLY")
 	h.ok("CHECKPOINT")
+	// It takes no snapshot: the transaction's modes may still change.
+	h.ok("SET TRANSACTION READ WRITE")
 	h.ok("COMMIT")
 	h.ok("BEGIN")
 	h.ok("UPSERT INTO t VALUES (3, 3, 3)")
@@ -58,15 +61,16 @@ func TestCheckpoint(t *testing.T) {
 	h.ok("COMMIT")
 	h.wantQuery("SELECT v FROM t WHERE k = 3", "3")
 
-	// A cancelled statement returns its context's error.
+	// A cancelled statement ends with PostgreSQL's query_canceled.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	stmt, err := parser.Parse("CHECKPOINT")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.s.Execute(ctx, stmt, "CHECKPOINT", nil); err == nil {
-		t.Error("CHECKPOINT with a cancelled context succeeded")
+	_, err = h.s.Execute(ctx, stmt, "CHECKPOINT", nil)
+	if e, ok := sqlerr.As(err); !ok || e.Code != "57014" {
+		t.Errorf("CHECKPOINT with a cancelled context: %v, want 57014 (canceling statement)", err)
 	}
 
 	// The word is no keyword: a table may be called checkpoint.

@@ -201,9 +201,9 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 	}
 	if s.tx != nil {
 		switch stmt.(type) {
-		case *ast.TransactionStmt, *ast.SetTransactionStmt, *ast.SetStmt, *ast.ShowStmt, *ast.ResetStmt:
-			// As in PostgreSQL, settings statements take no snapshot, so
-			// the modes may still change after them.
+		case *ast.TransactionStmt, *ast.SetTransactionStmt, *ast.SetStmt, *ast.ShowStmt, *ast.ResetStmt, *ast.CheckpointStmt:
+			// As in PostgreSQL, settings statements and CHECKPOINT take no
+			// snapshot, so the modes may still change after them.
 		default:
 			s.tx.ran = true
 		}
