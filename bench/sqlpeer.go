@@ -24,6 +24,8 @@ type sqlPeer struct {
 	// bytes measures the size on disk when the peer has no SQL for it.
 	bytes func(ctx context.Context, db *sql.DB) (int64, error)
 	stop  func() error
+	// server says the peer is a server reached over a socket.
+	server bool
 
 	sqlReads
 	buf    []byte
@@ -31,6 +33,8 @@ type sqlPeer struct {
 }
 
 func (p *sqlPeer) Name() string { return p.name }
+
+func (p *sqlPeer) overWire() bool { return p.server }
 
 func (p *sqlPeer) Open(ctx context.Context, dir string) error {
 	st, err := statements(p.name)
@@ -266,7 +270,7 @@ func newDuckDB(seed uint64) *sqlPeer {
 
 // newPostgres is a throwaway PostgreSQL server started for the run.
 func newPostgres(seed uint64) *sqlPeer {
-	p := &sqlPeer{name: "postgres", seed: seed}
+	p := &sqlPeer{name: "postgres", seed: seed, server: true}
 	var srv *pgServer
 	p.open = func(ctx context.Context, d string) (string, string, error) {
 		var err error

@@ -130,6 +130,8 @@ func (x *strataPG) Ingest(ctx context.Context, rows []Row, _ int) (uint64, error
 	return c, nil
 }
 
+func (x *strataPG) overWire() bool { return true }
+
 // Settle runs CHECKPOINT: the server flushes and runs its due merges
 // before it returns, as the embedded system's MergeNow does.
 func (x *strataPG) Settle(ctx context.Context) (bool, error) {

@@ -45,6 +45,12 @@ type System interface {
 	Close() error
 }
 
+// wired is a system the harness reaches over a socket; its point lookups
+// are timed on an unlocked goroutine (see runSystem's lookups).
+type wired interface {
+	overWire() bool
+}
+
 //go:embed peers/*.sql
 var peerFiles embed.FS
 
