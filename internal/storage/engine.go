@@ -386,7 +386,7 @@ func (e *Engine) open() error {
 		// (wal.Writer): its number stays taken (R5.1).
 		e.log.Warn("storage: wal ends past the last applied commit", "applied", st.commit, "wal", sum.LastCommit)
 	}
-	w, err := wal.Open(e.fs, walDir, wal.Options{SegmentSize: e.opts.WALSegmentSize, Logger: e.log})
+	w, err := wal.Open(e.fs, walDir, wal.Options{SegmentSize: e.opts.WALSegmentSize, Logger: e.log, Preallocate: true})
 	if err != nil {
 		return fmt.Errorf("storage: %w", err)
 	}

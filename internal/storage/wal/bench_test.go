@@ -16,8 +16,16 @@ import (
 // reported as metrics, records/fsync shows how much batching happened.
 func BenchmarkGroupCommit(b *testing.B) {
 	for _, writers := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
-			w, err := Open(vfs.OS{}, filepath.Join(b.TempDir(), "wal"), Options{Logger: discard()})
+		for _, pre := range []bool{false, true} {
+			benchGroupCommit(b, writers, pre)
+		}
+	}
+}
+
+func benchGroupCommit(b *testing.B, writers int, pre bool) {
+	{
+		b.Run(fmt.Sprintf("writers=%d/prealloc=%v", writers, pre), func(b *testing.B) {
+			w, err := Open(vfs.OS{}, filepath.Join(b.TempDir(), "wal"), Options{Logger: discard(), Preallocate: pre})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -71,7 +71,7 @@ func v1Segment(num, from, to uint64) []byte {
 	binary.LittleEndian.PutUint32(h[8:12], 1)
 	binary.LittleEndian.PutUint32(h[20:24], crcOf(h[:20]))
 	for c := from; c <= to; c++ {
-		h = appendRecord(h, c, textPayload(c), false)
+		h = appendRecord(h, c, textPayload(c), false, false)
 	}
 	return h
 }
@@ -130,10 +130,10 @@ func checkRecordsWith(t *testing.T, got []rec, commits []uint64, payload func(ui
 func TestBadBlockIsCorrupt(t *testing.T) {
 	for _, last := range []bool{true, false} {
 		h := appendHeader(nil, 1)
-		h = appendRecord(h, 1, textPayload(1), false)
+		h = appendRecord(h, 1, textPayload(1), false, true)
 		off := len(h)
 		// A block claiming more bytes than it holds.
-		h = appendRecord(h, 2, []byte{0x80, 0x10, 0x00, 'x'}, true)
+		h = appendRecord(h, 2, []byte{0x80, 0x10, 0x00, 'x'}, true, true)
 		segs := [][]byte{h}
 		if !last {
 			segs = append(segs, v1Segment(2, 3, 3))
@@ -165,7 +165,7 @@ func TestVersion1RejectsCompressed(t *testing.T) {
 		if !s2 {
 			t.Fatal("the payload did not compress")
 		}
-		seg = appendRecord(seg, 3, stored, true)
+		seg = appendRecord(seg, 3, stored, true, false)
 		segs := [][]byte{seg}
 		if !last {
 			segs = append(segs, v1Segment(2, 4, 4))
@@ -235,7 +235,7 @@ func TestS2ClaimBounded(t *testing.T) {
 		block = append(block, body...)
 		seg := appendHeader(nil, 1)
 		off := len(seg)
-		seg = appendRecord(seg, 1, block, true)
+		seg = appendRecord(seg, 1, block, true, true)
 		m, dir := newMem(t)
 		if err := m.MkdirAll(dir); err != nil {
 			t.Fatal(err)

@@ -38,7 +38,7 @@ func TestHelperProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	w, err := Open(vfs.OS{}, dir, Options{SegmentSize: 64 << 10})
+	w, err := Open(vfs.OS{}, dir, Options{SegmentSize: 64 << 10, Preallocate: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

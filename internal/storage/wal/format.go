@@ -22,11 +22,13 @@ const (
 	// recordHeaderSize is the size of a record's framing before its payload.
 	recordHeaderSize = 20
 	// formatVersion is the segment format this package writes. Version 2
-	// added compressed payloads (flagS2); Replay reads versions 1 and 2,
-	// and Open starts a new segment rather than append to a version 1 one,
-	// so a build that reads only version 1 refuses the log clearly instead
-	// of misreading a compressed record in it.
-	formatVersion = 2
+	// added compressed payloads (flagS2), version 3 marks the first record
+	// of each batch (flagBatch) so that a preallocated segment's torn last
+	// batch can be told from damage (doc.go, invariant 3). Replay reads
+	// versions 1 to 3, and Open starts a new segment rather than append to
+	// an older one, so a build that reads only older versions refuses the
+	// log clearly instead of misreading it.
+	formatVersion = 3
 	// minFormatVersion is the oldest segment format Replay reads.
 	minFormatVersion = 1
 	// flagS2 is set in a record's length field when its payload is stored
@@ -34,6 +36,11 @@ const (
 	// the stored length. Version 1 writers never set it: a length that
 	// large exceeds MaxPayload.
 	flagS2 = 1 << 31
+	// flagBatch is set in a version 3 record's length field when the
+	// record is the first of a batch (one write, one fsync). Lengths stay
+	// at most MaxPayload (1 << 29), so the bit is free; in versions 1 and 2
+	// it is part of the length, which it makes too large.
+	flagBatch = 1 << 30
 	// compressMin is the smallest payload the Writer tries to compress: a
 	// DDL commit or a single-row write gains nothing worth a decode.
 	compressMin = 128
@@ -128,14 +135,18 @@ func appendHeader(dst []byte, seg uint64) []byte {
 }
 
 // appendRecord frames one record onto dst; stored is the payload as it
-// goes to disk, an S2 block when s2 is set.
-func appendRecord(dst []byte, commit uint64, stored []byte, s2 bool) []byte {
+// goes to disk, an S2 block when s2 is set; first marks the first record
+// of a batch.
+func appendRecord(dst []byte, commit uint64, stored []byte, s2, first bool) []byte {
 	start := len(dst)
 	dst = append(dst, make([]byte, recordHeaderSize)...)
 	h := dst[start:]
 	length := uint32(len(stored))
 	if s2 {
 		length |= flagS2
+	}
+	if first {
+		length |= flagBatch
 	}
 	binary.LittleEndian.PutUint32(h[0:4], length)
 	binary.LittleEndian.PutUint64(h[4:12], commit)
@@ -189,6 +200,41 @@ type segReader struct {
 	// version is the segment's format version: a version 1 segment
 	// holds no compressed records.
 	version uint32
+	// first says whether the record readRecord last found good (or
+	// damaged) is marked as the first of its batch (version 3).
+	first bool
+	// zeros is where the segment's trailing run of zero bytes starts (the
+	// file's size if it ends in a nonzero byte); -1 until zeroTail
+	// computes it.
+	zeros int64
+}
+
+// zeroTail returns the offset from which the rest of the segment is all
+// zero bytes: the unwritten part of a preallocated segment. It reads the
+// file backwards once and remembers the answer.
+func (r *segReader) zeroTail() (int64, error) {
+	if r.zeros >= 0 {
+		return r.zeros, nil
+	}
+	end := r.size
+	for end > 0 {
+		start := max(end-readChunk, 0)
+		b, err := r.bytes(start, int(end-start))
+		if err != nil {
+			return 0, err
+		}
+		i := len(b) - 1
+		for i >= 0 && b[i] == 0 {
+			i--
+		}
+		if i >= 0 {
+			end = start + int64(i) + 1
+			break
+		}
+		end = start
+	}
+	r.zeros = end
+	return end, nil
 }
 
 // bytes returns the n bytes at off, which must lie within the file. The
@@ -253,6 +299,11 @@ func (r *segReader) readRecord(off int64) (st recordState, length int, commit ui
 	}
 	field := binary.LittleEndian.Uint32(h[0:4])
 	length = int(field &^ flagS2)
+	r.first = false
+	if r.version >= 3 {
+		length = int(field &^ (flagS2 | flagBatch))
+		r.first = field&flagBatch != 0
+	}
 	commit = binary.LittleEndian.Uint64(h[4:12])
 	want := binary.LittleEndian.Uint32(h[16:20])
 	if length > MaxPayload || r.size-off-recordHeaderSize < int64(length) {

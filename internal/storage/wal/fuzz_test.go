@@ -11,13 +11,14 @@ import (
 )
 
 // fuzzSegment returns a segment as the Writer frames it: plain and S2
-// records (payloadFor's commits 1..n, some compressed).
+// records (payloadFor's commits 1..n, some compressed), in batches of
+// up to three.
 func fuzzSegment(n uint64) []byte {
 	b := appendHeader(nil, 1)
 	for c := uint64(1); c <= n; c++ {
 		var buf []byte
 		stored, s2 := compress(&buf, bytes.Repeat(payloadFor(c), 2))
-		b = appendRecord(b, c, stored, s2)
+		b = appendRecord(b, c, stored, s2, c%3 == 1)
 	}
 	return b
 }
@@ -59,7 +60,7 @@ func FuzzReplay(f *testing.F) {
 	// (TestS2ClaimBounded): reframe keeps their checksums good.
 	for _, claim := range []uint64{MaxPayload - 1, MaxPayload + 1, 1 << 20} {
 		block := append(binary.AppendUvarint(nil, claim), 0x00, 'x', 0x01, 0x00, 0xfe, 0xff, 0xff, 0x00)
-		f.Add(appendRecord(fuzzSegment(2), 3, block, true))
+		f.Add(appendRecord(fuzzSegment(2), 3, block, true, true))
 	}
 	f.Fuzz(func(t *testing.T, seg []byte) {
 		for _, b := range [][]byte{seg, reframe(seg)} {

@@ -66,7 +66,9 @@ func Replay(fsys vfs.FS, dir string, after uint64, logger *slog.Logger, fn func(
 			return sum, err
 		}
 		sum.Segments++
-		sum.CutBytes += sc.size - sc.end
+		if sc.torn != "" {
+			sum.CutBytes += sc.size - sc.end
+		}
 		sum.LastCommit = max(sum.LastCommit, sc.maxCommit)
 	}
 	return sum, nil
@@ -113,7 +115,10 @@ type segmentScan struct {
 	maxCommit uint64 // largest commit among valid records
 	records   int
 	torn      string // why the bytes past end are a torn tail; empty if none
-	version   uint32 // the segment header's format version; 0 without a header
+	// zeroTail says the bytes past end are all zero: the unwritten rest
+	// of a preallocated segment, not damage (torn is empty).
+	zeroTail bool
+	version  uint32 // the segment header's format version; 0 without a header
 }
 
 func corruptf(name string, off int64, format string, args ...any) error {
@@ -131,7 +136,7 @@ func scanSegment(f vfs.File, name string, num uint64, last, decode bool, fn func
 		return segmentScan{}, fmt.Errorf("wal: stat %s: %w", name, err)
 	}
 	sc := segmentScan{size: st.Size()}
-	r := &segReader{f: f, size: sc.size, decode: decode}
+	r := &segReader{f: f, size: sc.size, decode: decode, zeros: -1}
 	if sc.size < headerSize {
 		if last && sc.size == 0 {
 			return sc, nil // created, nothing written yet
@@ -168,6 +173,9 @@ func scanSegment(f vfs.File, name string, num uint64, last, decode bool, fn func
 		if state != recordOK {
 			if !last {
 				return sc, corruptf(name, off, "%s (claimed length %d) in a sealed segment", state, length)
+			}
+			if sc.version >= 3 {
+				return sc, r.batchTail(&sc, name, off, state, length)
 			}
 			follow, err := r.validRecordAfter(off)
 			if err != nil {
@@ -235,6 +243,52 @@ func (r *segReader) validRecordAfter(off int64) (int64, error) {
 		}
 	}
 	return -1, nil
+}
+
+// batchTail classifies what follows the bad record at off in the last
+// segment of format version 3, which the Writer may have preallocated
+// with zeros. Only zero bytes after off are the segment's unwritten
+// rest: the log ends at off, nothing is cut (sc.zeroTail). Otherwise the
+// bytes from off are the torn last batch only if no later batch begins
+// after them. The Writer writes a batch only after the one before it is
+// synced, so a batch's first record (flagBatch) after the damage proves
+// the damaged batch was complete on disk: ErrCorrupt. Records without the
+// flag may follow: a preallocated file has no size update to order its
+// pages, and a power cut during the last batch's fsync can keep a later
+// page of that batch and lose an earlier one.
+func (r *segReader) batchTail(sc *segmentScan, name string, off int64, state recordState, length int) error {
+	zeros, err := r.zeroTail()
+	if err != nil {
+		return fmt.Errorf("wal: read %s: %w", name, err)
+	}
+	sc.end = off
+	if off >= zeros {
+		sc.zeroTail = true
+		return nil
+	}
+	for p := off + 1; p+recordHeaderSize <= zeros; p++ {
+		h, err := r.bytes(p, recordHeaderSize)
+		if err != nil {
+			return fmt.Errorf("wal: read %s: %w", name, err)
+		}
+		if crcOf(h[0:12]) != binary.LittleEndian.Uint32(h[12:16]) {
+			continue
+		}
+		st, n, _, _, err := r.readRecord(p)
+		if err != nil {
+			return fmt.Errorf("wal: read %s: %w", name, err)
+		}
+		switch {
+		case st.damaged():
+			return corruptf(name, off, "%s (claimed length %d) followed by a record written whole at offset %d", state, length, p)
+		case st == recordOK && r.first:
+			return corruptf(name, off, "%s (claimed length %d) followed by a later batch at offset %d", state, length, p)
+		case st == recordOK:
+			p += recordHeaderSize + int64(n) - 1 // a later part of the torn batch
+		}
+	}
+	sc.torn = state.String()
+	return nil
 }
 
 func cutTail(f vfs.File, name string, sc segmentScan, logger *slog.Logger) error {

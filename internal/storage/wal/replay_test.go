@@ -12,14 +12,14 @@ import (
 	"github.com/strata-db/strata/internal/vfs"
 )
 
-// writeLog writes commits 1..n in one segment and returns its bytes and
-// the offset just past each record.
+// writeLog writes commits 1..n in one segment, each its own batch, and
+// returns its bytes and the offset just past each record.
 func writeLog(t *testing.T, n uint64) (data []byte, ends []int) {
 	t.Helper()
 	m, dir := newMem(t)
 	w := mustOpen(t, m, dir, Options{})
 	for c := uint64(1); c <= n; c++ {
-		if err := w.Append(c, payloadFor(c)); err != nil {
+		if err := w.Commit(context.Background(), c, payloadFor(c)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -120,16 +120,92 @@ func TestTornTailEveryLength(t *testing.T) {
 	}
 }
 
-func TestTornTailZeroFilled(t *testing.T) {
+// TestZeroTail checks zero bytes after the last record of the last
+// segment, the unwritten rest of a preallocated one, end the log without
+// being damage: Replay keeps them and logs nothing, Open cuts them quietly
+// and appends after the last record.
+func TestZeroTail(t *testing.T) {
 	data, ends := writeLog(t, 4)
 	for k, e := range append([]int{headerSize}, ends...) {
 		for _, zeros := range []int{1, 15, 16, 17, 300, 5000} {
-			torn := append(append([]byte(nil), data[:e]...), make([]byte, zeros)...)
-			checkTornCut(t, torn, uint64(k), e)
+			tail := append(append([]byte(nil), data[:e]...), make([]byte, zeros)...)
+			checkZeroTail(t, tail, uint64(k), e)
 		}
 	}
-	// A segment whose header never reached the disk reads as zeros.
+	// A segment whose header never reached the disk reads as zeros: the
+	// torn start of a new segment, cut.
 	checkTornCut(t, make([]byte, 100), 0, 0)
+}
+
+func checkZeroTail(t *testing.T, data []byte, want uint64, validEnd int) {
+	t.Helper()
+	checkTornOpen(t, data, want, validEnd)
+	m, dir := logWith(t, data)
+	logger, logs := newLogger()
+	got, sum, err := replayWith(t, m, dir, logger)
+	if err != nil || sum.CutBytes != 0 {
+		t.Fatalf("%d bytes: replay %+v %v", len(data), sum, err)
+	}
+	checkRecords(t, got, seq(1, want))
+	seg := filepath.Join(dir, SegmentName(1))
+	if size := fileSize(t, m, seg); size != int64(len(data)) {
+		t.Fatalf("%d bytes: Replay changed the segment to %d bytes", len(data), size)
+	}
+	w := mustOpen(t, m, dir, Options{Logger: logger})
+	if size := fileSize(t, m, seg); size != int64(validEnd) {
+		t.Fatalf("%d bytes: segment is %d bytes after Open, want %d", len(data), size, validEnd)
+	}
+	w.Close()
+	if logs.Len() != 0 {
+		t.Fatalf("%d bytes: a zero tail was logged: %q", len(data), logs.String())
+	}
+}
+
+// TestTornBatch checks damage inside the last batch of the last segment
+// followed by more of that batch's records is a torn tail: with a
+// preallocated segment a power cut during the batch's fsync may keep a
+// later page of it and lose an earlier one. A later batch's first record
+// after the damage makes it ErrCorrupt, as does damage in a batch that is
+// not the last.
+func TestTornBatch(t *testing.T) {
+	m, dir := newMem(t)
+	w := mustOpen(t, m, dir, Options{})
+	ctx := context.Background()
+	if err := w.Commit(ctx, 1, payloadFor(1)); err != nil { // batch 1: commit 1
+		t.Fatal(err)
+	}
+	for c := uint64(2); c <= 5; c++ { // batch 2: commits 2 to 5
+		if err := w.Append(c, payloadFor(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	data, err := vfs.ReadFile(m, filepath.Join(dir, SegmentName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := []int{headerSize}
+	for c := uint64(1); c <= 5; c++ {
+		ends = append(ends, ends[c-1]+recordHeaderSize+storedLen(payloadFor(c)))
+	}
+	zeros := make([]byte, 4096)
+	// Commit 3's page lost, commits 4 and 5 kept, zeros after: torn at 3.
+	torn := append(append([]byte(nil), data...), zeros...)
+	copy(torn[ends[2]:ends[3]], make([]byte, ends[3]-ends[2]))
+	checkTornCut(t, torn, 2, ends[2])
+	// Batch 2's first record damaged, the rest kept: torn at commit 2.
+	torn = append(append([]byte(nil), data...), zeros...)
+	torn[ends[1]+recordHeaderSize] ^= 1
+	checkTornCut(t, torn, 1, ends[1])
+	// Damage in batch 1, followed by batch 2's first record: corrupt.
+	bad := append(append([]byte(nil), data...), zeros...)
+	bad[headerSize+recordHeaderSize] ^= 1
+	m2, dir2 := logWith(t, bad)
+	_, _, err = replayAll(t, m2, dir2, 0)
+	wantCorrupt(t, err, 1, headerSize)
 }
 
 func TestTornTailBadChecksumAtEnd(t *testing.T) {

@@ -43,6 +43,12 @@ func (l *logBuf) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+func (l *logBuf) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Len()
+}
+
 func (l *logBuf) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -58,8 +64,19 @@ func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, ni
 
 func replayAll(t *testing.T, fsys vfs.FS, dir string, after uint64) ([]rec, Summary, error) {
 	t.Helper()
+	return replayFrom(t, fsys, dir, after, discard())
+}
+
+// replayWith replays the whole log, logging to logger.
+func replayWith(t *testing.T, fsys vfs.FS, dir string, logger *slog.Logger) ([]rec, Summary, error) {
+	t.Helper()
+	return replayFrom(t, fsys, dir, 0, logger)
+}
+
+func replayFrom(t *testing.T, fsys vfs.FS, dir string, after uint64, logger *slog.Logger) ([]rec, Summary, error) {
+	t.Helper()
 	var out []rec
-	sum, err := Replay(fsys, dir, after, discard(), func(c uint64, p []byte) error {
+	sum, err := Replay(fsys, dir, after, logger, func(c uint64, p []byte) error {
 		out = append(out, rec{c, append([]byte(nil), p...)})
 		return nil
 	})

@@ -25,7 +25,22 @@ type Options struct {
 	// Logger receives a line when Open cuts a torn tail or when cleaning up
 	// after a failed write fails too; slog.Default() if nil.
 	Logger *slog.Logger
+	// Preallocate has a background goroutine write the next segment full
+	// of zeros and sync it before the Writer needs it, so a batch's fsync
+	// writes data into blocks the file already has instead of growing it:
+	// no metadata to journal (on this project's ext4 test machine a 68 KB
+	// batch syncs in ~110 µs instead of ~200, a 100-byte one in ~95
+	// instead of ~135). Each segment's bytes are then written twice, once
+	// as zeros off the commit path.
+	Preallocate bool
 }
+
+// preallocName is the file a Writer prepares its next segment in; the
+// name is not a segment's, so listing and Replay ignore it.
+const preallocName = "next-segment.tmp"
+
+// zeroChunk is what a preallocated segment is written with.
+var zeroChunk = make([]byte, 256<<10)
 
 // batchBuckets is the number of buckets of Stats.BatchSizes.
 const batchBuckets = 12
@@ -45,7 +60,10 @@ type Stats struct {
 	Batches  uint64 // batches written; each ends with one fsync
 	Fsyncs   uint64 // successful fsyncs of segment files
 	DirSyncs uint64 // successful fsyncs of the log directory
-	MaxBatch int    // records in the largest batch
+	// Preallocated counts segments started from a prepared, zero-filled
+	// file (Options.Preallocate).
+	Preallocated uint64
+	MaxBatch     int // records in the largest batch
 	// BatchSizes[i] counts batches of [2^i, 2^(i+1)) records; the last
 	// bucket also holds every larger batch.
 	BatchSizes [batchBuckets]uint64
@@ -94,6 +112,14 @@ type Writer struct {
 	segSize     int64
 	segMax      uint64
 	needDirSync bool
+	// segCap is the active segment's preallocated size, 0 if it was not
+	// preallocated; rotate cuts the unwritten rest off before sealing it.
+	segCap int64
+	// prep reports the result of the goroutine preparing the next
+	// segment (Options.Preallocate); nil when none is running. prepReady
+	// says a prepared segment waits in preallocName.
+	prep      chan error
+	prepReady bool
 
 	removeMu sync.Mutex // serialises RemoveBefore
 
@@ -183,6 +209,75 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Writer, error) {
 	return w, nil
 }
 
+// startPrealloc starts preparing the next segment, if the Writer
+// preallocates, the active segment is a quarter full and no preparation
+// is running or ready. Waiting for the quarter keeps a log that is
+// opened, written a little and closed (most of the tests' engines) from
+// writing a segment of zeros it never uses, and still leaves the
+// preparation three quarters of a segment's writes to finish in.
+func (w *Writer) startPrealloc() {
+	if !w.opts.Preallocate || w.prep != nil || w.prepReady || w.segSize < w.opts.SegmentSize/4 {
+		return
+	}
+	w.prep = make(chan error, 1)
+	go func() { w.prep <- w.prealloc() }()
+}
+
+// prealloc writes preallocName full of zeros, SegmentSize bytes, and
+// syncs it. Its name need not be durable: rotate renames it and the
+// first batch's SyncDir makes the new name durable.
+func (w *Writer) prealloc() error {
+	f, err := w.fsys.Create(filepath.Join(w.dir, preallocName))
+	if err != nil {
+		return err
+	}
+	for left := w.opts.SegmentSize; left > 0 && err == nil; {
+		n := min(left, int64(len(zeroChunk)))
+		_, err = f.Write(zeroChunk[:n])
+		left -= n
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// preallocReady reports whether a prepared segment is ready, without
+// waiting. A failed preparation is logged and the Writer goes on growing
+// its segments as it would without Options.Preallocate, until the next
+// rotation tries again.
+func (w *Writer) preallocReady() bool {
+	if w.prep != nil {
+		select {
+		case err := <-w.prep:
+			w.prep = nil
+			if err != nil {
+				w.opts.Logger.Warn("wal: could not preallocate a segment", "err", err)
+			} else {
+				w.prepReady = true
+			}
+		default:
+		}
+	}
+	return w.prepReady
+}
+
+// takePrealloc returns the prepared segment renamed to segment n, open at
+// offset 0, or nil when none is ready.
+func (w *Writer) takePrealloc(n uint64) (vfs.File, error) {
+	if !w.preallocReady() {
+		return nil, nil
+	}
+	w.prepReady = false
+	if err := w.fsys.Rename(filepath.Join(w.dir, preallocName), w.path(n)); err != nil {
+		return nil, err
+	}
+	return w.fsys.OpenReadWrite(w.path(n))
+}
+
 func (w *Writer) path(n uint64) string { return filepath.Join(w.dir, SegmentName(n)) }
 
 // resume makes the last segment the active one, cutting a torn tail, or
@@ -241,8 +336,20 @@ func (w *Writer) repair(n uint64) (segmentScan, error) {
 	}
 	defer f.Close()
 	sc, err := scanSegment(f, SegmentName(n), n, true, false, func(uint64, []byte) error { return nil })
-	if err == nil && sc.torn != "" {
+	switch {
+	case err != nil:
+	case sc.torn != "":
 		err = cutTail(f, SegmentName(n), sc, w.opts.Logger)
+	case sc.zeroTail:
+		// The unwritten rest of a preallocated segment: cut quietly,
+		// so appends (which go to the file's end) follow the last
+		// record.
+		if err = f.Truncate(sc.end); err == nil {
+			err = f.Sync()
+		}
+		if err != nil {
+			err = fmt.Errorf("wal: open: cut the unwritten rest of %s: %w", SegmentName(n), err)
+		}
 	}
 	return sc, err
 }
@@ -281,7 +388,7 @@ func (w *Writer) appendLocked(commit uint64, payload, stored []byte, s2 bool) (*
 		return nil, fmt.Errorf("%w: commit %d has %d bytes, the limit is %d", ErrTooLarge, commit, len(payload), MaxPayload)
 	}
 	b := w.mu.pending
-	b.buf = appendRecord(b.buf, commit, stored, s2)
+	b.buf = appendRecord(b.buf, commit, stored, s2, b.records == 0)
 	w.appended.Add(uint64(recordHeaderSize + len(stored)))
 	b.records++
 	b.maxCommit = max(b.maxCommit, commit)
@@ -482,7 +589,11 @@ func (w *Writer) run() {
 // write puts one batch in the active segment, rotating first if it would
 // overflow, and syncs it (and the directory after a rotation).
 func (w *Writer) write(b *batch) error {
-	if w.segSize > headerSize && w.segSize+int64(len(b.buf)) > w.opts.SegmentSize {
+	// A segment that was not preallocated (the first of a new log, the
+	// one Open resumed) is sealed early once a prepared one is ready:
+	// a few small segments cost nothing, growing ones cost every fsync.
+	if w.segSize > headerSize && (w.segSize+int64(len(b.buf)) > w.opts.SegmentSize ||
+		w.segCap == 0 && w.opts.Preallocate && w.preallocReady()) {
 		if err := w.rotate(); err != nil {
 			return err
 		}
@@ -511,6 +622,7 @@ func (w *Writer) write(b *batch) error {
 		return fmt.Errorf("wal: write %d records to %s: %w", b.records, SegmentName(w.segNum), err)
 	}
 	w.segMax = max(w.segMax, b.maxCommit)
+	w.startPrealloc()
 	return nil
 }
 
@@ -529,6 +641,7 @@ func (w *Writer) observeSync(d time.Duration) {
 // undo cuts a failed batch off the active segment, best effort, so its
 // records do not replay as if they had been acknowledged.
 func (w *Writer) undo(good int64) {
+	w.segCap = 0
 	err := w.seg.Truncate(good)
 	if err == nil {
 		err = w.seg.Sync()
@@ -545,6 +658,17 @@ func (w *Writer) undo(good int64) {
 // and starts the next. The new name is made durable by the SyncDir after
 // the first batch's fsync, before any record in it is acknowledged.
 func (w *Writer) rotate() error {
+	if w.segCap > w.segSize {
+		// A sealed segment ends at its last record: only the last
+		// segment may have a zero tail (doc.go, invariant 3), and the
+		// cut is synced before the next segment exists.
+		if err := w.seg.Truncate(w.segSize); err != nil {
+			return fmt.Errorf("wal: seal %s: %w", SegmentName(w.segNum), err)
+		}
+		if err := w.seg.Sync(); err != nil {
+			return fmt.Errorf("wal: seal %s: sync: %w", SegmentName(w.segNum), err)
+		}
+	}
 	if err := w.seg.Close(); err != nil {
 		return fmt.Errorf("wal: close %s: %w", SegmentName(w.segNum), err)
 	}
@@ -553,7 +677,16 @@ func (w *Writer) rotate() error {
 	w.mu.sealed = append(w.mu.sealed, sealedSegment{num: w.segNum, maxCommit: w.segMax, known: true})
 	w.mu.Unlock()
 	w.segNum++
-	f, err := w.fsys.Create(w.path(w.segNum))
+	f, err := w.takePrealloc(w.segNum)
+	w.segCap = 0
+	if f != nil {
+		w.segCap = w.opts.SegmentSize
+		w.mu.Lock()
+		w.mu.stats.Preallocated++
+		w.mu.Unlock()
+	} else if err == nil {
+		f, err = w.fsys.Create(w.path(w.segNum))
+	}
 	if err != nil {
 		return fmt.Errorf("wal: rotate: %w", err)
 	}
@@ -638,6 +771,20 @@ func (w *Writer) Close() error {
 	w.mu.Lock()
 	err := w.mu.err
 	w.mu.Unlock()
+	if w.prep != nil {
+		<-w.prep
+		w.prep = nil
+	}
+	// Best effort: an unused prepared segment is only disk space, and a
+	// next Open prepares a fresh one.
+	w.fsys.Remove(filepath.Join(w.dir, preallocName)) //nolint:errcheck
+	if w.seg != nil && err == nil && w.segCap > w.segSize {
+		// Leave the active segment as long as its records, as Open
+		// would; a failure here loses nothing (Open cuts zeros too).
+		if terr := w.seg.Truncate(w.segSize); terr == nil {
+			w.seg.Sync() //nolint:errcheck
+		}
+	}
 	if w.seg != nil {
 		if cerr := w.seg.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("wal: close: %w", cerr)
