@@ -88,7 +88,8 @@
 //     most the batch being written, which is always at the end of the
 //     newest segment. Replay and Open cut such a tail (a short header or
 //     payload, a bad checksum: damage with no valid record after it, or in
-//     format version 3 none that begins a batch) and log the cut. Zero
+//     format version 3 none that begins a batch; a bad segment header with
+//     only zeros after it) and log the cut. Zero
 //     bytes from a record boundary to the end of the last segment are its
 //     unwritten preallocated rest, not a tail to cut.
 //  4. Every other damage is ErrCorrupt naming the segment file and offset:

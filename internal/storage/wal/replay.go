@@ -25,7 +25,7 @@ type Summary struct {
 	// it (SPEC R5.1: a commit number is never reused).
 	LastCommit uint64
 	// CutBytes is how many bytes of torn tail were removed from the last
-	// segment.
+	// segment; in a preallocated one they include its unwritten zeros.
 	CutBytes int64
 }
 
@@ -156,6 +156,19 @@ func scanSegment(f vfs.File, name string, num uint64, last, decode bool, fn func
 			sc.torn = "zeroed segment header"
 			return sc, nil
 		}
+		if last {
+			// A preallocated segment whose header write failed or was
+			// torn holds nothing after it: nothing was ever written
+			// there, let alone synced.
+			zeros, zerr := r.zeroTail()
+			if zerr != nil {
+				return sc, fmt.Errorf("wal: read %s: %w", name, zerr)
+			}
+			if zeros <= headerSize {
+				sc.torn = "torn segment header with nothing after it"
+				return sc, nil
+			}
+		}
 		return sc, err
 	}
 	sc.version = binary.LittleEndian.Uint32(h[8:12])
@@ -266,7 +279,11 @@ func (r *segReader) batchTail(sc *segmentScan, name string, off int64, state rec
 		sc.zeroTail = true
 		return nil
 	}
-	for p := off + 1; p+recordHeaderSize <= zeros; p++ {
+	// Open reads without decoding; a record whose checksums match but
+	// whose block does not decode must be ErrCorrupt here for Open as
+	// for Replay, so blocks are decoded from now on.
+	r.decode = true
+	for p := off + 1; p < zeros && p+recordHeaderSize <= r.size; p++ {
 		h, err := r.bytes(p, recordHeaderSize)
 		if err != nil {
 			return fmt.Errorf("wal: read %s: %w", name, err)

@@ -127,7 +127,8 @@ func TestTornTailEveryLength(t *testing.T) {
 func TestZeroTail(t *testing.T) {
 	data, ends := writeLog(t, 4)
 	for k, e := range append([]int{headerSize}, ends...) {
-		for _, zeros := range []int{1, 15, 16, 17, 300, 5000} {
+		// 3 MiB + 5 crosses the 1 MiB chunks the tail is read back in.
+		for _, zeros := range []int{1, 15, 16, 17, 300, 5000, 3<<20 + 5} {
 			tail := append(append([]byte(nil), data[:e]...), make([]byte, zeros)...)
 			checkZeroTail(t, tail, uint64(k), e)
 		}
@@ -203,9 +204,37 @@ func TestTornBatch(t *testing.T) {
 	// Damage in batch 1, followed by batch 2's first record: corrupt.
 	bad := append(append([]byte(nil), data...), zeros...)
 	bad[headerSize+recordHeaderSize] ^= 1
-	m2, dir2 := logWith(t, bad)
-	_, _, err = replayAll(t, m2, dir2, 0)
-	wantCorrupt(t, err, 1, headerSize)
+	checkCorruptBoth(t, bad, headerSize)
+
+	// A later batch whose first record has an empty payload and ends
+	// where the zeros begin (its payload checksum is 0) still counts.
+	seg := appendHeader(nil, 1)
+	seg = appendRecord(seg, 1, payloadFor(1), false, true)
+	seg = appendRecord(seg, 300, nil, false, true) // payloadFor(300) is empty
+	seg[headerSize+recordHeaderSize] ^= 1
+	checkCorruptBoth(t, append(seg, zeros...), headerSize)
+
+	// Damage in the last batch followed by one of its records whose
+	// checksums match but whose block does not decode: corrupt for Open
+	// (which does not decode records) as for Replay.
+	bad = append([]byte(nil), data[:ends[3]]...)
+	bad = appendRecord(bad, 4, []byte{0x80, 0x10, 0x00, 'x'}, true, false)
+	copy(bad[ends[2]:ends[3]], make([]byte, ends[3]-ends[2]))
+	checkCorruptBoth(t, append(bad, zeros...), ends[2])
+}
+
+// checkCorruptBoth checks a log whose only segment is data is ErrCorrupt
+// at off for Replay and for Open, and that neither changed it.
+func checkCorruptBoth(t *testing.T, data []byte, off int) {
+	t.Helper()
+	m, dir := logWith(t, data)
+	_, _, err := replayAll(t, m, dir, 0)
+	wantCorrupt(t, err, 1, off)
+	_, err = Open(m, dir, Options{Logger: discard()})
+	wantCorrupt(t, err, 1, off)
+	if size := fileSize(t, m, filepath.Join(dir, SegmentName(1))); size != int64(len(data)) {
+		t.Fatalf("a corrupt segment was changed to %d bytes", size)
+	}
 }
 
 func TestTornTailBadChecksumAtEnd(t *testing.T) {

@@ -120,6 +120,10 @@ type Writer struct {
 	// says a prepared segment waits in preallocName.
 	prep      chan error
 	prepReady bool
+	// prepFailed is the segment during which a preparation failed; none
+	// is tried again until the next one, so a full device is not filled
+	// with zeros after every batch.
+	prepFailed uint64
 
 	removeMu sync.Mutex // serialises RemoveBefore
 
@@ -216,21 +220,30 @@ func Open(fsys vfs.FS, dir string, opts Options) (*Writer, error) {
 // writing a segment of zeros it never uses, and still leaves the
 // preparation three quarters of a segment's writes to finish in.
 func (w *Writer) startPrealloc() {
-	if !w.opts.Preallocate || w.prep != nil || w.prepReady || w.segSize < w.opts.SegmentSize/4 {
+	if !w.opts.Preallocate || w.prep != nil || w.prepReady || w.prepFailed == w.segNum ||
+		w.segSize < w.opts.SegmentSize/4 {
 		return
 	}
-	w.prep = make(chan error, 1)
-	go func() { w.prep <- w.prealloc() }()
+	ch := make(chan error, 1)
+	w.prep = ch
+	go func() { ch <- w.prealloc() }()
 }
 
 // prealloc writes preallocName full of zeros, SegmentSize bytes, and
 // syncs it. Its name need not be durable: rotate renames it and the
-// first batch's SyncDir makes the new name durable.
-func (w *Writer) prealloc() error {
-	f, err := w.fsys.Create(filepath.Join(w.dir, preallocName))
+// first batch's SyncDir makes the new name durable. A failed one is
+// removed, so a device that filled up gets its space back for the log.
+func (w *Writer) prealloc() (err error) {
+	name := filepath.Join(w.dir, preallocName)
+	f, err := w.fsys.Create(name)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil {
+			w.fsys.Remove(name) //nolint:errcheck // best effort; Close removes it too
+		}
+	}()
 	for left := w.opts.SegmentSize; left > 0 && err == nil; {
 		n := min(left, int64(len(zeroChunk)))
 		_, err = f.Write(zeroChunk[:n])
@@ -247,14 +260,15 @@ func (w *Writer) prealloc() error {
 
 // preallocReady reports whether a prepared segment is ready, without
 // waiting. A failed preparation is logged and the Writer goes on growing
-// its segments as it would without Options.Preallocate, until the next
-// rotation tries again.
+// its segments as it would without Options.Preallocate; the next segment
+// tries again.
 func (w *Writer) preallocReady() bool {
 	if w.prep != nil {
 		select {
 		case err := <-w.prep:
 			w.prep = nil
 			if err != nil {
+				w.prepFailed = w.segNum
 				w.opts.Logger.Warn("wal: could not preallocate a segment", "err", err)
 			} else {
 				w.prepReady = true
@@ -273,8 +287,12 @@ func (w *Writer) takePrealloc(n uint64) (vfs.File, error) {
 	}
 	w.prepReady = false
 	if err := w.fsys.Rename(filepath.Join(w.dir, preallocName), w.path(n)); err != nil {
-		return nil, err
+		w.prepFailed = n
+		w.opts.Logger.Warn("wal: could not use the preallocated segment", "err", err)
+		return nil, nil
 	}
+	// Should this fail, the renamed file holds only zeros: Open cuts it
+	// as the torn start of a segment.
 	return w.fsys.OpenReadWrite(w.path(n))
 }
 
@@ -691,7 +709,15 @@ func (w *Writer) rotate() error {
 		return fmt.Errorf("wal: rotate: %w", err)
 	}
 	w.seg, w.segSize, w.segMax, w.needDirSync = f, 0, 0, true
-	return w.writeHeader()
+	if err := w.writeHeader(); err != nil {
+		// Best effort: a segment holding no whole header and nothing
+		// else is cut at Open in any case.
+		if w.seg.Truncate(0) == nil {
+			w.segSize = 0
+		}
+		return err
+	}
+	return nil
 }
 
 // RemoveBefore removes whole sealed segments, oldest first, while every
