@@ -25,7 +25,8 @@ const (
 )
 
 // TestHelperProcess is the child of TestCrashKill: it commits records with
-// group commit from 8 goroutines until it is killed, printing each
+// group commit from 8 goroutines (half of them through SubmitCompressed,
+// whose Wait may write the batch itself) until it is killed, printing each
 // acknowledged commit on its own line. Without the environment variable it
 // does nothing.
 func TestHelperProcess(t *testing.T) {
@@ -44,13 +45,21 @@ func TestHelperProcess(t *testing.T) {
 		os.Exit(2)
 	}
 	var mu, out sync.Mutex
-	for range 8 {
+	for g := range 8 {
 		go func() {
 			for {
 				mu.Lock()
 				c := next
 				next++
-				p, err := w.Submit(c, payloadFor(c))
+				var p Pending
+				var err error
+				if g%2 == 0 {
+					p, err = w.Submit(c, payloadFor(c))
+				} else { // small records whose Wait may lead the flush
+					pre := Compress(payloadFor(c))
+					p, err = w.SubmitCompressed(c, &pre)
+					pre.Release()
+				}
 				mu.Unlock()
 				if err == nil {
 					err = p.Wait(context.Background())

@@ -76,6 +76,14 @@
 // number of fsyncs per second stays near what the disk allows while records
 // per fsync grows with the number of writers.
 //
+// A small record submitted with SubmitCompressed (the engine's commits)
+// wakes no one: its Pending's Wait takes the batch and writes and syncs it
+// on the committer's own goroutine when no flush is running, and wakes the
+// flusher otherwise. A one-row commit then skips two goroutine hand-offs
+// (one-row INSERT over pgwire 243–265 → 215–224 µs p50 on the test
+// machine); a large record still wakes the flusher at once so its fsync
+// can overlap the commit's memtable lookups.
+//
 // # Invariants
 //
 //  1. A record is acknowledged (Commit, Pending.Wait or Sync return nil)
@@ -103,8 +111,10 @@
 //     batch torn by a crash: both are cut.
 //  5. Segment numbers are consecutive; a gap is ErrCorrupt. RemoveBefore
 //     removes only a prefix of sealed segments, never the active one.
-//  6. One batch, one write, one fsync: the flusher is the only goroutine
-//     that writes segment files while a Writer is open, and the LOCK file
+//  6. One batch, one write, one fsync: one goroutine at a time writes
+//     segment files while a Writer is open (the flusher, or a committer
+//     leading its own batch, under the Writer's flush mutex, which also
+//     keeps batches in the order they were taken), and the LOCK file
 //     keeps a second Writer or a Replay out.
 //  7. A failed write or fsync is sticky. Linux may drop dirty pages after
 //     a failed fsync and report success on the next, so retrying would

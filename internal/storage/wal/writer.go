@@ -63,7 +63,10 @@ type Stats struct {
 	// Preallocated counts segments started from a prepared, zero-filled
 	// file (Options.Preallocate).
 	Preallocated uint64
-	MaxBatch     int // records in the largest batch
+	// Led counts batches written by a committer waiting on its own record
+	// (Pending.Wait after SubmitCompressed) rather than by the flusher.
+	Led      uint64
+	MaxBatch int // records in the largest batch
 	// BatchSizes[i] counts batches of [2^i, 2^(i+1)) records; the last
 	// bucket also holds every larger batch.
 	BatchSizes [batchBuckets]uint64
@@ -84,9 +87,10 @@ const SyncBuckets = 16
 func SyncBucketBound(i int) time.Duration { return time.Duration(64<<i) * time.Microsecond }
 
 // Writer appends records to the log in dir. Records reach the disk in
-// batches: a background flusher takes every record appended since the last
-// batch, writes them with one write and makes them durable with one fsync
-// (group commit, invariant 6). It is safe for concurrent use.
+// batches: a background flusher (or a committer waiting on a small record
+// of its own, see SubmitCompressed) takes every record appended since the
+// last batch, writes them with one write and makes them durable with one
+// fsync (group commit, invariant 6). It is safe for concurrent use.
 //
 // A failed write or fsync puts the Writer in a failed state: every caller
 // waiting on that batch and every later call gets the same error (invariant
@@ -105,8 +109,12 @@ type Writer struct {
 	kick   chan struct{}
 	exited chan struct{}
 
-	// The flusher goroutine alone uses these after Open returns; Close uses
-	// them after the flusher has exited.
+	// flushMu is held by whoever writes a batch: the flusher goroutine,
+	// or a committer leading the flush of its own batch (Pending.Wait).
+	flushMu sync.Mutex
+
+	// These are used only under flushMu after Open returns; Close takes
+	// it after the flusher has exited.
 	seg         vfs.File
 	segNum      uint64
 	segSize     int64
@@ -160,12 +168,18 @@ type batch struct {
 
 // Pending is a record submitted to the log but not yet known durable. It is
 // a small value; copying it is fine.
-type Pending struct{ b *batch }
+type Pending struct {
+	b *batch
+	w *Writer // set when Wait may write the batch itself (SubmitCompressed)
+}
 
 // Wait returns nil once an fsync covering the record has succeeded, or the
 // error that failed its batch. If ctx ends first it returns an error
 // wrapping ctx.Err(); the record may still become durable.
 func (p Pending) Wait(ctx context.Context) error {
+	if p.w != nil && (ctx.Err() != nil || !p.w.lead(p.b)) {
+		p.w.wake() // whoever holds the flush, the flusher takes b after it
+	}
 	select {
 	case <-p.b.done:
 		return p.b.err
@@ -478,7 +492,13 @@ func (c *Compressed) Release() {
 	}
 }
 
-// SubmitCompressed is Submit of a payload already compressed by Compress.
+// SubmitCompressed is Submit of a payload already compressed by Compress,
+// with one difference: a small record (stored in under leadMax bytes)
+// does not start a flush, and its Pending's Wait writes and syncs the
+// batch itself when no flush is running, so the caller must Wait (or
+// Sync). A larger record starts the flush at once, so that its fsync can
+// overlap what the caller does before it waits, and the flusher writes
+// it as before.
 func (w *Writer) SubmitCompressed(commit uint64, c *Compressed) (Pending, error) {
 	w.mu.Lock()
 	b, err := w.appendLocked(commit, c.payload, c.stored, c.s2)
@@ -486,9 +506,17 @@ func (w *Writer) SubmitCompressed(commit uint64, c *Compressed) (Pending, error)
 	if err != nil {
 		return Pending{}, err
 	}
-	w.wake()
-	return Pending{b: b}, nil
+	if len(c.stored) >= leadMax {
+		w.wake()
+		return Pending{b: b}, nil
+	}
+	return Pending{b: b, w: w}, nil
 }
+
+// leadMax is the stored size from which SubmitCompressed starts the flush
+// rather than leave it to Wait: a one-row commit's record is a few hundred
+// bytes, a 1 000-row one tens of KB.
+const leadMax = 16 << 10
 
 // Commit adds a record and returns once an fsync covering it has succeeded.
 // Many goroutines may call Commit at once; their records share batches and
@@ -565,43 +593,83 @@ func (w *Writer) run() {
 			<-w.kick
 			w.mu.Lock()
 		}
-		b := w.mu.pending
-		if b.records == 0 {
+		if w.mu.pending.records == 0 {
 			w.mu.Unlock()
 			return // closing and drained
 		}
-		w.mu.pending = w.newBatchLocked()
-		w.mu.inflight = b
-		err := w.mu.err
 		w.mu.Unlock()
-
-		if err == nil {
-			err = w.write(b)
+		w.flushMu.Lock()
+		if b, err, ok := w.take(nil); ok {
+			w.flush(b, err)
 		}
-
-		w.mu.Lock()
-		w.mu.inflight = nil
-		if err != nil {
-			if w.mu.err == nil {
-				w.mu.err = err
-			}
-		} else {
-			st := &w.mu.stats
-			st.Records += uint64(b.records)
-			st.Bytes += uint64(len(b.buf))
-			st.Batches++
-			st.Fsyncs++
-			st.MaxBatch = max(st.MaxBatch, b.records)
-			st.BatchSizes[min(bits.Len(uint(b.records))-1, batchBuckets-1)]++
-		}
-		if cap(b.buf) <= spareLimit {
-			w.mu.spare = b.buf[:0]
-		}
-		b.buf = nil
-		w.mu.Unlock()
-		b.err = err
-		close(b.done)
+		w.flushMu.Unlock()
 	}
+}
+
+// lead writes and syncs b on the calling goroutine if no flush is
+// running and b has not been taken yet, and reports whether it did: a
+// committer waiting for a lone small record then pays no hand-off to the
+// flusher goroutine and back. Otherwise the flusher or another leader
+// writes it.
+func (w *Writer) lead(b *batch) bool {
+	if !w.flushMu.TryLock() {
+		return false
+	}
+	defer w.flushMu.Unlock()
+	if b, err, ok := w.take(b); ok {
+		w.flush(b, err)
+		w.mu.Lock()
+		w.mu.stats.Led++
+		w.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+// take hands the pending batch to the caller, which holds flushMu, if it
+// has records (and is want, when want is not nil). err is the Writer's
+// sticky failure, if any.
+func (w *Writer) take(want *batch) (b *batch, err error, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b = w.mu.pending
+	if b.records == 0 || want != nil && b != want {
+		return nil, nil, false
+	}
+	w.mu.pending = w.newBatchLocked()
+	w.mu.inflight = b
+	return b, w.mu.err, true
+}
+
+// flush writes and syncs b (unless err already failed the Writer),
+// counts it and releases its waiters. The caller holds flushMu.
+func (w *Writer) flush(b *batch, err error) {
+	if err == nil {
+		err = w.write(b)
+	}
+
+	w.mu.Lock()
+	w.mu.inflight = nil
+	if err != nil {
+		if w.mu.err == nil {
+			w.mu.err = err
+		}
+	} else {
+		st := &w.mu.stats
+		st.Records += uint64(b.records)
+		st.Bytes += uint64(len(b.buf))
+		st.Batches++
+		st.Fsyncs++
+		st.MaxBatch = max(st.MaxBatch, b.records)
+		st.BatchSizes[min(bits.Len(uint(b.records))-1, batchBuckets-1)]++
+	}
+	if cap(b.buf) <= spareLimit {
+		w.mu.spare = b.buf[:0]
+	}
+	b.buf = nil
+	w.mu.Unlock()
+	b.err = err
+	close(b.done)
 }
 
 // write puts one batch in the active segment, rotating first if it would
@@ -794,6 +862,9 @@ func (w *Writer) Close() error {
 	w.mu.Unlock()
 	w.wake()
 	<-w.exited
+	// A committer leading a flush may still be writing.
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
 	w.mu.Lock()
 	err := w.mu.err
 	w.mu.Unlock()
