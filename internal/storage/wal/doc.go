@@ -82,7 +82,9 @@
 // flusher otherwise. A one-row commit then skips two goroutine hand-offs
 // (one-row INSERT over pgwire 243–265 → 215–224 µs p50 on the test
 // machine); a large record still wakes the flusher at once so its fsync
-// can overlap the commit's memtable lookups.
+// can overlap the commit's memtable lookups. The flusher writes only when
+// woken, so it never takes a small record from under the Wait that would
+// have written it (and a test can count what each wrote).
 //
 // # Invariants
 //

@@ -63,8 +63,9 @@ type Stats struct {
 	// Preallocated counts segments started from a prepared, zero-filled
 	// file (Options.Preallocate).
 	Preallocated uint64
-	// Led counts batches written by a committer waiting on its own record
-	// (Pending.Wait after SubmitCompressed) rather than by the flusher.
+	// Led counts the batches of Batches written by a committer waiting on
+	// its own record (Pending.Wait after SubmitCompressed) rather than by
+	// the flusher.
 	Led      uint64
 	MaxBatch int // records in the largest batch
 	// BatchSizes[i] counts batches of [2^i, 2^(i+1)) records; the last
@@ -583,26 +584,35 @@ func (w *Writer) Stats() Stats {
 	return s
 }
 
-// run is the flusher: it writes and syncs one batch at a time until Close.
+// run is the flusher: woken by a kick, it writes and syncs one batch at
+// a time until none is pending, and returns once Close has asked and
+// nothing is left. It writes only when kicked: a small record that
+// SubmitCompressed left for its own Wait to write is not taken from under
+// that Wait by a flusher that happens to be looping (a kick comes from
+// every Submit and Commit, from Sync and Close, and from a Wait that
+// cannot lead). No kick is lost: wake follows the append it announces,
+// so either this loop sees the record after taking the kick, or the kick
+// waits in the channel for the next round.
 func (w *Writer) run() {
 	defer close(w.exited)
 	for {
-		w.mu.Lock()
-		for w.mu.pending.records == 0 && !w.mu.closing {
-			w.mu.Unlock()
-			<-w.kick
+		<-w.kick
+		for {
 			w.mu.Lock()
-		}
-		if w.mu.pending.records == 0 {
+			empty, closing := w.mu.pending.records == 0, w.mu.closing
 			w.mu.Unlock()
-			return // closing and drained
+			if empty {
+				if closing {
+					return // drained; appends are refused from here on
+				}
+				break
+			}
+			w.flushMu.Lock()
+			if b, err, ok := w.take(nil); ok {
+				w.flush(b, err)
+			}
+			w.flushMu.Unlock()
 		}
-		w.mu.Unlock()
-		w.flushMu.Lock()
-		if b, err, ok := w.take(nil); ok {
-			w.flush(b, err)
-		}
-		w.flushMu.Unlock()
 	}
 }
 
@@ -618,9 +628,11 @@ func (w *Writer) lead(b *batch) bool {
 	defer w.flushMu.Unlock()
 	if b, err, ok := w.take(b); ok {
 		w.flush(b, err)
-		w.mu.Lock()
-		w.mu.stats.Led++
-		w.mu.Unlock()
+		if b.err == nil { // counted as Batches is: only batches made durable
+			w.mu.Lock()
+			w.mu.stats.Led++
+			w.mu.Unlock()
+		}
 		return true
 	}
 	return false
