@@ -41,7 +41,7 @@ type keyedSink struct {
 
 func newKeyedSink(m *merger) (*keyedSink, error) {
 	t := m.opts.Table
-	k := &keyedSink{m: m, versioned: t.Mode == catalog.ModeVersioned, full: m.opts.Oldest, stage: m.lay.newData(0, nil, 0)}
+	k := &keyedSink{m: m, versioned: t.Mode == catalog.ModeVersioned, full: m.opts.Oldest, stage: m.lay.newData(0, nil)}
 	for _, g := range t.Groups {
 		if g.ID > 0xFFFF {
 			return nil, fmt.Errorf("merge: group id %d does not fit a part", g.ID)

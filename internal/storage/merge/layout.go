@@ -35,6 +35,8 @@ type layout struct {
 	// columns the output holds, for part.Meta.OrderFrom: history parts
 	// whose ordering values all match them store none (part/order.go).
 	orderFrom []part.GroupOrder
+	// avg sizes the byte columns of an output's first Data (newData).
+	avg rowBytes
 }
 
 // newLayout chooses the output columns: every current column of t that at
@@ -127,10 +129,11 @@ func all[T any](s []T, f func(T) bool) bool {
 // rows: every fixed slice and column vector is allocated for n rows, and
 // the byte columns (sort key, ordering values, strings) for as many bytes
 // as like's hold, when like is not nil (the previous part of the same
-// run), or sortBytes for the sort keys. Merges fill a Data to PartRows
-// before writing it, and growing it by appends copied each column
-// about twice over.
-func (l *layout) newData(n int, like *part.Data, sortBytes int) *part.Data {
+// run), or else for n rows of the inputs' average (measure). Merges fill
+// a Data to PartRows before writing it; grown by appends instead (Go
+// grows a large slice by a quarter at a time), the byte columns were
+// copied about four times over and each copy faulted in fresh pages.
+func (l *layout) newData(n int, like *part.Data) *part.Data {
 	d := &part.Data{
 		Sort:         types.NewVector(types.Of(types.Bytes), n),
 		Order:        types.NewVector(types.Of(types.Bytes), n),
@@ -148,18 +151,72 @@ func (l *layout) newData(n int, like *part.Data, sortBytes int) *part.Data {
 	for j, m := range l.metas {
 		d.Cols[j] = types.NewVector(m.Type, n)
 	}
-	if like == nil {
-		d.Sort.Reserve(sortBytes)
+	if like != nil {
+		d.Sort.Reserve(int(like.Sort.ValueBytes()))
+		d.Order.Reserve(int(like.Order.ValueBytes()))
+		for j, c := range like.Cols {
+			if c.Type().Kind.Class() == types.ClassVarlen {
+				d.Cols[j].Reserve(int(c.ValueBytes()))
+			}
+		}
 		return d
 	}
-	d.Sort.Reserve(int(like.Sort.ValueBytes()))
-	d.Order.Reserve(int(like.Order.ValueBytes()))
-	for j, c := range like.Cols {
-		if c.Type().Kind.Class() == types.ClassVarlen {
-			d.Cols[j].Reserve(int(c.ValueBytes()))
+	if n == 0 || l.avg.cols == nil {
+		return d
+	}
+	// An eighth more than the average, for outputs whose rows run longer
+	// than the inputs' first blocks did.
+	bytesFor := func(avg float64) int { return int(avg * float64(n) * 9 / 8) }
+	d.Sort.Reserve(bytesFor(l.avg.sort))
+	d.Order.Reserve(bytesFor(l.avg.order))
+	for j, avg := range l.avg.cols {
+		if avg > 0 {
+			d.Cols[j].Reserve(bytesFor(avg))
 		}
 	}
 	return d
+}
+
+// rowBytes is the average number of bytes per row of the byte columns in
+// the inputs' first blocks: what newData reserves an output's columns by.
+type rowBytes struct {
+	sort, order float64
+	cols        []float64 // by output column; 0 for fixed-width ones
+}
+
+// measure sets l.avg from the first block of each input, already read
+// into the cursors (newHeap).
+func (l *layout) measure(cs []*cursor) {
+	var rows int
+	var sort, order int64
+	cols := make([]int64, len(l.ids))
+	for _, c := range cs {
+		d := &c.d
+		if d.Rows == 0 {
+			continue
+		}
+		rows += d.Rows
+		if d.Sort != nil {
+			sort += d.Sort.ValueBytes()
+		}
+		if d.Order != nil {
+			order += d.Order.ValueBytes()
+		}
+		for j := range min(len(d.Cols), len(cols)) {
+			if v := d.Cols[j]; v != nil && v.Type().Kind.Class() == types.ClassVarlen &&
+				l.metas[j].Type.Kind.Class() == types.ClassVarlen {
+				cols[j] += v.ValueBytes()
+			}
+		}
+	}
+	if rows == 0 {
+		return
+	}
+	per := func(b int64) float64 { return float64(b) / float64(rows) }
+	l.avg = rowBytes{sort: per(sort), order: per(order), cols: make([]float64, len(cols))}
+	for j, b := range cols {
+		l.avg.cols[j] = per(b)
+	}
 }
 
 // groupCols returns the columns of group g.

@@ -39,6 +39,8 @@ func writeCols(t *testing.T, f *fixture, cols []part.ColumnMeta, rows [][]any) m
 				d.Cols[j].AppendInt64(x)
 			case uint64:
 				d.Cols[j].AppendUint64(x)
+			case string:
+				d.Cols[j].AppendString(x)
 			}
 		}
 		d.Rows++
@@ -87,5 +89,65 @@ func TestSchemaGenerations(t *testing.T) {
 	want := []string{"1/0 b=NULL c=NULL", "1/1 b=2 c=9", "2/0 b=NULL c=NULL", "2/1 b=3 c=7"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("rows %q, want %q", got, want)
+	}
+}
+
+// TestOutputSizedFromInputs checks an output's first Data has room for
+// its rows' bytes as the inputs' first blocks measure them: filled with
+// every input row, none of its byte columns (sort key, ordering values,
+// a string column) is reallocated, which copied each about four times
+// over in merges of long strings.
+func TestOutputSizedFromInputs(t *testing.T) {
+	tab := testTable(catalog.ModeVersioned)
+	tab.Columns = append(tab.Columns, &catalog.Column{ID: 5, Name: "s", Type: types.Of(types.String), Nullable: true,
+		Group: 1, Codec: "ZSTD(1)", Position: 5})
+	tab.Groups[1].Columns = append(tab.Groups[1].Columns, 5)
+	f := newFixture(t, tab)
+	i64, u64, str := types.Of(types.Int64), types.Of(types.Uint64), types.Of(types.String)
+	cols := []part.ColumnMeta{{ID: 1, Type: i64}, {ID: 2, Type: i64}, {ID: 3, Type: u64}, {ID: 4, Type: i64}, {ID: 5, Type: str}}
+	var parts []manifest.Part
+	for c := range uint64(2) {
+		var rows [][]any
+		for k := range int64(3000) {
+			addr := fmt.Sprintf("0x%040x", k*7+int64(c))
+			rows = append(rows, []any{k, uint16(1), c + 1, k, nil, c + 1, k, addr})
+		}
+		parts = append(parts, writeCols(t, f, cols, rows))
+	}
+	rs := f.open(parts)
+	lay, err := newLayout(tab, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := newHeap(rs, lay.ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay.measure(h.c)
+	d := lay.newData(6000, nil)
+	first := func() [3]*byte {
+		return [3]*byte{&d.Sort.BytesAt(0)[0], &d.Order.BytesAt(0)[0], &d.Cols[4].BytesAt(0)[0]}
+	}
+	var at [3]*byte
+	for h.len() > 0 {
+		c := h.c[0]
+		d.Sort.AppendBytes(c.d.Sort.BytesAt(c.row))
+		d.Order.AppendBytes(c.d.Order.BytesAt(c.row))
+		for j, v := range d.Cols {
+			v.AppendFrom(c.d.Cols[j], c.row)
+		}
+		d.Rows++
+		if d.Rows == 1 {
+			at = first()
+		}
+		if err := h.advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.Rows != 6000 {
+		t.Fatalf("%d rows", d.Rows)
+	}
+	if got := first(); got != at {
+		t.Fatalf("byte columns reallocated while filling (sort, order, s): %v", [3]bool{got[0] != at[0], got[1] != at[1], got[2] != at[2]})
 	}
 }

@@ -111,17 +111,15 @@ func Merge(inputs []*part.Reader, opts Options) ([]Output, Stats, error) {
 		return nil, Stats{}, err
 	}
 	m := &merger{opts: opts, lay: lay, busy: make(chan struct{}, 1)}
-	// An output part holds at most about PartRows rows and at most every
-	// input row; its first Data is sized for that many, with sort keys
-	// as long as the inputs' bounds are on average.
+	// An output part holds at most about PartRows rows (a sixteenth more
+	// leaves room for the key that crosses PartRows, as cut waits for the
+	// key's end) and at most every input row; its first Data is sized for
+	// that many.
 	var rows uint64
-	var keyBytes int
 	for _, r := range inputs {
 		rows += r.Meta().Rows
-		keyBytes += len(r.Meta().MinSort) + len(r.Meta().MaxSort)
 	}
-	m.outRows = int(min(rows, uint64(opts.PartRows)))
-	m.sortBytes = m.outRows * keyBytes / (2 * len(inputs))
+	m.outRows = int(min(rows, uint64(opts.PartRows)+uint64(opts.PartRows)/16))
 	err = m.run(inputs)
 	if werr := m.wait(); err == nil {
 		err = werr
@@ -154,8 +152,8 @@ type merger struct {
 	mu   sync.Mutex
 	done []Output
 	werr error
-	// outRows and sortBytes size an output run's first Data (newData).
-	outRows, sortBytes int
+	// outRows sizes an output run's first Data (newData).
+	outRows int
 }
 
 // wait blocks until no part write is in flight and returns the first
@@ -183,6 +181,12 @@ type sink interface {
 
 // run streams the inputs through the mode's sink.
 func (m *merger) run(inputs []*part.Reader) error {
+	// The heap reads each input's first block, which sizes the outputs.
+	h, err := newHeap(inputs, m.lay.ids)
+	if err != nil {
+		return err
+	}
+	m.lay.measure(h.c)
 	var s sink
 	switch {
 	case m.opts.Table.Mode == catalog.ModeAppend:
@@ -196,10 +200,6 @@ func (m *merger) run(inputs []*part.Reader) error {
 		s = k
 	default:
 		return fmt.Errorf("merge: table %s has no mode", m.opts.Table.Name)
-	}
-	h, err := newHeap(inputs, m.lay.ids)
-	if err != nil {
-		return err
 	}
 	for h.len() > 0 {
 		c := h.c[0]
@@ -256,7 +256,7 @@ type output struct {
 
 // newOutput adds an output run of kind k.
 func (m *merger) newOutput(k part.Kind) *output {
-	o := &output{m: m, kind: k, d: m.lay.newData(m.outRows, nil, m.sortBytes)}
+	o := &output{m: m, kind: k, d: m.lay.newData(m.outRows, nil)}
 	m.outs = append(m.outs, o)
 	return o
 }
@@ -322,7 +322,7 @@ func (o *output) flush() error {
 	if o.d == nil {
 		// The second Data of the run: sized like the first, whose part
 		// the writer has not started on yet.
-		o.d = m.lay.newData(max(d.Rows, m.outRows), d, 0)
+		o.d = m.lay.newData(max(d.Rows, m.outRows), d)
 	}
 	go o.write(d, path, id)
 	return nil
