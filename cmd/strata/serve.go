@@ -33,6 +33,8 @@ type serveFlags struct {
 	pageCacheMiB int64
 	// warmWrites is storage.Options.WarmWrites.
 	warmWrites bool
+	// blockingReads is pgwire.Config.BlockingReads, 0 meaning off.
+	blockingReads int
 }
 
 // HTTPHandlers register what --http serves (/metrics and the like) on the
@@ -72,6 +74,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f.StringVar(&fl.tlsKey, "tls-key", "", "PEM private key for TLS (with --tls-cert)")
 	f.BoolVar(&fl.asofIndex, "asof-index", false, "write AS OF indexes of versioned tables' merged runs: faster first reads at past commits, more disk and merge CPU")
 	f.Int64Var(&fl.pageCacheMiB, "page-cache-mib", 0, "MiB of decoded part pages kept for point lookups and repeated scans, like PostgreSQL's shared_buffers (0: 256)")
+	f.IntVar(&fl.blockingReads, "blocking-reads", pgwire.DefaultBlockingReads, "connections at a time that wait for their next message in a blocking read on a thread of their own (fewer system calls per request); the rest use the network poller; 0 turns it off")
 	f.BoolVar(&fl.warmWrites, "warm-writes", false, "put the pages lookups read of freshly written parts in the page cache: faster lookups right after writes, slower ingest")
 	return cmd
 }
@@ -80,6 +83,9 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 // is done (after a graceful shutdown) or on a start error. ready, if not
 // nil, receives the server once it listens.
 func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*pgwire.Server)) error {
+	if fl.blockingReads < 0 || fl.blockingReads > 4096 {
+		return fmt.Errorf("--blocking-reads %d: must be between 0 (off) and 4096", fl.blockingReads)
+	}
 	if fl.pageCacheMiB < 0 || fl.pageCacheMiB > 1<<30 {
 		return fmt.Errorf("--page-cache-mib %d: must be between 0 (the default) and 2^30", fl.pageCacheMiB)
 	}
@@ -112,7 +118,11 @@ func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*
 		return err
 	}
 	defer eng.Close()
-	srv, err := pgwire.New(eng, pgwire.Config{Listen: fl.listen, TLS: tlsCfg, Logger: log, Version: version})
+	blocking := fl.blockingReads
+	if blocking == 0 {
+		blocking = -1 // off; Config's 0 means its default
+	}
+	srv, err := pgwire.New(eng, pgwire.Config{Listen: fl.listen, TLS: tlsCfg, Logger: log, Version: version, BlockingReads: blocking})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -34,15 +35,18 @@ const maxAuthMessage = 64 << 10
 // conn is one client connection: its socket, protocol codec, session and
 // the prepared statements and portals of the extended protocol.
 type conn struct {
-	srv    *Server
-	nc     net.Conn
-	raw    net.Conn  // the accepted socket, under any TLS layer
-	w      io.Writer // nc, or its TLS layer
-	be     *pgproto3.Backend
-	sess   *session.Session
-	pid    uint32
-	secret uint32
-	user   string
+	srv *Server
+	nc  net.Conn
+	raw net.Conn // the accepted socket, under any TLS layer
+	// blocking says raw is in blocking mode (Server.startBlocking):
+	// closing it from another goroutine must shut it down first.
+	blocking atomic.Bool
+	w        io.Writer // nc, or its TLS layer
+	be       *pgproto3.Backend
+	sess     *session.Session
+	pid      uint32
+	secret   uint32
+	user     string
 
 	rows []byte // sendRows' buffer
 	// reported holds the ParameterStatus values the client was last sent.
@@ -124,6 +128,8 @@ func (s *Server) handle(nc net.Conn) {
 	}
 	defer s.unregister(c)
 	nc.SetDeadline(time.Time{})
+	// From here the connection has no deadline, so its socket may block.
+	defer s.startBlocking(c)()
 	s.log.Debug("pgwire: connected", "remote", nc.RemoteAddr().String(), "user", c.user, "pid", c.pid)
 	if err := c.loop(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		s.log.Debug("pgwire: connection ended", "pid", c.pid, "err", err)
@@ -402,6 +408,17 @@ func (c *conn) statementContext() (context.Context, context.CancelFunc) {
 	}
 }
 
+// closeSocket closes the connection from another goroutine than its
+// own. A blocking socket is shut down first: the connection's goroutine
+// may be waiting inside read(2), which neither close(2) nor Go's Close
+// would end.
+func (c *conn) closeSocket() {
+	if c.blocking.Load() {
+		shutdownSocket(c.raw)
+	}
+	c.nc.Close()
+}
+
 func (c *conn) cancelRunning() {
 	c.mu.Lock()
 	if c.cancel != nil {
@@ -426,7 +443,7 @@ func (c *conn) terminate() {
 			Message: "terminating connection due to administrator command"})
 		c.be.Flush()
 		c.wmu.Unlock()
-		c.nc.Close()
+		c.closeSocket()
 	}
 }
 

@@ -29,7 +29,19 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is Strata's release, shown in server_version and version().
 	Version string
+	// BlockingReads is how many connections at a time wait for their next
+	// message in a blocking read(2) on a thread of their own, rather than
+	// through the runtime's network poller: a request then costs fewer
+	// system calls and no goroutine hand-off (docs/pgwire.md, "Blocking
+	// reads"). Connections beyond it use the poller. 0 means
+	// DefaultBlockingReads; a negative value turns blocking reads off.
+	BlockingReads int
 }
+
+// DefaultBlockingReads is Config.BlockingReads' default: each blocking
+// connection holds an OS thread while it waits, so the number is bounded
+// well below the runtime's thread limit.
+const DefaultBlockingReads = 64
 
 // DefaultListen is the address strata serve listens on by default:
 // loopback only, PostgreSQL's port plus one.
@@ -57,6 +69,9 @@ type Server struct {
 
 	// Connections counts open client connections (for /metrics).
 	connections atomic.Int64
+	// blocking holds a token per connection reading with blocking
+	// system calls (Config.BlockingReads); nil when they are off.
+	blocking chan struct{}
 	// onStatement is told each statement's run time (ObserveStatements).
 	onStatement func(time.Duration)
 }
@@ -98,6 +113,12 @@ func New(eng *storage.Engine, cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{eng: eng, cfg: cfg, log: cfg.Logger, ln: ln, ctx: ctx, cancel: cancel,
 		conns: map[uint32]*conn{}, starting: map[net.Conn]bool{}, serveErr: make(chan error, 1)}
+	switch n := cfg.BlockingReads; {
+	case n == 0:
+		s.blocking = make(chan struct{}, DefaultBlockingReads)
+	case n > 0:
+		s.blocking = make(chan struct{}, n)
+	}
 	return s, nil
 }
 
@@ -121,6 +142,26 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Connections returns the number of open client connections.
 func (s *Server) Connections() int64 { return s.connections.Load() }
+
+// BlockingConnections returns how many open connections read their
+// socket with blocking system calls (Config.BlockingReads).
+func (s *Server) BlockingConnections() int { return len(s.blocking) }
+
+// startBlocking switches c to blocking reads if a slot is free and the
+// socket allows it; the returned function gives the slot back.
+func (s *Server) startBlocking(c *conn) (release func()) {
+	select {
+	case s.blocking <- struct{}{}:
+	default:
+		return func() {} // no slot (or blocking reads are off: nil channel)
+	}
+	if !setBlocking(c.raw) {
+		<-s.blocking
+		return func() {}
+	}
+	c.blocking.Store(true)
+	return func() { <-s.blocking }
+}
 
 // Serve accepts connections until Shutdown (it then returns nil) or until
 // ctx is done (it then shuts down and returns ctx's error).
@@ -198,7 +239,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		for _, c := range conns {
-			c.nc.Close()
+			c.closeSocket()
 		}
 		return ctx.Err()
 	}

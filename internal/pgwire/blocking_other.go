@@ -1,0 +1,12 @@
+//go:build !unix
+
+package pgwire
+
+import "net"
+
+// setBlocking reports false: blocking reads are used on Unix systems only,
+// and other systems read through the network poller.
+func setBlocking(net.Conn) bool { return false }
+
+// shutdownSocket has nothing to wake where sockets never block.
+func shutdownSocket(net.Conn) {}

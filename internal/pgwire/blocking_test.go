@@ -1,0 +1,139 @@
+//go:build unix
+
+package pgwire
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/strata-db/strata/internal/storage"
+)
+
+// startServerWith is startServer with a Config of the test's own, and no
+// Shutdown at cleanup: the tests here shut the server down themselves.
+func startServerWith(t *testing.T, cfg Config) (*Server, string) {
+	t.Helper()
+	eng, err := storage.Open(t.TempDir(), storage.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	cfg.Listen, cfg.Logger = "127.0.0.1:0", slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv, err := New(eng, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(context.Background())
+	return srv, "postgres://anyone@" + srv.Addr().String() + "/strata?sslmode=disable"
+}
+
+// shutdownWithin fails the test if Shutdown does not return within d (a
+// connection's goroutine left blocked in read(2) or write(2) would hold it
+// forever).
+func shutdownWithin(t *testing.T, srv *Server, ctx context.Context, d time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("Shutdown did not return within %s", d)
+		return nil
+	}
+}
+
+// TestBlockingReadsShutdownIdle checks an idle connection reading with a
+// blocking read(2) gets 57P01 and is closed by Shutdown, promptly.
+func TestBlockingReadsShutdownIdle(t *testing.T) {
+	srv, url := startServerWith(t, Config{})
+	c := connect(t, url)
+	var one int
+	if err := c.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("SELECT 1: %v", err)
+	}
+	if n := srv.BlockingConnections(); n != 1 {
+		t.Fatalf("%d connections read with blocking system calls, want 1", n)
+	}
+	time.Sleep(20 * time.Millisecond) // let the server wait in read(2)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdownWithin(t, srv, ctx, 10*time.Second); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := c.QueryRow(context.Background(), "SELECT 1").Scan(&one); err == nil {
+		t.Fatal("a query after Shutdown succeeded")
+	}
+	if n := srv.BlockingConnections(); n != 0 {
+		t.Fatalf("%d blocking slots held after Shutdown", n)
+	}
+}
+
+// TestBlockingReadsShutdownStuckWrite checks Shutdown's deadline frees a
+// connection whose goroutine is blocked in write(2) to a client that
+// stopped reading: a blocking socket's write is ended by shutting the
+// socket down, not by closing it.
+func TestBlockingReadsShutdownStuckWrite(t *testing.T) {
+	srv, _ := startServerWith(t, Config{})
+	nc, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	fe := pgproto3.NewFrontend(nc, nc)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters: map[string]string{"user": "anyone", "database": "strata"}})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+			break
+		}
+	}
+	// Far more rows than the socket buffers hold, never read.
+	fe.Send(&pgproto3.Query{String: "SELECT repeat('x', 1000) FROM generate_series(1, 200000)"})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // let the server fill the buffers and block
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	shutdownWithin(t, srv, ctx, 10*time.Second) // ctx's error or nil: either way it returned
+}
+
+// TestBlockingReadsBounded checks Config.BlockingReads: connections beyond
+// it read through the poller and work the same, and a negative value turns
+// blocking reads off.
+func TestBlockingReadsBounded(t *testing.T) {
+	for _, tc := range []struct{ limit, want int }{{1, 1}, {-1, 0}} {
+		srv, url := startServerWith(t, Config{BlockingReads: tc.limit})
+		a, b := connect(t, url), connect(t, url)
+		for i := range 3 {
+			for _, c := range []*pgx.Conn{a, b} {
+				var n int
+				if err := c.QueryRow(context.Background(), "SELECT $1::INT64 + 1", i).Scan(&n); err != nil || n != i+1 {
+					t.Fatalf("limit %d: query: %d, %v", tc.limit, n, err)
+				}
+			}
+		}
+		if n := srv.BlockingConnections(); n != tc.want {
+			t.Fatalf("limit %d: %d blocking connections, want %d", tc.limit, n, tc.want)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := shutdownWithin(t, srv, ctx, 10*time.Second); err != nil {
+			t.Fatalf("limit %d: shutdown: %v", tc.limit, err)
+		}
+		cancel()
+	}
+}
