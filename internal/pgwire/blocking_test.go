@@ -4,6 +4,7 @@ package pgwire
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"log/slog"
 	"net"
@@ -61,6 +62,9 @@ func TestBlockingReadsShutdownIdle(t *testing.T) {
 	if n := srv.BlockingConnections(); n != 1 {
 		t.Fatalf("%d connections read with blocking system calls, want 1", n)
 	}
+	if !detached(srv) {
+		t.Fatal("a connection without TLS was not moved off the network poller")
+	}
 	time.Sleep(20 * time.Millisecond) // let the server wait in read(2)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -72,6 +76,53 @@ func TestBlockingReadsShutdownIdle(t *testing.T) {
 	}
 	if n := srv.BlockingConnections(); n != 0 {
 		t.Fatalf("%d blocking slots held after Shutdown", n)
+	}
+}
+
+// detached reports whether every registered connection reads a detached
+// socket.
+func detached(srv *Server) bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	for _, c := range srv.conns {
+		if c.file.Load() == nil {
+			return false
+		}
+	}
+	return len(srv.conns) > 0
+}
+
+// TestBlockingReadsTLS checks a TLS connection, whose socket stays under
+// its TLS layer (blocking, not detached), works and is closed by
+// Shutdown while it waits in read(2).
+func TestBlockingReadsTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	srv, _ := startServerWith(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
+	cfg, err := pgx.ParseConfig("postgres://u@" + srv.Addr().String() + "/strata?sslmode=verify-full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	ctx := context.Background()
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for i := range 3 {
+		var n int
+		if err := c.QueryRow(ctx, "SELECT $1::INT64 * 2", i).Scan(&n); err != nil || n != 2*i {
+			t.Fatalf("query over TLS: %d, %v", n, err)
+		}
+	}
+	if n := srv.BlockingConnections(); n != 1 || detached(srv) {
+		t.Fatalf("%d blocking connections (detached %v), want 1 blocking under TLS", n, detached(srv))
+	}
+	time.Sleep(20 * time.Millisecond)
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := shutdownWithin(t, srv, sctx, 10*time.Second); err != nil {
+		t.Fatalf("shutdown: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -41,12 +42,16 @@ type conn struct {
 	// blocking says raw is in blocking mode (Server.startBlocking):
 	// closing it from another goroutine must shut it down first.
 	blocking atomic.Bool
-	w        io.Writer // nc, or its TLS layer
-	be       *pgproto3.Backend
-	sess     *session.Session
-	pid      uint32
-	secret   uint32
-	user     string
+	// sock is what the codec reads and writes; file, once set, is the
+	// detached socket it reads (Server.startBlocking), raw being closed.
+	sock   *socketIO
+	file   atomic.Pointer[os.File]
+	w      io.Writer // nc, or its TLS layer
+	be     *pgproto3.Backend
+	sess   *session.Session
+	pid    uint32
+	secret uint32
+	user   string
 
 	rows []byte // sendRows' buffer
 	// reported holds the ParameterStatus values the client was last sent.
@@ -114,7 +119,8 @@ func (s *Server) handle(nc net.Conn) {
 			c.wmu.Unlock()
 		}
 	}()
-	c.be, c.w = pgproto3.NewBackend(nc, nc), nc
+	c.sock = &socketIO{rw: nc}
+	c.be, c.w = pgproto3.NewBackend(c.sock, c.sock), c.sock
 	c.be.SetMaxBodyLen(maxAuthMessage)
 	ok, err := c.startup()
 	if err != nil {
@@ -161,8 +167,8 @@ func (c *conn) startup() (bool, error) {
 			if err := tc.Handshake(); err != nil {
 				return false, fmt.Errorf("tls handshake: %w", err)
 			}
-			c.nc, c.w = tc, tc
-			c.be = pgproto3.NewBackend(tc, tc)
+			c.nc, c.sock.rw = tc, tc
+			c.be = pgproto3.NewBackend(c.sock, c.sock)
 			c.be.SetMaxBodyLen(maxAuthMessage)
 			tlsDone = true
 		case *pgproto3.GSSEncRequest:
@@ -413,11 +419,24 @@ func (c *conn) statementContext() (context.Context, context.CancelFunc) {
 // may be waiting inside read(2), which neither close(2) nor Go's Close
 // would end.
 func (c *conn) closeSocket() {
+	if f := c.file.Load(); f != nil {
+		shutdownFile(f)
+		f.Close()
+		return
+	}
 	if c.blocking.Load() {
 		shutdownSocket(c.raw)
 	}
 	c.nc.Close()
 }
+
+// socketIO is the connection's socket as the codec sees it: the accepted
+// net.Conn, its TLS layer, or the detached file (Server.startBlocking),
+// swapped between messages without losing what the codec has buffered.
+type socketIO struct{ rw io.ReadWriter }
+
+func (s *socketIO) Read(p []byte) (int, error)  { return s.rw.Read(p) }
+func (s *socketIO) Write(p []byte) (int, error) { return s.rw.Write(p) }
 
 func (c *conn) cancelRunning() {
 	c.mu.Lock()

@@ -155,6 +155,20 @@ func (s *Server) startBlocking(c *conn) (release func()) {
 	default:
 		return func() {} // no slot (or blocking reads are off: nil channel)
 	}
+	if c.nc == c.raw { // no TLS layer holds the socket: detach it
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.closing {
+			if f, ok := detach(c.raw); ok {
+				c.wmu.Lock()
+				c.sock.rw = f
+				c.wmu.Unlock()
+				c.file.Store(f)
+				c.blocking.Store(true)
+				return func() { f.Close(); <-s.blocking }
+			}
+		}
+	}
 	if !setBlocking(c.raw) {
 		<-s.blocking
 		return func() {}
