@@ -3,8 +3,8 @@
 package pgwire
 
 import (
+	"errors"
 	"net"
-	"os"
 )
 
 // setBlocking reports false: blocking reads are used on Unix systems only,
@@ -15,7 +15,15 @@ func setBlocking(net.Conn) bool { return false }
 func shutdownSocket(net.Conn) {}
 
 // detach reports false: see setBlocking.
-func detach(net.Conn) (*os.File, bool) { return nil, false }
+func detach(net.Conn) (*fdSocket, bool) { return nil, false }
 
-// shutdownFile is never reached where detach fails.
-func shutdownFile(*os.File) {}
+// fdSocket is never made on these systems (detach reports false); its
+// methods exist for the code shared with Unix.
+type fdSocket struct{}
+
+var errNoDetach = errors.New("pgwire: detached sockets are Unix only")
+
+func (*fdSocket) Read([]byte) (int, error)  { return 0, errNoDetach }
+func (*fdSocket) Write([]byte) (int, error) { return 0, errNoDetach }
+func (*fdSocket) shutdown()                 {}
+func (*fdSocket) close()                    {}

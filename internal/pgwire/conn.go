@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -45,7 +44,7 @@ type conn struct {
 	// sock is what the codec reads and writes; file, once set, is the
 	// detached socket it reads (Server.startBlocking), raw being closed.
 	sock   *socketIO
-	file   atomic.Pointer[os.File]
+	file   atomic.Pointer[fdSocket]
 	w      io.Writer // nc, or its TLS layer
 	be     *pgproto3.Backend
 	sess   *session.Session
@@ -420,8 +419,7 @@ func (c *conn) statementContext() (context.Context, context.CancelFunc) {
 // would end.
 func (c *conn) closeSocket() {
 	if f := c.file.Load(); f != nil {
-		shutdownFile(f)
-		f.Close()
+		f.shutdown() // the connection's goroutine ends and closes it
 		return
 	}
 	if c.blocking.Load() {

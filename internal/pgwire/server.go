@@ -165,7 +165,12 @@ func (s *Server) startBlocking(c *conn) (release func()) {
 				c.wmu.Unlock()
 				c.file.Store(f)
 				c.blocking.Store(true)
-				return func() { f.Close(); <-s.blocking }
+				return func() {
+					c.wmu.Lock()
+					f.close()
+					c.wmu.Unlock()
+					<-s.blocking
+				}
 			}
 		}
 	}
