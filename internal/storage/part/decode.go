@@ -44,8 +44,11 @@ func appendFixed(d *Data, f int, p parquet.Page) error {
 	if len(p.DefinitionLevels()) != 0 || p.Dictionary() != nil {
 		return fmt.Errorf("fixed column %s is not a plain required column", fixedNames[f])
 	}
-	pd := p.Data()
-	n := int(p.NumRows())
+	return appendFixedValues(d, f, p.Data(), int(p.NumRows()))
+}
+
+// appendFixedValues appends the n values pd of fixed column f to d.
+func appendFixedValues(d *Data, f int, pd encoding.Values, n int) error {
 	want := encoding.Int64
 	switch f {
 	case fSort, fOrder:

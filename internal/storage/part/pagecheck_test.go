@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,55 +151,81 @@ func TestCorruptCompressedPage(t *testing.T) {
 	}
 	for _, comp := range []catalog.Compression{catalog.CompressLZ4, catalog.CompressZSTD} {
 		orig := lz4Part(t, comp)
-		for _, dm := range damages {
-			t.Run(map[catalog.Compression]string{catalog.CompressLZ4: "LZ4", catalog.CompressZSTD: "ZSTD"}[comp]+"/"+dm.name, func(t *testing.T) {
-				file := bytes.Clone(orig)
-				var hit *pageSpan
-				seen := 0
-				for _, p := range partPages(file) {
-					// The string column's second page on, in block 1.
-					if p.blk == 1 && p.col == numFixed+1 && p.h.DataPageHeaderV2.Valid {
-						if seen++; seen > 1 && dm.apply(file, &p) {
-							hit = &p
-							break
-						}
-					}
-				}
-				if hit == nil || hit.codec == format.Uncompressed {
-					t.Fatalf("no compressed page of column c11 in block 1 could be damaged")
-				}
-				file = reseal(file)
-				const path = "parts/bad.parquet"
-				fsys := newFS(t)
-				if err := vfs.WriteFile(fsys, path, file); err != nil {
-					t.Fatal(err)
-				}
-				want := func(what string, err error) {
-					t.Helper()
-					if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) ||
-						!strings.Contains(err.Error(), "column c11") || !strings.Contains(err.Error(), "page ") {
-						t.Fatalf("%s: %v", what, err)
-					}
-				}
-				want("read", readEverything(fsys, path))
-				want("Check", Check(fsys, path))
-				r, err := OpenCached(fsys, path, NewCache(1<<20))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				// A lookup decodes only the pages that hold the rows.
-				var d Data
-				if err := r.ReadBlock(1, nil, &d); err != nil {
-					t.Fatal(err)
-				}
-				var rows Data
-				lo, hi := 0, d.Rows
-				want("ReadRows", r.ReadRows(1, lo, hi, FixAll, []catalog.ColumnID{11}, &rows))
-				if err := r.ReadRows(1, lo, hi, FixAll, []catalog.ColumnID{10}, &rows); err != nil {
-					t.Fatalf("ReadRows of an intact column: %v", err)
-				}
-			})
+		names := partColumnNames(t, orig)
+		// The string column c11, and two fixed columns (ZSTD whatever
+		// the table columns' codec, delta-encoded, decoded by
+		// decodeOwnFixed): each must be refused as corrupt.
+		for _, target := range []string{"c11", colCommit, colSort} {
+			for _, dm := range damages {
+				t.Run(map[catalog.Compression]string{catalog.CompressLZ4: "LZ4", catalog.CompressZSTD: "ZSTD"}[comp]+"/"+target+"/"+dm.name, func(t *testing.T) {
+					testCorruptPage(t, orig, slices.Index(names, target), target, dm.apply)
+				})
+			}
 		}
+	}
+}
+
+// partColumnNames returns the Parquet column names of a part file, by
+// column index.
+func partColumnNames(t *testing.T, file []byte) []string {
+	f, err := parquet.OpenFile(bytes.NewReader(file), int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, path := range f.Schema().Columns() {
+		names = append(names, path[0])
+	}
+	return names
+}
+
+// testCorruptPage damages with apply the second page of column col (named
+// name) in block 1 of orig, reseals the file and reads it every way.
+func testCorruptPage(t *testing.T, orig []byte, col int, name string, apply func(file []byte, p *pageSpan) bool) {
+	file := bytes.Clone(orig)
+	var hit *pageSpan
+	seen := 0
+	for _, p := range partPages(file) {
+		// The column's second page on, in block 1.
+		if p.blk == 1 && p.col == col && p.h.DataPageHeaderV2.Valid {
+			if seen++; seen > 1 && apply(file, &p) {
+				hit = &p
+				break
+			}
+		}
+	}
+	if hit == nil || hit.codec == format.Uncompressed {
+		t.Fatalf("no compressed page of column %s in block 1 could be damaged", name)
+	}
+	file = reseal(file)
+	const path = "parts/bad.parquet"
+	fsys := newFS(t)
+	if err := vfs.WriteFile(fsys, path, file); err != nil {
+		t.Fatal(err)
+	}
+	want := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) ||
+			!strings.Contains(err.Error(), "column "+name) || !strings.Contains(err.Error(), "page ") {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	want("read", readEverything(fsys, path))
+	want("Check", Check(fsys, path))
+	r, err := OpenCached(fsys, path, NewCache(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// A lookup decodes only the pages that hold the rows.
+	var rows Data
+	lo, hi := 0, r.Blocks()[1].Rows
+	if name == "c11" {
+		want("ReadRows", r.ReadRows(1, lo, hi, FixAll, []catalog.ColumnID{11}, &rows))
+		if err := r.ReadRows(1, lo, hi, FixAll, []catalog.ColumnID{10}, &rows); err != nil {
+			t.Fatalf("ReadRows of an intact column: %v", err)
+		}
+	} else {
+		want("ReadRows", r.ReadRows(1, lo, hi, FixAll, nil, &rows))
 	}
 }

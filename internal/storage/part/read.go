@@ -293,12 +293,25 @@ func (r *Reader) colName(col int) string {
 // chunk of Parquet column col (the first being page page0 of the chunk),
 // held in buf from file offset base: whole chunks once per reader, a
 // lookup's pages each time they are decoded.
-func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, col int) error {
+func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, col int, own bool) error {
 	rg := &r.file.Metadata().RowGroups[blk]
 	start, end := chunkRange(rg, col)
 	bit := blk*len(rg.Columns) + col
 	whole := from == start && to == end
 	if whole && r.checked[bit/64].Load()&(1<<(bit%64)) != 0 {
+		return nil
+	}
+	if own {
+		// Headers only, remembered nowhere: a later read of these pages
+		// through parquet-go still checks their bodies first.
+		rows := r.blocks[blk].Rows
+		if r.meta.PageRows > 0 {
+			rows = min(rows, r.meta.PageRows)
+		}
+		m := &rg.Columns[col].MetaData
+		if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, nil, false); err != nil {
+			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
+		}
 		return nil
 	}
 	rows := r.blocks[blk].Rows
@@ -310,7 +323,7 @@ func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, c
 	if !whole {
 		seen = &r.pages
 	}
-	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, seen); err != nil {
+	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, seen, true); err != nil {
 		return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 	}
 	if whole {
@@ -565,14 +578,23 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 		return r.corrupt("block %d column %s is not a file column chunk", blk, r.colName(t.col))
 	}
 	col := t.col
-	if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col); err != nil {
+	m := &r.file.Metadata().RowGroups[blk].Columns[col].MetaData
+	own := ownTask(m, t)
+	if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col, own); err != nil {
 		return err
 	}
-	if m := &r.file.Metadata().RowGroups[blk].Columns[col].MetaData; t.fixed < 0 && ownChunk(m, t.ph, t.v) {
+	if own {
 		if t.start < win.base || t.end > win.base+int64(len(win.b)) {
 			return r.corrupt("block %d column %s lies outside the bytes read", blk, r.colName(col))
 		}
-		got, err := decodeOwnPages(win.b[t.start-win.base:t.end-win.base], m.Codec, t.ph, fc.Type(), t.v, rows, 0)
+		b := win.b[t.start-win.base : t.end-win.base]
+		var got int
+		var err error
+		if t.fixed >= 0 {
+			got, err = decodeOwnFixed(b, m.Codec, fc.Type(), dst, t.fixed, rows, 0)
+		} else {
+			got, err = decodeOwnPages(b, m.Codec, t.ph, fc.Type(), t.v, rows, 0)
+		}
 		if err == nil && got != rows {
 			err = fmt.Errorf("%d rows, want %d", got, rows)
 		}

@@ -282,7 +282,9 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// Whole pages are decoded into scratch and the rows copied out:
 	// parquet-go's sliced pages keep a bit offset into boolean data that
 	// Data() does not expose.
-	if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col); err != nil {
+	m := &rg.Columns[t.col].MetaData
+	own := ownTask(m, t)
+	if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col, own); err != nil {
 		return nil, nil, err
 	}
 	sc.first = first
@@ -301,8 +303,14 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		}
 		tv.Reset()
 	}
-	if m := &rg.Columns[t.col].MetaData; t.fixed < 0 && ownChunk(m, t.ph, tv) {
-		n, err := decodeOwnPages(buf[start-base:end-base], m.Codec, t.ph, fc.Type(), tv, hi-first, p0)
+	if own {
+		var n int
+		var err error
+		if t.fixed >= 0 {
+			n, err = decodeOwnFixed(buf[start-base:end-base], m.Codec, fc.Type(), sc, t.fixed, hi-first, p0)
+		} else {
+			n, err = decodeOwnPages(buf[start-base:end-base], m.Codec, t.ph, fc.Type(), tv, hi-first, p0)
+		}
 		if err == nil && n < hi-first {
 			err = fmt.Errorf("pages end before row %d", hi)
 		}

@@ -1,10 +1,17 @@
 package part
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/holiman/uint256"
 
@@ -289,5 +296,40 @@ func TestLZ4Pages(t *testing.T) {
 	}
 	if err := Check(fs, "p"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOwnFixedDeltaClaims gives decodeOwnFixed a page of a fixed column
+// whose DELTA_BINARY_PACKED values claim three million values where its
+// header says ten, in blocks of bit width 0 that make the claim cheap to
+// write and, unchecked, 24 MB to decode. It must be refused as malformed
+// before anything that size is allocated: checkPages checks only the
+// headers of pages decoded here, so eachOwnPage checks the values.
+func TestOwnFixedDeltaClaims(t *testing.T) {
+	const claimed, n = 3_000_000, 10
+	body := binary.AppendUvarint(nil, 128) // block size
+	body = binary.AppendUvarint(body, 4)   // miniblocks per block
+	body = binary.AppendUvarint(body, claimed)
+	body = binary.AppendUvarint(body, 0) // first value
+	for range (claimed + 127) / 128 {
+		body = append(body, 0, 0, 0, 0, 0) // min delta 0, four bit widths of 0
+	}
+	h := format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: int32(len(body)), CompressedPageSize: int32(len(body))}
+	h.DataPageHeaderV2 = thrift.New(format.DataPageHeaderV2{NumValues: n, NumRows: n, Encoding: format.DeltaBinaryPacked, IsCompressed: thrift.New(false)})
+	page, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page = append(page, body...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var d Data
+	_, err = decodeOwnFixed(page, format.Uncompressed, parquet.Int64Type, &d, fCommit, n, 0)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, errPage) || !strings.Contains(err.Error(), "3000000") {
+		t.Fatalf("a page claiming %d values in %d: %v", claimed, n, err)
+	}
+	if a := after.TotalAlloc - before.TotalAlloc; a > 8<<20 {
+		t.Fatalf("refusing the page allocated %d MiB", a>>20)
 	}
 }
