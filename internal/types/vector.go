@@ -329,6 +329,60 @@ func (v *Vector) AppendPacked(data []byte, offs []uint32) bool {
 	return true
 }
 
+// AppendFrontCoded appends to a STRING or BYTES vector len(suffixes)
+// values front-coded as Parquet's DELTA_BYTE_ARRAY stores them: value i
+// is the first prefixes[i] bytes of value i-1 (none for value 0) followed
+// by the next suffixes[i] bytes of data. prefixes nil means no prefixes
+// (DELTA_LENGTH_BYTE_ARRAY). Decoding straight into v copies each byte
+// once, where decoding into a page buffer and then AppendPacked copied it
+// twice. It reports false, and appends nothing, when a length is negative,
+// a prefix is longer than the value before it or the suffixes run past
+// data.
+func (v *Vector) AppendFrontCoded(prefixes, suffixes []int32, data []byte) bool {
+	if prefixes != nil && len(prefixes) != len(suffixes) {
+		return false
+	}
+	total, used, last := 0, 0, 0
+	for i, s := range suffixes {
+		p := 0
+		if prefixes != nil {
+			p = int(prefixes[i])
+		}
+		if s < 0 || p < 0 || p > last {
+			return false
+		}
+		used += int(s)
+		last = p + int(s)
+		total += last
+	}
+	if used > len(data) {
+		return false
+	}
+	// Written by index into storage grown once: w is where the next
+	// value starts, prev where the value before it starts (its prefix is
+	// copied from v's own bytes).
+	w := len(v.data)
+	v.data = slices.Grow(v.data, total)[:w+total]
+	o := len(v.offs)
+	v.offs = slices.Grow(v.offs, len(suffixes))[:o+len(suffixes)]
+	d, offs := v.data, v.offs[o:]
+	prev, pos := w, 0
+	for i, s := range suffixes {
+		begin := w
+		if prefixes != nil {
+			if p := int(prefixes[i]); p > 0 {
+				w += copy(d[w:], d[prev:prev+p])
+			}
+		}
+		w += copy(d[w:], data[pos:pos+int(s)])
+		pos += int(s)
+		offs[i] = w
+		prev = begin
+	}
+	v.addValid(len(suffixes))
+	return true
+}
+
 // addValid counts n more rows, all valid, whose values are appended.
 func (v *Vector) addValid(n int) {
 	if v.valid == nil {

@@ -380,3 +380,41 @@ func TestVectorAppendPacked(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendFrontCoded appends front-coded values after a value already
+// in the vector and checks them, and refuses lengths that do not fit.
+func TestAppendFrontCoded(t *testing.T) {
+	v := NewVector(Of(Bytes), 0)
+	v.AppendBytes([]byte("zz"))
+	// apple, applesauce, apricot, "", banana
+	if !v.AppendFrontCoded([]int32{0, 5, 2, 0, 0}, []int32{5, 5, 5, 0, 6}, []byte("applesaucericotbanana")) {
+		t.Fatal("refused a valid page")
+	}
+	want := []string{"zz", "apple", "applesauce", "apricot", "", "banana"}
+	if v.Len() != len(want) {
+		t.Fatalf("%d values, want %d", v.Len(), len(want))
+	}
+	for i, w := range want {
+		if got := v.StringAt(i); got != w {
+			t.Fatalf("value %d = %q, want %q", i, got, w)
+		}
+	}
+	if !v.AppendFrontCoded(nil, []int32{1, 2}, []byte("xyz")) || v.StringAt(6) != "x" || v.StringAt(7) != "yz" {
+		t.Fatal("lengths without prefixes")
+	}
+	for _, c := range []struct {
+		p, s []int32
+		data string
+	}{
+		{[]int32{1}, []int32{1}, "a"},         // a prefix for the first value
+		{[]int32{0, 3}, []int32{2, 1}, "abc"}, // a prefix longer than the value before
+		{[]int32{0}, []int32{4}, "abc"},       // suffixes past the data
+		{[]int32{0, 0}, []int32{1}, "a"},      // counts that differ
+		{nil, []int32{-1}, "a"},               // a negative length
+	} {
+		n := v.Len()
+		if v.AppendFrontCoded(c.p, c.s, []byte(c.data)) || v.Len() != n {
+			t.Fatalf("accepted prefixes %v suffixes %v over %q", c.p, c.s, c.data)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/strata-db/strata/internal/types"
 )
 
 // parquet-go sizes what it allocates to decode delta-encoded values from
@@ -46,46 +48,74 @@ func checkDelta(enc format.Encoding, b []byte, n int) error {
 	}
 	sc := deltaScratch.Get().(*[2][]int32)
 	defer deltaScratch.Put(sc)
-	var err error
+	_, _, _, err := deltaLengths(sc, enc, b, n)
+	return err
+}
+
+// appendDeltaBytes decodes the n values of a page of byte arrays in
+// encoding enc (DELTA_BYTE_ARRAY or DELTA_LENGTH_BYTE_ARRAY) straight
+// into v, checking them as checkDelta does.
+func appendDeltaBytes(v *types.Vector, enc format.Encoding, b []byte, n int) error {
+	sc := deltaScratch.Get().(*[2][]int32)
+	defer deltaScratch.Put(sc)
+	prefixes, suffixes, data, err := deltaLengths(sc, enc, b, n)
+	if err != nil {
+		return err
+	}
+	if len(suffixes) != n {
+		return fmt.Errorf("%d values in a page of %d", len(suffixes), n)
+	}
+	if !v.AppendFrontCoded(prefixes, suffixes, data) {
+		return fmt.Errorf("values do not fit their lengths")
+	}
+	return nil
+}
+
+// deltaLengths decodes the lengths of a page of at most n byte arrays in
+// encoding enc into sc's buffers and checks them: the prefix lengths
+// (DELTA_BYTE_ARRAY only; nil otherwise), the suffix lengths, and the
+// suffixes' bytes, which they must not overrun, the values adding up to
+// at most maxDeltaBytes.
+func deltaLengths(sc *[2][]int32, enc format.Encoding, b []byte, n int) (prefixes, suffixes []int32, data []byte, err error) {
 	k := 0
-	prefixes := sc[0][:0]
 	if enc == format.DeltaByteArray {
-		if prefixes, k, err = deltaInt32s(prefixes, b, n); err != nil {
-			return fmt.Errorf("prefix lengths: %v", err)
+		if prefixes, k, err = deltaInt32s(sc[0][:0], b, n); err != nil {
+			return nil, nil, nil, fmt.Errorf("prefix lengths: %v", err)
 		}
+		sc[0] = prefixes
 	}
 	suffixes, m, err := deltaInt32s(sc[1][:0], b[k:], n)
-	sc[0], sc[1] = prefixes, suffixes
+	sc[1] = suffixes
 	if err != nil {
-		return fmt.Errorf("lengths: %v", err)
+		return nil, nil, nil, fmt.Errorf("lengths: %v", err)
 	}
 	if enc == format.DeltaByteArray && len(prefixes) != len(suffixes) {
-		return fmt.Errorf("%d prefix lengths and %d suffix lengths", len(prefixes), len(suffixes))
+		return nil, nil, nil, fmt.Errorf("%d prefix lengths and %d suffix lengths", len(prefixes), len(suffixes))
 	}
-	var data, total, last int64
+	var size, total, last int64
 	for i, s := range suffixes {
 		l := int64(s)
 		if s < 0 {
-			return fmt.Errorf("value %d has length %d", i, s)
+			return nil, nil, nil, fmt.Errorf("value %d has length %d", i, s)
 		}
 		if enc == format.DeltaByteArray {
 			pl := int64(prefixes[i])
 			if pl < 0 || pl > last {
-				return fmt.Errorf("value %d shares %d bytes with a value of %d", i, pl, last)
+				return nil, nil, nil, fmt.Errorf("value %d shares %d bytes with a value of %d", i, pl, last)
 			}
 			l += pl
 		}
-		data += int64(s)
+		size += int64(s)
 		total += l
 		last = l
 	}
-	if data > int64(len(b)-k-m) {
-		return fmt.Errorf("values of %d bytes in %d", data, len(b)-k-m)
+	if size > int64(len(b)-k-m) {
+		return nil, nil, nil, fmt.Errorf("values of %d bytes in %d", size, len(b)-k-m)
 	}
 	if total > maxDeltaBytes {
-		return fmt.Errorf("values of %d bytes", total)
+		return nil, nil, nil, fmt.Errorf("values of %d bytes", total)
 	}
-	return nil
+	return prefixes, suffixes, b[k+m:], nil
 }
 
 // deltaHead is the header of a DELTA_BINARY_PACKED run.

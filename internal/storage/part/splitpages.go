@@ -117,7 +117,7 @@ var errPage = errors.New("malformed data page")
 // the rows appended. page0 is the number of b's first page in its chunk,
 // which errors name.
 func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ parquet.Type, v *types.Vector, maxRows, page0 int) (rows int, err error) {
-	return eachOwnPage(b, codec, maxRows, page0, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
+	return eachOwnPage(b, codec, maxRows, page0, false, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
 		if enc == format.ByteStreamSplit && ph.kind == parquet.FixedLenByteArray && v.Type().Kind.Class() == types.ClassWide {
 			if !v.AppendWideSplit(vals, ph.size, wideSigned(v.Type()), defs, n) {
 				return fmt.Errorf("%w: %d value bytes for %d rows of %d bytes, %d of them NULL", errPage, len(vals), n, ph.size, nulls)
@@ -145,10 +145,28 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ pa
 // to check its values (every fixed column but the tomb is delta-encoded):
 // two decompressions per page, a fifth of a cold block read's CPU. Here
 // a page is decompressed once, checked, and decoded.
+//
+// The sort keys and ordering values, DELTA_BYTE_ARRAY, are decoded
+// straight into their vectors (appendDeltaBytes), their lengths decoded
+// once to check and build them: through parquet-go they were decoded
+// into a page buffer and copied again, and their lengths decoded twice.
 func decodeOwnFixed(b []byte, codec format.CompressionCodec, typ parquet.Type, d *Data, f, maxRows, page0 int) (rows int, err error) {
-	return eachOwnPage(b, codec, maxRows, page0, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
+	return eachOwnPage(b, codec, maxRows, page0, f == fSort || f == fOrder, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
 		if defs != nil || nulls != 0 {
 			return fmt.Errorf("%w: fixed column %s has NULLs", errPage, fixedNames[f])
+		}
+		if byteDelta(enc) && (f == fSort || f == fOrder) {
+			v := d.Sort
+			if f == fOrder {
+				v = d.Order
+			}
+			if v == nil {
+				return fmt.Errorf("%w: no vector for fixed column %s", errPage, fixedNames[f])
+			}
+			if err := appendDeltaBytes(v, enc, vals, n); err != nil {
+				return fmt.Errorf("%w: %v", errPage, err)
+			}
+			return nil
 		}
 		pd, err := bufs.decode(typ, enc, vals, n)
 		if err != nil {
@@ -164,7 +182,10 @@ func decodeOwnFixed(b []byte, codec format.CompressionCodec, typ parquet.Type, d
 // encoding enc. Delta-encoded values are checked (checkDelta) before fn
 // sees them: a chunk read here had only its headers checked up front
 // (checkPages without bodies).
-func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, fn func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error) (rows int, err error) {
+//
+// With ownBytes, byte arrays in a delta encoding are left to fn to check:
+// it decodes them with appendDeltaBytes, which checks them as it does.
+func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, ownBytes bool, fn func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error) (rows int, err error) {
 	page := page0
 	defer func() {
 		if err != nil {
@@ -219,7 +240,7 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, fn
 		if int64(len(vals)) != want {
 			return rows, fmt.Errorf("%w: %d value bytes, the header says %d", errPage, len(vals), want)
 		}
-		if deltaEncoded(dp.Encoding) {
+		if deltaEncoded(dp.Encoding) && !(ownBytes && byteDelta(dp.Encoding)) {
 			if err := checkDelta(dp.Encoding, vals, n-nulls); err != nil {
 				return rows, fmt.Errorf("%w: %v", errPage, err)
 			}
@@ -232,6 +253,11 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, fn
 		page++
 	}
 	return rows, nil
+}
+
+// byteDelta reports whether enc is a delta encoding of byte arrays.
+func byteDelta(enc format.Encoding) bool {
+	return enc == format.DeltaByteArray || enc == format.DeltaLengthByteArray
 }
 
 // decode decodes present values in encoding enc from vals with
