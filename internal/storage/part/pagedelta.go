@@ -184,7 +184,11 @@ func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
 			if pos+size > len(b) {
 				return dst, 0, errDelta
 			}
-			mb := b[pos : pos+size]
+			// The loads read up to 7 bytes past the miniblock where b
+			// goes on (the bits past it are masked off): only a run's
+			// last bytes take the slow path, where a miniblock of narrow
+			// deltas, 8 bytes of 2-bit ones, took it for every value.
+			mb := b[pos:]
 			md, mask := int32(minDelta), uint64(1)<<w-1
 			for i := 0; i < per && len(dst)-start < total; i++ {
 				off := i * int(w)
@@ -193,7 +197,7 @@ func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
 					// w ≤ 32 bits from a bit offset under 8 fit in one load.
 					d = binary.LittleEndian.Uint64(mb[off/8:]) >> (off % 8) & mask
 				} else {
-					d = bitsAt(mb, off, int(w))
+					d = bitsAt(mb[:size], off, int(w))
 				}
 				v += md + int32(d)
 				dst = append(dst, v)
