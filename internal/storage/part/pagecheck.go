@@ -40,8 +40,8 @@ import (
 //     those the values are decompressed here.
 //
 // So what parquet-go allocates for a page is bounded by sizes the page's
-// own bytes bear out. Pages decoded by splitpages.go instead have their
-// headers checked here and their bodies where they are decompressed. Reads through ReadBlock check a chunk once per open
+// own bytes bear out. Pages decoded by splitpages.go are checked there,
+// as they are decoded, against the same bounds. Reads through ReadBlock check a chunk once per open
 // reader (the stripes prove later reads see the same bytes); a lookup
 // checks the pages it decodes once per reader too (Reader.pages).
 
@@ -70,12 +70,7 @@ var lz4Scratch sync.Pool
 // not nil, remembers pages checked before: it is asked for the end of
 // the page at an offset (ok if that page was checked) and told of each
 // page that passes.
-//
-// With bodies false only the headers are checked and nothing is
-// remembered: for pages decoded by decodeOwnPages or decodeOwnFixed,
-// which decompress each page once and check its values themselves, into
-// buffers no larger than the sizes checked here.
-func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, codec format.CompressionCodec, seen pageMemo, bodies bool) (err error) {
+func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, codec format.CompressionCodec, seen pageMemo) (err error) {
 	page := page0
 	pos := from
 	defer func() {
@@ -143,10 +138,6 @@ func checkPages(buf []byte, base, from, to int64, page0, rows int, total int64, 
 		}
 		if values < 0 || nrows < 0 || values > int64(rows) || nrows > values {
 			return fault("data page of %d values and %d rows in a page of at most %d rows", values, nrows, rows)
-		}
-		if !bodies {
-			pos += hl + comp
-			continue
 		}
 		if err := checkBody(codec, compressed, body, unc, enc, int(values-nulls)); err != nil {
 			return fault("%v", err)

@@ -293,7 +293,7 @@ func (r *Reader) colName(col int) string {
 // chunk of Parquet column col (the first being page page0 of the chunk),
 // held in buf from file offset base: whole chunks once per reader, a
 // lookup's pages each time they are decoded.
-func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, col int, own bool) error {
+func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, col int) error {
 	rg := &r.file.Metadata().RowGroups[blk]
 	start, end := chunkRange(rg, col)
 	bit := blk*len(rg.Columns) + col
@@ -301,19 +301,7 @@ func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, c
 	if whole && r.checked[bit/64].Load()&(1<<(bit%64)) != 0 {
 		return nil
 	}
-	if own {
-		// Headers only, remembered nowhere: a later read of these pages
-		// through parquet-go still checks their bodies first.
-		rows := r.blocks[blk].Rows
-		if r.meta.PageRows > 0 {
-			rows = min(rows, r.meta.PageRows)
-		}
-		m := &rg.Columns[col].MetaData
-		if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, nil, false); err != nil {
-			return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
-		}
-		return nil
-	}
+
 	rows := r.blocks[blk].Rows
 	if r.meta.PageRows > 0 {
 		rows = min(rows, r.meta.PageRows)
@@ -323,7 +311,7 @@ func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, c
 	if !whole {
 		seen = &r.pages
 	}
-	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, seen, true); err != nil {
+	if err := checkPages(buf, base, from, to, page0, rows, m.TotalUncompressedSize, m.Codec, seen); err != nil {
 		return r.corrupt("block %d column %s: %v", blk, r.colName(col), err)
 	}
 	if whole {
@@ -579,9 +567,12 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 	}
 	col := t.col
 	m := &r.file.Metadata().RowGroups[blk].Columns[col].MetaData
+	// Pages decoded here are checked as they are decoded (eachOwnPage).
 	own := ownTask(m, t)
-	if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col, own); err != nil {
-		return err
+	if !own {
+		if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col); err != nil {
+			return err
+		}
 	}
 	if own {
 		if t.start < win.base || t.end > win.base+int64(len(win.b)) {
@@ -591,9 +582,9 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 		var got int
 		var err error
 		if t.fixed >= 0 {
-			got, err = decodeOwnFixed(b, m.Codec, fc.Type(), dst, t.fixed, rows, 0)
+			got, err = decodeOwnFixed(b, m.Codec, r.pageLimits(blk, col), fc.Type(), dst, t.fixed, rows, 0)
 		} else {
-			got, err = decodeOwnPages(b, m.Codec, t.ph, fc.Type(), t.v, rows, 0)
+			got, err = decodeOwnPages(b, m.Codec, r.pageLimits(blk, col), t.ph, fc.Type(), t.v, rows, 0)
 		}
 		if err == nil && got != rows {
 			err = fmt.Errorf("%d rows, want %d", got, rows)

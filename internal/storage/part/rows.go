@@ -283,9 +283,12 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// parquet-go's sliced pages keep a bit offset into boolean data that
 	// Data() does not expose.
 	m := &rg.Columns[t.col].MetaData
+	// Pages decoded here are checked as they are decoded (eachOwnPage).
 	own := ownTask(m, t)
-	if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col, own); err != nil {
-		return nil, nil, err
+	if !own {
+		if err := r.checkChunkPages(buf, base, start, end, p0, blk, t.col); err != nil {
+			return nil, nil, err
+		}
 	}
 	sc.first = first
 	sc.Reset()
@@ -307,9 +310,9 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		var n int
 		var err error
 		if t.fixed >= 0 {
-			n, err = decodeOwnFixed(buf[start-base:end-base], m.Codec, fc.Type(), sc, t.fixed, hi-first, p0)
+			n, err = decodeOwnFixed(buf[start-base:end-base], m.Codec, r.pageLimits(blk, t.col), fc.Type(), sc, t.fixed, hi-first, p0)
 		} else {
-			n, err = decodeOwnPages(buf[start-base:end-base], m.Codec, t.ph, fc.Type(), tv, hi-first, p0)
+			n, err = decodeOwnPages(buf[start-base:end-base], m.Codec, r.pageLimits(blk, t.col), t.ph, fc.Type(), tv, hi-first, p0)
 		}
 		if err == nil && n < hi-first {
 			err = fmt.Errorf("pages end before row %d", hi)

@@ -116,8 +116,8 @@ var errPage = errors.New("malformed data page")
 // stops after maxRows rows' pages (a page is appended whole) and returns
 // the rows appended. page0 is the number of b's first page in its chunk,
 // which errors name.
-func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ parquet.Type, v *types.Vector, maxRows, page0 int) (rows int, err error) {
-	return eachOwnPage(b, codec, maxRows, page0, false, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
+func decodeOwnPages(b []byte, codec format.CompressionCodec, lim pageLimits, ph physical, typ parquet.Type, v *types.Vector, maxRows, page0 int) (rows int, err error) {
+	return eachOwnPage(b, codec, lim, maxRows, page0, false, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
 		if enc == format.ByteStreamSplit && ph.kind == parquet.FixedLenByteArray && v.Type().Kind.Class() == types.ClassWide {
 			if !v.AppendWideSplit(vals, ph.size, wideSigned(v.Type()), defs, n) {
 				return fmt.Errorf("%w: %d value bytes for %d rows of %d bytes, %d of them NULL", errPage, len(vals), n, ph.size, nulls)
@@ -150,8 +150,8 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, ph physical, typ pa
 // straight into their vectors (appendDeltaBytes), their lengths decoded
 // once to check and build them: through parquet-go they were decoded
 // into a page buffer and copied again, and their lengths decoded twice.
-func decodeOwnFixed(b []byte, codec format.CompressionCodec, typ parquet.Type, d *Data, f, maxRows, page0 int) (rows int, err error) {
-	return eachOwnPage(b, codec, maxRows, page0, f == fSort || f == fOrder, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
+func decodeOwnFixed(b []byte, codec format.CompressionCodec, lim pageLimits, typ parquet.Type, d *Data, f, maxRows, page0 int) (rows int, err error) {
+	return eachOwnPage(b, codec, lim, maxRows, page0, f == fSort || f == fOrder, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
 		if defs != nil || nulls != 0 {
 			return fmt.Errorf("%w: fixed column %s has NULLs", errPage, fixedNames[f])
 		}
@@ -185,7 +185,12 @@ func decodeOwnFixed(b []byte, codec format.CompressionCodec, typ parquet.Type, d
 //
 // With ownBytes, byte arrays in a delta encoding are left to fn to check:
 // it decodes them with appendDeltaBytes, which checks them as it does.
-func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, ownBytes bool, fn func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error) (rows int, err error) {
+//
+// eachOwnPage checks each header as checkPages would, against lim, so
+// the chunk needs no pass of checkPages first: a page's rows against the
+// block's and the part's page size, its uncompressed bytes, and all of
+// them together, against the chunk's size in the footer.
+func eachOwnPage(b []byte, codec format.CompressionCodec, lim pageLimits, maxRows, page0 int, ownBytes bool, fn func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error) (rows int, err error) {
 	page := page0
 	defer func() {
 		if err != nil {
@@ -202,6 +207,7 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, ow
 	bufs := splitScratch.Get().(*splitBufs)
 	defer splitScratch.Put(bufs)
 	var proto thrift.CompactProtocol
+	var sum int64
 	for len(b) > 0 && rows < maxRows {
 		rd := proto.NewReaderFromBytes(b)
 		var h format.PageHeader
@@ -216,9 +222,12 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, ow
 		dp := &h.DataPageHeaderV2.V
 		n, nulls := int(dp.NumRows), int(dp.NumNulls)
 		dl := int64(dp.DefinitionLevelsByteLength)
-		if dp.RepetitionLevelsByteLength != 0 || n < 0 || int(dp.NumValues) != n ||
+		if dp.RepetitionLevelsByteLength != 0 || n < 0 || int(dp.NumValues) != n || n > lim.rows ||
 			nulls < 0 || nulls > n || dl < 0 || dl > comp || dl > unc {
 			return rows, fmt.Errorf("%w: %d rows, %d NULLs, %d bytes of levels, encoded %s", errPage, n, nulls, dl, dp.Encoding)
+		}
+		if sum += unc; unc > lim.total || sum > lim.total {
+			return rows, fmt.Errorf("%w: page of %d uncompressed bytes exceeds its chunk's %d", errPage, unc, lim.total)
 		}
 		body := b[hl : hl+comp]
 		var defs []byte
@@ -253,6 +262,24 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, maxRows, page0 int, ow
 		page++
 	}
 	return rows, nil
+}
+
+// pageLimits bound the pages of one chunk: the rows of a page (the
+// block's, and the part's PageRows) and the chunk's uncompressed bytes
+// (from the footer, which the seal covers).
+type pageLimits struct {
+	rows  int
+	total int64
+}
+
+// pageLimits returns the limits of the pages of Parquet column col in
+// block blk.
+func (r *Reader) pageLimits(blk, col int) pageLimits {
+	rows := r.blocks[blk].Rows
+	if r.meta.PageRows > 0 {
+		rows = min(rows, r.meta.PageRows)
+	}
+	return pageLimits{rows: rows, total: r.file.Metadata().RowGroups[blk].Columns[col].MetaData.TotalUncompressedSize}
 }
 
 // byteDelta reports whether enc is a delta encoding of byte arrays.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -324,12 +325,51 @@ func TestOwnFixedDeltaClaims(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	var d Data
-	_, err = decodeOwnFixed(page, format.Uncompressed, parquet.Int64Type, &d, fCommit, n, 0)
+	_, err = decodeOwnFixed(page, format.Uncompressed, pageLimits{rows: n, total: int64(len(body))}, parquet.Int64Type, &d, fCommit, n, 0)
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, errPage) || !strings.Contains(err.Error(), "3000000") {
 		t.Fatalf("a page claiming %d values in %d: %v", claimed, n, err)
 	}
 	if a := after.TotalAlloc - before.TotalAlloc; a > 8<<20 {
 		t.Fatalf("refusing the page allocated %d MiB", a>>20)
+	}
+}
+
+// TestOwnPageLimits gives decodeOwnFixed pages whose headers claim more
+// rows than a page of the part holds, or more uncompressed bytes than the
+// chunk's footer says it has (a gigabyte, which it would otherwise have
+// allocated to decompress into): both are malformed, found before any
+// decompression.
+func TestOwnPageLimits(t *testing.T) {
+	// 65 commits, well-formed and uncompressed: only the limit refuses
+	// them.
+	var enc delta.BinaryPackedEncoding
+	body, err := enc.EncodeInt64(nil, make([]int64, 65))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		rows, unc  int32
+		compressed bool
+	}{{"rows", 65, int32(len(body)), false}, {"bytes", 8, 1 << 30, true}} {
+		h := format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: c.unc, CompressedPageSize: int32(len(body))}
+		h.DataPageHeaderV2 = thrift.New(format.DataPageHeaderV2{NumValues: c.rows, NumRows: c.rows, Encoding: format.DeltaBinaryPacked, IsCompressed: thrift.New(c.compressed)})
+		page, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page = append(page, body...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var d Data
+		_, err = decodeOwnFixed(page, format.Zstd, pageLimits{rows: 64, total: 4 << 10}, parquet.Int64Type, &d, fCommit, 64, 0)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, errPage) {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+			t.Fatalf("%s: refusing the page allocated %d KiB", c.name, a>>10)
+		}
 	}
 }
