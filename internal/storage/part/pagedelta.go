@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/parquet-go/parquet-go/format"
@@ -163,45 +164,64 @@ func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
 	}
 	per := int(h.blockSize) / mbs
 	v := int32(h.first)
+	// The values are written by index into room made once: total is at
+	// most n, the page's value count, which its caller bounds.
 	start := len(dst)
-	dst = append(dst, v)
-	for len(dst)-start < total {
+	dst = slices.Grow(dst, total)[:start+total]
+	out := dst[start:]
+	out[0] = v
+	got := 1
+	for got < total {
 		minDelta, k := binary.Varint(b[pos:])
 		if k <= 0 || pos+k+mbs > len(b) {
-			return dst, 0, errDelta
+			return dst[:start], 0, errDelta
 		}
 		pos += k
 		widths := b[pos : pos+mbs]
 		pos += mbs
 		for _, w := range widths {
-			if len(dst)-start >= total {
+			if got >= total {
 				break
 			}
 			if w > 32 {
-				return dst, 0, fmt.Errorf("miniblock of %d-bit deltas", w)
+				return dst[:start], 0, fmt.Errorf("miniblock of %d-bit deltas", w)
 			}
 			size := per * int(w) / 8
 			if pos+size > len(b) {
-				return dst, 0, errDelta
+				return dst[:start], 0, errDelta
 			}
+			md, mask := int32(minDelta), uint64(1)<<w-1
+			m := min(per, total-got)
+			vals := out[got : got+m]
 			// The loads read up to 7 bytes past the miniblock where b
 			// goes on (the bits past it are masked off): only a run's
 			// last bytes take the slow path, where a miniblock of narrow
 			// deltas, 8 bytes of 2-bit ones, took it for every value.
 			mb := b[pos:]
-			md, mask := int32(minDelta), uint64(1)<<w-1
-			for i := 0; i < per && len(dst)-start < total; i++ {
-				off := i * int(w)
-				var d uint64
-				if off/8+8 <= len(mb) {
-					// w ≤ 32 bits from a bit offset under 8 fit in one load.
-					d = binary.LittleEndian.Uint64(mb[off/8:]) >> (off % 8) & mask
-				} else {
-					d = bitsAt(mb[:size], off, int(w))
+			fast := 0 // the values whose 8-byte load lies within b
+			switch {
+			case w == 0:
+				// Every delta is the minimum.
+				for i := range vals {
+					v += md
+					vals[i] = v
 				}
-				v += md + int32(d)
-				dst = append(dst, v)
+				got += m
+				continue
+			case len(mb) >= 8:
+				fast = min(len(vals), (len(mb)-8)*8/int(w)+1)
 			}
+			for i := range vals[:fast] {
+				off := i * int(w)
+				// w ≤ 32 bits from a bit offset under 8 fit in one load.
+				v += md + int32(binary.LittleEndian.Uint64(mb[off>>3:])>>(off&7)&mask)
+				vals[i] = v
+			}
+			for i := fast; i < len(vals); i++ {
+				v += md + int32(bitsAt(mb[:size], i*int(w), int(w)))
+				vals[i] = v
+			}
+			got += m
 			pos += size
 		}
 	}

@@ -74,3 +74,28 @@ func TestCheckDeltaByteArray(t *testing.T) {
 		t.Fatal("a page of more values than its header says passed")
 	}
 }
+
+// TestDeltaInt32sAtEnd decodes runs that end exactly where their bytes
+// do, so that the last values of the last miniblock are read without the
+// 8-byte loads that would run past b, for every bit width.
+func TestDeltaInt32sAtEnd(t *testing.T) {
+	var enc delta.BinaryPackedEncoding
+	for w := 0; w <= 31; w++ {
+		xs := make([]int32, 200)
+		for i := range xs {
+			if i%2 == 1 && w > 0 {
+				xs[i] = xs[i-1] + int32(uint32(1)<<(w-1))
+			} else if i > 0 {
+				xs[i] = xs[i-1]
+			}
+		}
+		b, err := enc.EncodeInt32(nil, xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, used, err := deltaInt32s(nil, b, len(xs))
+		if err != nil || used != len(b) || !slices.Equal(got, xs) {
+			t.Fatalf("width %d: %v, used %d of %d, equal %v", w, err, used, len(b), slices.Equal(got, xs))
+		}
+	}
+}
