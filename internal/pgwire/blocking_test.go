@@ -98,16 +98,8 @@ func detached(srv *Server) bool {
 func TestBlockingReadsTLS(t *testing.T) {
 	cert, pool := selfSigned(t)
 	srv, _ := startServerWith(t, Config{TLS: &tls.Config{Certificates: []tls.Certificate{cert}}})
-	cfg, err := pgx.ParseConfig("postgres://u@" + srv.Addr().String() + "/strata?sslmode=verify-full")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
 	ctx := context.Background()
-	c, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connectTLS(t, srv, pool)
 	defer c.Close(ctx)
 	for i := range 3 {
 		var n int

@@ -42,6 +42,21 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
 }
 
+// connectTLS connects to srv with sslmode=verify-full, trusting pool.
+func connectTLS(t *testing.T, srv *Server, pool *x509.CertPool) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig("postgres://u@" + srv.Addr().String() + "/strata?sslmode=verify-full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
+	c, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestTLS: with a certificate the server accepts SSLRequest and speaks TLS;
 // without one it declines with 'N' and sslmode=prefer goes on in clear.
 func TestTLS(t *testing.T) {
@@ -58,16 +73,8 @@ func TestTLS(t *testing.T) {
 	}
 	go srv.Serve(context.Background())
 	defer srv.Shutdown(context.Background())
-	cfg, err := pgx.ParseConfig("postgres://u@" + srv.Addr().String() + "/strata?sslmode=verify-full")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.TLSConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}
 	ctx := context.Background()
-	c, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connectTLS(t, srv, pool)
 	defer c.Close(ctx)
 	if _, ok := c.PgConn().Conn().(*tls.Conn); !ok {
 		t.Fatalf("connection is %T, not TLS", c.PgConn().Conn())

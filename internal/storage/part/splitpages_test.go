@@ -315,24 +315,41 @@ func TestOwnFixedDeltaClaims(t *testing.T) {
 	for range (claimed + 127) / 128 {
 		body = append(body, 0, 0, 0, 0, 0) // min delta 0, four bit widths of 0
 	}
-	h := format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: int32(len(body)), CompressedPageSize: int32(len(body))}
-	h.DataPageHeaderV2 = thrift.New(format.DataPageHeaderV2{NumValues: n, NumRows: n, Encoding: format.DeltaBinaryPacked, IsCompressed: thrift.New(false)})
+	page := commitPage(t, n, int32(len(body)), false, body)
+	var err error
+	a := allocated(func() {
+		var d Data
+		_, err = decodeOwnFixed(page, format.Uncompressed, pageLimits{rows: n, total: int64(len(body))}, parquet.Int64Type, &d, fCommit, n, 0)
+	})
+	if !errors.Is(err, errPage) || !strings.Contains(err.Error(), "3000000") {
+		t.Fatalf("a page claiming %d values in %d: %v", claimed, n, err)
+	}
+	if a > 8<<20 {
+		t.Fatalf("refusing the page allocated %d MiB", a>>20)
+	}
+}
+
+// commitPage returns a DATA_PAGE_V2 page of a DELTA_BINARY_PACKED fixed
+// column: a header stating rows rows and unc uncompressed bytes, then
+// body.
+func commitPage(t *testing.T, rows, unc int32, compressed bool, body []byte) []byte {
+	t.Helper()
+	h := format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: unc, CompressedPageSize: int32(len(body))}
+	h.DataPageHeaderV2 = thrift.New(format.DataPageHeaderV2{NumValues: rows, NumRows: rows, Encoding: format.DeltaBinaryPacked, IsCompressed: thrift.New(compressed)})
 	page, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	page = append(page, body...)
+	return append(page, body...)
+}
+
+// allocated returns the bytes f allocated.
+func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var d Data
-	_, err = decodeOwnFixed(page, format.Uncompressed, pageLimits{rows: n, total: int64(len(body))}, parquet.Int64Type, &d, fCommit, n, 0)
+	f()
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, errPage) || !strings.Contains(err.Error(), "3000000") {
-		t.Fatalf("a page claiming %d values in %d: %v", claimed, n, err)
-	}
-	if a := after.TotalAlloc - before.TotalAlloc; a > 8<<20 {
-		t.Fatalf("refusing the page allocated %d MiB", a>>20)
-	}
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // TestOwnPageLimits gives decodeOwnFixed pages whose headers claim more
@@ -353,22 +370,15 @@ func TestOwnPageLimits(t *testing.T) {
 		rows, unc  int32
 		compressed bool
 	}{{"rows", 65, int32(len(body)), false}, {"bytes", 8, 1 << 30, true}} {
-		h := format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: c.unc, CompressedPageSize: int32(len(body))}
-		h.DataPageHeaderV2 = thrift.New(format.DataPageHeaderV2{NumValues: c.rows, NumRows: c.rows, Encoding: format.DeltaBinaryPacked, IsCompressed: thrift.New(c.compressed)})
-		page, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		page = append(page, body...)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		var d Data
-		_, err = decodeOwnFixed(page, format.Zstd, pageLimits{rows: 64, total: 4 << 10}, parquet.Int64Type, &d, fCommit, 64, 0)
-		runtime.ReadMemStats(&after)
+		page := commitPage(t, c.rows, c.unc, c.compressed, body)
+		a := allocated(func() {
+			var d Data
+			_, err = decodeOwnFixed(page, format.Zstd, pageLimits{rows: 64, total: 4 << 10}, parquet.Int64Type, &d, fCommit, 64, 0)
+		})
 		if !errors.Is(err, errPage) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+		if a > 1<<20 {
 			t.Fatalf("%s: refusing the page allocated %d KiB", c.name, a>>10)
 		}
 	}
