@@ -10,7 +10,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/pierrec/lz4/v4"
 
@@ -199,33 +198,30 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, lim pageLimits, maxRow
 		}
 	}()
 	defer func() {
-		// The Thrift decoder is parquet-go's; a panic in it is a
-		// malformed header, as in checkPages.
+		// A page is input: whatever in decoding it panics (a bug, then)
+		// reports the page malformed rather than ending the process.
 		if x := recover(); x != nil {
-			err = fmt.Errorf("%w: header: %v", errPage, x)
+			err = fmt.Errorf("%w: %v", errPage, x)
 		}
 	}()
 	bufs := splitScratch.Get().(*splitBufs)
 	defer splitScratch.Put(bufs)
-	var proto thrift.CompactProtocol
 	var sum int64
 	for len(b) > 0 && rows < maxRows {
-		rd := proto.NewReaderFromBytes(b)
-		var h format.PageHeader
-		if err := thrift.NewDecoder(rd).Decode(&h); err != nil {
+		h, k, err := readPageHeader(b)
+		if err != nil {
 			return rows, fmt.Errorf("%w: header: %v", errPage, err)
 		}
-		hl := int64(rd.BytesRead())
-		comp, unc := int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
-		if h.Type != format.DataPageV2 || !h.DataPageHeaderV2.Valid || comp < 0 || unc < 0 || hl+comp > int64(len(b)) {
-			return rows, fmt.Errorf("%w: a %s page of %d bytes in %d", errPage, h.Type, comp, int64(len(b))-hl)
+		hl := int64(k)
+		comp, unc := int64(h.comp), int64(h.unc)
+		if h.typ != format.DataPageV2 || !h.v2 || comp < 0 || unc < 0 || hl+comp > int64(len(b)) {
+			return rows, fmt.Errorf("%w: a %s page of %d bytes in %d", errPage, h.typ, comp, int64(len(b))-hl)
 		}
-		dp := &h.DataPageHeaderV2.V
-		n, nulls := int(dp.NumRows), int(dp.NumNulls)
-		dl := int64(dp.DefinitionLevelsByteLength)
-		if dp.RepetitionLevelsByteLength != 0 || n < 0 || int(dp.NumValues) != n || n > lim.rows ||
+		n, nulls := int(h.numRows), int(h.numNulls)
+		dl := int64(h.defLen)
+		if h.repLen != 0 || n < 0 || int(h.numValues) != n || n > lim.rows ||
 			nulls < 0 || nulls > n || dl < 0 || dl > comp || dl > unc {
-			return rows, fmt.Errorf("%w: %d rows, %d NULLs, %d bytes of levels, encoded %s", errPage, n, nulls, dl, dp.Encoding)
+			return rows, fmt.Errorf("%w: %d rows, %d NULLs, %d bytes of levels, encoded %s", errPage, n, nulls, dl, h.encoding)
 		}
 		if sum += unc; unc > lim.total || sum > lim.total {
 			return rows, fmt.Errorf("%w: page of %d uncompressed bytes exceeds its chunk's %d", errPage, unc, lim.total)
@@ -242,7 +238,7 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, lim pageLimits, maxRow
 		}
 		want := unc - dl
 		vals := body[dl:]
-		if codec != format.Uncompressed && (!dp.IsCompressed.Valid || dp.IsCompressed.V) {
+		if codec != format.Uncompressed && h.compressed {
 			if vals, err = decompress(bufs, codec, vals, want); err != nil {
 				return rows, err
 			}
@@ -250,12 +246,12 @@ func eachOwnPage(b []byte, codec format.CompressionCodec, lim pageLimits, maxRow
 		if int64(len(vals)) != want {
 			return rows, fmt.Errorf("%w: %d value bytes, the header says %d", errPage, len(vals), want)
 		}
-		if deltaEncoded(dp.Encoding) && !(ownBytes && byteDelta(dp.Encoding)) {
-			if err := checkDelta(dp.Encoding, vals, n-nulls); err != nil {
+		if deltaEncoded(h.encoding) && !(ownBytes && byteDelta(h.encoding)) {
+			if err := checkDelta(h.encoding, vals, n-nulls); err != nil {
 				return rows, fmt.Errorf("%w: %v", errPage, err)
 			}
 		}
-		if err := fn(bufs, dp.Encoding, vals, defs, n, nulls); err != nil {
+		if err := fn(bufs, h.encoding, vals, defs, n, nulls); err != nil {
 			return rows, err
 		}
 		rows += n
