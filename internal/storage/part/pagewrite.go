@@ -131,10 +131,12 @@ type pageScratch struct {
 	lvl    []byte
 	vals   []byte
 	comp   []byte
-	hdr    bytes.Buffer
-	page   format.PageHeader
-	proto  thrift.CompactProtocol
-	enc    *thrift.Encoder
+	// front holds frontCode's lengths and runs.
+	front frontScratch
+	hdr   bytes.Buffer
+	page  format.PageHeader
+	proto thrift.CompactProtocol
+	enc   *thrift.Encoder
 }
 
 // levelCodec encodes definition levels (bit width 1: NULL or not).
@@ -445,6 +447,10 @@ func (w *writer) encodeValues(lp *leafPlan) (err error) {
 	case parquet.Boolean:
 		ps.vals, err = e.EncodeBoolean(ps.vals[:0], ps.raw)
 	case parquet.ByteArray:
+		if e.Encoding() == format.DeltaByteArray {
+			ps.vals, err = ps.front.encode(ps.vals[:0], ps.raw, ps.offs)
+			break
+		}
 		ps.vals, err = e.EncodeByteArray(ps.vals[:0], ps.raw, ps.offs)
 	case parquet.FixedLenByteArray:
 		ps.vals, err = e.EncodeFixedLenByteArray(ps.vals[:0], ps.raw, lp.phys.size)
