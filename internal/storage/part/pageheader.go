@@ -177,22 +177,28 @@ func (r *thriftReader) skip(t byte, depth int) error {
 		}
 		return nil
 	case ctStruct:
-		var id int16
-		for {
-			fid, ft, err := r.field(id)
-			if err != nil {
-				return err
-			}
-			if ft == ctStop {
-				return nil
-			}
-			if err := r.skip(ft, depth+1); err != nil {
-				return err
-			}
-			id = fid
-		}
+		return r.eachField(func(_ int16, ft byte) error { return r.skip(ft, depth+1) })
 	}
 	return errHeader
+}
+
+// eachField reads a struct's fields up to its stop, handing each field's
+// id and type to fn, which reads or skips its value.
+func (r *thriftReader) eachField(fn func(id int16, t byte) error) error {
+	var id int16
+	for {
+		fid, ft, err := r.field(id)
+		if err != nil {
+			return err
+		}
+		if ft == ctStop {
+			return nil
+		}
+		if err := fn(fid, ft); err != nil {
+			return err
+		}
+		id = fid
+	}
 }
 
 // skipElem skips a collection element of type t, a boolean taking a byte.
@@ -210,40 +216,26 @@ func readPageHeader(b []byte) (pageHeader, int, error) {
 	// Fields left out read as zero, as parquet-go's decoder reads them.
 	r := thriftReader{b: b}
 	var h pageHeader
-	var id int16
-	for {
-		fid, ft, err := r.field(id)
-		if err != nil {
-			return h, 0, err
-		}
-		if ft == ctStop {
-			break
-		}
+	err := r.eachField(func(id int16, ft byte) error {
+		var err error
 		switch {
-		case fid == 1 && ft == ctI32:
-			x, err := r.i32()
-			if err != nil {
-				return h, 0, err
-			}
+		case id == 1 && ft == ctI32:
+			var x int32
+			x, err = r.i32()
 			h.typ = format.PageType(x)
-		case fid == 2 && ft == ctI32:
-			if h.unc, err = r.i32(); err != nil {
-				return h, 0, err
-			}
-		case fid == 3 && ft == ctI32:
-			if h.comp, err = r.i32(); err != nil {
-				return h, 0, err
-			}
-		case fid == 8 && ft == ctStruct:
-			if err := r.dataPageV2(&h); err != nil {
-				return h, 0, err
-			}
+		case id == 2 && ft == ctI32:
+			h.unc, err = r.i32()
+		case id == 3 && ft == ctI32:
+			h.comp, err = r.i32()
+		case id == 8 && ft == ctStruct:
+			err = r.dataPageV2(&h)
 		default:
-			if err := r.skip(ft, 1); err != nil {
-				return h, 0, err
-			}
+			err = r.skip(ft, 1)
 		}
-		id = fid
+		return err
+	})
+	if err != nil {
+		return h, 0, err
 	}
 	return h, r.pos, nil
 }
@@ -251,17 +243,9 @@ func readPageHeader(b []byte) (pageHeader, int, error) {
 // dataPageV2 decodes a DataPageHeaderV2 into h.
 func (r *thriftReader) dataPageV2(h *pageHeader) error {
 	h.v2, h.compressed = true, true
-	var id int16
-	for {
-		fid, ft, err := r.field(id)
-		if err != nil {
-			return err
-		}
-		if ft == ctStop {
-			break
-		}
+	return r.eachField(func(id int16, ft byte) error {
 		var dst *int32
-		switch fid {
+		switch id {
 		case 1:
 			dst = &h.numValues
 		case 2:
@@ -273,25 +257,19 @@ func (r *thriftReader) dataPageV2(h *pageHeader) error {
 		case 6:
 			dst = &h.repLen
 		}
+		var err error
 		switch {
 		case dst != nil && ft == ctI32:
-			if *dst, err = r.i32(); err != nil {
-				return err
-			}
-		case fid == 4 && ft == ctI32:
-			x, err := r.i32()
-			if err != nil {
-				return err
-			}
+			*dst, err = r.i32()
+		case id == 4 && ft == ctI32:
+			var x int32
+			x, err = r.i32()
 			h.encoding = format.Encoding(x)
-		case fid == 7 && (ft == ctTrue || ft == ctFalse):
+		case id == 7 && (ft == ctTrue || ft == ctFalse):
 			h.compressed = ft == ctTrue
 		default:
-			if err := r.skip(ft, 2); err != nil {
-				return err
-			}
+			err = r.skip(ft, 2)
 		}
-		id = fid
-	}
-	return nil
+		return err
+	})
 }
