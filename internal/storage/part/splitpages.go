@@ -156,6 +156,13 @@ func decodeOwnFixed(b []byte, codec format.CompressionCodec, lim pageLimits, typ
 		if defs != nil || nulls != 0 {
 			return fmt.Errorf("%w: fixed column %s has NULLs", errPage, fixedNames[f])
 		}
+		// Only the encodings Write uses for fixed columns: others (RLE,
+		// dictionary indexes) let a few bytes claim billions of values.
+		switch enc {
+		case format.Plain, format.DeltaBinaryPacked, format.DeltaByteArray, format.DeltaLengthByteArray:
+		default:
+			return fmt.Errorf("%w: fixed column %s encoded %s", errPage, fixedNames[f], enc)
+		}
 		if byteDelta(enc) && (f == fSort || f == fOrder) {
 			v := d.Sort
 			if f == fOrder {
@@ -337,8 +344,13 @@ func decompress(bufs *splitBufs, codec format.CompressionCodec, body []byte, siz
 	out := bufs.vals[:size]
 	switch codec {
 	case format.Zstd:
-		// checkPages saw the frame state this size; the decoder stops a
-		// frame that outgrows what it states.
+		// One frame stating this size (or one small block): without the
+		// check a page of a few KB of frames stating no size, or of many
+		// frames, decodes to gigabytes before its size is compared. The
+		// decoder stops a frame that outgrows what it states.
+		if err := checkZstd(body, size); err != nil {
+			return nil, fmt.Errorf("%w: ZSTD page: %v", errPage, err)
+		}
 		d := zstdDecoders.Get().(*zstd.Decoder)
 		defer zstdDecoders.Put(d)
 		got, err := d.DecodeAll(body, out[:0])

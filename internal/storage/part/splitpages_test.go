@@ -383,3 +383,30 @@ func TestOwnPageLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnZstdBomb gives decodeOwnFixed a ZSTD page of 8 KB: one frame that
+// states no size, of 2 000 RLE blocks of 128 KiB each, under a header
+// claiming 10 bytes. It must be refused before it is decoded (it decoded
+// to 256 MiB, 1.3 GiB allocated, before checkZstd ran here too).
+func TestOwnZstdBomb(t *testing.T) {
+	body := []byte{0x28, 0xB5, 0x2F, 0xFD, 0x00, (17 - 10) << 3}
+	for i := range 2000 {
+		h := uint32(128<<10)<<3 | 1<<1 // an RLE block of 128 KiB
+		if i == 1999 {
+			h |= 1
+		}
+		body = append(body, byte(h), byte(h>>8), byte(h>>16), 'x')
+	}
+	page := commitPage(t, 10, 10, true, body)
+	var err error
+	a := allocated(func() {
+		var d Data
+		_, err = decodeOwnFixed(page, format.Zstd, pageLimits{rows: 64, total: 4 << 10}, parquet.Int64Type, &d, fCommit, 64, 0)
+	})
+	if !errors.Is(err, errPage) {
+		t.Fatalf("the page was not refused: %v", err)
+	}
+	if a > 8<<20 {
+		t.Fatalf("refusing the page allocated %d MiB", a>>20)
+	}
+}
