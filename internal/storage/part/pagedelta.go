@@ -28,7 +28,7 @@ const maxDeltaBytes = 256 << 20
 
 var errDelta = errors.New("malformed DELTA_BINARY_PACKED run")
 
-// deltaScratch pools the lengths checkDelta decodes.
+// deltaScratch pools the lengths deltaLengths decodes.
 var deltaScratch = sync.Pool{New: func() any { return new([2][]int32) }}
 
 // checkDelta checks the values of a page of n non-NULL values in encoding

@@ -131,7 +131,7 @@ type pageScratch struct {
 	lvl    []byte
 	vals   []byte
 	comp   []byte
-	// front holds frontCode's lengths and runs.
+	// front encodes DELTA_BYTE_ARRAY pages (frontcode.go).
 	front frontScratch
 	hdr   bytes.Buffer
 	page  format.PageHeader

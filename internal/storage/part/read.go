@@ -301,7 +301,6 @@ func (r *Reader) checkChunkPages(buf []byte, base, from, to int64, page0, blk, c
 	if whole && r.checked[bit/64].Load()&(1<<(bit%64)) != 0 {
 		return nil
 	}
-
 	rows := r.blocks[blk].Rows
 	if r.meta.PageRows > 0 {
 		rows = min(rows, r.meta.PageRows)
@@ -573,8 +572,7 @@ func (r *Reader) readChunk(win *windowReader, blk int, t *chunkTask, chunks []pa
 		if err := r.checkChunkPages(win.b, win.base, t.start, t.end, 0, blk, col); err != nil {
 			return err
 		}
-	}
-	if own {
+	} else {
 		if t.start < win.base || t.end > win.base+int64(len(win.b)) {
 			return r.corrupt("block %d column %s lies outside the bytes read", blk, r.colName(col))
 		}

@@ -152,7 +152,8 @@ func decodeOwnPages(b []byte, codec format.CompressionCodec, lim pageLimits, ph 
 // once to check and build them: through parquet-go they were decoded
 // into a page buffer and copied again, and their lengths decoded twice.
 func decodeOwnFixed(b []byte, codec format.CompressionCodec, lim pageLimits, typ parquet.Type, d *Data, f, maxRows, page0 int) (rows int, err error) {
-	return eachOwnPage(b, codec, lim, maxRows, page0, f == fSort || f == fOrder, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
+	bytesCol := f == fSort || f == fOrder
+	return eachOwnPage(b, codec, lim, maxRows, page0, bytesCol, func(bufs *splitBufs, enc format.Encoding, vals, defs []byte, n, nulls int) error {
 		if defs != nil || nulls != 0 {
 			return fmt.Errorf("%w: fixed column %s has NULLs", errPage, fixedNames[f])
 		}
@@ -163,7 +164,7 @@ func decodeOwnFixed(b []byte, codec format.CompressionCodec, lim pageLimits, typ
 		default:
 			return fmt.Errorf("%w: fixed column %s encoded %s", errPage, fixedNames[f], enc)
 		}
-		if byteDelta(enc) && (f == fSort || f == fOrder) {
+		if byteDelta(enc) && bytesCol {
 			v := d.Sort
 			if f == fOrder {
 				v = d.Order
