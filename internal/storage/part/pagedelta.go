@@ -162,6 +162,11 @@ func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
 	if total == 0 {
 		return dst, pos, nil
 	}
+	// Lengths are int32 values: a first value or a block's minimum delta
+	// beyond int32 is no writer's (parquet-go's decoder would wrap it).
+	if h.first != int64(int32(h.first)) {
+		return dst, 0, fmt.Errorf("DELTA_BINARY_PACKED first value %d beyond int32", h.first)
+	}
 	per := int(h.blockSize) / mbs
 	v := int32(h.first)
 	// The values are written by index into room made once: total is at
@@ -173,7 +178,7 @@ func deltaInt32s(dst []int32, b []byte, n int) ([]int32, int, error) {
 	got := 1
 	for got < total {
 		minDelta, k := binary.Varint(b[pos:])
-		if k <= 0 || pos+k+mbs > len(b) {
+		if k <= 0 || pos+k+mbs > len(b) || minDelta != int64(int32(minDelta)) {
 			return dst[:start], 0, errDelta
 		}
 		pos += k

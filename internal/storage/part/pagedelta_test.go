@@ -1,6 +1,7 @@
 package part
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -97,5 +98,28 @@ func TestDeltaInt32sAtEnd(t *testing.T) {
 		if err != nil || used != len(b) || !slices.Equal(got, xs) {
 			t.Fatalf("width %d: %v, used %d of %d, equal %v", w, err, used, len(b), slices.Equal(got, xs))
 		}
+	}
+}
+
+// TestDeltaInt32sBeyondInt32 checks that a run whose first value or a
+// block's minimum delta does not fit int32 is refused, not wrapped.
+func TestDeltaInt32sBeyondInt32(t *testing.T) {
+	// block of 128 values in 4 miniblocks, 2 values; first value as zigzag.
+	run := func(first, minDelta uint64) []byte {
+		b := binary.AppendUvarint(nil, 128)
+		b = binary.AppendUvarint(b, 4)
+		b = binary.AppendUvarint(b, 2)
+		b = binary.AppendUvarint(b, first)
+		b = binary.AppendUvarint(b, minDelta)
+		return append(b, 0, 0, 0, 0) // bit widths 0
+	}
+	if got, _, err := deltaInt32s(nil, run(2*7, 2*3), 2); err != nil || !slices.Equal(got, []int32{7, 10}) {
+		t.Fatalf("well-formed run: %v, %v", got, err)
+	}
+	if _, _, err := deltaInt32s(nil, run(2*(1<<31), 2*3), 2); err == nil {
+		t.Fatal("first value 2^31 accepted")
+	}
+	if _, _, err := deltaInt32s(nil, run(2*7, 2*(1<<32)), 2); err == nil {
+		t.Fatal("minimum delta 2^32 accepted")
 	}
 }

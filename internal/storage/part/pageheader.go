@@ -211,23 +211,34 @@ func (r *thriftReader) skipElem(t byte, depth int) error {
 }
 
 // readPageHeader decodes the page header at the start of b and returns
-// it and the bytes it takes.
+// it and the bytes it takes. A field it reads that comes with another
+// type than the format's is refused, not skipped: skipped, it would leave
+// the field zero and the page read as something it does not say it is.
 func readPageHeader(b []byte) (pageHeader, int, error) {
 	// Fields left out read as zero, as parquet-go's decoder reads them.
 	r := thriftReader{b: b}
 	var h pageHeader
 	err := r.eachField(func(id int16, ft byte) error {
 		var err error
-		switch {
-		case id == 1 && ft == ctI32:
+		switch id {
+		case 1, 2, 3:
+			if ft != ctI32 {
+				return errHeader
+			}
 			var x int32
 			x, err = r.i32()
-			h.typ = format.PageType(x)
-		case id == 2 && ft == ctI32:
-			h.unc, err = r.i32()
-		case id == 3 && ft == ctI32:
-			h.comp, err = r.i32()
-		case id == 8 && ft == ctStruct:
+			switch id {
+			case 1:
+				h.typ = format.PageType(x)
+			case 2:
+				h.unc = x
+			default:
+				h.comp = x
+			}
+		case 8:
+			if ft != ctStruct {
+				return errHeader
+			}
 			err = r.dataPageV2(&h)
 		default:
 			err = r.skip(ft, 1)
@@ -259,13 +270,21 @@ func (r *thriftReader) dataPageV2(h *pageHeader) error {
 		}
 		var err error
 		switch {
-		case dst != nil && ft == ctI32:
+		case dst != nil || id == 4:
+			if ft != ctI32 {
+				return errHeader
+			}
+			if dst == nil {
+				var x int32
+				x, err = r.i32()
+				h.encoding = format.Encoding(x)
+				return err
+			}
 			*dst, err = r.i32()
-		case id == 4 && ft == ctI32:
-			var x int32
-			x, err = r.i32()
-			h.encoding = format.Encoding(x)
-		case id == 7 && (ft == ctTrue || ft == ctFalse):
+		case id == 7:
+			if ft != ctTrue && ft != ctFalse {
+				return errHeader
+			}
 			h.compressed = ft == ctTrue
 		default:
 			err = r.skip(ft, 2)

@@ -97,3 +97,39 @@ func FuzzReadPageHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestReadPageHeaderWrongType checks that a field readPageHeader reads,
+// sent with another Thrift type than the format's, is refused rather than
+// skipped and read as zero.
+func TestReadPageHeaderWrongType(t *testing.T) {
+	const stop = 0x00
+	for _, tc := range []struct {
+		name string
+		b    []byte
+	}{
+		// type i32 0, then uncompressed_page_size as an i64.
+		{"uncompressed size as i64", []byte{0x15, 0x00, 0x16, 0xc8, 0x01, stop}},
+		// type as a binary.
+		{"type as binary", []byte{0x18, 0x01, 'x', stop}},
+		// compressed_page_size as a double.
+		{"compressed size as double", []byte{0x37, 0, 0, 0, 0, 0, 0, 0, 0, stop}},
+		// data_page_header_v2 as an i32.
+		{"v2 header as i32", []byte{0x85, 0x02, stop}},
+		// v2 header whose encoding is a binary.
+		{"v2 encoding as binary", []byte{0x8c, 0x48, 0x01, 'x', stop, stop}},
+		// v2 header whose num_values is an i64.
+		{"v2 num_values as i64", []byte{0x8c, 0x16, 0x02, stop, stop}},
+		// v2 header whose is_compressed is an i32.
+		{"v2 is_compressed as i32", []byte{0x8c, 0x75, 0x02, stop, stop}},
+	} {
+		if h, _, err := readPageHeader(tc.b); err == nil {
+			t.Errorf("%s: read as %+v", tc.name, h)
+		}
+	}
+	// The same fields with their own types read.
+	ok := []byte{0x15, 0x00, 0x15, 0xc8, 0x01, 0x15, 0x64, 0x5c, 0x15, 0x02, 0x35, 0x02, 0x31, stop, stop}
+	h, n, err := readPageHeader(ok)
+	if err != nil || n != len(ok) || h.unc != 100 || h.comp != 50 || !h.v2 || h.numValues != 1 || h.encoding != 1 || !h.compressed {
+		t.Fatalf("well-typed header: %+v, %d of %d bytes, %v", h, n, len(ok), err)
+	}
+}
