@@ -303,6 +303,7 @@ func (b *binder) body(body ast.QueryBody, parent *scope, ctes *cteEnv, inh *asOf
 }
 
 func (b *binder) values(v *ast.Values, parent *scope) (Node, []string, error) {
+	v = &ast.Values{Span: v.Span, Rows: v.AllRows()}
 	if len(v.Rows) == 0 {
 		return nil, nil, sqlerr.Syntax(v.Pos(), "", "VALUES needs at least one row")
 	}

@@ -193,6 +193,8 @@ func (s *Session) ParamTypes(stmt ast.Stmt, n int) []types.Type {
 						cols = nil
 					}
 				}
+				// Compact rows (v.Lits) are literals only, with no
+				// parameter to type.
 				for _, row := range v.Rows {
 					for i, e := range row.Items {
 						if i < len(cols) {

@@ -38,10 +38,15 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 	}
 	src := n.Source
 	v, ok := src.Body.(*ast.Values)
-	if !ok || src.With != nil || src.OrderBy != nil || src.Limit != nil || src.Offset != nil || src.AsOf != nil || len(v.Rows) == 0 {
+	if !ok || src.With != nil || src.OrderBy != nil || src.Limit != nil || src.Offset != nil || src.AsOf != nil || v.NumRows() == 0 {
 		return nil
 	}
-	width := len(v.Rows[0].Items)
+	var width int
+	if v.Lits != nil {
+		width = v.Lits.Width
+	} else {
+		width = len(v.Rows[0].Items)
+	}
 	if n.Columns == nil {
 		if width > len(tab.Columns) {
 			return nil
@@ -56,7 +61,7 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 			return nil
 		}
 	}
-	w, err := newWriter(tab, listed, group, len(v.Rows), n.Pos())
+	w, err := newWriter(tab, listed, group, v.NumRows(), n.Pos())
 	if err != nil {
 		return nil
 	}
@@ -89,7 +94,29 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 			defs = append(defs, d)
 		}
 	}
-	reserveStrings(v.Rows, dests)
+	reserveStrings(v, dests)
+	if v.Lits != nil {
+		l := v.Lits
+		for r := range l.Rows {
+			for j := range width {
+				c := &l.Cells[r*width+j]
+				ds := dests[j]
+				if len(ds) > 0 && appendLit(ds[0].vec, c) {
+					for _, d := range ds[1:] {
+						d.vec.AppendFrom(ds[0].vec, r)
+					}
+					continue
+				}
+				if !st.putValue(w, listed[j], ds, c.Expr()) {
+					return nil
+				}
+			}
+			for _, d := range defs {
+				d.vec.Append(d.g.defs[d.i])
+			}
+			w.rows++
+		}
+	}
 	for r, row := range v.Rows {
 		if len(row.Items) != width {
 			return nil
@@ -124,18 +151,8 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 				}
 				continue
 			}
-			x, err := st.evalConst(e)
-			if err != nil {
+			if !st.putValue(w, listed[j], ds, e) {
 				return nil
-			}
-			if x, err = types.Cast(x, listed[j].Type); err != nil {
-				return nil
-			}
-			for _, d := range ds {
-				if x.IsNull() && w.nullError(d.g, d.g.cols[d.i], 0) != nil {
-					return nil
-				}
-				d.vec.Append(x)
 			}
 		}
 		for _, d := range defs {
@@ -149,13 +166,35 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 	return w
 }
 
+// putValue evaluates e, a literal or parameter appendLiteral did not
+// take, casts it to the listed column's type and appends it to the
+// column's batch columns ds; it reports false, for buildWriter to report
+// the error, when any of that fails or the value is a NULL the column
+// refuses.
+func (st *statement) putValue(w *writer, listed *catalog.Column, ds []valueDest, e ast.Expr) bool {
+	x, err := st.evalConst(e)
+	if err != nil {
+		return false
+	}
+	if x, err = types.Cast(x, listed.Type); err != nil {
+		return false
+	}
+	for _, d := range ds {
+		if x.IsNull() && w.nullError(d.g, d.g.cols[d.i], 0) != nil {
+			return false
+		}
+		d.vec.Append(x)
+	}
+	return true
+}
+
 // reserveStrings makes room in each STRING destination for the bytes of
 // the string literals its VALUES column holds, counted first: grown by
 // appends instead, a column of 42-byte addresses was copied about ten
 // times over its 1 000 rows and allocated ~2.5 times its bytes. Every
 // destination of a column ends up holding the same bytes (the first by
 // appends, the others copying from it), so each gets the same room.
-func reserveStrings(rows []*ast.Row, dests [][]valueDest) {
+func reserveStrings(v *ast.Values, dests [][]valueDest) {
 	var sizes []int
 	for j, ds := range dests {
 		if len(ds) == 0 || ds[0].vec.Type() != stringType {
@@ -164,7 +203,14 @@ func reserveStrings(rows []*ast.Row, dests [][]valueDest) {
 		if sizes == nil {
 			sizes = make([]int, len(dests))
 		}
-		for _, row := range rows {
+		if l := v.Lits; l != nil {
+			for r := range l.Rows {
+				if c := &l.Cells[r*l.Width+j]; c.Kind == ast.LitString {
+					sizes[j] += len(c.Text)
+				}
+			}
+		}
+		for _, row := range v.Rows {
 			if j < len(row.Items) {
 				if s, ok := row.Items[j].(*ast.StringLit); ok {
 					sizes[j] += len(s.Value)
@@ -185,72 +231,94 @@ func reserveStrings(rows []*ast.Row, dests [][]valueDest) {
 // including every value out of range, takes evalConst and types.Cast,
 // which judge it.
 func appendLiteral(vec *types.Vector, e ast.Expr) bool {
-	t := vec.Type()
 	switch x := e.(type) {
 	case *ast.StringLit:
-		if t == stringType {
-			vec.AppendString(x.Value)
-			return true
-		}
-		if t.Kind == types.String {
-			return false // a bounded STRING(n): castToString judges the length
-		}
-		// A quoted timestamp, date, UUID or number for a column of that
-		// type: what types.Cast does with a STRING value, without building
-		// one first. A value that does not parse takes the general path,
-		// which reports it.
-		v, err := types.ParseText(t, x.Value)
-		if err != nil || v.IsNull() {
-			return false
-		}
-		vec.Append(v)
-		return true
+		return appendString(vec, x.Value)
 	case *ast.NumberLit:
-		k := t.Kind
-		if !k.IsInteger() || len(x.Text) == 0 {
-			return false
-		}
-		n, digits, fits := decimalUint64(x.Text)
-		if !digits {
-			return false
-		}
-		switch k.Class() {
-		case types.ClassInt64:
-			if !fits || n >= 1<<(k.Bits()-1) {
-				return false
-			}
-			vec.AppendInt64(int64(n))
-		case types.ClassUint64:
-			if b := k.Bits(); !fits || b < 64 && n >= 1<<b {
-				return false
-			}
-			vec.AppendUint64(n)
-		case types.ClassWide:
-			// Wide columns take 128 or 256 bits: a literal past uint64 (an
-			// amount, an index) is read whole here too, its range checked
-			// against the type's bits, less the sign bit of a signed type.
-			var w uint256.Int
-			if fits {
-				w.SetUint64(n)
-			} else {
-				if w.SetFromDecimal(x.Text) != nil {
-					return false
-				}
-				b := k.Bits()
-				if k.IsSigned() {
-					b--
-				}
-				if w.BitLen() > b {
-					return false
-				}
-			}
-			vec.AppendWide(&w)
-		default:
-			return false
-		}
-		return true
+		return appendNumber(vec, x.Text)
 	}
 	return false
+}
+
+// appendLit is appendLiteral of a compact VALUES item (ast.Lit): the same
+// judgement of the same text, without the node.
+func appendLit(vec *types.Vector, c *ast.Lit) bool {
+	switch c.Kind {
+	case ast.LitString:
+		return appendString(vec, c.Text)
+	case ast.LitNumber:
+		return appendNumber(vec, c.Text)
+	}
+	return false
+}
+
+// appendString is appendLiteral of a string literal whose value is s.
+func appendString(vec *types.Vector, s string) bool {
+	t := vec.Type()
+	if t == stringType {
+		vec.AppendString(s)
+		return true
+	}
+	if t.Kind == types.String {
+		return false // a bounded STRING(n): castToString judges the length
+	}
+	// A quoted timestamp, date, UUID or number for a column of that
+	// type: what types.Cast does with a STRING value, without building
+	// one first. A value that does not parse takes the general path,
+	// which reports it.
+	v, err := types.ParseText(t, s)
+	if err != nil || v.IsNull() {
+		return false
+	}
+	vec.Append(v)
+	return true
+}
+
+// appendNumber is appendLiteral of a number literal of text text.
+func appendNumber(vec *types.Vector, text string) bool {
+	k := vec.Type().Kind
+	if !k.IsInteger() || len(text) == 0 {
+		return false
+	}
+	n, digits, fits := decimalUint64(text)
+	if !digits {
+		return false
+	}
+	switch k.Class() {
+	case types.ClassInt64:
+		if !fits || n >= 1<<(k.Bits()-1) {
+			return false
+		}
+		vec.AppendInt64(int64(n))
+	case types.ClassUint64:
+		if b := k.Bits(); !fits || b < 64 && n >= 1<<b {
+			return false
+		}
+		vec.AppendUint64(n)
+	case types.ClassWide:
+		// Wide columns take 128 or 256 bits: a literal past uint64 (an
+		// amount, an index) is read whole here too, its range checked
+		// against the type's bits, less the sign bit of a signed type.
+		var w uint256.Int
+		if fits {
+			w.SetUint64(n)
+		} else {
+			if w.SetFromDecimal(text) != nil {
+				return false
+			}
+			b := k.Bits()
+			if k.IsSigned() {
+				b--
+			}
+			if w.BitLen() > b {
+				return false
+			}
+		}
+		vec.AppendWide(&w)
+	default:
+		return false
+	}
+	return true
 }
 
 // decimalUint64 reads s as an unsigned decimal: digits reports whether s

@@ -212,6 +212,7 @@ func listedColumns(t *catalog.Table, list []*ast.Ident) ([]*catalog.Column, erro
 // reported against the column it was written for.
 func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([][]cell, int, error) {
 	if v, ok := src.Body.(*ast.Values); ok && src.With == nil && src.OrderBy == nil && src.Limit == nil && src.Offset == nil && src.AsOf == nil {
+		v = &ast.Values{Span: v.Span, Rows: v.AllRows()}
 		rows := make([][]cell, len(v.Rows))
 		width := -1
 		if len(v.Rows) > 0 {

@@ -7,10 +7,14 @@ import (
 	"strings"
 )
 
-var spanType = reflect.TypeFor[Span]()
+var (
+	spanType  = reflect.TypeFor[Span]()
+	spansType = reflect.TypeFor[[]Span]() // LitRows.Rows
+)
 
 // Equal reports whether two trees are the same ignoring positions: the
-// same node types, the same field values, Span fields skipped. A nil slice
+// same node types, the same field values, Span fields (and LitRows's
+// row spans) skipped. A nil slice
 // and an empty one are equal. It uses reflection and is meant for tests
 // and assertions, not for hot paths.
 func Equal(a, b Node) bool {
@@ -35,7 +39,7 @@ func equalValue(a, b reflect.Value) bool {
 		return equalValue(a.Elem(), b.Elem())
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
-			if a.Type().Field(i).Type == spanType {
+			if ft := a.Type().Field(i).Type; ft == spanType || ft == spansType {
 				continue
 			}
 			if !equalValue(a.Field(i), b.Field(i)) {

@@ -105,7 +105,7 @@ func (p *printer) body(b QueryBody, min int) {
 		p.body(b.Right, prec+1)
 	case *Values:
 		p.str("VALUES ")
-		for i, r := range b.Rows {
+		for i, r := range b.AllRows() {
 			if i > 0 {
 				p.str(", ")
 			}

@@ -70,9 +70,84 @@ type SetOp struct {
 }
 
 // Values is VALUES (…), (…) used as a query or as INSERT's rows.
+//
+// The rows of INSERT's own VALUES list, when every item is a lone number
+// or string literal or NULL, are kept in Lits instead of Rows: a bulk INSERT is
+// thousands of such rows, and a node and an interface per item were most
+// of its parse (a 1 000-row, 10-column UPSERT: 0.53 ms to parse, 0.18 ms
+// of it scanning). Code that reads the rows as nodes calls AllRows.
 type Values struct {
 	Span
 	Rows []*Row
+	Lits *LitRows
+}
+
+// LitRows is a VALUES list of lone literals, Width items to a row: the
+// parser's compact form of it (Values).
+type LitRows struct {
+	Width int
+	// Cells holds the items row by row: item j of row r is
+	// Cells[r*Width+j].
+	Cells []Lit
+	// Rows holds each row's span, from its "(" to its ")".
+	Rows []Span
+}
+
+// Lit is one item of LitRows: what a NumberLit, StringLit or NullLit
+// would hold.
+type Lit struct {
+	Span
+	Kind LitKind
+	// Text is a number's text or a string's decoded value.
+	Text string
+}
+
+// LitKind says which literal a Lit is.
+type LitKind uint8
+
+// The kinds of Lit.
+const (
+	LitNumber LitKind = iota
+	LitString
+	LitNull
+)
+
+// Expr returns the node l stands for.
+func (l *Lit) Expr() Expr {
+	switch l.Kind {
+	case LitString:
+		return &StringLit{Span: l.Span, Value: l.Text}
+	case LitNull:
+		return &NullLit{Span: l.Span}
+	}
+	return &NumberLit{Span: l.Span, Text: l.Text}
+}
+
+// NumRows returns the number of rows of v.
+func (v *Values) NumRows() int {
+	if v.Lits != nil {
+		return len(v.Lits.Rows)
+	}
+	return len(v.Rows)
+}
+
+// AllRows returns v's rows as nodes: Rows, or the nodes Lits stands for,
+// built afresh on each call (exactly those the parser builds for such
+// rows when it does not keep them compact).
+func (v *Values) AllRows() []*Row {
+	l := v.Lits
+	if l == nil {
+		return v.Rows
+	}
+	rows := make([]*Row, len(l.Rows))
+	for r := range rows {
+		items := make([]Expr, l.Width)
+		for j := range items {
+			items[j] = l.Cells[r*l.Width+j].Expr()
+		}
+		rows[r] = &Row{Span: l.Rows[r], Items: items}
+	}
+	return rows
 }
 
 // Row is one parenthesised row of a VALUES list.

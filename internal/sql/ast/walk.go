@@ -123,7 +123,7 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Left)
 		in(n.Right)
 	case *Values:
-		for _, r := range n.Rows {
+		for _, r := range n.AllRows() {
 			in(r)
 		}
 	case *Row:

@@ -57,7 +57,11 @@ func (p *parser) insert() ast.Stmt {
 	}
 	switch p.tok {
 	case token.SELECT, token.WITH, token.VALUES, token.LPAREN:
+		// The rows of the statement's own VALUES list may be kept compact
+		// (ast.Values.Lits); values clears the flag as it starts.
+		p.compact = p.tok == token.VALUES && !noCompact
 		s.Source = p.selectStmt()
+		p.compact = false
 	default:
 		p.errorExpected("VALUES or a query")
 	}

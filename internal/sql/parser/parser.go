@@ -100,7 +100,16 @@ type parser struct {
 	items []ast.Expr
 	nums  []ast.NumberLit
 	strs  []ast.StringLit
+
+	// compact is set while the next VALUES list parsed is an INSERT's
+	// own, whose rows of lone literals values keeps as ast.LitRows.
+	compact bool
 }
+
+// noCompact turns compact VALUES rows off, for tests that compare the
+// two forms; test-only, set before parsing (not safe to change while
+// parses run).
+var noCompact bool
 
 // valuesSlab is how many elements a parser slab holds.
 const valuesSlab = 256

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -250,6 +251,13 @@ func (p *parser) values() *ast.Values {
 	start := p.pos
 	p.expect(token.VALUES)
 	v := &ast.Values{}
+	if p.compact {
+		p.compact = false
+		if p.literalRows(v) {
+			v.Span = p.span(start)
+			return v
+		}
+	}
 	width := 0 // rows are usually all as wide as the first
 	for {
 		rstart := p.expect(token.LPAREN)
@@ -271,6 +279,104 @@ func (p *parser) values() *ast.Values {
 	}
 	v.Span = p.span(start)
 	return v
+}
+
+// literalRows reads the rows of a VALUES list whose rows are all lone
+// number or string literals or NULLs, of one width, into v.Lits, and reports true
+// when it read the whole list. At the first row that is anything else
+// (an expression, a DEFAULT, a different width, a malformed token) it
+// turns the rows read so far into v.Rows, the nodes the general loop
+// would have built, puts the parser back at that row's "(" and reports
+// false, for the general loop to go on from there: the rows it returns
+// are always exactly those, so whatever follows sees no difference but
+// the form (ast.Values.AllRows).
+//
+// Each row is read straight from the scanner, a token at a time, with
+// none of the general loop's lookahead, nodes or slabs; it is what
+// valueItem's shortcut does for one item, for the whole list.
+func (p *parser) literalRows(v *ast.Values) bool {
+	if p.tok != token.LPAREN || len(p.ahead) > 0 {
+		return false
+	}
+	lits := &ast.LitRows{}
+	for {
+		// The current token is the row's "(": keep what it takes to
+		// start the row again through the general loop.
+		sc, it, prev := p.sc, p.item, p.prevEnd
+		n := len(lits.Cells)
+		// The token after the row's last item: its ")" when the row is
+		// one to keep.
+		var next token.Token
+		var end int
+		for {
+			tok, pos, stop, lit := p.sc.Scan()
+			k, ok := litKind(tok)
+			if !ok {
+				break
+			}
+			if k == ast.LitNull {
+				lit = ""
+			}
+			lits.Cells = append(lits.Cells, ast.Lit{Span: ast.Span{Start: pos, Stop: stop}, Kind: k, Text: lit})
+			next, _, end, _ = p.sc.Scan()
+			if next != token.COMMA {
+				break
+			}
+		}
+		w := len(lits.Cells) - n
+		if next != token.RPAREN || w == 0 || len(lits.Rows) > 0 && w != lits.Width {
+			// Not a row of lone literals, or not as wide as the first:
+			// the general loop takes it from its "(".
+			lits.Cells = lits.Cells[:n]
+			p.sc, p.item, p.prevEnd = sc, it, prev
+			v.Rows = (&ast.Values{Lits: lits}).AllRows()
+			if len(lits.Rows) == 0 {
+				v.Rows = nil
+			}
+			return false
+		}
+		lits.Width = w
+		if len(lits.Rows) == 0 {
+			// Room for as many rows as the rest of the text holds at the
+			// first row's length, which the text bounds: grown by
+			// appends, the cells of a long list were copied over and
+			// over, and held twice their size.
+			rows := 1 + (len(p.src)-end)/(end-it.pos+1)
+			lits.Cells = slices.Grow(lits.Cells, rows*w)
+			lits.Rows = make([]ast.Span, 0, rows)
+		}
+		lits.Rows = append(lits.Rows, ast.Span{Start: it.pos, Stop: end})
+		// What next does past the ")".
+		p.prevEnd = end
+		p.item = p.scan()
+		if p.tok == token.ILLEGAL {
+			p.fail(p.sc.Err())
+		}
+		if p.tok != token.COMMA {
+			v.Lits = lits
+			return true
+		}
+		p.next()
+		if p.tok != token.LPAREN {
+			// "VALUES (…), x": the general loop reports it, from the
+			// row before the comma it cannot take either way.
+			p.expect(token.LPAREN)
+		}
+	}
+}
+
+// litKind returns the kind of compact item (ast.Lit) a token is, if it is
+// one.
+func litKind(tok token.Token) (ast.LitKind, bool) {
+	switch tok {
+	case token.NUMBER:
+		return ast.LitNumber, true
+	case token.STRING:
+		return ast.LitString, true
+	case token.NULL:
+		return ast.LitNull, true
+	}
+	return 0, false
 }
 
 // valueItem parses an expression or DEFAULT.
