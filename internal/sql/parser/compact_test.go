@@ -155,3 +155,24 @@ func TestCompactValuesKept(t *testing.T) {
 		t.Fatalf("%d VALUES lists", found)
 	}
 }
+
+// FuzzCompactValues parses "INSERT INTO t VALUES " followed by the input
+// with compact rows and without, and requires the same tree (compact rows
+// expanded) and the same error.
+func FuzzCompactValues(f *testing.F) {
+	for _, s := range []string{"(1, 'a', NULL), (2, 'b', 3)", "(1), (2, 3)", "(1, DEFAULT), (2, 3)", "('x''y', 1e5) RETURNING a",
+		"(1), (", "(1), x", "(1 /* c */, -- d\n 2)", "(1), (2) UNION SELECT 3", "('open", "(NULL, null, 0.5)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rows string) {
+		defer func() { noCompact = false }()
+		sql := "INSERT INTO t VALUES " + rows
+		g, c, gerr, cerr, _ := parseBoth(sql)
+		if fmt.Sprint(gerr) != fmt.Sprint(cerr) {
+			t.Fatalf("%q\ngeneral error: %v\ncompact error: %v", sql, gerr, cerr)
+		}
+		if gerr == nil && !reflect.DeepEqual(g, c) {
+			t.Fatalf("%q\ngeneral: %s\ncompact: %s", sql, ast.Dump(g), ast.Dump(c))
+		}
+	})
+}
