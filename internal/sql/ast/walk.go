@@ -123,7 +123,11 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.Left)
 		in(n.Right)
 	case *Values:
-		for _, r := range n.AllRows() {
+		// Compact rows (Lits) are lone literals and NULLs, with nothing
+		// inside them a walk looks for (parameters, subqueries, calls,
+		// names): their nodes are not built to be visited. A walk that
+		// wants the literals themselves reads AllRows.
+		for _, r := range n.Rows {
 			in(r)
 		}
 	case *Row:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -175,4 +176,51 @@ func FuzzCompactValues(f *testing.F) {
 			t.Fatalf("%q\ngeneral: %s\ncompact: %s", sql, ast.Dump(g), ast.Dump(c))
 		}
 	})
+}
+
+// TestCompactValuesAtDepthLimit checks that a NULL at the nesting limit
+// fails compact as it fails in the general loop (which reads NULL through
+// expr, a level deeper), and that a number there parses either way.
+func TestCompactValuesAtDepthLimit(t *testing.T) {
+	defer func() { noCompact = false }()
+	for _, item := range []string{"NULL", "1"} {
+		sql := strings.Repeat("INSERT INTO t WITH c AS (", maxDepth-1) + "INSERT INTO t VALUES (" + item + ")" + strings.Repeat(") SELECT 1", maxDepth-1)
+		_, _, gerr, cerr, _ := parseBoth(sql)
+		if fmt.Sprint(gerr) != fmt.Sprint(cerr) {
+			t.Fatalf("%s at the limit:\ngeneral error: %v\ncompact error: %v", item, gerr, cerr)
+		}
+	}
+}
+
+// TestCompactValuesRoom checks that the room literalRows makes for the
+// rows after the first is bounded by maxLitRows, not by the text after
+// the list: a short list before a long comment, and a script of many
+// one-row INSERTs each seeing the rest of the script after it.
+func TestCompactValuesRoom(t *testing.T) {
+	allocated := func(f func()) uint64 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		f()
+		runtime.ReadMemStats(&b)
+		return b.TotalAlloc - a.TotalAlloc
+	}
+	comment := "INSERT INTO t VALUES (1) /* " + strings.Repeat("x", 10<<20) + " */"
+	if n := allocated(func() {
+		if _, err := Parse(comment); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 8<<20 {
+		t.Fatalf("a one-row list before a 10 MB comment allocated %d bytes", n)
+	}
+	var script strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&script, "INSERT INTO t VALUES (%d, 'abc');\n", i)
+	}
+	if n := allocated(func() {
+		if _, err := ParseAll(script.String()); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 200<<20 {
+		t.Fatalf("a script of 20 000 one-row INSERTs allocated %d bytes", n)
+	}
 }
