@@ -13,10 +13,11 @@ var (
 )
 
 // Equal reports whether two trees are the same ignoring positions: the
-// same node types, the same field values, Span fields (and LitRows's
-// row spans) skipped. A nil slice
-// and an empty one are equal. It uses reflection and is meant for tests
-// and assertions, not for hot paths.
+// same node types, the same field values, Span fields (and LitRows's row
+// spans) skipped. A nil slice and an empty one are equal. A VALUES list
+// kept compact (Values.Lits) and the same list as nodes are not equal:
+// compare AllRows. It uses reflection and is meant for tests and
+// assertions, not for hot paths.
 func Equal(a, b Node) bool {
 	return equalValue(reflect.ValueOf(a), reflect.ValueOf(b))
 }

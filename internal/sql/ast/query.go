@@ -72,10 +72,11 @@ type SetOp struct {
 // Values is VALUES (…), (…) used as a query or as INSERT's rows.
 //
 // The rows of INSERT's own VALUES list, when every item is a lone number
-// or string literal or NULL, are kept in Lits instead of Rows: a bulk INSERT is
-// thousands of such rows, and a node and an interface per item were most
-// of its parse (a 1 000-row, 10-column UPSERT: 0.53 ms to parse, 0.18 ms
-// of it scanning). Code that reads the rows as nodes calls AllRows.
+// or string literal or NULL, are kept in Lits instead of Rows: a bulk
+// INSERT is thousands of such rows, and a node and an interface per item
+// were most of its parse (a 1 000-row, 10-column UPSERT: 0.53 ms to
+// parse, 0.18 ms of it scanning). Code that reads the rows as nodes calls
+// AllRows; Inspect does not visit compact rows.
 type Values struct {
 	Span
 	Rows []*Row

@@ -5,7 +5,8 @@ import "reflect"
 // Inspect traverses the tree rooted at n in source order, calling f for
 // each node; if f returns false, the node's children are skipped. It is
 // the binder's tool for finding aggregates, subqueries or parameters, in
-// the manner of go/ast.Inspect.
+// the manner of go/ast.Inspect. The items of a VALUES list kept compact
+// (Values.Lits: lone literals and NULLs) are not visited.
 func Inspect(n Node, f func(Node) bool) {
 	if isNil(n) || !f(n) {
 		return

@@ -282,8 +282,8 @@ func (p *parser) values() *ast.Values {
 }
 
 // literalRows reads the rows of a VALUES list whose rows are all lone
-// number or string literals or NULLs, of one width, into v.Lits, and reports true
-// when it read the whole list. At the first row that is anything else
+// number or string literals or NULLs, of one width, into v.Lits, and
+// reports true when it read the whole list. At the first row that is anything else
 // (an expression, a DEFAULT, a different width, a malformed token) it
 // turns the rows read so far into v.Rows, the nodes the general loop
 // would have built, puts the parser back at that row's "(" and reports

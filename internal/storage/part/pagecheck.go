@@ -42,8 +42,9 @@ import (
 // So what parquet-go allocates for a page is bounded by sizes the page's
 // own bytes bear out. Pages decoded by splitpages.go are checked there,
 // as they are decoded, against the same bounds (checkZstd included).
-// Reads through ReadBlock check a chunk once per open reader (the stripes prove later reads see the same bytes); a lookup
-// checks the pages it decodes once per reader too (Reader.pages).
+// Reads through ReadBlock check a chunk once per open reader (the
+// stripes prove later reads see the same bytes); a lookup checks the
+// pages it decodes once per reader too (Reader.pages).
 
 // pageFault describes a page header that does not fit its bytes.
 type pageFault struct {
