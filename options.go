@@ -46,4 +46,15 @@ type Options struct {
 	// Once writes pause for a second, the fold that follows warms what it
 	// writes either way.
 	WarmWrites bool
+	// HugePageBytes is how much of the Go heap the first Open in the
+	// process readies for transparent huge pages: 1 GiB when zero, none
+	// when negative. Where the kernel's THP mode is "madvise" (Debian's and
+	// Ubuntu's default) the heap otherwise gets 4 KiB pages, and ingest
+	// pays for it in TLB misses and page faults: about a quarter more CPU
+	// in bench/ (docs/benchmarks.md). It costs one garbage collection at
+	// that Open and address space, not memory. The mark covers the whole
+	// process's heap, the embedding program's included; memory the kernel
+	// has given as huge pages is returned in 2 MiB pieces, so the resident
+	// size can run somewhat higher.
+	HugePageBytes int64
 }

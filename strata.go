@@ -43,7 +43,7 @@ type DB struct {
 // not exist. Only one process may have a directory open at a time.
 func Open(dir string, opts Options) (*DB, error) {
 	eng, err := storage.Open(dir, storage.Options{Logger: opts.Logger, MemtableBytes: opts.MemtableBytes, AsOfIndex: opts.AsOfIndex, Clock: opts.Clock,
-		PageCacheBytes: opts.PageCacheBytes, WarmWrites: opts.WarmWrites})
+		PageCacheBytes: opts.PageCacheBytes, WarmWrites: opts.WarmWrites, HugePageBytes: opts.HugePageBytes})
 	if err != nil {
 		return nil, fmt.Errorf("strata: open %s: %w", dir, err)
 	}

@@ -33,6 +33,9 @@ type serveFlags struct {
 	pageCacheMiB int64
 	// warmWrites is storage.Options.WarmWrites.
 	warmWrites bool
+	// hugePageMiB is storage.Options.HugePageBytes in MiB (0: its default,
+	// -1: none).
+	hugePageMiB int64
 	// blockingReads is pgwire.Config.BlockingReads, 0 meaning off.
 	blockingReads int
 }
@@ -76,6 +79,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f.Int64Var(&fl.pageCacheMiB, "page-cache-mib", 0, "MiB of decoded part pages kept for point lookups and repeated scans, like PostgreSQL's shared_buffers (0: 256)")
 	f.IntVar(&fl.blockingReads, "blocking-reads", pgwire.DefaultBlockingReads, "connections at a time that wait for their next message in a blocking read on a thread of their own (fewer system calls per request); the rest use the network poller; 0 turns it off")
 	f.BoolVar(&fl.warmWrites, "warm-writes", false, "put the pages lookups read of freshly written parts in the page cache: faster lookups right after writes, slower ingest")
+	f.Int64Var(&fl.hugePageMiB, "huge-page-mib", 0, "MiB of the heap readied at start for transparent huge pages, which make ingest cheaper where the kernel's THP mode is madvise (0: 1024, -1: none)")
 	return cmd
 }
 
@@ -88,6 +92,9 @@ func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*
 	}
 	if fl.pageCacheMiB < 0 || fl.pageCacheMiB > 1<<30 {
 		return fmt.Errorf("--page-cache-mib %d: must be between 0 (the default) and 2^30", fl.pageCacheMiB)
+	}
+	if fl.hugePageMiB < -1 || fl.hugePageMiB > 1<<30 {
+		return fmt.Errorf("--huge-page-mib %d: must be between -1 (none), 0 (the default) and 2^30", fl.hugePageMiB)
 	}
 	var log *slog.Logger
 	switch fl.logFormat {
@@ -113,7 +120,7 @@ func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*
 		return fmt.Errorf("data directory: %w", err)
 	}
 	eng, err := storage.Open(fl.data, storage.Options{Logger: log, AsOfIndex: fl.asofIndex, PageCacheBytes: fl.pageCacheMiB << 20,
-		WarmWrites: fl.warmWrites})
+		WarmWrites: fl.warmWrites, HugePageBytes: fl.hugePageMiB << 20})
 	if err != nil {
 		return err
 	}

@@ -134,6 +134,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: filepath.Join(dir, "no.pem"), tlsKey: filepath.Join(dir, "no.key")}, "TLS"},
 		{serveFlags{data: dir, logFormat: "text", listen: "nonsense"}, "listen address"},
 		{serveFlags{data: filepath.Join(dir, "never"), logFormat: "text", listen: "127.0.0.1:0", pageCacheMiB: -1}, "--page-cache-mib -1"},
+		{serveFlags{data: filepath.Join(dir, "never"), logFormat: "text", listen: "127.0.0.1:0", hugePageMiB: -2}, "--huge-page-mib -2"},
 	} {
 		err := runServe(context.Background(), c.fl, io.Discard, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

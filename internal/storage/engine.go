@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/hugepage"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/storage/wal"
@@ -40,6 +41,11 @@ var (
 // DefaultMemtableBytes is the memtable size at which a shard is flushed
 // when Options.MemtableBytes is zero.
 const DefaultMemtableBytes = 64 << 20
+
+// DefaultHugePageBytes is how much of the heap Open readies for huge pages
+// by default: about what bench/'s small ingest holds (a memtable being
+// filled and one being flushed per shard, the page cache, merge buffers).
+const DefaultHugePageBytes = 1 << 30
 
 // Options configure an Engine. The zero value is the defaults.
 type Options struct {
@@ -91,6 +97,14 @@ type Options struct {
 	// (scancache.go), which borrows up to a quarter of it:
 	// part.DefaultCacheBytes (256 MiB) if zero, no caches if negative.
 	PageCacheBytes int64
+	// HugePageBytes is how much of the Go heap the first Open in a process
+	// that asks for it readies for transparent huge pages (internal/hugepage):
+	// DefaultHugePageBytes if zero, none if negative. It costs one garbage
+	// collection at that Open and address space, not memory; the heap
+	// fills it as it grows, in 2 MiB pages where the kernel's THP mode is
+	// "madvise" or "always". The mark is the whole process's: an embedding
+	// program's own heap shares it.
+	HugePageBytes int64
 	// SettleAfter is how long no commit must arrive before the background
 	// merger folds a shard's newer runs into its final runs
 	// (merge.Settles, docs/storage-merges.md): DefaultSettleAfter if
@@ -276,6 +290,12 @@ func Open(dir string, opts Options) (*Engine, error) {
 	}
 	if opts.PageCacheBytes == 0 {
 		opts.PageCacheBytes = part.DefaultCacheBytes
+	}
+	if opts.HugePageBytes == 0 {
+		opts.HugePageBytes = DefaultHugePageBytes
+	}
+	if opts.HugePageBytes > 0 {
+		hugepage.Reserve(opts.HugePageBytes)
 	}
 	if opts.SettleAfter == 0 {
 		opts.SettleAfter = DefaultSettleAfter

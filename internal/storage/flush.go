@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/hugepage"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/types"
@@ -290,6 +291,9 @@ func (e *Engine) freezeLocked() *flushJob {
 // pause, until it is installed (by it or by Flush) or flushing halts.
 func (e *Engine) flushWorker(job *flushJob) {
 	defer e.fl.workers.Done()
+	// Memtables turn over here: mark what the heap has mapped since the
+	// last flush, before the next memtable fills it.
+	hugepage.Refresh()
 	e.ap.Lock()
 	defer e.ap.Unlock()
 	for e.fl.job == job && !e.fl.halted {

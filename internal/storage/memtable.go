@@ -6,8 +6,10 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/hugepage"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
 )
@@ -83,6 +85,9 @@ func (a *arena) copy(b []byte) []byte {
 			n = len(b)
 		}
 		a.buf = make([]byte, 0, n)
+		// A heap grown past hugepage.Reserve: mark its arena before
+		// the block's pages are first touched.
+		hugepage.Note(unsafe.Pointer(unsafe.SliceData(a.buf)))
 	}
 	s := len(a.buf)
 	a.buf = append(a.buf, b...)

@@ -6,8 +6,10 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/hugepage"
 	"github.com/strata-db/strata/internal/version"
 )
 
@@ -408,6 +410,7 @@ func (b *memBuilder) clone(src *keyEntry) {
 func cut[T any](slab *[]T, k int) []T {
 	if cap(*slab)-len(*slab) < k {
 		*slab = make([]T, 0, slabSize(cap(*slab), k))
+		hugepage.Note(unsafe.Pointer(unsafe.SliceData(*slab))) // as arena.copy does
 	}
 	s := len(*slab)
 	*slab = (*slab)[:s+k]

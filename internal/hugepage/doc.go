@@ -1,0 +1,22 @@
+// Package hugepage asks Linux to back the Go heap with transparent huge
+// pages (THP) where the kernel leaves that to the program.
+//
+// Ingest touches a memtable's entries, version lists and payload bytes at
+// random: on 4 KiB pages nearly every such touch misses the TLB, and every
+// page of a growing heap costs a page fault. With the kernel's THP mode at
+// "madvise" (Debian's and Ubuntu's default) only memory a program marks
+// with madvise(MADV_HUGEPAGE) gets huge pages, and the Go runtime marks
+// none of its heap (it did in Go 1.21.0 and stopped, golang/go#61718), so a
+// process that wants them must ask itself, as jemalloc's opt.thp does for C
+// programs and as PostgreSQL's huge_pages does for its buffer pool.
+// Measured on bench/'s small ingest: 230–300 k page faults → 3–15 k and
+// about a quarter less CPU (docs/benchmarks.md).
+//
+// The runtime reserves its heap in arenas of 64 MiB aligned to their size
+// (runtime.heapArenaBytes on 64-bit Linux), so the whole arena around a heap
+// pointer is the heap's own address space. A mark only helps memory not
+// yet touched: a 2 MiB range that already has a 4 KiB page stays in small
+// pages. Reserve therefore grows the heap by memory nothing has touched,
+// marks it, and frees it for the heap to fill; Note and Refresh mark what
+// the heap maps beyond it, once they see it.
+package hugepage

@@ -1,0 +1,115 @@
+//go:build linux && (amd64 || arm64)
+
+package hugepage
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// Supported reports whether this build can ask for huge pages.
+const Supported = true
+
+// arenaBytes is the Go runtime's heap arena size on 64-bit Linux
+// (runtime.heapArenaBytes): arenas are reserved whole and aligned to it.
+const arenaBytes = 64 << 20
+
+// madvHugepage is MADV_HUGEPAGE (the syscall package does not name it).
+const madvHugepage = 14
+
+var (
+	active atomic.Bool    // set by the first Reserve: Note and Refresh act only then
+	last   atomic.Uintptr // the arena Note saw last: most calls stop at it
+	mu     sync.Mutex
+	arenas []uintptr // marked arenas, sorted
+	held   int64     // bytes Reserve has grown the heap by
+)
+
+// Reserve grows the heap by up to n bytes of memory nothing has touched,
+// marks the arenas holding it for huge pages, and frees it: the runtime
+// hands it out again as the heap fills, and each 2 MiB of it then faults
+// in as one huge page. Only the first n bytes asked for in a process are
+// reserved; later calls reserve only what a larger n adds. It runs one
+// garbage collection, so that the memory is free before the heap grows
+// past it (a collection that found it live would set the heap's goal
+// beyond it, and the heap would grow into fresh, unmarked memory).
+func Reserve(n int64) {
+	mu.Lock()
+	grow := n - held
+	if grow <= 0 {
+		mu.Unlock()
+		return
+	}
+	held = n
+	b := make([]byte, grow) // fresh from the system: the runtime does not clear it
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	for a := p &^ (arenaBytes - 1); a < p+uintptr(grow); a += arenaBytes {
+		mark(a)
+	}
+	active.Store(true)
+	mu.Unlock()
+	runtime.KeepAlive(b)
+	b = nil
+	runtime.GC()
+}
+
+// Note marks the heap arena holding p for huge pages, the first time that
+// arena is seen, once Reserve has run. p must point into the Go heap (a
+// slice from make, not a global).
+func Note(p unsafe.Pointer) {
+	if p == nil || !active.Load() {
+		return
+	}
+	a := uintptr(p) &^ (arenaBytes - 1)
+	if last.Load() == a {
+		return
+	}
+	last.Store(a)
+	mu.Lock()
+	defer mu.Unlock()
+	mark(a)
+}
+
+// Refresh marks every arena seen so far again, once Reserve has run: the
+// runtime maps an arena piece by piece as the heap grows, and a new
+// mapping does not keep an earlier mark.
+func Refresh() {
+	if !active.Load() {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range arenas {
+		advise(a)
+	}
+}
+
+// mark records the arena at a and advises it, if it is new. Under mu.
+func mark(a uintptr) {
+	i, found := slices.BinarySearch(arenas, a)
+	if found {
+		return
+	}
+	arenas = slices.Insert(arenas, i, a)
+	advise(a)
+}
+
+// advise marks the arena at a for huge pages. Parts of it the runtime has
+// only reserved are marked too (they are mapped, without access) and lose
+// the mark when the runtime maps them for use, which Refresh repairs. The
+// kernel's answer is ignored: the mark is a hint whose failure changes
+// only speed.
+func advise(a uintptr) {
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, a, arenaBytes, madvHugepage)
+}
+
+// marked reports how many arenas have been marked (tests).
+func marked() int {
+	mu.Lock()
+	defer mu.Unlock()
+	return len(arenas)
+}

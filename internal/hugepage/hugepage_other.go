@@ -1,0 +1,19 @@
+//go:build !(linux && (amd64 || arm64))
+
+package hugepage
+
+import "unsafe"
+
+// Supported reports whether this build can ask for huge pages.
+const Supported = false
+
+// Reserve does nothing on this system.
+func Reserve(int64) {}
+
+// Note does nothing on this system.
+func Note(unsafe.Pointer) {}
+
+// Refresh does nothing on this system.
+func Refresh() {}
+
+func marked() int { return 0 }
