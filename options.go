@@ -47,8 +47,8 @@ type Options struct {
 	// writes either way.
 	WarmWrites bool
 	// HugePageBytes is how much of the Go heap the first Open in the
-	// process readies for transparent huge pages: 1 GiB when zero, none
-	// when negative. Where the kernel's THP mode is "madvise" (Debian's and
+	// process readies for transparent huge pages: 4 GiB when zero (at most a
+	// quarter of the machine's memory), none when negative. Where the kernel's THP mode is "madvise" (Debian's and
 	// Ubuntu's default) the heap otherwise gets 4 KiB pages, and ingest
 	// pays for it in TLB misses and page faults: about a quarter more CPU
 	// in bench/ (docs/benchmarks.md). It costs one garbage collection at

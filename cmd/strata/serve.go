@@ -79,7 +79,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f.Int64Var(&fl.pageCacheMiB, "page-cache-mib", 0, "MiB of decoded part pages kept for point lookups and repeated scans, like PostgreSQL's shared_buffers (0: 256)")
 	f.IntVar(&fl.blockingReads, "blocking-reads", pgwire.DefaultBlockingReads, "connections at a time that wait for their next message in a blocking read on a thread of their own (fewer system calls per request); the rest use the network poller; 0 turns it off")
 	f.BoolVar(&fl.warmWrites, "warm-writes", false, "put the pages lookups read of freshly written parts in the page cache: faster lookups right after writes, slower ingest")
-	f.Int64Var(&fl.hugePageMiB, "huge-page-mib", 0, "MiB of the heap readied at start for transparent huge pages, which make ingest cheaper where the kernel's THP mode is madvise (0: 1024, -1: none)")
+	f.Int64Var(&fl.hugePageMiB, "huge-page-mib", 0, "MiB of the heap readied at start for transparent huge pages, which make ingest cheaper where the kernel's THP mode is madvise (0: 4096, at most a quarter of the machine's memory; -1: none)")
 	return cmd
 }
 

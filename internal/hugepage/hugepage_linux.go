@@ -29,7 +29,8 @@ var (
 	held   int64     // bytes Reserve has grown the heap by
 )
 
-// Reserve grows the heap by up to n bytes of memory nothing has touched,
+// Reserve grows the heap by up to n bytes (less on a small machine, see
+// clamp) of memory nothing has touched,
 // marks the arenas holding it for huge pages, and frees it: the runtime
 // hands it out again as the heap fills, and each 2 MiB of it then faults
 // in as one huge page. Only the first n bytes asked for in a process are
@@ -38,6 +39,16 @@ var (
 // past it (a collection that found it live would set the heap's goal
 // beyond it, and the heap would grow into fresh, unmarked memory).
 func Reserve(n int64) {
+	var si syscall.Sysinfo_t
+	var ram uint64
+	if syscall.Sysinfo(&si) == nil {
+		ram = uint64(si.Totalram) * uint64(si.Unit)
+	}
+	var as syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_AS, &as) != nil {
+		as.Cur = ^uint64(0)
+	}
+	n = clamp(n, ram, as.Cur)
 	mu.Lock()
 	grow := n - held
 	if grow <= 0 {
@@ -55,6 +66,21 @@ func Reserve(n int64) {
 	runtime.KeepAlive(b)
 	b = nil
 	runtime.GC()
+}
+
+// clamp bounds a reservation to a quarter of the machine's memory (ram,
+// 0 if unknown) and of the process's address-space limit (as): the
+// memory is only address space until the heap uses it, but a system that
+// counts committed memory strictly (vm.overcommit_memory=2) or an
+// address-space limit would refuse more, and the runtime dies when the
+// system refuses it memory.
+func clamp(n int64, ram, as uint64) int64 {
+	for _, l := range []uint64{ram, as} {
+		if l != 0 && l/4 < uint64(max(n, 0)) {
+			n = int64(l / 4)
+		}
+	}
+	return n
 }
 
 // Note marks the heap arena holding p for huge pages, the first time that

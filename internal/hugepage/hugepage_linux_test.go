@@ -98,3 +98,22 @@ func TestReserve(t *testing.T) {
 	t.Logf("THP mode %q; the mapping holds %d KiB of huge pages", mode, huge)
 	runtime.KeepAlive(b)
 }
+
+func TestClamp(t *testing.T) {
+	const g = 1 << 30
+	for _, c := range []struct {
+		n       int64
+		ram, as uint64
+		want    int64
+	}{
+		{4 * g, 24 * g, ^uint64(0), 4 * g},
+		{4 * g, 8 * g, ^uint64(0), 2 * g},
+		{4 * g, 0, ^uint64(0), 4 * g},
+		{4 * g, 24 * g, 2 * g, g / 2},
+		{g, 24 * g, 1 << 20, 1 << 18},
+	} {
+		if got := clamp(c.n, c.ram, c.as); got != c.want {
+			t.Errorf("clamp(%d, %d, %d) = %d, want %d", c.n, c.ram, c.as, got, c.want)
+		}
+	}
+}
