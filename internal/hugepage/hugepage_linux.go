@@ -5,6 +5,7 @@ package hugepage
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -39,6 +40,9 @@ var (
 // past it (a collection that found it live would set the heap's goal
 // beyond it, and the heap would grow into fresh, unmarked memory).
 func Reserve(n int64) {
+	if godebug, _ := syscall.Getenv("GODEBUG"); thpDisabled(godebug) {
+		return // the user asked the runtime to keep the heap off huge pages
+	}
 	var si syscall.Sysinfo_t
 	var ram uint64
 	if syscall.Sysinfo(&si) == nil {
@@ -66,6 +70,19 @@ func Reserve(n int64) {
 	runtime.KeepAlive(b)
 	b = nil
 	runtime.GC()
+}
+
+// thpDisabled reports whether a GODEBUG value sets disablethp=1, with
+// which the runtime marks its heap MADV_NOHUGEPAGE: Reserve then leaves
+// the heap as asked. The last setting of a name wins, as in the runtime.
+func thpDisabled(godebug string) bool {
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "disablethp" {
+			off = v == "1"
+		}
+	}
+	return off
 }
 
 // clamp bounds a reservation to a quarter of the machine's memory (ram,

@@ -68,6 +68,9 @@ func TestNoteBeforeReserveDoesNothing(t *testing.T) {
 // too: the kernel lists the mark as "hg" in the mapping's VmFlags.
 func TestReserve(t *testing.T) {
 	mode := needTHP(t)
+	if thpDisabled(os.Getenv("GODEBUG")) {
+		t.Skip("GODEBUG=disablethp=1: Reserve leaves the heap alone")
+	}
 	const n = 96 << 20
 	Reserve(n)
 	if !active.Load() || marked() < 2 {
@@ -114,6 +117,21 @@ func TestClamp(t *testing.T) {
 	} {
 		if got := clamp(c.n, c.ram, c.as); got != c.want {
 			t.Errorf("clamp(%d, %d, %d) = %d, want %d", c.n, c.ram, c.as, got, c.want)
+		}
+	}
+}
+
+func TestTHPDisabled(t *testing.T) {
+	for in, want := range map[string]bool{
+		"":                          false,
+		"disablethp=1":              true,
+		"disablethp=0":              false,
+		"gctrace=1,disablethp=1":    true,
+		"disablethp=1,disablethp=0": false,
+		"xdisablethp=1":             false,
+	} {
+		if got := thpDisabled(in); got != want {
+			t.Errorf("thpDisabled(%q) = %v, want %v", in, got, want)
 		}
 	}
 }
