@@ -47,14 +47,17 @@ type Options struct {
 	// writes either way.
 	WarmWrites bool
 	// HugePageBytes is how much of the Go heap the first Open in the
-	// process readies for transparent huge pages: 4 GiB when zero (at most a
-	// quarter of the machine's memory), none when negative. Where the kernel's THP mode is "madvise" (Debian's and
-	// Ubuntu's default) the heap otherwise gets 4 KiB pages, and ingest
-	// pays for it in TLB misses and page faults: about a quarter more CPU
-	// in bench/ (docs/benchmarks.md). It costs one garbage collection at
-	// that Open and address space, not memory. The mark covers the whole
-	// process's heap, the embedding program's included; memory the kernel
-	// has given as huge pages is returned in 2 MiB pieces, so the resident
-	// size can run somewhat higher.
+	// process readies for transparent huge pages: 4 GiB when zero (at most
+	// a quarter of the machine's memory), none when negative. Where the
+	// kernel's THP mode is "madvise" (Debian's and Ubuntu's default) the
+	// heap otherwise gets 4 KiB pages, and ingest pays for it in TLB misses
+	// and page faults: about a quarter more CPU in bench/
+	// (docs/benchmarks.md). It costs one garbage collection at that Open
+	// and address space, not memory. The mark covers the whole process's
+	// heap, the embedding program's included. The risk, and why the Go
+	// runtime itself no longer asks: on a machine whose free memory is
+	// fragmented, a first touch of marked memory may wait while the kernel
+	// compacts memory for a 2 MiB page, and the resident size may run
+	// higher; set -1 where latency matters more than ingest CPU.
 	HugePageBytes int64
 }

@@ -12,6 +12,16 @@
 // Measured on bench/'s small ingest: 230–300 k page faults → 3–15 k and
 // about a quarter less CPU (docs/benchmarks.md).
 //
+// What the runtime stopped for is the cost: with the kernel's THP defrag
+// setting at its default ("madvise"), a fault in marked memory that finds
+// no free 2 MiB page compacts memory then and there, which can stall the
+// faulting goroutine for milliseconds on a machine whose free memory is
+// fragmented (golang/go#61718, #64342); and khugepaged may fill partly
+// used 2 MiB ranges, raising the resident size. Neither showed in
+// bench/ (peak resident size unchanged), on a machine with most of its
+// memory free. HugePageBytes -1 (strata serve --huge-page-mib -1) or
+// GODEBUG=disablethp=1 turns the reservation off.
+//
 // The runtime reserves its heap in arenas of 64 MiB aligned to their size
 // (runtime.heapArenaBytes on 64-bit Linux), so the whole arena around a heap
 // pointer is the heap's own address space. A mark only helps memory not

@@ -12,9 +12,6 @@ import (
 	"unsafe"
 )
 
-// Supported reports whether this build can ask for huge pages.
-const Supported = true
-
 // arenaBytes is the Go runtime's heap arena size on 64-bit Linux
 // (runtime.heapArenaBytes): arenas are reserved whole and aligned to it.
 const arenaBytes = 64 << 20
@@ -31,10 +28,9 @@ var (
 )
 
 // Reserve grows the heap by up to n bytes (less on a small machine, see
-// clamp) of memory nothing has touched,
-// marks the arenas holding it for huge pages, and frees it: the runtime
-// hands it out again as the heap fills, and each 2 MiB of it then faults
-// in as one huge page. Only the first n bytes asked for in a process are
+// clamp) of memory nothing has touched, marks the arenas holding it for
+// huge pages, and frees it: the runtime hands it out again as the heap
+// fills, and each 2 MiB of it then faults in as one huge page. Only the first n bytes asked for in a process are
 // reserved; later calls reserve only what a larger n adds. It runs one
 // garbage collection, so that the memory is free before the heap grows
 // past it (a collection that found it live would set the heap's goal

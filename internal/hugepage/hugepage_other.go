@@ -4,9 +4,6 @@ package hugepage
 
 import "unsafe"
 
-// Supported reports whether this build can ask for huge pages.
-const Supported = false
-
 // Reserve does nothing on this system.
 func Reserve(int64) {}
 
@@ -15,5 +12,3 @@ func Note(unsafe.Pointer) {}
 
 // Refresh does nothing on this system.
 func Refresh() {}
-
-func marked() int { return 0 }

@@ -104,7 +104,8 @@ type Options struct {
 	// collection at that Open and address space, not memory; the heap
 	// fills it as it grows, in 2 MiB pages where the kernel's THP mode is
 	// "madvise" or "always". The mark is the whole process's: an embedding
-	// program's own heap shares it.
+	// program's own heap shares it. Its risk, stalls of a first touch
+	// while the kernel compacts fragmented memory, is in internal/hugepage.
 	HugePageBytes int64
 	// SettleAfter is how long no commit must arrive before the background
 	// merger folds a shard's newer runs into its final runs
