@@ -291,8 +291,9 @@ func (e *Engine) freezeLocked() *flushJob {
 // pause, until it is installed (by it or by Flush) or flushing halts.
 func (e *Engine) flushWorker(job *flushJob) {
 	defer e.fl.workers.Done()
-	// Memtables turn over here: mark what the heap has mapped since the
-	// last flush, before the next memtable fills it.
+	// Memtables turn over here: mark again the arenas seen so far, whose
+	// parts the runtime mapped since lost the mark, before the next
+	// memtable fills them.
 	hugepage.Refresh()
 	e.ap.Lock()
 	defer e.ap.Unlock()
