@@ -1,10 +1,13 @@
 package types
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
+	"strings"
 
 	"github.com/holiman/uint256"
 )
@@ -76,7 +79,7 @@ func AppendKey(dst []byte, v Value) []byte {
 		return append(dst, byte(v.n))
 	case ClassVarlen:
 		if k == String {
-			return appendEscaped(dst, v.s)
+			return appendEscapedString(dst, v.s)
 		}
 		return appendEscaped(dst, v.b)
 	case ClassUUID:
@@ -241,15 +244,35 @@ func floatKey64(f float64) uint64 {
 	return b | 1<<63
 }
 
-func appendEscaped[S string | []byte](dst []byte, s S) []byte {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			dst = append(dst, 0, 0xff)
-		} else {
-			dst = append(dst, s[i])
+// appendEscaped appends s with each zero byte doubled as 0x00 0xff and the
+// terminator 0x00 0x01. Keys are mostly text without zero bytes: the runs
+// between zeros are found with IndexByte and copied whole, not a byte at a
+// time (a key column of hex addresses was 2 % of an ingest's CPU).
+func appendEscaped(dst, s []byte) []byte {
+	dst = slices.Grow(dst, len(s)+2)
+	for {
+		i := bytes.IndexByte(s, 0)
+		if i < 0 {
+			dst = append(dst, s...)
+			return append(dst, 0, 1)
 		}
+		dst = append(append(dst, s[:i]...), 0, 0xff)
+		s = s[i+1:]
 	}
-	return append(dst, 0, 1)
+}
+
+// appendEscapedString is appendEscaped of a string.
+func appendEscapedString(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s)+2)
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			dst = append(dst, s...)
+			return append(dst, 0, 1)
+		}
+		dst = append(append(dst, s[:i]...), 0, 0xff)
+		s = s[i+1:]
+	}
 }
 
 func corrupt(what string, t Type) error {

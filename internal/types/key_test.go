@@ -254,7 +254,7 @@ func BenchmarkAppendKey(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		v    Value
-	}{{"int64", NewInt64(42)}, {"uint256", u}, {"string", NewString("hello world")}} {
+	}{{"int64", NewInt64(42)}, {"uint256", u}, {"string", NewString("hello world")}, {"address", NewString("0x52908400098527886e0f7030069857d2e4169ee7")}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				buf = AppendKey(buf[:0], c.v)
