@@ -147,10 +147,13 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	e.pipe.Unlock()
 	defer e.inflight.Done()
 
-	// While the WAL record is written and fsynced, look up the memtable
-	// entries of the writes' keys (prepare.go): reads only, so nothing of
-	// the commit is visible or left behind if the fsync fails; the
-	// entries are applied only once it is durable.
+	// A large record is written now and its fsync overlaps the lookups
+	// below (wal.Pending.Start); Wait syncs it. While the WAL record is
+	// written and fsynced, look up the memtable entries of the writes'
+	// keys (prepare.go): reads only, so nothing of the commit is visible
+	// or left behind if the fsync fails; the entries are applied only
+	// once it is durable.
+	pending.Start()
 	var prep *commitPrep
 	if newCat == nil {
 		prep = e.prepare(txn.Writes)

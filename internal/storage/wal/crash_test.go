@@ -26,7 +26,8 @@ const (
 
 // TestHelperProcess is the child of TestCrashKill: it commits records with
 // group commit from 8 goroutines (half of them through SubmitCompressed,
-// whose Wait may write the batch itself) until it is killed, printing each
+// whose Wait may write the batch itself; every fourth record is large and
+// written early by Pending.Start) until it is killed, printing each
 // acknowledged commit on its own line. Without the environment variable it
 // does nothing.
 func TestHelperProcess(t *testing.T) {
@@ -53,15 +54,17 @@ func TestHelperProcess(t *testing.T) {
 				next++
 				var p Pending
 				var err error
-				if g%2 == 0 {
-					p, err = w.Submit(c, payloadFor(c))
-				} else { // small records whose Wait may lead the flush
-					pre := Compress(payloadFor(c))
+				large := crashLarge(c)
+				if g%2 == 0 && !large {
+					p, err = w.Submit(c, crashPayload(c))
+				} else { // records whose Wait may lead the flush, or Start write early
+					pre := Compress(crashPayload(c))
 					p, err = w.SubmitCompressed(c, &pre)
 					pre.Release()
 				}
 				mu.Unlock()
 				if err == nil {
+					p.Start() // writes a large record's batch now, as the engine does
 					err = p.Wait(context.Background())
 				}
 				if err != nil {
@@ -108,7 +111,7 @@ func TestCrashKill(t *testing.T) {
 				return fmt.Errorf("commit %d after %d", c, prev)
 			}
 			prev = c
-			if !bytes.Equal(p, payloadFor(c)) {
+			if !bytes.Equal(p, crashPayload(c)) {
 				return fmt.Errorf("commit %d: payload differs", c)
 			}
 			if acked[c] {
@@ -184,4 +187,16 @@ func runChild(t *testing.T, dir string, start uint64, d time.Duration) []uint64 
 		t.Fatalf("child exited on its own: %v, stderr:\n%s", werr, stderr.String())
 	}
 	return got
+}
+
+// crashLarge says whether commit c's record in the crash tests is large
+// (largePayloadFor), one in four.
+func crashLarge(c uint64) bool { return c%4 == 0 }
+
+// crashPayload is commit c's payload in the crash tests.
+func crashPayload(c uint64) []byte {
+	if crashLarge(c) {
+		return largePayloadFor(c)
+	}
+	return payloadFor(c)
 }
