@@ -63,9 +63,9 @@ type Stats struct {
 	// Preallocated counts segments started from a prepared, zero-filled
 	// file (Options.Preallocate).
 	Preallocated uint64
-	// Led counts the batches of Batches written by a committer waiting on
-	// its own record (Pending.Wait after SubmitCompressed) rather than by
-	// the flusher.
+	// Led counts the batches of Batches written by a committer for its
+	// own record (Pending.Start or Pending.Wait after SubmitCompressed)
+	// rather than by the flusher.
 	Led uint64
 	// Started counts the batches of Led a committer wrote early
 	// (Pending.Start), syncing them only when it waited.
