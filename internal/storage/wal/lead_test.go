@@ -14,8 +14,18 @@ import (
 // write the batch itself.
 func submitSmall(t *testing.T, w *Writer, c uint64) Pending {
 	t.Helper()
-	pre := Compress(payloadFor(c))
+	return submitPayload(t, w, c, payloadFor(c), 0)
+}
+
+// submitPayload submits commit c with payload through SubmitCompressed,
+// after checking it is stored in at least atLeast bytes.
+func submitPayload(t *testing.T, w *Writer, c uint64, payload []byte, atLeast int) Pending {
+	t.Helper()
+	pre := Compress(payload)
 	defer pre.Release()
+	if len(pre.stored) < atLeast {
+		t.Fatalf("stored %d bytes, want at least %d", len(pre.stored), atLeast)
+	}
 	p, err := w.SubmitCompressed(c, &pre)
 	if err != nil {
 		t.Fatal(err)

@@ -24,16 +24,7 @@ func largePayloadFor(c uint64) []byte {
 // submitLarge submits commit c's large payload through SubmitCompressed.
 func submitLarge(t *testing.T, w *Writer, c uint64) Pending {
 	t.Helper()
-	pre := Compress(largePayloadFor(c))
-	defer pre.Release()
-	if len(pre.stored) < leadMax {
-		t.Fatalf("stored %d bytes, want at least %d", len(pre.stored), leadMax)
-	}
-	p, err := w.SubmitCompressed(c, &pre)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return submitPayload(t, w, c, largePayloadFor(c), leadMax)
 }
 
 // TestStartWritesEarly checks that Start writes a large record's batch to
