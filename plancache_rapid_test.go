@@ -86,7 +86,10 @@ func TestPlanCacheRandom(t *testing.T) {
 			return i
 		}
 		var queries []string
-		for _, item := range []string{"*", "v", "w, k0", "_commit, v"} {
+		// The items cover the template's narrowed scan (plan.pointScan):
+		// columns reordered, a key column, _commit last, and the shapes it
+		// leaves to a Project (a column twice, _commit first).
+		for _, item := range []string{"*", "v", "w, k0", "_commit, v", "v, _commit", "v, v", "w AS a, v, k0, _commit"} {
 			var conds, casts []string
 			for k := 0; k < nk; k++ {
 				conds = append(conds, fmt.Sprintf("k%d = $%d", k, k+1))

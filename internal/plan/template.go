@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -46,6 +47,10 @@ type Template struct {
 	// asOfFixed is the commit of AS OF COMMIT <number>, 0 when none.
 	asOfFixed uint64
 	cols      []Column
+	// point, when set, is the Scan a Plan runs alone: scan with only the
+	// projected columns, in the projection's order, so the lookup reads
+	// and hands on nothing else and no Project runs (pointScan).
+	point *Scan
 }
 
 // keyParam is how one key column's value comes from the parameters.
@@ -183,6 +188,9 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 		t.keys[k] = kp
 	}
 	t.root, t.scan, t.vers, t.cols = proj, scan, vers, p.cols
+	if scan != nil {
+		t.point = pointScan(proj, scan)
+	}
 	// The derivation must give, on the values Build saw, what Build gave.
 	key, asOfCommit, ok := t.values(env)
 	if !ok {
@@ -201,6 +209,42 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 		return nil
 	}
 	return t
+}
+
+// pointScan returns scan reading exactly the columns proj outputs, in
+// its order, or nil when proj is more than a choice of scan's columns
+// (an expression, a column twice, _commit before another column). The
+// template drops the scan's filter (Plan), so the key columns it read for
+// the filter need not be read at all.
+func pointScan(proj *Project, scan *Scan) *Scan {
+	out := *scan
+	out.Filter = nil // as Plan drops it below
+	out.Cols, out.ColIDs, out.Commit = make([]ColRef, 0, len(proj.Exprs)), make([]catalog.ColumnID, 0, len(proj.Exprs)), false
+	for i, e := range proj.Exprs {
+		c, ok := e.(*expr.Col)
+		if !ok {
+			return nil
+		}
+		if scan.Commit && c.ID == scan.CommitCol.ID {
+			if i != len(proj.Exprs)-1 {
+				return nil
+			}
+			out.Commit = true
+			continue
+		}
+		j := -1
+		for k, sc := range scan.Cols {
+			if sc.ID == c.ID {
+				j = k
+				break
+			}
+		}
+		if j < 0 || slices.ContainsFunc(out.Cols, func(o ColRef) bool { return o.ID == c.ID }) {
+			return nil
+		}
+		out.Cols, out.ColIDs = append(out.Cols, scan.Cols[j]), append(out.ColIDs, scan.ColIDs[j])
+	}
+	return &out
 }
 
 // whereConjuncts appends the AND-ed comparisons of e, each a column
@@ -356,6 +400,16 @@ func (t *Template) Plan(env *Env) (*Plan, bool) {
 		v.Ranges, v.Filter = []storage.KeyRange{oneKeyRange(v.Table, key)}, nil
 		root.In = &v
 		return &Plan{Root: &root, cols: t.cols}, true
+	}
+	if t.point != nil {
+		// One allocation for the plan and its one node.
+		pp := &struct {
+			p Plan
+			s Scan
+		}{s: *t.point}
+		pp.s.Key, pp.s.AsOf = key, commit
+		pp.p = Plan{Root: &pp.s, cols: t.cols}
+		return &pp.p, true
 	}
 	scan := *t.scan
 	scan.Key, scan.AsOf = key, commit
