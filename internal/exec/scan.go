@@ -157,7 +157,8 @@ func (r *runner) lookup(x *plan.Scan, spec storage.ScanSpec, f sink, st *stats) 
 			// cached and decoded per part kind).
 			spec.Trace = &storage.LookupTrace{}
 		}
-		row, ok, err := r.env.Source.Lookup(r.ctx, x.Table.ID, x.Key, spec)
+		b := lookupBatch(x)
+		ok, err := r.env.Source.LookupInto(r.ctx, x.Table.ID, x.Key, spec, b)
 		if st != nil {
 			st.scan = "lookup " + spec.Trace.String()
 		}
@@ -168,16 +169,19 @@ func (r *runner) lookup(x *plan.Scan, spec storage.ScanSpec, f sink, st *stats) 
 			if !ok {
 				return nil
 			}
-			out := x.Output()
-			b := &types.Batch{Rows: 1, Cols: make([]*types.Vector, len(out))}
-			for i, c := range out {
-				v := types.NewVector(c.T, 1)
-				v.Append(row[i])
-				b.Cols[i] = v
-			}
 			return f.push(b)
 		}, f)
 	}
+}
+
+// lookupBatch is the empty one-row batch a lookup of x fills.
+func lookupBatch(x *plan.Scan) *types.Batch {
+	out := x.Output()
+	ts := make([]types.Type, len(out))
+	for i, c := range out {
+		ts[i] = c.T
+	}
+	return types.NewBatch(ts, 1)
 }
 
 // stopOr is the error of a scan whose callback may have stopped it: the

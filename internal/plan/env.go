@@ -19,10 +19,11 @@ type Source interface {
 	Catalog() *catalog.Catalog
 	Scan(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error)
 	Versions(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error)
-	// Lookup reads the row of one key of a keyed table (the key columns'
-	// values in primary key order) at spec.AsOf, spec.Cols (and _commit)
-	// as Scan would return them; false when the key has no row.
-	Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec storage.ScanSpec) ([]types.Value, bool, error)
+	// LookupInto reads the row of one key of a keyed table (the key
+	// columns' values in primary key order) at spec.AsOf, spec.Cols (and
+	// _commit) as Scan would return them, and appends it to dst, a batch
+	// of those columns' types; false when the key has no row.
+	LookupInto(ctx context.Context, table catalog.TableID, key []types.Value, spec storage.ScanSpec, dst *types.Batch) (bool, error)
 	// CommitAt returns the newest commit at or before t (AS OF TIMESTAMP,
 	// R6.7); false when t is before the first commit.
 	CommitAt(t time.Time) (uint64, bool)

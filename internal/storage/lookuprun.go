@@ -68,7 +68,7 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 			return false, false, err
 		}
 	}
-	s := newRunScan(rd, rd.fast, rs, nil, n, nil)
+	s := rd.lookupRunScan(rs, n)
 	// Commits are read only for _commit and for columns some rows may
 	// predate or outlive (materialize compares them with the row's).
 	withCommit := rd.commit
@@ -133,6 +133,30 @@ func (rd *reader) lookupRun(sd *shardData, key []byte, n uint64) (handled, found
 	err = s.materialize()
 	rd.batchCap = keep
 	return true, err == nil, err
+}
+
+// lookupRunScan returns the runScan of one lookupRun: the reader's own,
+// reset, when it was made for the reader's fast plan. A pooled reader
+// serves lookup after lookup of one table, and a fresh runScan per lookup
+// was several allocations and a large clear.
+func (rd *reader) lookupRunScan(rs runShard, n uint64) *runScan {
+	s := rd.runLookup
+	if s == nil || s.fp != rd.fast {
+		s = newRunScan(rd, rd.fast, rs, nil, n, nil)
+		rd.runLookup = s
+		return s
+	}
+	gidx := s.gidx
+	for sl := range gidx {
+		gidx[sl] = gidx[sl][:0]
+	}
+	*s = runScan{rd: rd, fp: rd.fast, rs: rs, n: n, gidx: gidx, commits: s.commits[:0], keyRef: s.keyRef[:0], colIdx: s.colIdx[:0]}
+	for oi := range rd.plans {
+		if k := rd.plans[oi].keyIdx; k >= 0 {
+			rd.fast.keys.out[k] = nil
+		}
+	}
+	return s
 }
 
 // classifyRun is classifyRun of sd, kept for the next lookup of a shard

@@ -52,6 +52,9 @@ type reader struct {
 	// first use; slow turns them off, for tests that compare the two.
 	fast *fastPlan
 	slow bool
+	// runLookup is lookupRun's runScan, reset for each lookup of a pooled
+	// reader (lookupRunScan).
+	runLookup *runScan
 	// seek holds the buffers of seekKey, from seekPool.
 	seek *seekBufs
 	// trace is the lookup's ScanSpec.Trace, nil when not traced.
@@ -728,6 +731,20 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 // primary key order, at spec.AsOf; spec.Cols (and _commit) as in Scan.
 // It reports false when the key does not exist at that commit.
 func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec) (row []types.Value, found bool, err error) {
+	return s.lookup(ctx, table, key, spec, nil)
+}
+
+// LookupInto is Lookup appending the row, when found, to dst: a batch with
+// one vector per column spec asks for (_commit last), of their types. The
+// row's cells are copied vector to vector, never boxed as Values, which
+// is what a query's point lookup wants.
+func (s *Snapshot) LookupInto(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec, dst *types.Batch) (found bool, err error) {
+	_, found, err = s.lookup(ctx, table, key, spec, dst)
+	return found, err
+}
+
+// lookup is Lookup, or LookupInto when dst is not nil (row is then nil).
+func (s *Snapshot) lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec ScanSpec, dst *types.Batch) (row []types.Value, found bool, err error) {
 	s.e.reads.Add(1) // background merges give way (paceMerge)
 	defer s.e.reads.Add(-1)
 	// The snapshot holds the parts read; it must stay reachable until the
@@ -823,7 +840,7 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 			if !ok {
 				return nil, false, nil
 			}
-			return rd.batch.Row(nil, 0), true, nil
+			return rd.row(dst), true, nil
 		}
 	}
 	seeked := false
@@ -860,5 +877,15 @@ func (s *Snapshot) Lookup(ctx context.Context, table catalog.TableID, key []type
 	if err != nil || !found {
 		return nil, false, err
 	}
-	return rd.batch.Row(nil, 0), true, nil
+	return rd.row(dst), true, nil
+}
+
+// row hands on the one row a lookup found in rd.batch, which goes back to
+// the pool: appended to dst when there is one, as values otherwise.
+func (rd *reader) row(dst *types.Batch) []types.Value {
+	if dst != nil {
+		dst.AppendFrom(rd.batch, 0)
+		return nil
+	}
+	return rd.batch.Row(nil, 0)
 }

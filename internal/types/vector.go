@@ -612,6 +612,15 @@ func (b *Batch) AppendRow(row []Value) {
 	b.Rows++
 }
 
+// AppendFrom appends row i of src, whose columns have b's types, column by
+// column: no Value per cell (Row then AppendRow would box each one).
+func (b *Batch) AppendFrom(src *Batch, i int) {
+	for j, c := range b.Cols {
+		c.AppendFrom(src.Cols[j], i)
+	}
+	b.Rows++
+}
+
 // Row returns row i as values, appended to dst.
 func (b *Batch) Row(dst []Value, i int) []Value {
 	for _, c := range b.Cols {

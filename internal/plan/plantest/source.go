@@ -88,9 +88,9 @@ func (f *Source) Versions(ctx context.Context, spec storage.ScanSpec, fn func(*t
 	return storage.ScanStats{}, nil
 }
 
-// Lookup implements plan.Source: the newest row at spec.AsOf whose key
-// columns equal key.
-func (f *Source) Lookup(ctx context.Context, table catalog.TableID, key []types.Value, spec storage.ScanSpec) ([]types.Value, bool, error) {
+// LookupInto implements plan.Source: the newest row at spec.AsOf whose
+// key columns equal key.
+func (f *Source) LookupInto(ctx context.Context, table catalog.TableID, key []types.Value, spec storage.ScanSpec, dst *types.Batch) (bool, error) {
 	t, _ := f.Cat.TableByID(table)
 	at := spec.AsOf
 	if at == 0 {
@@ -114,7 +114,7 @@ func (f *Source) Lookup(ctx context.Context, table catalog.TableID, key []types.
 		}
 	}
 	if found == nil {
-		return nil, false, nil
+		return false, nil
 	}
 	var out []types.Value
 	for _, id := range spec.Cols {
@@ -128,5 +128,6 @@ func (f *Source) Lookup(ctx context.Context, table catalog.TableID, key []types.
 	if spec.Commit {
 		out = append(out, types.NewUint64(found.Commit))
 	}
-	return out, true, nil
+	dst.AppendRow(out)
+	return true, nil
 }
