@@ -10,7 +10,7 @@ import (
 
 // buildRecursive runs WITH RECURSIVE to its fixpoint: the non-recursive
 // term once, then the recursive term again and again over the rows the
-// round before added (its WorkTable nodes read them from r.work), until a
+// round before added (its WorkTable nodes read them from r.mem.work), until a
 // round adds none. Each round's rows are pushed as soon as the round ends,
 // so a LIMIT above stops the loop. Without ALL a row already produced is
 // dropped, which also ends cycles. Every kept row counts against the
@@ -67,10 +67,13 @@ func (r *runner) buildRecursive(x *plan.Recursive, out sink) (func() error, erro
 			if err = r.ctx.Err(); err != nil {
 				break
 			}
-			saved := r.work[x]
-			r.work[x] = work
+			if r.mem.work == nil {
+				r.mem.work = map[*plan.Recursive]*types.Batch{}
+			}
+			saved := r.mem.work[x]
+			r.mem.work[x] = work
 			work, err = round(x.Step)
-			r.work[x] = saved
+			r.mem.work[x] = saved
 		}
 		if errors.Is(err, errStop) {
 			return nil
@@ -87,7 +90,7 @@ func (r *runner) buildRecursive(x *plan.Recursive, out sink) (func() error, erro
 func (r *runner) buildWorkTable(x *plan.WorkTable, out sink) func() error {
 	return func() error {
 		return drive(func() error {
-			if b := r.work[x.Rec]; b != nil && b.Rows > 0 {
+			if b := r.mem.work[x.Rec]; b != nil && b.Rows > 0 {
 				return out.push(b)
 			}
 			return nil

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	plan.RegisterExecutor(func(ctx context.Context, env *plan.Env) expr.Runner {
-		return &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
+		return newRunner(ctx, env)
 	})
 }
 
@@ -38,6 +38,10 @@ type memBudget struct {
 	// the statement computes each once. Made on first use: most
 	// statements have none, and a point SELECT should not pay for a map.
 	ctes map[*plan.CTE]*types.Batch
+	// work holds, per WITH RECURSIVE query being run, the rows its last
+	// round added, which its WorkTable nodes read (recursive.go); shared
+	// and made on first use like ctes.
+	work map[*plan.Recursive]*types.Batch
 }
 
 func (m *memBudget) grow(n int64) error {
@@ -61,15 +65,22 @@ type runner struct {
 	outer   []types.Value
 	mem     *memBudget
 	analyze map[plan.Node]*stats
-	// work holds, per WITH RECURSIVE query being run, the rows its last
-	// round added, which its WorkTable nodes read. Subquery runners share
-	// it.
-	work map[*plan.Recursive]*types.Batch
+}
+
+// newRunner returns the runner of one statement, its budget allocated
+// with it (a point SELECT runs in a handful of allocations).
+func newRunner(ctx context.Context, env *plan.Env) *runner {
+	rb := &struct {
+		r   runner
+		mem memBudget
+	}{mem: memBudget{limit: env.Limit()}}
+	rb.r = runner{ctx: ctx, env: env, mem: &rb.mem}
+	return &rb.r
 }
 
 // Run executes p and calls fn with each batch of its output.
 func Run(ctx context.Context, p *plan.Plan, env *plan.Env, fn func(*types.Batch) error) error {
-	r := &runner{ctx: ctx, env: env, mem: &memBudget{limit: env.Limit()}, work: map[*plan.Recursive]*types.Batch{}}
+	r := newRunner(ctx, env)
 	if p.Explain {
 		var lines []string
 		if p.Analyze {
@@ -116,7 +127,7 @@ func (r *runner) Rows(ctx context.Context, p any, outer []types.Value) (*types.B
 	if !ok {
 		return nil, fmt.Errorf("exec: subquery plan of type %T", p)
 	}
-	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze, work: r.work}
+	sub := &runner{ctx: ctx, env: r.env, outer: outer, mem: r.mem, analyze: r.analyze}
 	var out *types.Batch
 	err := sub.run(pl.Root, func(b *types.Batch) error {
 		if out == nil {

@@ -36,19 +36,22 @@ func formatView(v *catalog.View) string {
 type planQuerier struct{}
 
 func planEnv(q *QueryEnv) *plan.Env {
+	// The plan's env and the PostgreSQL functions' in one allocation: a
+	// point SELECT plans nothing and calls no PostgreSQL function.
+	qe := &struct {
+		env plan.Env
+		pg  system.PGEnv
+	}{}
 	var src system.Source
 	if q.Snapshot != nil {
 		src = q.Snapshot
 	}
-	setting := func(name string) (string, bool) { v, ok := q.Settings[name]; return v, ok }
-	pg := system.NewPGEnv(src, setting)
-	if q.Set != nil {
-		pg = system.NewPGEnvSet(src, setting, q.Set)
-	}
-	return &plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
+	qe.pg.Init(src, q.Settings, q.Set)
+	qe.env = plan.Env{Source: q.Snapshot, Virtual: func(schema, name string) (plan.Virtual, bool) {
 		return virtual(schema, name, q.Settings)
 	}, Params: q.Params, Now: q.Now, LastCommit: q.LastCommit, MemLimit: q.MemLimit,
-		PG: pg, Relations: q.Relations, With: q.With, Written: q.Written}
+		PG: qe.pg.Env(), Relations: q.Relations, With: q.With, Written: q.Written}
+	return &qe.env
 }
 
 func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn func(*types.Batch) error) ([]Column, error) {

@@ -81,7 +81,7 @@ func (st *statement) readEnv() (*QueryEnv, error) {
 
 func (st *statement) envOn(snap *storage.Snapshot) *QueryEnv {
 	return &QueryEnv{Snapshot: snap, Params: st.params, Now: st.now, LastCommit: st.s.lastCommit, MemLimit: st.s.opts.MemLimit,
-		Settings: st.s.settings.values, Set: st.s.setConfig, With: st.with, Written: st.written}
+		Settings: st.s.settings.values, Set: st.s.setFn, With: st.with, Written: st.written}
 }
 
 func (st *statement) querier(pos int) (Querier, error) {
@@ -101,11 +101,23 @@ func (st *statement) query(stmt ast.Stmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := "SELECT " + strconv.Itoa(len(rows))
+	tag := selectTag(len(rows))
 	if _, ok := stmt.(*ast.ExplainStmt); ok {
 		tag = "EXPLAIN"
 	}
 	return &Result{Tag: tag, Columns: cols, Rows: rows, RowsAffected: int64(len(rows))}, nil
+}
+
+// selectTag is the command tag of a query that returned n rows; a point
+// SELECT's "SELECT 0" and "SELECT 1" are constants, not built per run.
+func selectTag(n int) string {
+	switch n {
+	case 0:
+		return "SELECT 0"
+	case 1:
+		return "SELECT 1"
+	}
+	return "SELECT " + strconv.Itoa(n)
 }
 
 // selectRows runs a query a write statement is built on (INSERT … SELECT,

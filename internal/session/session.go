@@ -69,6 +69,9 @@ type Session struct {
 	tx         *txn
 	// plans caches the plans of point SELECTs run again (plancache.go).
 	plans PlanCache
+	// setFn is setConfig as a func value, made once: QueryEnv.Set of every
+	// query (a method value made per query is an allocation).
+	setFn func(name, value string, local bool) error
 }
 
 // txn is the state of an open BEGIN … COMMIT.
@@ -115,7 +118,9 @@ func New(eng *storage.Engine, opts Options) *Session {
 		st.values["session_authorization"] = opts.User
 	}
 	st.values["strata.backend_pid"] = strconv.Itoa(int(opts.BackendPID))
-	return &Session{eng: eng, opts: opts, settings: st}
+	s := &Session{eng: eng, opts: opts, settings: st}
+	s.setFn = s.setConfig
+	return s
 }
 
 // LastCommit returns the commit of the session's last write (last_commit(),

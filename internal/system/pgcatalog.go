@@ -630,6 +630,8 @@ type pgEnv struct {
 	src      Source
 	cat      *catalog.Catalog
 	settings func(name string) (string, bool)
+	// values are the settings when settings is nil (PGEnv.Init).
+	values map[string]string
 
 	once sync.Once
 	objs map[uint32]pgObject
@@ -655,16 +657,37 @@ func NewPGEnv(src Source, setting func(name string) (string, bool)) expr.PGEnv {
 	return e
 }
 
-// NewPGEnvSet is NewPGEnv whose env also changes settings, through set
-// (expr.PGSetter, for set_config()).
-func NewPGEnvSet(src Source, setting func(name string) (string, bool), set func(name, value string, local bool) error) expr.PGEnv {
-	return settablePGEnv{NewPGEnv(src, setting), set}
-}
-
-type settablePGEnv struct {
-	expr.PGEnv
+// PGEnv is NewPGEnv's env as a value, for a caller that allocates it
+// with the rest of a query's state: a point SELECT calls no PostgreSQL
+// function and should not pay an allocation for them. Init sets it up;
+// Env is what to plan with.
+type PGEnv struct {
+	pgEnv
 	set func(name, value string, local bool) error
 }
+
+// Init readies e over the statement's snapshot (nil when it has none) and
+// its session's settings, read in place; set, when not nil, runs SET for
+// set_config() (expr.PGSetter).
+func (e *PGEnv) Init(src Source, settings map[string]string, set func(name, value string, local bool) error) {
+	e.src, e.values, e.set = src, settings, set
+	if src != nil {
+		e.cat = src.Catalog()
+	}
+}
+
+// Env returns e as the functions' expr.PGEnv, an expr.PGSetter too when
+// Init was given set.
+func (e *PGEnv) Env() expr.PGEnv {
+	if e.set != nil {
+		return settablePGEnv{e}
+	}
+	return &e.pgEnv
+}
+
+// settablePGEnv is a PGEnv whose set_config() changes settings. It is one
+// pointer, so making it an interface value allocates nothing.
+type settablePGEnv struct{ *PGEnv }
 
 func (e settablePGEnv) SetSetting(name, value string, local bool) error {
 	return e.set(name, value, local)
@@ -721,7 +744,8 @@ func (e *pgEnv) objects() map[uint32]pgObject {
 
 func (e *pgEnv) Setting(name string) (string, bool) {
 	if e.settings == nil {
-		return "", false
+		v, ok := e.values[name]
+		return v, ok
 	}
 	return e.settings(name)
 }
