@@ -37,3 +37,25 @@ func TestCancelStopsJoin(t *testing.T) {
 		t.Fatalf("after the cancel: %d %v", n, err)
 	}
 }
+
+// TestCancelIdle: a CancelRequest that arrives between statements cancels
+// nothing, as in PostgreSQL: the statements after it run, on the context
+// the connection keeps from one statement to the next.
+func TestCancelIdle(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	var n int64
+	for i := 0; i < 3; i++ {
+		if err := c.QueryRow(ctx, `SELECT 1`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("before cancel %d: %d %v", i, n, err)
+		}
+		if err := c.PgConn().CancelRequest(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // the server handles it on another connection
+		if err := c.QueryRow(ctx, `SELECT 2`).Scan(&n); err != nil || n != 2 {
+			t.Fatalf("after an idle cancel %d: %d %v", i, n, err)
+		}
+	}
+}

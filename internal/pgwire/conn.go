@@ -68,6 +68,13 @@ type conn struct {
 	busy    bool
 	cancel  context.CancelFunc // of the running statement
 	closing bool
+	// stmtCtx is the context statements run under, kept from one to the
+	// next until a CancelRequest or Shutdown cancels it; stmtCancel
+	// cancels it, endStatement is statementContext's done. Only the
+	// connection's goroutine touches them.
+	stmtCtx      context.Context
+	stmtCancel   context.CancelFunc
+	endStatement func()
 	wmu     sync.Mutex // serializes Flush with Shutdown's FATAL
 }
 
@@ -100,6 +107,11 @@ type portal struct {
 func (s *Server) handle(nc net.Conn) {
 	c := &conn{srv: s, nc: nc, raw: nc, stmts: map[string]*prepared{}, portals: map[string]*portal{}}
 	defer nc.Close()
+	defer func() {
+		if c.stmtCancel != nil {
+			c.stmtCancel() // leaves the server context's children
+		}
+	}()
 	defer func() {
 		s.mu.Lock()
 		delete(s.starting, nc)
@@ -400,17 +412,28 @@ func (c *conn) isClosing() bool {
 
 // statementContext returns the context of one statement, cancelled by a
 // CancelRequest or Shutdown.
+//
+// The context is made once and kept for the statements that follow while
+// nothing cancels it: a context per statement was allocations, and a
+// child registered in and removed from the server's context under its
+// lock, on every point SELECT. A cancel reaches only the running
+// statement (c.cancel is set only while one runs); the next one then
+// gets a new context.
 func (c *conn) statementContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(c.srv.ctx)
-	c.mu.Lock()
-	c.cancel = cancel
-	c.mu.Unlock()
-	return ctx, func() {
-		c.mu.Lock()
-		c.cancel = nil
-		c.mu.Unlock()
-		cancel()
+	if c.stmtCtx == nil || c.stmtCtx.Err() != nil {
+		c.stmtCtx, c.stmtCancel = context.WithCancel(c.srv.ctx)
 	}
+	if c.endStatement == nil {
+		c.endStatement = func() {
+			c.mu.Lock()
+			c.cancel = nil
+			c.mu.Unlock()
+		}
+	}
+	c.mu.Lock()
+	c.cancel = c.stmtCancel
+	c.mu.Unlock()
+	return c.stmtCtx, c.endStatement
 }
 
 // closeSocket closes the connection from another goroutine than its
