@@ -75,7 +75,7 @@ type conn struct {
 	stmtCtx      context.Context
 	stmtCancel   context.CancelFunc
 	endStatement func()
-	wmu     sync.Mutex // serializes Flush with Shutdown's FATAL
+	wmu          sync.Mutex // serializes Flush with Shutdown's FATAL
 }
 
 // prepared is a statement made by Parse.
