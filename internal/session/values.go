@@ -266,6 +266,10 @@ func appendString(vec *types.Vector, s string) bool {
 	// type: what types.Cast does with a STRING value, without building
 	// one first. A value that does not parse takes the general path,
 	// which reports it.
+	if ticks, ok := types.ParseDateTimeFast(t, s); ok {
+		vec.AppendInt64(ticks)
+		return true
+	}
 	v, err := types.ParseText(t, s)
 	if err != nil || v.IsNull() {
 		return false

@@ -377,6 +377,68 @@ func scanInt(s string, lo, hi int) (int, string, bool) {
 	return n, s[i:], i >= lo
 }
 
+// ParseDateTimeFast reads the common text of a DATETIME64 in UTC,
+// 'YYYY-MM-DD HH:MM:SS[.fraction]' (or with T), as the ticks ParseText
+// would store, without building a Value: a bulk INSERT's timestamps, two
+// per row of the balances ingest, took ~110 ns each through ParseText.
+// ok is false for any other text, type or zone, and for text ParseText
+// would reject: the caller then runs ParseText, which decides and reports.
+func ParseDateTimeFast(t Type, s string) (ticks int64, ok bool) {
+	if t.Kind != DateTime64 || t.TZ != "" && t.TZ != "UTC" || len(s) < 19 ||
+		s[4] != '-' || s[7] != '-' || s[10] != ' ' && s[10] != 'T' && s[10] != 't' || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		if s[i]-'0' > 9 {
+			return 0, false
+		}
+	}
+	d2 := func(i int) int { return int(s[i]-'0')*10 + int(s[i+1]-'0') }
+	y := int64(d2(0)*100 + d2(2))
+	m, day, hh, mm, ss := d2(5), d2(8), d2(11), d2(14), d2(17)
+	if y == 0 || m < 1 || m > 12 || day < 1 || day > daysIn(y, m) || hh > 23 || mm > 59 || ss > 59 {
+		return 0, false
+	}
+	frac := s[19:]
+	if frac != "" {
+		if len(frac) < 2 || frac[0] != '.' {
+			return 0, false
+		}
+		frac = frac[1:]
+		for i := 0; i < len(frac); i++ {
+			if frac[i] < '0' || frac[i] > '9' {
+				return 0, false
+			}
+		}
+	}
+	// The fraction as parseDateTime takes it: the precision's digits,
+	// the next one rounding half up.
+	p := int(t.Precision)
+	var ticksFrac int64
+	for i := 0; i < p; i++ {
+		ticksFrac *= 10
+		if i < len(frac) {
+			ticksFrac += int64(frac[i] - '0')
+		}
+	}
+	if len(frac) > p && frac[p] >= '5' {
+		ticksFrac++
+	}
+	sec := daysFromCivil(y, m, day)*86400 + int64(hh*3600+mm*60+ss)
+	if ticks, ok = secTicks(sec, p, ticksFrac); !ok {
+		return 0, false
+	}
+	// CheckTime's range: years 1 to 9999 are in it, unless rounding the
+	// fraction carries the last second of 9999 into year 10000.
+	if y == 9999 && m == 12 && day == 31 && hh == 23 && mm == 59 && ss == 59 {
+		sec, _ = splitTicks(ticks, p)
+		if days, _ := floorDiv(sec, 86400); days > maxDay {
+			return 0, false
+		}
+	}
+	return ticks, true
+}
+
 // parseDateTime reads 'YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±hh[:mm]]'.
 func parseDateTime(t Type, orig, x string) (Value, error) {
 	bad := func() (Value, error) { return Value{}, &ParseError{Value: orig, Type: t} }
