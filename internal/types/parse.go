@@ -411,19 +411,8 @@ func ParseDateTimeFast(t Type, s string) (ticks int64, ok bool) {
 			}
 		}
 	}
-	// The fraction as parseDateTime takes it: the precision's digits,
-	// the next one rounding half up.
 	p := int(t.Precision)
-	var ticksFrac int64
-	for i := 0; i < p; i++ {
-		ticksFrac *= 10
-		if i < len(frac) {
-			ticksFrac += int64(frac[i] - '0')
-		}
-	}
-	if len(frac) > p && frac[p] >= '5' {
-		ticksFrac++
-	}
+	ticksFrac := fracTicks(frac, p)
 	sec := daysFromCivil(y, m, day)*86400 + int64(hh*3600+mm*60+ss)
 	if ticks, ok = secTicks(sec, p, ticksFrac); !ok {
 		return 0, false
@@ -437,6 +426,22 @@ func ParseDateTimeFast(t Type, s string) (ticks int64, ok bool) {
 		}
 	}
 	return ticks, true
+}
+
+// fracTicks is the fraction's digits frac (after the point) in ticks of
+// precision p: its first p digits, the next one rounding half up.
+func fracTicks(frac string, p int) int64 {
+	var ticks int64
+	for i := 0; i < p; i++ {
+		ticks *= 10
+		if i < len(frac) {
+			ticks += int64(frac[i] - '0')
+		}
+	}
+	if len(frac) > p && frac[p] >= '5' {
+		ticks++
+	}
+	return ticks
 }
 
 // parseDateTime reads 'YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±hh[:mm]]'.
@@ -513,17 +518,7 @@ func parseDateTime(t Type, orig, x string) (Value, error) {
 		utc = time.Date(int(y), time.Month(m), d, hh, mm, ss, 0, t.Location()).Unix()
 	}
 	p := int(t.Precision)
-	var ticksFrac int64
-	for i := 0; i < p; i++ {
-		ticksFrac *= 10
-		if i < len(frac) {
-			ticksFrac += int64(frac[i] - '0')
-		}
-	}
-	if len(frac) > p && frac[p] >= '5' {
-		ticksFrac++
-	}
-	ticks, ok := secTicks(utc, p, ticksFrac)
+	ticks, ok := secTicks(utc, p, fracTicks(frac, p))
 	if !ok {
 		return Value{}, &RangeError{Value: orig, Type: t}
 	}
