@@ -302,7 +302,9 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 		return "", nil
 	}
 	tag := res.Tag
-	if len(tag) > 7 && tag[:7] == "SELECT " {
+	if len(tag) > 7 && tag[:7] == "SELECT " && sent != len(res.Rows) {
+		// A portal run in parts reports the rows of its last part; a
+		// whole result's tag already counts them all.
 		tag = fmt.Sprintf("SELECT %d", sent)
 	}
 	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
