@@ -29,8 +29,9 @@ import (
 // (no AS OF), a Project over a Versions with the key's one-key range.
 // Build's plan for the
 // first values is the template; Plan swaps in the key and AS OF of new
-// values (and runs a Scan whose Project only picks columns without the
-// Project: pointScan). Plan gives up (false) whenever the new values would not take
+// values; when the Project only picks columns, Plan returns the Scan
+// alone, reading just those columns (pointScan). Plan gives up (false)
+// whenever the new values would not take
 // the path the template was built on: another catalog, a NULL, a cast
 // that fails, a value that is not exactly of the key column's type, an
 // AS OF commit that Build would reject. The caller then runs Build, so
