@@ -131,6 +131,16 @@ func (c *Cache) shard(k pageKey) *cacheShard {
 
 // get returns the cached page for k, or nil. It does not allocate.
 func (c *Cache) get(k pageKey) *Data {
+	d := c.find(k)
+	if d == nil {
+		c.missed(k)
+	}
+	return d
+}
+
+// find is get counting a hit but not a miss: the caller looks elsewhere
+// (a kept chunk) before it decodes, and counts the miss then (missed).
+func (c *Cache) find(k pageKey) *Data {
 	s := c.shard(k)
 	s.mu.RLock()
 	i, ok := s.m[k]
@@ -145,11 +155,12 @@ func (c *Cache) get(k pageKey) *Data {
 	s.mu.RUnlock()
 	if ok {
 		s.hits.Add(1)
-	} else {
-		s.misses.Add(1)
 	}
 	return d
 }
+
+// missed counts a miss of k: a page that will be decoded.
+func (c *Cache) missed(k pageKey) { c.shard(k).misses.Add(1) }
 
 // put inserts page d (which nobody modifies afterwards) of a part of class
 // cls under k and returns the page now cached under k: d, or the page
