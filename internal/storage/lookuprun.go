@@ -29,7 +29,7 @@ import (
 // dropped since the table was created) and interval columns and of the
 // columns asked for: at n ≥ runMax three pages where lookupParts read
 // seven, and before it (bench/ R4) five per run where it read ten, the
-// history run's being 8 192-row pages. A cold page (zstd, checksums,
+// history run's being larger pages (HistoryPageRows). A cold page (zstd, checksums,
 // Parquet decoding) is what a slow lookup spends its time on, and fewer
 // pages per lookup also leave more of the cache to other keys. The row is
 // built by runScan.materialize, the fast scans' own, so columns added

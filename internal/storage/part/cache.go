@@ -66,7 +66,7 @@ type Cache struct {
 // softly: a class may use the whole budget while the other leaves it free,
 // but a class at or under half the budget never loses a page to the
 // other's inserts. Point lookups AS OF a past commit read history pages
-// that are large (8 192 rows a page) and mostly read once, tens of
+// that are large (HistoryPageRows rows a page) and mostly read once, tens of
 // megabytes a second of them; under one clock they pushed out the current
 // run's pages that lookups of now keep reading (bench/ medium: R1 p99 42
 // µs before a burst of AS OF lookups, 132 µs after it). With the split,
