@@ -195,7 +195,7 @@ func (r *Report) Targets() string {
 	if p99, ok := get("strata", mR1sp99); ok {
 		line("R1 p99 ≤ 50 µs embedded, settled", p99 <= 50, fmt.Sprintf("%.0f µs", p99))
 	}
-	for _, m := range []struct{ measure, when string }{{mR1p99, ""}, {mR1sp99, ", settled"}} {
+	for _, m := range []struct{ measure, when string }{{mR1p99, ""}, {mR1sp99, ", settled"}, {mR1wp99, ", paired (settled, interleaved)"}} {
 		if sp, ok := get("strata-pg", m.measure); ok {
 			if pp, ok := get("postgres", m.measure); ok {
 				line("R1 p99 over pgwire no slower than PostgreSQL's"+m.when, sp <= pp, fmt.Sprintf("%.0f µs vs %.0f µs", sp, pp))

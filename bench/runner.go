@@ -43,7 +43,7 @@ const (
 	unitB    = "bytes"
 )
 
-var measureOrder = []string{mW1, mW1Time, mR1p50, mR1p99, mR2, mR2first, mR3, mR3first, mR4p50, mR4p99, mR5, mS1, mS1v, mSettle, mS1s, mR1sp50, mR1sp99}
+var measureOrder = []string{mW1, mW1Time, mR1p50, mR1p99, mR2, mR2first, mR3, mR3first, mR4p50, mR4p99, mR5, mS1, mS1v, mSettle, mS1s, mR1sp50, mR1sp99, mR1wp50, mR1wp99}
 
 // higherBetter lists the throughput measures; everything else is a cost.
 var higherBetter = map[string]bool{mW1: true}
@@ -161,6 +161,14 @@ func runAll(ctx context.Context, cfg *config) (*Report, error) {
 	}
 	var ref map[bool]Agg // Strata embedded's answers, once it has run
 	refName := "the in-memory model"
+	// held are the systems of R1 paired that have run, kept open until
+	// the last of them has (paired.go).
+	held := map[string]System{}
+	defer func() {
+		for _, sys := range held {
+			sys.Close() //nolint:errcheck // an earlier error is returned
+		}
+	}()
 	for _, name := range cfg.systems {
 		dir := filepath.Join(root, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -168,7 +176,22 @@ func runAll(ctx context.Context, cfg *config) (*Report, error) {
 		}
 		sys := newSystem(name, cfg.seed)
 		got, err := runSystem(ctx, cfg, rep, sys, dir, mid, model, keys)
-		if cerr := sys.Close(); err == nil && cerr != nil {
+		if err == nil && cfg.pairs() && contains(pairedSystems, name) {
+			held[name] = sys
+			if len(held) == len(pairedSystems) {
+				var syss []System
+				for _, n := range pairedSystems {
+					syss = append(syss, held[n])
+				}
+				err = pairedLookups(ctx, rep, syss, model, cfg.seed, keys)
+				for _, n := range pairedSystems {
+					if cerr := held[n].Close(); err == nil && cerr != nil {
+						err = fmt.Errorf("%s: close: %w", n, cerr)
+					}
+					delete(held, n)
+				}
+			}
+		} else if cerr := sys.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("%s: close: %w", name, cerr)
 		}
 		if errors.Is(err, errNotAvailable) {
