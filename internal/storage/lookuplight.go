@@ -186,16 +186,24 @@ func (rd *reader) lookupParts(sd *shardData, key []byte, n uint64) (handled, fou
 // key's rows by binary search over that block's sort keys, and of those
 // rows only the fixed columns (lightFixed) read.
 func (rd *reader) seekLight(pf *partFile, key []byte, n uint64, ins []keyInput) ([]keyInput, error) {
-	bi, ok := rd.keyBlock(pf, key, n)
-	if !ok {
-		return ins, nil
-	}
 	sb := rd.seek
 	tr := rd.pageTrace(pf)
-	sb.keys.Trace = tr
-	lo, hi, err := pf.r.FindKey(bi, key, &sb.keys)
-	if err != nil || lo == hi {
-		return ins, err
+	var bi, lo, hi int
+	if at := rd.newerAt; at.pf == pf {
+		// newerHolds found the key's rows in this part moments ago, by
+		// the same bounds, filter and block tests as keyBlock's.
+		rd.stats.Blocks++
+		bi, lo, hi = at.bi, at.lo, at.hi
+	} else {
+		var ok bool
+		if bi, ok = rd.keyBlock(pf, key, n); !ok {
+			return ins, nil
+		}
+		sb.keys.Trace = tr
+		var err error
+		if lo, hi, err = pf.r.FindKey(bi, key, &sb.keys); err != nil || lo == hi {
+			return ins, err
+		}
 	}
 	ls := sb.nextSeek()
 	ls.pf, ls.bi, ls.lo, ls.hi, ls.whole, ls.loaded = pf, bi, lo, hi, false, false
@@ -208,6 +216,7 @@ func (rd *reader) seekLight(pf *partFile, key []byte, n uint64, ins []keyInput) 
 		if ls.d.Commit[i] > n {
 			continue
 		}
+		var err error
 		if ins, err = rd.appendLight(ins, &ls.d, meta, i, key); err != nil {
 			return ins, err
 		}

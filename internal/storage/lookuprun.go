@@ -241,8 +241,12 @@ func (rd *reader) newerHolds(newer []*partFile, sd *shardData, key []byte, n uin
 		}
 		rd.seek.keys.Trace = rd.pageTrace(pf)
 		lo, hi, err := pf.r.FindKey(bi, key, &rd.seek.keys)
-		if err != nil || lo < hi {
+		if err != nil {
 			return true, err
+		}
+		if lo < hi {
+			rd.newerAt = keySeek{pf: pf, bi: bi, lo: lo, hi: hi}
+			return true, nil
 		}
 	}
 	if f := sd.frozen; f != nil && f.keyed.holds(key, n) {

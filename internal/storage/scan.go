@@ -85,6 +85,16 @@ type reader struct {
 	runOf     []*partFile
 	run       runShard
 	runOK     bool
+	// newerAt is where newerHolds found the lookup's key in a delta, for
+	// lookupParts' seek of that part (seekLight) to take instead of
+	// searching the part again; its pf is nil when there is none.
+	newerAt keySeek
+}
+
+// keySeek is where a part holds a key: rows [lo, hi) of block bi of pf.
+type keySeek struct {
+	pf         *partFile
+	bi, lo, hi int
 }
 
 // slowReads, set by tests, makes every read take the general path of
@@ -830,6 +840,8 @@ func (s *Snapshot) lookup(ctx context.Context, table catalog.TableID, key []type
 		return nil, false, err
 	}
 	versioned := t.Mode == catalog.ModeVersioned
+	rd.newerAt = keySeek{}
+	defer func() { rd.newerAt = keySeek{} }() // a pooled reader keeps no part
 	if len(sd.parts) > 0 {
 		// A merged run answers from its stored winners (lookuprun.go).
 		handled, ok, err := rd.lookupRun(sd, sk, n)
