@@ -617,6 +617,12 @@ func newAsOfData(cols []part.ColumnMeta) *part.Data {
 	return d
 }
 
+// asOfPageRows is the page size of AS OF index parts: scans read them
+// whole, epoch by epoch, and 1 024-row pages made the index 2.8× bigger
+// (docs/storage-merges.md). History parts, which point lookups AS OF a
+// commit read, have smaller pages (part.HistoryPageRows).
+const asOfPageRows = 8192
+
 // writeAsOfPart writes d as one index part of table t's shard, durable,
 // opens it, and returns it with its manifest record (the epoch range is
 // the caller's to set).
@@ -628,7 +634,7 @@ func (e *Engine) writeAsOfPart(t *catalog.Table, shard uint32, level uint8, cols
 	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, shard, pid)))
 	path := filepath.Join(e.dir, filepath.FromSlash(file))
 	m := part.Meta{Table: t.ID, Shard: shard, Part: pid, Kind: part.KindAsOf, Level: level, Columns: cols}
-	info, err := part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, PageRows: part.HistoryPageRows})
+	info, err := part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, PageRows: asOfPageRows})
 	if err != nil {
 		return nil, fmt.Errorf("storage: AS OF index: %w", err)
 	}
