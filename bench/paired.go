@@ -8,7 +8,7 @@ import (
 )
 
 // R1 over pgwire, paired. Strata's server and PostgreSQL answer a point
-// lookup in 75–110 µs here, most of it the loopback round trip and the
+// lookup in 75–150 µs here (p50), most of it the loopback round trip and the
 // two processes' wake-ups, and this machine's speed for that work drifts
 // by more than the difference between them within minutes: run one after
 // the other, minutes apart, their R1 p50 traded places from one run to
