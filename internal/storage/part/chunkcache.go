@@ -275,26 +275,10 @@ func shareFixed(dst, src *Data, f int) {
 	}
 }
 
-// getChunk is get for whole chunks: a miss is not counted, as ReadBlockFixed
-// looks for chunks it will not keep, and the miss count is what tells
-// whether lookups' pages are served from the cache.
-func (c *Cache) getChunk(k pageKey) *Data {
-	s := c.shard(k)
-	s.mu.RLock()
-	var d *Data
-	if i, ok := s.m[k]; ok {
-		e := s.entry(i)
-		d = e.d
-		if !e.ref.Load() {
-			e.ref.Store(true)
-		}
-	}
-	s.mu.RUnlock()
-	if d != nil {
-		s.hits.Add(1)
-	}
-	return d
-}
+// getChunk is get for whole chunks: a miss is not counted (find), as
+// ReadBlockFixed looks for chunks it will not keep, and the miss count is
+// what tells whether lookups' pages are served from the cache.
+func (c *Cache) getChunk(k pageKey) *Data { return c.find(k) }
 
 // CacheShards is the number of independently budgeted shards of a Cache:
 // Lend moves whole multiples of it.
