@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +55,9 @@ type config struct {
 	// allocProf is a heap profile written right after the first
 	// system's W1, its alloc_space counting what W1 allocated.
 	allocProf string
+	// bulk names the systems whose state is bulk-loaded instead of
+	// ingested: W1 is not measured for them (bulkLoad).
+	bulk map[string]bool
 }
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
@@ -75,6 +79,7 @@ func parseFlags(args []string) (*config, error) {
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
 	settledProf := fs.String("settledprofile", "", "write a CPU profile of R1 settled's lookups alone to this file (not with -cpuprofile)")
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
+	bulk := fs.String("bulk", "", "comma-separated systems (duckdb) whose state is bulk-loaded rather than ingested batch by batch: every read measure, no W1 (see README)")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -111,6 +116,16 @@ func parseFlags(args []string) (*config, error) {
 	}
 	if len(c.systems) == 0 {
 		return nil, errors.New("-systems: name at least one system")
+	}
+	c.bulk = map[string]bool{}
+	for s := range strings.SplitSeq(*bulk, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !slices.Contains(bulkSystems, s) {
+			return nil, fmt.Errorf("-bulk: %q has no bulk load (have %s)", s, strings.Join(bulkSystems, ", "))
+		}
+		c.bulk[s] = true
 	}
 	if c.lookups < 1 || c.reps < 1 {
 		return nil, errors.New("-lookups and -reps must be at least 1")

@@ -265,63 +265,19 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	if err := sys.Open(ctx, dir); err != nil {
 		return nil, err
 	}
-	// W1: every batch, each one commit.
 	g := NewGenerator(cfg.scale, cfg.seed)
-	var buf []Row
 	var midCommit uint64
-	b := bar(g.Batches(), name+" W1 ingest")
-	var spent time.Duration
-	// The profile, when asked for, covers the W1 loop alone; a second
-	// system's ingest (several systems in one run) goes to FILE.<name>.
-	if cfg.ingestProf != "" {
-		path := cfg.ingestProf
-		if len(cfg.systems) > 1 {
-			path += "." + name
-		}
-		f, err := os.Create(path)
-		if err != nil {
+	if cfg.bulk[name] {
+		var err error
+		if midCommit, err = bulkLoad(ctx, sys, g, mid); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
+	} else {
+		var err error
+		if midCommit, err = ingest(ctx, cfg, rep, sys, g, mid); err != nil {
 			return nil, err
 		}
-		defer pprof.StopCPUProfile() // a failed batch returns early
 	}
-	cpu0 := processCPU()
-	sys0, flt0 := processUsage()
-	for i := 1; ; i++ {
-		buf = g.NextBatch(buf)
-		if len(buf) == 0 {
-			break
-		}
-		t := time.Now()
-		c, err := sys.Ingest(ctx, buf, i)
-		spent += time.Since(t)
-		if err != nil {
-			return nil, fmt.Errorf("batch %d: %w", i, err)
-		}
-		if i == mid {
-			midCommit = c
-		}
-		b.Add(1) //nolint:errcheck // progress only
-	}
-	b.Finish() //nolint:errcheck
-	cpuW1 := processCPU() - cpu0
-	sys1, flt1 := processUsage()
-	if cfg.ingestProf != "" {
-		pprof.StopCPUProfile()
-	}
-	if cfg.allocProf != "" {
-		if err := writeHeapProfile(cfg.allocProf); err != nil {
-			return nil, err
-		}
-		cfg.allocProf = "" // the first system's W1 only
-	}
-	rep.add(name, mW1, float64(cfg.scale.Versions)/spent.Seconds(), unitRows)
-	rep.add(name, mW1Time, spent.Seconds(), unitSec)
-	fmt.Printf("%s: W1 %d rows in %s (%.0f rows/s); middle commit %d\n", name, cfg.scale.Versions, spent.Round(time.Millisecond), float64(cfg.scale.Versions)/spent.Seconds(), midCommit)
-	fmt.Printf("%s: W1 process CPU %s (%.2f ms per commit of %d rows), of which system %s; %d minor page faults\n", name, cpuW1.Round(time.Millisecond), ms(cpuW1)/float64(g.Batches()), batchRows, (sys1 - sys0).Round(time.Millisecond), flt1-flt0)
 	n, err := sys.Bytes(ctx)
 	if err != nil {
 		return nil, err
@@ -686,6 +642,69 @@ func printTail(name, label string, ds, cs []time.Duration, fs []int64, wire bool
 	fmt.Printf("%s: %s thread CPU p50 %.0f µs, p99 %.0f µs, %.2f page faults per lookup; slowest 1 %% (%d): wall %.0f µs, thread CPU %.0f µs, %.1f page faults on average, %d of them at least half CPU, %d in the first tenth of the sequence\n",
 		name, label, us(quantile(sortedCPU, 0.5)), us(quantile(sortedCPU, 0.99)), float64(allFaults)/float64(len(fs)),
 		len(tail), us(wall/k), us(cpu/k), float64(faults)/float64(len(tail)), worked, early)
+}
+
+// ingest runs W1 on sys: every batch of g, each one commit, timed, and
+// reports the rate; it returns the commit of batch mid (R3's and R4's
+// commit).
+func ingest(ctx context.Context, cfg *config, rep *Report, sys System, g *Generator, mid int) (uint64, error) {
+	name := sys.Name()
+	var buf []Row
+	var midCommit uint64
+	b := bar(g.Batches(), name+" W1 ingest")
+	var spent time.Duration
+	// The profile, when asked for, covers the W1 loop alone; a second
+	// system's ingest (several systems in one run) goes to FILE.<name>.
+	if cfg.ingestProf != "" {
+		path := cfg.ingestProf
+		if len(cfg.systems) > 1 {
+			path += "." + name
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return 0, err
+		}
+		defer pprof.StopCPUProfile() // a failed batch returns early
+	}
+	cpu0 := processCPU()
+	sys0, flt0 := processUsage()
+	for i := 1; ; i++ {
+		buf = g.NextBatch(buf)
+		if len(buf) == 0 {
+			break
+		}
+		t := time.Now()
+		c, err := sys.Ingest(ctx, buf, i)
+		spent += time.Since(t)
+		if err != nil {
+			return 0, fmt.Errorf("batch %d: %w", i, err)
+		}
+		if i == mid {
+			midCommit = c
+		}
+		b.Add(1) //nolint:errcheck // progress only
+	}
+	b.Finish() //nolint:errcheck
+	cpuW1 := processCPU() - cpu0
+	sys1, flt1 := processUsage()
+	if cfg.ingestProf != "" {
+		pprof.StopCPUProfile()
+	}
+	if cfg.allocProf != "" {
+		if err := writeHeapProfile(cfg.allocProf); err != nil {
+			return 0, err
+		}
+		cfg.allocProf = "" // the first system's W1 only
+	}
+	rep.add(name, mW1, float64(cfg.scale.Versions)/spent.Seconds(), unitRows)
+	rep.add(name, mW1Time, spent.Seconds(), unitSec)
+	fmt.Printf("%s: W1 %d rows in %s (%.0f rows/s); middle commit %d\n", name, cfg.scale.Versions, spent.Round(time.Millisecond), float64(cfg.scale.Versions)/spent.Seconds(), midCommit)
+	fmt.Printf("%s: W1 process CPU %s (%.2f ms per commit of %d rows), of which system %s; %d minor page faults\n", name, cpuW1.Round(time.Millisecond), ms(cpuW1)/float64(g.Batches()), batchRows, (sys1 - sys0).Round(time.Millisecond), flt1-flt0)
+	return midCommit, nil
 }
 
 // writeHeapProfile writes the heap profile, allocations since the process

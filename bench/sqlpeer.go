@@ -55,13 +55,8 @@ func (p *sqlPeer) Open(ctx context.Context, dir string) error {
 	// One connection: the workload is one writer then one reader, and an
 	// in-process engine's settings (SQLite's pragmas) hold per connection.
 	p.db.SetMaxOpenConns(1)
-	for s := range strings.SplitSeq(st["schema"], ";") {
-		if strings.TrimSpace(s) == "" {
-			continue
-		}
-		if _, err := p.db.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s schema: %w", p.name, err)
-		}
+	if err := p.execAll(ctx, st["schema"]); err != nil {
+		return fmt.Errorf("%s schema: %w", p.name, err)
 	}
 	if p.point, err = p.db.PrepareContext(ctx, st["point"]); err != nil {
 		return err

@@ -65,3 +65,36 @@ ORDER BY balance_index, balance_version
 
 -- name: settle
 CHECKPOINT
+
+-- The bulk load (-bulk duckdb, bench/bulk.go): the state W1 leaves, built
+-- from a staging table of every delivered version with its batch as
+-- commit_seq. The history keeps each (key, balance_index,
+-- balance_version)'s first delivery, as ON CONFLICT DO NOTHING does; the
+-- current table each key's version with the greatest (balance_index,
+-- balance_version), as the upsert's WHERE does (activity_index follows
+-- balance_index here, so that row wins the activity group too).
+
+-- name: bulk_stage
+CREATE TEMP TABLE staging (
+  chain_id USMALLINT NOT NULL, address VARCHAR NOT NULL, token VARCHAR NOT NULL,
+  amount HUGEINT, updated_at TIMESTAMP,
+  balance_index UBIGINT NOT NULL, balance_version UBIGINT NOT NULL,
+  transfer_count UBIGINT, last_transfer_at TIMESTAMP,
+  activity_index UBIGINT, commit_seq UBIGINT NOT NULL)
+
+-- name: bulk_insert
+INSERT INTO staging (chain_id, address, token, amount, updated_at, balance_index,
+  balance_version, transfer_count, last_transfer_at, activity_index, commit_seq)
+VALUES {{rows}}
+
+-- name: bulk_finish
+INSERT INTO history
+SELECT * FROM staging
+QUALIFY row_number() OVER (PARTITION BY chain_id, address, token, balance_index, balance_version ORDER BY commit_seq) = 1;
+INSERT INTO balances
+SELECT chain_id, address, token, amount, updated_at, balance_index, balance_version,
+  transfer_count, last_transfer_at, activity_index
+FROM history
+QUALIFY row_number() OVER (PARTITION BY chain_id, address, token ORDER BY balance_index DESC, balance_version DESC) = 1;
+DROP TABLE staging;
+CHECKPOINT
