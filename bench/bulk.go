@@ -60,22 +60,12 @@ func (p *sqlPeer) BulkLoad(ctx context.Context, g *Generator, mid int) (uint64, 
 		return 0, fmt.Errorf("bulk_stage: %w", err)
 	}
 	b := bar(g.Batches(), p.name+" bulk load")
-	head, tail, _ := strings.Cut(p.st["bulk_insert"], "{{rows}}")
 	var rows []Row
 	for i := 1; ; i++ {
 		if rows = g.NextBatch(rows); len(rows) == 0 {
 			break
 		}
-		buf := append(p.buf[:0], head...)
-		suffix := fmt.Sprintf(", %d)", i)
-		for j := range rows {
-			if j > 0 {
-				buf = append(buf, ",\n"...)
-			}
-			buf = appendRow(buf, p.seed, &rows[j])
-			buf = append(buf, suffix...)
-		}
-		p.buf = append(buf, tail...)
+		p.buf = batchSQL(p.buf, p.st["bulk_insert"], p.seed, rows, i)
 		if _, err := p.db.ExecContext(ctx, string(p.buf)); err != nil {
 			return 0, fmt.Errorf("batch %d: %w", i, err)
 		}

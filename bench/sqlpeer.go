@@ -122,21 +122,27 @@ func (p *sqlPeer) Ingest(ctx context.Context, rows []Row, batch int) (uint64, er
 	if _, err := tx.ExecContext(ctx, string(p.buf)); err != nil {
 		return 0, fmt.Errorf("%s current upsert: %w", p.name, err)
 	}
-	head, tail, _ := strings.Cut(p.st["ingest_history"], "{{rows}}")
-	b := append(p.buf[:0], head...)
-	suffix := fmt.Sprintf(", %d)", batch)
-	for i, r := range historyRows(rows, nil) {
-		if i > 0 {
-			b = append(b, ",\n"...)
-		}
-		b = appendRow(b, p.seed, &r)
-		b = append(b, suffix...)
-	}
-	p.buf = append(b, tail...)
+	p.buf = batchSQL(p.buf, p.st["ingest_history"], p.seed, historyRows(rows, nil), batch)
 	if _, err := tx.ExecContext(ctx, string(p.buf)); err != nil {
 		return 0, fmt.Errorf("%s history insert: %w", p.name, err)
 	}
 	return uint64(batch), tx.Commit()
+}
+
+// batchSQL fills tmpl's {{rows}} with rows, each followed by batch (the
+// history's and the staging table's commit_seq), into buf's memory.
+func batchSQL(buf []byte, tmpl string, seed uint64, rows []Row, batch int) []byte {
+	head, tail, _ := strings.Cut(tmpl, "{{rows}}")
+	buf = append(buf[:0], head...)
+	suffix := fmt.Sprintf(", %d)", batch)
+	for i := range rows {
+		if i > 0 {
+			buf = append(buf, ",\n"...)
+		}
+		buf = appendRow(buf, seed, &rows[i])
+		buf = append(buf, suffix...)
+	}
+	return append(buf, tail...)
 }
 
 // sqlReads are the reads R2–R5 through database/sql, the same for every
