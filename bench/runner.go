@@ -265,18 +265,17 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	if err := sys.Open(ctx, dir); err != nil {
 		return nil, err
 	}
+	// W1, or the state it leaves built in bulk (-bulk, bulk.go).
 	g := NewGenerator(cfg.scale, cfg.seed)
 	var midCommit uint64
+	var err error
 	if cfg.bulk[name] {
-		var err error
-		if midCommit, err = bulkLoad(ctx, sys, g, mid); err != nil {
-			return nil, err
-		}
+		midCommit, err = bulkLoad(ctx, sys, g, mid)
 	} else {
-		var err error
-		if midCommit, err = ingest(ctx, cfg, rep, sys, g, mid); err != nil {
-			return nil, err
-		}
+		midCommit, err = ingest(ctx, cfg, rep, sys, g, mid)
+	}
+	if err != nil {
+		return nil, err
 	}
 	n, err := sys.Bytes(ctx)
 	if err != nil {
