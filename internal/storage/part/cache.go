@@ -139,7 +139,10 @@ func (c *Cache) get(k pageKey) *Data {
 }
 
 // find is get counting a hit but not a miss: the caller looks elsewhere
-// (a kept chunk) before it decodes, and counts the miss then (missed).
+// (a kept chunk) before it decodes, and counts the miss then (missed), or
+// looks for a whole chunk that is mostly not kept (chunkcache.go), whose
+// absence is no miss: the miss count is what tells whether lookups' pages
+// are served from the cache.
 func (c *Cache) find(k pageKey) *Data {
 	s := c.shard(k)
 	s.mu.RLock()

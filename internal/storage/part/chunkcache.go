@@ -40,7 +40,8 @@ func (r *Reader) fromCache(blk int, tasks []chunkTask, dst *Data) []chunkTask {
 	}
 	left := tasks[:0]
 	for _, t := range tasks {
-		c := r.cache.getChunk(r.chunkKey(blk, &t))
+		// find, not get: a chunk not kept is no miss (below).
+		c := r.cache.find(r.chunkKey(blk, &t))
 		if c == nil {
 			left = append(left, t)
 			continue
@@ -274,11 +275,6 @@ func shareFixed(dst, src *Data, f int) {
 		dst.State = src.State
 	}
 }
-
-// getChunk is get for whole chunks: a miss is not counted (find), as
-// ReadBlockFixed looks for chunks it will not keep, and the miss count is
-// what tells whether lookups' pages are served from the cache.
-func (c *Cache) getChunk(k pageKey) *Data { return c.find(k) }
 
 // CacheShards is the number of independently budgeted shards of a Cache:
 // Lend moves whole multiples of it.

@@ -222,7 +222,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 		// A scan that read the block more than once keeps its whole
 		// chunks (chunkcache.go); rows found there need no page decoded.
 		// A chunk holds the block from row 0 (its first is 0).
-		if c := r.cache.getChunk(r.chunkKey(blk, t)); c != nil {
+		if c := r.cache.find(r.chunkKey(blk, t)); c != nil {
 			if tr != nil {
 				tr.ChunkHits++
 			}
