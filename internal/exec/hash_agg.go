@@ -73,6 +73,15 @@ type aggSink struct {
 	sets  []*aggSink
 	set   []int
 	inSet bool
+	// par is the helpers of a parallel aggregate (agg_parallel.go), nil
+	// for a serial one. With track set, first holds each group's first
+	// row as seq<<32 | row, seq counting the batches pushed; rows counts
+	// the rows pushed.
+	par   *aggPar
+	track bool
+	seq   int64
+	rows  int
+	first []int64
 }
 
 // fastStep folds aggregate j over the batch with a typed loop when it is
@@ -298,6 +307,9 @@ func (s *aggSink) groupIDs(rows int) error {
 				s.groups = append(s.groups, v.Get(i))
 			}
 			s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+			if s.track {
+				s.first = append(s.first, s.seq<<32|int64(i))
+			}
 			if err := s.r.mem.grow(int64(len(k)) + 64*int64(len(s.n.Aggs)+len(s.gv)) + 64); err != nil {
 				return err
 			}
@@ -322,6 +334,9 @@ func (s *aggSink) nullGroup(v *types.Vector, i int) (int, error) {
 func (s *aggSink) newGroup(v *types.Vector, i, keyBytes int) error {
 	s.groups = append(s.groups, v.Get(i))
 	s.states = append(s.states, make([]aggState, len(s.n.Aggs)))
+	if s.track {
+		s.first = append(s.first, s.seq<<32|int64(i))
+	}
 	return s.r.mem.grow(int64(keyBytes) + 64*int64(len(s.n.Aggs)+1) + 64)
 }
 
@@ -352,10 +367,29 @@ func (r *runner) buildAgg(x *plan.Aggregate, out sink) (func() error, error) {
 		}
 		s.sets = append(s.sets, sub)
 	}
-	return r.build(x.In, s)
+	if !parallelAgg(x) {
+		return r.build(x.In, s)
+	}
+	s.par, s.track = &aggPar{}, true
+	start, err := r.build(x.In, s)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		err := start()
+		// After an error, or a consumer that stopped early, the helpers
+		// must still end; after finish this only returns what it did.
+		if herr := s.stopHelpers(); err == nil {
+			err = herr
+		}
+		return err
+	}, nil
 }
 
 func (s *aggSink) push(b *types.Batch) error {
+	if s.par != nil {
+		return s.parallelPush(b)
+	}
 	if err := s.eval(b); err != nil {
 		return err
 	}
@@ -598,6 +632,9 @@ func sumTypeOf(avg, arg types.Type) types.Type {
 }
 
 func (s *aggSink) finish() error {
+	if err := s.mergeHelpers(); err != nil {
+		return err
+	}
 	w := newBatchWriter(s.n.Output(), s.out)
 	if s.sets == nil {
 		if err := s.emit(w); err != nil {

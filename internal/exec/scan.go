@@ -222,6 +222,9 @@ type filterSink struct {
 	c    *expr.Ctx
 	sel  []int
 	buf  *types.Batch
+	// fresh makes every selection a new batch: out may still read the
+	// last one after push returns (keepsInput).
+	fresh bool
 }
 
 func (r *runner) filterSink(in plan.Node, cond expr.Expr, out sink) (sink, error) {
@@ -231,7 +234,7 @@ func (r *runner) filterSink(in plan.Node, cond expr.Expr, out sink) (sink, error
 	if err := resolve(in, cond); err != nil {
 		return nil, err
 	}
-	return &filterSink{cond: cond, out: out, c: r.newCtx()}, nil
+	return &filterSink{cond: cond, out: out, c: r.newCtx(), fresh: keepsInput(out)}, nil
 }
 
 func (f *filterSink) push(b *types.Batch) error {
@@ -246,6 +249,9 @@ func (f *filterSink) push(b *types.Batch) error {
 		return nil
 	case b.Rows:
 		return f.out.push(b)
+	}
+	if f.fresh {
+		f.buf = nil
 	}
 	f.buf = expr.Gather(f.buf, b, f.sel)
 	return f.out.push(f.buf)

@@ -24,6 +24,9 @@ type Source struct {
 	Cat    *catalog.Catalog
 	Newest uint64
 	Rows   map[catalog.TableID][]Row
+	// BatchRows, when set, caps the rows of each batch a scan hands on
+	// (each a new batch, as storage's are); 0 hands on one batch.
+	BatchRows int
 }
 
 // Commit implements plan.Source.
@@ -76,6 +79,12 @@ func (f *Source) Scan(ctx context.Context, spec storage.ScanSpec, fn func(*types
 		}
 		b.Rows++
 		st.RowsReturned++
+		if b.Rows == f.BatchRows {
+			if err := fn(b); err != nil {
+				return st, err
+			}
+			b = types.NewBatch(ts, 16)
+		}
 	}
 	if b.Rows == 0 {
 		return st, nil

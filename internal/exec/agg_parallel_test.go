@@ -1,0 +1,116 @@
+package exec_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/holiman/uint256"
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/exec"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// parallelFake is a table of 200 000 rows handed on in batches of 1 000:
+// g a STRING of 25 values with NULLs and 9 more in its later rows, k an INT64 of 3, x an INT64 with
+// NULLs, u a UINT256 of up to 200 bits with NULLs, y an INT32, and v a
+// UINT256 that is 2^255 in two late rows (of one k: their sum overflows).
+func parallelFake(t *testing.T) *fakeSource {
+	t.Helper()
+	cat := catalog.New()
+	str, i64, u256, i32 := types.Of(types.String), types.Of(types.Int64), types.Of(types.Uint256), types.Of(types.Int32)
+	tb, _, err := cat.CreateTable(catalog.TableSpec{Name: "t", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
+		{Name: "g", Type: str}, {Name: "k", Type: i64}, {Name: "x", Type: i64},
+		{Name: "u", Type: u256}, {Name: "y", Type: i32}, {Name: "v", Type: u256}}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeSource{Cat: cat, Newest: 2, Rows: map[catalog.TableID][]fakeRow{}, BatchRows: 1000}
+	rng := rand.New(rand.NewPCG(7, 11))
+	id := func(i int) catalog.ColumnID { return tb.Columns[i].ID }
+	for i := range 200_000 {
+		r := fakeRow{Commit: 2, Vals: map[catalog.ColumnID]types.Value{}}
+		r.Vals[id(0)] = types.NewString(fmt.Sprintf("g%02d", rng.IntN(25)))
+		if i%101 == 3 {
+			r.Vals[id(0)] = types.Null(str)
+		}
+		if i >= 120_000 && i%7 == 0 {
+			// Groups first met after the helpers started.
+			r.Vals[id(0)] = types.NewString(fmt.Sprintf("late%d", i/7%9))
+		}
+		r.Vals[id(1)] = types.NewInt64(int64(i % 3))
+		r.Vals[id(2)] = types.NewInt64(rng.Int64N(2e12) - 1e12)
+		if i%13 == 0 {
+			r.Vals[id(2)] = types.Null(i64)
+		}
+		w := uint256.Int{rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64() >> 56}
+		r.Vals[id(3)], _ = types.NewWide(u256, w)
+		if i%17 == 0 {
+			r.Vals[id(3)] = types.Null(u256)
+		}
+		r.Vals[id(4)], _ = types.NewInt(i32, int64(rng.Int32()))
+		var big uint256.Int
+		if i == 150_007 || i == 180_007 {
+			big[3] = 1 << 63
+		}
+		r.Vals[id(5)], _ = types.NewWide(u256, big)
+		f.Rows[tb.ID] = append(f.Rows[tb.ID], r)
+	}
+	return f
+}
+
+// TestParallelAggregate runs aggregates that fold on several goroutines
+// (agg_parallel.go) and the same with every aggregate serial: the rows,
+// their order (a serial run's: groups as their first rows meet them) and
+// the errors must be the same.
+func TestParallelAggregate(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	f := parallelFake(t)
+	cases := []struct {
+		sql      string
+		parallel bool
+	}{
+		{"SELECT g, count(*), count(x), sum(x), avg(x), min(x), max(x), sum(u), min(u), max(g), max(y), min(y) FROM t GROUP BY g", true},
+		{"SELECT g, k, count(*), sum(x), min(u), max(g) FROM t GROUP BY g, k", true},
+		{"SELECT k, sum(y), avg(y), count(y), sum(k) FROM t GROUP BY k", true},
+		{"SELECT count(*), sum(x), sum(u), min(x), max(x), avg(x), max(u) FROM t", true},
+		{"SELECT g, count(*), sum(x) FROM t WHERE x > 0 GROUP BY g", true},
+		{"SELECT count(*) FROM t WHERE x > 2e12", false},
+		// About one group a row: no helpers (parallelFanIn).
+		{"SELECT x, count(*) FROM t GROUP BY x", false},
+		// Not mergeable exactly: serial.
+		{"SELECT g, count(DISTINCT k), sum(x) FROM t GROUP BY g", false},
+		{"SELECT g, string_agg(k::STRING, ',') FROM t WHERE k = 0 GROUP BY g", false},
+		{"SELECT sum(v) FROM t", true},
+		{"SELECT k, sum(v) FROM t GROUP BY k", true},
+	}
+	for _, c := range cases {
+		t.Run(c.sql, func(t *testing.T) {
+			exec.SetParallel(false)
+			want, werr := query(t, f, c.sql)
+			exec.SetParallel(true)
+			before := exec.ParallelRuns()
+			got, err := query(t, f, c.sql)
+			if ran := exec.ParallelRuns() > before; ran != c.parallel {
+				t.Fatalf("helpers started: %v, want %v", ran, c.parallel)
+			}
+			if fmt.Sprint(err) != fmt.Sprint(werr) {
+				t.Fatalf("error %v, serial %v", err, werr)
+			}
+			if got != want {
+				t.Fatalf("parallel:\n%s\nserial:\n%s", head(got), head(want))
+			}
+			if werr == nil && strings.Count(want, "\n") == 0 {
+				t.Fatal("no rows")
+			}
+		})
+	}
+}
+
+// head is the first lines of s.
+func head(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	return strings.Join(lines[:min(len(lines), 30)], "")
+}
