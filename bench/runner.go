@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -327,6 +328,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		}
 		got[asOf] = a
 		ds := make([]time.Duration, cfg.reps)
+		cpu = processCPU()
 		for i := range ds {
 			t := time.Now()
 			if _, err := sys.Aggregate(ctx, commit); err != nil {
@@ -334,7 +336,12 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			}
 			ds[i] = time.Since(t)
 		}
+		cpu = processCPU() - cpu
 		rep.add(name, m, ms(median(ds)), unitMs)
+		// Each run's wall time, and the process's CPU over them all: more
+		// than the runs' time on one core is background work (merges
+		// after ingest) or the query on more cores.
+		fmt.Printf("%s: %s runs %s, %s CPU of this process\n", name, m, roundAll(ds), cpu.Round(time.Microsecond))
 	}
 
 	// R1 and R4: point lookups of the same random keys, current and AS OF
@@ -718,4 +725,13 @@ func writeHeapProfile(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// roundAll prints durations rounded to 10 µs.
+func roundAll(ds []time.Duration) string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(10 * time.Microsecond).String()
+	}
+	return strings.Join(out, " ")
 }

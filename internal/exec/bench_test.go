@@ -2,7 +2,8 @@ package exec_test
 
 import (
 	"context"
-	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/holiman/uint256"
@@ -16,7 +17,7 @@ import (
 )
 
 // batchSource serves one table of n rows (g INT64 = i % 100, x INT64 = i,
-// tok STRING = 'T' || i % 20, amt UINT256 = i: the balances aggregate's
+// tok STRING one of 20 token symbols, amt UINT256 = i: the balances aggregate's
 // shape) from prebuilt 1024-row batches, so a benchmark measures the
 // operators.
 type batchSource struct {
@@ -34,8 +35,9 @@ func (s *batchSource) Scan(ctx context.Context, spec storage.ScanSpec, fn func(*
 			}
 		}
 	}
-	out := &types.Batch{Cols: make([]*types.Vector, len(idx))}
 	for _, b := range s.batches {
+		// A new batch each time: fn may keep the batches (plan.Source).
+		out := &types.Batch{Cols: make([]*types.Vector, len(idx))}
 		for i, j := range idx {
 			out.Cols[i] = b.Cols[j]
 		}
@@ -56,16 +58,19 @@ func newBatchSource(b *testing.B, n int) *batchSource {
 		b.Fatal(err)
 	}
 	s := &batchSource{fakeSource: &fakeSource{Cat: cat, Newest: 1}, table: t}
-	toks := make([]string, 20)
+	// bench/'s token symbols, of 2 to 5 bytes, in a random order.
+	toks := make([]string, n)
+	syms := strings.Fields("USDC USDT DAI WETH WBTC LINK UNI AAVE MKR CRV LDO ARB OP MATIC SNX COMP GRT ENS RPL BAL")
+	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range toks {
-		toks[i] = fmt.Sprintf("T%02d", i)
+		toks[i] = syms[rng.IntN(len(syms))]
 	}
 	for i := 0; i < n; i += 1024 {
 		bt := types.NewBatch([]types.Type{i64, i64, str, u256}, 1024)
 		for j := i; j < min(i+1024, n); j++ {
 			bt.Cols[0].AppendInt64(int64(j % 100))
 			bt.Cols[1].AppendInt64(int64(j))
-			bt.Cols[2].AppendString(toks[j%20])
+			bt.Cols[2].AppendString(toks[j])
 			w := uint256.NewInt(uint64(j))
 			bt.Cols[3].AppendWide(w)
 			bt.Rows++
@@ -105,6 +110,13 @@ func BenchmarkGroupBy(b *testing.B) {
 // BenchmarkGroupByString is the balances aggregate's shape: 20 STRING
 // groups, count(*) and a UINT256 sum (the typed paths of hash_agg.go).
 func BenchmarkGroupByString(b *testing.B) {
+	bench(b, "SELECT tok, count(*), sum(amt) FROM big GROUP BY tok")
+}
+
+// BenchmarkGroupByStringSerial is BenchmarkGroupByString on one goroutine
+// (no parallel aggregation): the per-row cost of the fold.
+func BenchmarkGroupByStringSerial(b *testing.B) {
+	defer exec.SetParallel(exec.SetParallel(false))
 	bench(b, "SELECT tok, count(*), sum(amt) FROM big GROUP BY tok")
 }
 

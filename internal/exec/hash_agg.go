@@ -224,6 +224,7 @@ func (s *aggSink) groupIDs(rows int) error {
 				s.strIndex = map[string]int{}
 				s.small = newSmallStrs()
 			}
+			data, offs := v.Packed(0, rows)
 			for i := range rows {
 				if nulls && v.IsNull(i) {
 					g, err := s.nullGroup(v, i)
@@ -233,9 +234,16 @@ func (s *aggSink) groupIDs(rows int) error {
 					s.gids = append(s.gids, g)
 					continue
 				}
-				b := v.BytesAt(i)
+				b := data[offs[i]:offs[i+1]:offs[i+1]]
 				if x := s.small; x != nil {
-					g, slot, h, ok := x.find(b)
+					var g, slot int
+					var h uint64
+					var ok bool
+					if t, short := shortWord(data, offs[i], offs[i+1]); short {
+						g, slot, h, ok = x.findWord(t, len(b))
+					} else {
+						g, slot, h, ok = x.find(b)
+					}
 					if !ok {
 						g = len(s.states)
 						if !x.add(b, h, g, slot) {
