@@ -17,6 +17,9 @@ type Source interface {
 	// Commit is the snapshot's commit: the newest visible.
 	Commit() uint64
 	Catalog() *catalog.Catalog
+	// Scan hands fn the table's rows in batches. fn may keep a batch and
+	// read it after returning (a parallel aggregate's helpers do): the
+	// source never modifies a batch it has handed on.
 	Scan(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error)
 	Versions(ctx context.Context, spec storage.ScanSpec, fn func(*types.Batch) error) (storage.ScanStats, error)
 	// LookupInto reads the row of one key of a keyed table (the key
