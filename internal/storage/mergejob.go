@@ -256,7 +256,7 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	outs, stats, err := merge.Merge(readers, merge.Options{
 		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest,
 		PartRows: e.opts.MergePartRows,
-		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why)},
+		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why), Pace: pace},
 		Pace:     pace,
 		Create: func(part.Kind) (string, uint64, error) {
 			id, err := e.man.NextPartID()
@@ -441,9 +441,11 @@ func sortParts(ps []*partFile) {
 // needs: the first scan after a burst of ingest ran at a third of its
 // speed beside the merges the ingest set off, and point lookups' p99 grew
 // with them. So while any Scan, Versions or Lookup runs (Engine.reads), a
-// background merge pauses between slices of its input (merge.PaceRows), a
-// millisecond at a time and at most mergePauseMax per slice, so that a
-// steady stream of reads slows merges down without stopping them.
+// background merge pauses between slices of its input (merge.PaceRows),
+// and its writer before each column chunk of its output
+// (part.WriteOptions.Pace), a millisecond at a time and at most
+// mergePauseMax per slice or chunk, so that a steady stream of reads slows
+// merges down without stopping them.
 const (
 	mergePauseStep = time.Millisecond
 	mergePauseMax  = 20 * time.Millisecond

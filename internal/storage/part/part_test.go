@@ -457,3 +457,24 @@ func TestMultiBlockAndSkipping(t *testing.T) {
 		t.Fatalf("ReadBlock past the end: %v", err)
 	}
 }
+
+// TestWritePaces: WriteOptions.Pace is called before every column chunk
+// (each leaf column of each block), and a part written so reads the same.
+func TestWritePaces(t *testing.T) {
+	fsys := newFS(t)
+	fx := makeFixture(t, 1000, allTypes[:3], nil)
+	calls := 0
+	info := writeFixture(t, fsys, "parts/p.parquet", fx, WriteOptions{BlockRows: 300, Pace: func() { calls++ }})
+	r, err := Open(fsys, "parts/p.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	leaves := len(r.Meta().Columns) + len(fixedNames)
+	if info.Blocks != 4 || calls != info.Blocks*leaves {
+		t.Fatalf("%d blocks of %d leaf columns, %d calls of Pace", info.Blocks, leaves, calls)
+	}
+	if diff := sameData(fx.d, readAll(t, r, ids(fx.meta))); diff != "" {
+		t.Fatal(diff)
+	}
+}

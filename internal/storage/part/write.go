@@ -35,6 +35,11 @@ type WriteOptions struct {
 	// rows written and put in it by the next OpenCached of the path
 	// (warm.go), so that lookups right after a flush or merge find them.
 	Warm *Cache
+	// Pace, if not nil, is called before each column chunk is encoded and
+	// may block: a background merge's writer gives way to foreground
+	// reads as its reader does (merge.Options.Pace), or the encoding and
+	// compression of a part would take a core from every read it overlaps.
+	Pace func()
 }
 
 // ColumnSize is the space one column takes in a part, summed over blocks.
@@ -182,6 +187,9 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		rg := format.RowGroup{NumRows: int64(hi - lo), FileOffset: sw.off, Ordinal: int16(len(groups))}
 		idx := make([]format.OffsetIndex, len(w.leaves))
 		for j := range w.leaves {
+			if w.opts.Pace != nil {
+				w.opts.Pace()
+			}
 			cc, oi, err := w.writeChunk(sw, j, lo, hi)
 			if err != nil {
 				return Info{}, err
