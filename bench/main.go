@@ -41,7 +41,7 @@ type config struct {
 	keep    bool
 	cpuProf string
 	// firstProf profiles R2's first run alone; state prints each system's
-	// storage state (stater) right before it.
+	// storage state (stater) right before it, after it and before R1.
 	firstProf string
 	// ingestProf profiles the W1 phase (every system's ingest) alone.
 	ingestProf string
@@ -75,7 +75,7 @@ func parseFlags(args []string) (*config, error) {
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
 	ingestProf := fs.String("ingestprofile", "", "write a CPU profile of the W1 ingest phase alone to this file (not with -cpuprofile or -firstprofile)")
-	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run and after it")
+	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run, after it, and before R1")
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
 	settledProf := fs.String("settledprofile", "", "write a CPU profile of R1 settled's lookups alone to this file (not with -cpuprofile)")
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")

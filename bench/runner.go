@@ -351,6 +351,9 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			return nil, fmt.Errorf("settle: %w", err)
 		}
 	}
+	if cfg.state {
+		printState(ctx, sys, "before R1")
+	}
 	if cfg.lookupProf != "" {
 		f, err := os.Create(cfg.lookupProf)
 		if err != nil {

@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -67,6 +68,11 @@ type aggSink struct {
 	// the others) until finish (agg_ordered.go); dk is DISTINCT's key.
 	ord []*ordBuf
 	dk  []byte
+	// cnt and wide are fastStep's per-batch accumulators of count(*) and
+	// of a wide sum, one per group, while there are few groups
+	// (denseGroups).
+	cnt  []int64
+	wide []uint256.Int
 	// sets are the sinks of GROUPING SETS, one per set (nil for a plain
 	// GROUP BY); set is such a sink's set (positions in n.Groups) and
 	// inSet marks it.
@@ -94,6 +100,18 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		return true
 	}
 	if a.Star {
+		if len(s.states) <= denseGroups {
+			// Counted per batch in a dense array, then added to the
+			// states: no state is loaded per row.
+			cnt := s.denseCounts()
+			for _, g := range s.gids {
+				cnt[g]++
+			}
+			for g, c := range cnt {
+				s.states[g][j].count += c
+			}
+			return true
+		}
 		for _, g := range s.gids {
 			s.states[g][j].count++
 		}
@@ -152,6 +170,42 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		// cannot overflow in 2^128 rows.
 		xs := v.Wides()
 		var carry uint64
+		if len(s.states) <= denseGroups && !nulls {
+			// Summed per batch into dense 256-bit accumulators (a
+			// batch's sum cannot carry out of 256 bits unless the
+			// whole sum does), then added to the states.
+			cnt, acc := s.denseCounts(), s.denseWides()
+			gids := s.gids
+			xs = xs[:len(gids)]
+			for i, g := range gids {
+				x, w := &xs[i], &acc[g]
+				var c uint64
+				w[0], c = bits.Add64(w[0], x[0], 0)
+				w[1], c = bits.Add64(w[1], x[1], c)
+				w[2], c = bits.Add64(w[2], x[2], c)
+				w[3], c = bits.Add64(w[3], x[3], c)
+				carry |= c
+				cnt[g]++
+			}
+			for g := range acc {
+				if cnt[g] == 0 {
+					continue
+				}
+				st, w := &s.states[g][j], &acc[g]
+				var c uint64
+				st.w[0], c = bits.Add64(st.w[0], w[0], 0)
+				st.w[1], c = bits.Add64(st.w[1], w[1], c)
+				st.w[2], c = bits.Add64(st.w[2], w[2], c)
+				st.w[3], c = bits.Add64(st.w[3], w[3], c)
+				carry |= c
+				st.fast, st.set = true, true
+				st.count += cnt[g]
+			}
+			if carry != 0 && a.T.Kind == types.Uint256 {
+				return s.fail(sqlerr.OutOfRange(-1, "UINT256 overflow in sum()"))
+			}
+			return true
+		}
 		for i, g := range s.gids {
 			if nulls && v.IsNull(i) {
 				continue
@@ -188,6 +242,24 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		return true
 	}
 	return false
+}
+
+// denseGroups is the most groups for which fastStep accumulates a batch
+// in dense per-group arrays.
+const denseGroups = 256
+
+// denseCounts returns s.cnt zeroed, one per group.
+func (s *aggSink) denseCounts() []int64 {
+	s.cnt = slices.Grow(s.cnt[:0], len(s.states))[:len(s.states)]
+	clear(s.cnt)
+	return s.cnt
+}
+
+// denseWides returns s.wide zeroed, one per group.
+func (s *aggSink) denseWides() []uint256.Int {
+	s.wide = slices.Grow(s.wide[:0], len(s.states))[:len(s.states)]
+	clear(s.wide)
+	return s.wide
 }
 
 // fail records the first error of a fast step (which reports only
