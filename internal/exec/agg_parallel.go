@@ -164,9 +164,9 @@ func (s *aggSink) startHelpers() {
 	n := runtime.GOMAXPROCS(0) - 1
 	p.ch = make(chan parBatch, 2*n)
 	for range n {
-		// A helper's budget is the statement's: its groups are counted
-		// again when they are merged into s.
-		r := &runner{ctx: s.r.ctx, env: s.r.env, outer: s.r.outer, mem: &memBudget{limit: s.r.mem.limit}}
+		// A helper's groups count against the statement's budget, and
+		// again when they are merged into s's: both are held then.
+		r := &runner{ctx: s.r.ctx, env: s.r.env, outer: s.r.outer, mem: s.r.mem}
 		h := &aggSink{n: s.n, r: r, c: r.newCtx(), index: map[string]int{}, ord: make([]*ordBuf, len(s.n.Aggs)), track: true}
 		p.parts = append(p.parts, h)
 		p.wg.Add(1)

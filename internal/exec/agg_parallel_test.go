@@ -1,6 +1,7 @@
 package exec_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -10,6 +11,9 @@ import (
 	"github.com/holiman/uint256"
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/exec"
+	"github.com/strata-db/strata/internal/plan"
+	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -106,6 +110,44 @@ func TestParallelAggregate(t *testing.T) {
 				t.Fatal("no rows")
 			}
 		})
+	}
+}
+
+// TestParallelAggregateMemLimit: groups a helper makes count against the
+// statement's memory limit. The limit lets in the groups of the first rows
+// (folded before any helper starts) but not the 9 met after row 120 000,
+// which the helpers meet: both runs fail with the limit's error.
+func TestParallelAggregateMemLimit(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	f := parallelFake(t)
+	const sql = "SELECT g, count(*), sum(x), min(x), max(x) FROM t GROUP BY g"
+	run := func(limit int64) error {
+		stmt, err := parser.Parse(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := &plan.Env{Source: f, MemLimit: limit}
+		p, err := plan.Build(stmt, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return exec.Run(context.Background(), p, env, func(*types.Batch) error { return nil })
+	}
+	// The least limit a serial run passes with.
+	defer exec.SetParallel(exec.SetParallel(false))
+	limit := int64(1024)
+	for run(limit) != nil {
+		limit += 256
+	}
+	exec.SetParallel(true)
+	before := exec.ParallelRuns()
+	err := run(limit * 26 / 35) // room for ~26 of its 35 groups
+	if exec.ParallelRuns() == before {
+		t.Fatal("no helpers started")
+	}
+	se, ok := sqlerr.As(err)
+	if !ok || se.Code != exec.CodeOutOfMemory {
+		t.Fatalf("got %v, want the memory limit's error", err)
 	}
 }
 
