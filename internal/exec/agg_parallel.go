@@ -164,10 +164,10 @@ func (s *aggSink) startHelpers() {
 	n := runtime.GOMAXPROCS(0) - 1
 	p.ch = make(chan parBatch, 2*n)
 	for range n {
-		// A helper's groups count against the statement's budget, and
-		// again when they are merged into s's: both are held then.
-		r := &runner{ctx: s.r.ctx, env: s.r.env, outer: s.r.outer, mem: s.r.mem}
-		h := &aggSink{n: s.n, r: r, c: r.newCtx(), index: map[string]int{}, ord: make([]*ordBuf, len(s.n.Aggs)), track: true}
+		// A helper's groups count against the statement's budget
+		// (s.r.mem), and again when they are merged into s's: both are
+		// held then. Its expressions evaluate in a context of its own.
+		h := &aggSink{n: s.n, r: s.r, c: s.r.newCtx(), index: map[string]int{}, ord: make([]*ordBuf, len(s.n.Aggs)), track: true}
 		p.parts = append(p.parts, h)
 		p.wg.Add(1)
 		go h.help(p)
