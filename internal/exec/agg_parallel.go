@@ -325,12 +325,7 @@ func mergeState(dst, src *aggState, a plan.AggCall) error {
 		dst.lo, c = bits.Add64(dst.lo, src.lo, 0)
 		dst.hi += src.hi + int64(c)
 	case src.fast && a.Fn == "sum":
-		var c uint64
-		dst.w[0], c = bits.Add64(dst.w[0], src.w[0], 0)
-		dst.w[1], c = bits.Add64(dst.w[1], src.w[1], c)
-		dst.w[2], c = bits.Add64(dst.w[2], src.w[2], c)
-		dst.w[3], c = bits.Add64(dst.w[3], src.w[3], c)
-		if c != 0 && a.T.Kind == types.Uint256 {
+		if add256(&dst.w, &src.w) != 0 && a.T.Kind == types.Uint256 {
 			return sqlerr.OutOfRange(-1, "UINT256 overflow in sum()")
 		}
 	case src.fast: // min, max of INT64

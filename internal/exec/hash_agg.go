@@ -178,26 +178,15 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 			gids := s.gids
 			xs = xs[:len(gids)]
 			for i, g := range gids {
-				x, w := &xs[i], &acc[g]
-				var c uint64
-				w[0], c = bits.Add64(w[0], x[0], 0)
-				w[1], c = bits.Add64(w[1], x[1], c)
-				w[2], c = bits.Add64(w[2], x[2], c)
-				w[3], c = bits.Add64(w[3], x[3], c)
-				carry |= c
+				carry |= add256(&acc[g], &xs[i])
 				cnt[g]++
 			}
 			for g := range acc {
 				if cnt[g] == 0 {
 					continue
 				}
-				st, w := &s.states[g][j], &acc[g]
-				var c uint64
-				st.w[0], c = bits.Add64(st.w[0], w[0], 0)
-				st.w[1], c = bits.Add64(st.w[1], w[1], c)
-				st.w[2], c = bits.Add64(st.w[2], w[2], c)
-				st.w[3], c = bits.Add64(st.w[3], w[3], c)
-				carry |= c
+				st := &s.states[g][j]
+				carry |= add256(&st.w, &acc[g])
 				st.fast, st.set = true, true
 				st.count += cnt[g]
 			}
@@ -211,13 +200,7 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 				continue
 			}
 			st := &s.states[g][j]
-			x := &xs[i]
-			var c uint64
-			st.w[0], c = bits.Add64(st.w[0], x[0], 0)
-			st.w[1], c = bits.Add64(st.w[1], x[1], c)
-			st.w[2], c = bits.Add64(st.w[2], x[2], c)
-			st.w[3], c = bits.Add64(st.w[3], x[3], c)
-			carry |= c
+			carry |= add256(&st.w, &xs[i])
 			st.fast, st.set = true, true
 			st.count++
 		}
@@ -242,6 +225,16 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		return true
 	}
 	return false
+}
+
+// add256 adds x to w and returns the carry out of the top word.
+func add256(w, x *uint256.Int) uint64 {
+	var c uint64
+	w[0], c = bits.Add64(w[0], x[0], 0)
+	w[1], c = bits.Add64(w[1], x[1], c)
+	w[2], c = bits.Add64(w[2], x[2], c)
+	w[3], c = bits.Add64(w[3], x[3], c)
+	return c
 }
 
 // denseGroups is the most groups for which fastStep accumulates a batch
