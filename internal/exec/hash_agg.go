@@ -100,7 +100,7 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		return true
 	}
 	if a.Star {
-		if len(s.states) <= denseGroups {
+		if s.dense() {
 			// Counted per batch in a dense array, then added to the
 			// states: no state is loaded per row.
 			cnt := s.denseCounts()
@@ -170,7 +170,7 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 		// cannot overflow in 2^128 rows.
 		xs := v.Wides()
 		var carry uint64
-		if len(s.states) <= denseGroups && !nulls {
+		if s.dense() && !nulls {
 			// Summed per batch into dense 256-bit accumulators (a
 			// batch's sum cannot carry out of 256 bits unless the
 			// whole sum does), then added to the states.
@@ -240,6 +240,14 @@ func add256(w, x *uint256.Int) uint64 {
 // denseGroups is the most groups for which fastStep accumulates a batch
 // in dense per-group arrays.
 const denseGroups = 256
+
+// dense reports whether fastStep accumulates this batch in dense arrays:
+// few groups, and no more than the batch has rows, so that clearing and
+// folding the arrays costs no more than the rows (a filter may hand on
+// batches of a few rows).
+func (s *aggSink) dense() bool {
+	return len(s.states) <= min(denseGroups, len(s.gids))
+}
 
 // denseCounts returns s.cnt zeroed, one per group.
 func (s *aggSink) denseCounts() []int64 {
