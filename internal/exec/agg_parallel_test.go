@@ -20,14 +20,15 @@ import (
 // parallelFake is a table of 200 000 rows handed on in batches of 1 000:
 // g a STRING of 25 values with NULLs and 9 more in its later rows, k an INT64 of 3, x an INT64 with
 // NULLs, u a UINT256 of up to 200 bits with NULLs, y an INT32, and v a
-// UINT256 that is 2^255 in two late rows (of one k: their sum overflows).
+// UINT256 that is 2^255 in two late rows (of one k: their sum overflows),
+// and i the row's number.
 func parallelFake(t *testing.T) *fakeSource {
 	t.Helper()
 	cat := catalog.New()
 	str, i64, u256, i32 := types.Of(types.String), types.Of(types.Int64), types.Of(types.Uint256), types.Of(types.Int32)
 	tb, _, err := cat.CreateTable(catalog.TableSpec{Name: "t", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
 		{Name: "g", Type: str}, {Name: "k", Type: i64}, {Name: "x", Type: i64},
-		{Name: "u", Type: u256}, {Name: "y", Type: i32}, {Name: "v", Type: u256}}}, 1)
+		{Name: "u", Type: u256}, {Name: "y", Type: i32}, {Name: "v", Type: u256}, {Name: "i", Type: i64}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +61,7 @@ func parallelFake(t *testing.T) *fakeSource {
 			big[3] = 1 << 63
 		}
 		r.Vals[id(5)], _ = types.NewWide(u256, big)
+		r.Vals[id(6)] = types.NewInt64(int64(i))
 		f.Rows[tb.ID] = append(f.Rows[tb.ID], r)
 	}
 	return f
@@ -88,8 +90,11 @@ func TestParallelAggregate(t *testing.T) {
 		{"SELECT g, count(DISTINCT k), sum(x) FROM t GROUP BY g", false},
 		{"SELECT g, string_agg(k::STRING, ',') FROM t WHERE k = 0 GROUP BY g", false},
 		{"SELECT sum(v) FROM t", true},
+		// An error in the scan's filter after the helpers started.
+		{"SELECT g, count(*) FROM t WHERE 1 / (i - 150000) >= 0 GROUP BY g", true},
 		{"SELECT k, sum(v) FROM t GROUP BY k", true},
 	}
+	goroutines := runtime.NumGoroutine()
 	for _, c := range cases {
 		t.Run(c.sql, func(t *testing.T) {
 			exec.SetParallel(false)
@@ -110,6 +115,10 @@ func TestParallelAggregate(t *testing.T) {
 				t.Fatal("no rows")
 			}
 		})
+	}
+	// Every helper has ended, after errors too.
+	if n := runtime.NumGoroutine(); n > goroutines {
+		t.Fatalf("%d goroutines, %d before", n, goroutines)
 	}
 }
 
