@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"runtime"
@@ -164,10 +165,16 @@ func (s *aggSink) startHelpers() {
 	n := runtime.GOMAXPROCS(0) - 1
 	p.ch = make(chan parBatch, 2*n)
 	for range n {
-		// A helper's groups count against the statement's budget
-		// (s.r.mem), and again when they are merged into s's: both are
-		// held then. Its expressions evaluate in a context of its own.
-		h := &aggSink{n: s.n, r: s.r, c: s.r.newCtx(), index: map[string]int{}, ord: make([]*ordBuf, len(s.n.Aggs)), track: true}
+		// A helper counts its groups in a budget of its own with the
+		// statement's limit, and the statement's budget counts them when
+		// they are merged into s's, as a serial run counts them. So a
+		// parallel run fails on the memory limit exactly when a serial
+		// one does: a helper's groups are some of all of them, each
+		// counted alike, and s ends with all of them. (Counting helpers
+		// in the statement's budget too would fail a statement a serial
+		// run passes, depending on how the batches were shared out.)
+		r := &runner{ctx: s.r.ctx, env: s.r.env, outer: s.r.outer, mem: &memBudget{limit: s.r.mem.limit}}
+		h := &aggSink{n: s.n, r: r, c: r.newCtx(), index: map[string]int{}, ord: make([]*ordBuf, len(s.n.Aggs)), track: true}
 		p.parts = append(p.parts, h)
 		p.wg.Add(1)
 		go h.help(p)
@@ -254,15 +261,7 @@ func (s *aggSink) mergeHelpers() error {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int {
-		switch {
-		case s.first[a] < s.first[b]:
-			return -1
-		case s.first[a] > s.first[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(s.first[a], s.first[b]) })
 	groups := make([]types.Value, 0, len(s.groups))
 	states := make([][]aggState, 0, len(s.states))
 	for _, g := range order {

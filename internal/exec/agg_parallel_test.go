@@ -122,41 +122,47 @@ func TestParallelAggregate(t *testing.T) {
 	}
 }
 
-// TestParallelAggregateMemLimit: groups a helper makes count against the
-// statement's memory limit. The limit lets in the groups of the first rows
-// (folded before any helper starts) but not the 9 met after row 120 000,
-// which the helpers meet: both runs fail with the limit's error.
+// TestParallelAggregateMemLimit: a parallel aggregate fails on the
+// statement's memory limit exactly when a serial run does. At the least
+// limit (to 256 bytes) a serial run passes with, the parallel one passes
+// too; 256 bytes below it, both fail with the limit's error. The 9 groups
+// first met after row 120 000 are the helpers' to make.
 func TestParallelAggregateMemLimit(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	f := parallelFake(t)
-	const sql = "SELECT g, count(*), sum(x), min(x), max(x) FROM t GROUP BY g"
-	run := func(limit int64) error {
-		stmt, err := parser.Parse(sql)
-		if err != nil {
-			t.Fatal(err)
+	for _, sql := range []string{
+		"SELECT g, count(*), sum(x), min(x), max(x) FROM t GROUP BY g",
+		"SELECT g, k, count(*), sum(u) FROM t GROUP BY g, k",
+	} {
+		run := func(limit int64) error {
+			stmt, err := parser.Parse(sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := &plan.Env{Source: f, MemLimit: limit}
+			p, err := plan.Build(stmt, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return exec.Run(context.Background(), p, env, func(*types.Batch) error { return nil })
 		}
-		env := &plan.Env{Source: f, MemLimit: limit}
-		p, err := plan.Build(stmt, env)
-		if err != nil {
-			t.Fatal(err)
+		exec.SetParallel(false)
+		limit := int64(1024)
+		for run(limit) != nil {
+			limit += 256
 		}
-		return exec.Run(context.Background(), p, env, func(*types.Batch) error { return nil })
-	}
-	// The least limit a serial run passes with.
-	defer exec.SetParallel(exec.SetParallel(false))
-	limit := int64(1024)
-	for run(limit) != nil {
-		limit += 256
-	}
-	exec.SetParallel(true)
-	before := exec.ParallelRuns()
-	err := run(limit * 26 / 35) // room for ~26 of its 35 groups
-	if exec.ParallelRuns() == before {
-		t.Fatal("no helpers started")
-	}
-	se, ok := sqlerr.As(err)
-	if !ok || se.Code != exec.CodeOutOfMemory {
-		t.Fatalf("got %v, want the memory limit's error", err)
+		exec.SetParallel(true)
+		before := exec.ParallelRuns()
+		if err := run(limit); err != nil {
+			t.Fatalf("%s: at the limit a serial run passes with (%d): %v", sql, limit, err)
+		}
+		if exec.ParallelRuns() == before {
+			t.Fatalf("%s: no helpers started", sql)
+		}
+		err := run(limit - 256)
+		if se, ok := sqlerr.As(err); !ok || se.Code != exec.CodeOutOfMemory {
+			t.Fatalf("%s: at %d, below what a serial run needs: %v, want the memory limit's error", sql, limit-256, err)
+		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/expr"
@@ -33,10 +32,7 @@ type sink interface {
 // memBudget is the memory one statement's operators hold, which every
 // runner of the statement (subqueries included) shares by pointer.
 type memBudget struct {
-	// used is atomic: a parallel aggregate's helpers (agg_parallel.go)
-	// grow it from their own goroutines.
-	used  atomic.Int64
-	limit int64
+	used, limit int64
 	// ctes holds the rows of the materialized WITH queries run so far
 	// (cte.go): kept here, shared like the budget they count against, so
 	// the statement computes each once. Made on first use: most
@@ -49,7 +45,8 @@ type memBudget struct {
 }
 
 func (m *memBudget) grow(n int64) error {
-	if m.used.Add(n) > m.limit {
+	m.used += n
+	if m.used > m.limit {
 		return sqlerr.New(CodeOutOfMemory, "out of memory: query needs more than %d bytes (memory limit)", m.limit)
 	}
 	return nil
