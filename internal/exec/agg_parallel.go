@@ -31,7 +31,7 @@ import (
 // Only what merges exactly takes this road: count, sum of integers whose
 // partial sums cannot overflow where the whole sum would not (signed up to
 // 64 bits into an INT128, unsigned of any width), avg of integers up to 64
-// bits, min and max; group keys and arguments that are columns of the
+// bits, min and max of any type but the floats; group keys and arguments that are columns of the
 // input (evaluating them reads the batch and nothing else, so helpers may
 // share it); no DISTINCT, ORDER BY or GROUPING SETS. Groups are emitted in
 // the order a serial run meets them (each group keeps the position of the
@@ -109,8 +109,13 @@ func mergeable(a plan.AggCall) bool {
 	}
 	k := a.Args[0].Type().Kind
 	switch a.Fn {
-	case "count", "min", "max":
+	case "count":
 		return true
+	case "min", "max":
+		// Not of floats: -0 and 0 compare equal, and which of two equal
+		// values a serial run keeps is the one it met first, which
+		// partial states do not know.
+		return !k.IsFloat()
 	case "sum":
 		return k.IsSigned() && k.Bits() <= 64 || k.IsUnsigned() && k.Bits() <= 64 || k == types.Uint128 || k == types.Uint256
 	case "avg":

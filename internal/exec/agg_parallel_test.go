@@ -21,14 +21,15 @@ import (
 // g a STRING of 25 values with NULLs and 9 more in its later rows, k an INT64 of 3, x an INT64 with
 // NULLs, u a UINT256 of up to 200 bits with NULLs, y an INT32, and v a
 // UINT256 that is 2^255 in two late rows (of one k: their sum overflows),
-// and i the row's number.
+// i the row's number, and f a FLOAT64.
 func parallelFake(t *testing.T) *fakeSource {
 	t.Helper()
 	cat := catalog.New()
 	str, i64, u256, i32 := types.Of(types.String), types.Of(types.Int64), types.Of(types.Uint256), types.Of(types.Int32)
 	tb, _, err := cat.CreateTable(catalog.TableSpec{Name: "t", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{
 		{Name: "g", Type: str}, {Name: "k", Type: i64}, {Name: "x", Type: i64},
-		{Name: "u", Type: u256}, {Name: "y", Type: i32}, {Name: "v", Type: u256}, {Name: "i", Type: i64}}}, 1)
+		{Name: "u", Type: u256}, {Name: "y", Type: i32}, {Name: "v", Type: u256}, {Name: "i", Type: i64},
+		{Name: "f", Type: types.Of(types.Float64)}}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +63,7 @@ func parallelFake(t *testing.T) *fakeSource {
 		}
 		r.Vals[id(5)], _ = types.NewWide(u256, big)
 		r.Vals[id(6)] = types.NewInt64(int64(i))
+		r.Vals[id(7)] = types.NewFloat64(float64(i%5) - 2)
 		f.Rows[tb.ID] = append(f.Rows[tb.ID], r)
 	}
 	return f
@@ -89,6 +91,7 @@ func TestParallelAggregate(t *testing.T) {
 		// Not mergeable exactly: serial.
 		{"SELECT g, count(DISTINCT k), sum(x) FROM t GROUP BY g", false},
 		{"SELECT g, string_agg(k::STRING, ',') FROM t WHERE k = 0 GROUP BY g", false},
+		{"SELECT g, min(f), max(f) FROM t GROUP BY g", false},
 		{"SELECT sum(v) FROM t", true},
 		// An error in the scan's filter after the helpers started.
 		{"SELECT g, count(*) FROM t WHERE 1 / (i - 150000) >= 0 GROUP BY g", true},
