@@ -52,6 +52,10 @@ type config struct {
 	lookupProf string
 	// settledProf profiles the lookups of R1 settled alone.
 	settledProf string
+	// perfCtl is a perf record --control FIFO: recording is enabled
+	// around each embedded lookup phase, and the slowest lookups' thread
+	// and monotonic times are printed to match its samples to them.
+	perfCtl string
 	// allocProf is a heap profile written right after the first
 	// system's W1, its alloc_space counting what W1 allocated.
 	allocProf string
@@ -78,6 +82,7 @@ func parseFlags(args []string) (*config, error) {
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run, after it, and before R1")
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
 	settledProf := fs.String("settledprofile", "", "write a CPU profile of R1 settled's lookups alone to this file (not with -cpuprofile)")
+	perfCtl := fs.String("perfctl", "", "a FIFO that `perf record --control fifo:FIFO -D -1 -k mono` reads: recording is enabled around each in-process lookup phase, and the slowest 1 % of lookups are printed with their thread id and CLOCK_MONOTONIC times to match the samples with")
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
 	bulk := fs.String("bulk", "", "comma-separated systems (duckdb) whose state is bulk-loaded rather than ingested batch by batch: every read measure, no W1 (see README)")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
@@ -92,7 +97,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf}
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl}
 	profs := 0
 	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf, c.settledProf} {
 		if p != "" {

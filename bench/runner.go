@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -402,6 +403,20 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		if !wire {
 			runtime.LockOSThread()
 		}
+		// With -perfctl, perf records this phase alone, and each lookup's
+		// start is kept as an offset from t0 (whose CLOCK_MONOTONIC time
+		// is mono0, perf's clock with -k mono) to find its samples.
+		var starts []time.Duration
+		var t0 time.Time
+		var mono0 time.Duration
+		perf := cfg.perfCtl != "" && !wire
+		if perf {
+			starts = make([]time.Duration, len(keys))
+			if err := perfControl(cfg.perfCtl, "enable"); err != nil {
+				return err
+			}
+			t0, mono0 = time.Now(), monotonic()
+		}
 		wrong := 0
 		cpu0 := processCPU()
 		b := bar(len(keys), name+" "+label)
@@ -415,6 +430,9 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			t := time.Now()
 			v, err := sys.Point(ctx, chain, addr, tok, commit)
 			ds[i] = time.Since(t)
+			if perf {
+				starts[i] = t.Sub(t0)
+			}
 			if !wire {
 				cs[i] = threadCPU() - c
 				fs[i] = threadFaults() - f
@@ -436,6 +454,12 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			}
 		}
 		b.Finish() //nolint:errcheck
+		if perf {
+			if err := perfControl(cfg.perfCtl, "disable"); err != nil {
+				return err
+			}
+			printSlowTimes(os.Stdout, name, label, syscall.Gettid(), mono0, starts, ds, cs)
+		}
 		// CPU time per lookup: less sensitive to a shared machine's load
 		// than wall time (background merges, if running, count too).
 		fmt.Printf("%s: %s CPU %.1f µs per lookup\n", name, label, us(processCPU()-cpu0)/float64(len(keys)))
@@ -599,6 +623,58 @@ func threadFaults() int64 {
 		return 0
 	}
 	return ru.Minflt + ru.Majflt
+}
+
+// perfFIFO is the -perfctl FIFO, opened at its first use and kept open:
+// perf stops reading commands when its writer closes.
+var perfFIFO *os.File
+
+// perfControl sends cmd ("enable" or "disable") to the perf record
+// reading the FIFO at path, and waits a moment for perf to act on it.
+func perfControl(path, cmd string) error {
+	if perfFIFO == nil {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("-perfctl: %w", err)
+		}
+		perfFIFO = f
+	}
+	if _, err := perfFIFO.WriteString(cmd + "\n"); err != nil {
+		return fmt.Errorf("-perfctl: %w", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	return nil
+}
+
+// monotonic reads CLOCK_MONOTONIC, the clock perf record -k mono stamps
+// its samples with.
+func monotonic() time.Duration {
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockMonotonic, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// clockMonotonic is Linux's CLOCK_MONOTONIC.
+const clockMonotonic = 1
+
+// printSlowTimes writes to w the slowest 1 % of a phase's lookups (by
+// wall time, slowest first) with the thread they ran on and their
+// CLOCK_MONOTONIC start and end in seconds, as perf script prints sample
+// times: starts are offsets from mono0, ds the wall times, cs the thread
+// CPU times.
+func printSlowTimes(w io.Writer, name, label string, tid int, mono0 time.Duration, starts, ds, cs []time.Duration) {
+	idx := make([]int, len(ds))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(ds[b], ds[a]) })
+	for _, i := range idx[:max(len(idx)/100, 1)] {
+		s := mono0 + starts[i]
+		fmt.Fprintf(w, "perf: %s %s lookup %d tid %d from %.6f to %.6f wall %.0f µs cpu %.0f µs\n",
+			name, label, i, tid, s.Seconds(), (s + ds[i]).Seconds(), us(ds[i]), us(cs[i]))
+	}
 }
 
 // rusageThread is Linux's RUSAGE_THREAD.

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPrintSlowTimes checks that -perfctl's listing names the slowest 1 %
+// of the lookups, slowest first, with their CLOCK_MONOTONIC windows.
+func TestPrintSlowTimes(t *testing.T) {
+	n := 300
+	starts := make([]time.Duration, n)
+	ds := make([]time.Duration, n)
+	cs := make([]time.Duration, n)
+	for i := range ds {
+		starts[i] = time.Duration(i) * 100 * time.Microsecond
+		ds[i] = 10 * time.Microsecond
+		cs[i] = 9 * time.Microsecond
+	}
+	ds[7], ds[250], ds[123] = 300*time.Microsecond, 500*time.Microsecond, 400*time.Microsecond
+	var b strings.Builder
+	printSlowTimes(&b, "strata", "R1", 42, 5*time.Second, starts, ds, cs)
+	want := "perf: strata R1 lookup 250 tid 42 from 5.025000 to 5.025500 wall 500 µs cpu 9 µs\n" +
+		"perf: strata R1 lookup 123 tid 42 from 5.012300 to 5.012700 wall 400 µs cpu 9 µs\n" +
+		"perf: strata R1 lookup 7 tid 42 from 5.000700 to 5.001000 wall 300 µs cpu 9 µs\n"
+	if b.String() != want {
+		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+}
