@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,5 +27,21 @@ func TestPrintSlowTimes(t *testing.T) {
 		"perf: strata R1 lookup 7 tid 42 from 5.000700 to 5.001000 wall 300 µs cpu 9 µs\n"
 	if b.String() != want {
 		t.Errorf("got\n%swant\n%s", b.String(), want)
+	}
+}
+
+// TestRuntimeActivity checks that the runtime's counters are read (a
+// forced collection counts) and formatted as differences.
+func TestRuntimeActivity(t *testing.T) {
+	a := readRuntimeActivity()
+	runtime.GC()
+	b := readRuntimeActivity()
+	if b.cycles <= a.cycles {
+		t.Fatalf("GC cycles %d then %d after runtime.GC", a.cycles, b.cycles)
+	}
+	got := runtimeActivity{cycles: 7, released: 3 << 20, faults: 40}.since(runtimeActivity{cycles: 5, released: 5 << 20, faults: 10})
+	want := "2 GC cycles, heap returned to the kernel -2.0 MiB, 30 page faults in the process"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -418,6 +419,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			t0, mono0 = time.Now(), monotonic()
 		}
 		wrong := 0
+		rt0 := readRuntimeActivity()
 		cpu0 := processCPU()
 		b := bar(len(keys), name+" "+label)
 		for i, k := range keys {
@@ -463,6 +465,14 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// CPU time per lookup: less sensitive to a shared machine's load
 		// than wall time (background merges, if running, count too).
 		fmt.Printf("%s: %s CPU %.1f µs per lookup\n", name, label, us(processCPU()-cpu0)/float64(len(keys)))
+		if !wire {
+			// What this process's Go runtime did beside the lookups: its
+			// collections, and its scavenger returning free heap to the
+			// kernel (madvise, which flushes the TLB of every thread of the
+			// process and splits huge pages: docs/benchmarks.md, fifth
+			// session of 2026-12-06).
+			fmt.Printf("%s: %s runtime: %s\n", name, label, readRuntimeActivity().since(rt0))
+		}
 		if !wire {
 			runtime.UnlockOSThread()
 		}
@@ -623,6 +633,49 @@ func threadFaults() int64 {
 		return 0
 	}
 	return ru.Minflt + ru.Majflt
+}
+
+// runtimeActivity is what the Go runtime has done so far: collections,
+// the heap returned to the kernel and not taken back (kept up to date by
+// the scavenger and the allocator), and the page faults of the whole
+// process. (runtime/metrics' CPU classes, the scavenger's CPU among them,
+// are a snapshot taken at each collection, so they say nothing of a phase
+// without one.)
+type runtimeActivity struct {
+	cycles   uint64
+	released uint64
+	faults   int64
+}
+
+// runtimeSamples are the runtime/metrics runtimeActivity reads.
+var runtimeSamples = []string{"/gc/cycles/total:gc-cycles", "/memory/classes/heap/released:bytes"}
+
+// readRuntimeActivity reads runtimeActivity; a metric this Go does not
+// have reads as zero.
+func readRuntimeActivity() runtimeActivity {
+	ss := make([]metrics.Sample, len(runtimeSamples))
+	for i, n := range runtimeSamples {
+		ss[i].Name = n
+	}
+	metrics.Read(ss)
+	u := func(i int) uint64 {
+		if ss[i].Value.Kind() == metrics.KindUint64 {
+			return ss[i].Value.Uint64()
+		}
+		return 0
+	}
+	var ru syscall.Rusage
+	var faults int64
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		faults = ru.Minflt + ru.Majflt
+	}
+	return runtimeActivity{cycles: u(0), released: u(1), faults: faults}
+}
+
+// since formats what the runtime did between a and b.
+func (b runtimeActivity) since(a runtimeActivity) string {
+	return fmt.Sprintf("%d GC cycles, heap returned to the kernel %+.1f MiB, %d page faults in the process",
+		b.cycles-a.cycles, (float64(b.released)-float64(a.released))/(1<<20), b.faults-a.faults)
 }
 
 // perfFIFO is the -perfctl FIFO, opened at its first use and kept open:
