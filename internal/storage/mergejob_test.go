@@ -860,3 +860,80 @@ func TestBackgroundSettle(t *testing.T) {
 		t.Fatalf("reads changed after reopen:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestBackgroundSettleTakesMemtable: the fold of an idle shard takes in
+// the commits its memtable holds (they are flushed first), so the shard
+// is left as one final run with nothing beside it; left out, they would
+// become a delta too small to be folded again (merge.SettleRatio), and
+// every lookup of their keys would take the parts path. Reads are the
+// same before and after, and after a reopen.
+func TestBackgroundSettleTakesMemtable(t *testing.T) {
+	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true, settleAfter: 200 * time.Millisecond}
+	h.open()
+	defer func() { _ = h.e.Close() }()
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	write := func(i int) {
+		t.Helper()
+		w, err := versionWrite(h.table("t"), "g", []string{fmt.Sprintf("k=%d v=a idx=%d", i%7, i), fmt.Sprintf("k=%d v=late idx=0", i%5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.stage(w, "t")
+		if _, err := h.commitPending(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		write(i)
+	}
+	if err := h.e.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// More commits, left in the memtable, then the engine goes idle.
+	for i := 5; i < 12; i++ {
+		write(i)
+	}
+	last := h.e.cur.Load().commit
+	read := func() string {
+		t.Helper()
+		rows, err := h.scan("t", last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := h.versions("t", last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(rows, vs)
+	}
+	want := read()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		sd := h.e.cur.Load().tables[h.table("t").ID].shards[0]
+		mps := make([]manifest.Part, len(sd.parts))
+		for i, pf := range sd.parts {
+			mps[i] = pf.man
+		}
+		empty := true
+		for _, m := range sd.memtables() {
+			empty = empty && m.empty()
+		}
+		if finalRuns(h.table("t"), mps) && empty {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shard not folded with its memtable after idling (memtable empty: %v); parts %v", empty, partKinds(h, "t"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := read(); got != want {
+		t.Fatalf("reads changed by the fold:\n got %s\nwant %s", got, want)
+	}
+	if err := h.e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	h.reopen()
+	if got := read(); got != want {
+		t.Fatalf("reads changed after reopen:\n got %s\nwant %s", got, want)
+	}
+}
