@@ -778,16 +778,10 @@ func TestBackgroundMergesGiveWayToReads(t *testing.T) {
 	}
 }
 
-// TestBackgroundSettle: the background merger folds an idle shard's delta
-// run into its final runs (merge.Settles) once no commit has arrived for
-// Options.SettleAfter, not while commits keep arriving, and the fold
-// changes no read: current, AS OF every commit, versions.
-func TestBackgroundSettle(t *testing.T) {
-	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true, settleAfter: time.Second}
-	h.open()
-	defer func() { _ = h.e.Close() }()
-	h.create(kvSpec("t", catalog.ModeVersioned))
-	write := func(i int) {
+// settleWriter returns a function that commits write i to table t of h:
+// a version of one of seven keys and a late version of one of five.
+func settleWriter(t *testing.T, h *harness) func(i int) {
+	return func(i int) {
 		t.Helper()
 		w, err := versionWrite(h.table("t"), "g", []string{fmt.Sprintf("k=%d v=a idx=%d", i%7, i), fmt.Sprintf("k=%d v=late idx=0", i%5)})
 		if err != nil {
@@ -798,6 +792,18 @@ func TestBackgroundSettle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestBackgroundSettle: the background merger folds an idle shard's delta
+// run into its final runs (merge.Settles) once no commit has arrived for
+// Options.SettleAfter, not while commits keep arriving, and the fold
+// changes no read: current, AS OF every commit, versions.
+func TestBackgroundSettle(t *testing.T) {
+	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true, settleAfter: time.Second}
+	h.open()
+	defer func() { _ = h.e.Close() }()
+	h.create(kvSpec("t", catalog.ModeVersioned))
+	write := settleWriter(t, h)
 	write(0)
 	if err := h.e.Flush(t.Context()); err != nil {
 		t.Fatal(err)
@@ -872,17 +878,7 @@ func TestBackgroundSettleTakesMemtable(t *testing.T) {
 	h.open()
 	defer func() { _ = h.e.Close() }()
 	h.create(kvSpec("t", catalog.ModeVersioned))
-	write := func(i int) {
-		t.Helper()
-		w, err := versionWrite(h.table("t"), "g", []string{fmt.Sprintf("k=%d v=a idx=%d", i%7, i), fmt.Sprintf("k=%d v=late idx=0", i%5)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.stage(w, "t")
-		if _, err := h.commitPending(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := settleWriter(t, h)
 	for i := range 5 {
 		write(i)
 	}
