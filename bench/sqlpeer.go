@@ -256,18 +256,29 @@ func newSQLite(seed uint64) *sqlPeer {
 }
 
 // newDuckDB is DuckDB in one database file; DuckDB writes its WAL on every
-// commit and checkpoints it into the file.
+// commit and checkpoints it into the file once the WAL passes
+// duckdbCheckpointThreshold.
 func newDuckDB(seed uint64) *sqlPeer {
 	var dir string
 	return &sqlPeer{
 		name: "duckdb", seed: seed,
 		open: func(_ context.Context, d string) (string, string, error) {
 			dir = d
-			return "duckdb", filepath.Join(d, "bench.duckdb"), nil
+			return "duckdb", filepath.Join(d, "bench.duckdb") + "?checkpoint_threshold=" + duckdbCheckpointThreshold, nil
 		},
 		bytes: func(context.Context, *sql.DB) (int64, error) { return dirBytes(dir) },
 	}
 }
+
+// duckdbCheckpointThreshold is the WAL size at which DuckDB checkpoints:
+// PostgreSQL's default max_wal_size, so both peers keep about as much WAL
+// between checkpoints. Under DuckDB's default (16 MB) its ingest slowed
+// as the tables grew, to ~550 rows/s at medium scale (five hours for W1):
+// a checkpoint writes a table's ART index out whole, not only what
+// changed (duckdb/duckdb#24848). With 1GB the first quarter of the
+// medium ingest ran at ~4.5 k rows/s (docs/benchmarks.md, 2026-12-06,
+// sixth session).
+const duckdbCheckpointThreshold = "1GB"
 
 // newPostgres is a throwaway PostgreSQL server started for the run.
 func newPostgres(seed uint64) *sqlPeer {
