@@ -28,5 +28,7 @@
 // yet touched: a 2 MiB range that already has a 4 KiB page stays in small
 // pages. Reserve therefore grows the heap by memory nothing has touched,
 // marks it, and frees it for the heap to fill; Note and Refresh mark what
-// the heap maps beyond it, once they see it.
+// the heap maps beyond it, once they see it. Recollapse (collapse_linux.go)
+// rebuilds the huge pages the runtime's scavenger splits when it returns
+// free pages that share them with live data.
 package hugepage

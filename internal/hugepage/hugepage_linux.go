@@ -34,7 +34,9 @@ var (
 // reserved; later calls reserve only what a larger n adds. It runs one
 // garbage collection, so that the memory is free before the heap grows
 // past it (a collection that found it live would set the heap's goal
-// beyond it, and the heap would grow into fresh, unmarked memory).
+// beyond it, and the heap would grow into fresh, unmarked memory). The
+// first call that marks memory also starts the goroutine that calls
+// Recollapse after the scavenger has returned memory (watch).
 func Reserve(n int64) {
 	if godebug, _ := syscall.Getenv("GODEBUG"); thpDisabled(godebug) {
 		return // the user asked the runtime to keep the heap off huge pages
@@ -69,6 +71,7 @@ func Reserve(n int64) {
 	}
 	active.Store(true)
 	mu.Unlock()
+	watchOnce.Do(func() { go watch() })
 	runtime.KeepAlive(b)
 	b = nil
 	runtime.GC()

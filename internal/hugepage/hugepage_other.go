@@ -12,3 +12,6 @@ func Note(unsafe.Pointer) {}
 
 // Refresh does nothing on this system.
 func Refresh() {}
+
+// Recollapse does nothing on this system.
+func Recollapse() int { return 0 }
