@@ -275,9 +275,8 @@ func newDuckDB(seed uint64) *sqlPeer {
 // between checkpoints. Under DuckDB's default (16 MB) its ingest slowed
 // as the tables grew, to ~550 rows/s at medium scale (five hours for W1):
 // a checkpoint writes a table's ART index out whole, not only what
-// changed (duckdb/duckdb#24848). With 1GB the first quarter of the
-// medium ingest ran at ~4.5 k rows/s (docs/benchmarks.md, 2026-12-06,
-// sixth session).
+// changed (duckdb/duckdb#24848). With 1GB the medium ingest takes an
+// hour, 2.7 k rows/s (docs/benchmarks.md, 2026-12-06, sixth session).
 const duckdbCheckpointThreshold = "1GB"
 
 // newPostgres is a throwaway PostgreSQL server started for the run.
