@@ -126,18 +126,30 @@ func watch() {
 	base := read()
 	for !noCollapse.Load() {
 		time.Sleep(watchEvery)
-		switch r := read(); {
-		case debug.SetMemoryLimit(-1) != math.MaxInt64:
-			// Under a memory limit the scavenger returns memory to keep
-			// the process within it; putting it back would defeat that.
-			base = r
-		case r >= base+watchBytes:
+		var now bool
+		base, now = due(base, read(), debug.SetMemoryLimit(-1) != math.MaxInt64)
+		if now {
 			Recollapse()
-			base = r
-		case r < base:
-			// The heap reused returned memory; a rise from here is
-			// new returns.
-			base = r
 		}
 	}
+}
+
+// due decides, from the bytes returned at watch's last look (base) and
+// now (r), whether Recollapse should run, and what the next look compares
+// with.
+func due(base, r uint64, limited bool) (next uint64, now bool) {
+	switch {
+	case limited:
+		// Under a memory limit the scavenger returns memory to keep the
+		// process within it; putting it back would defeat that.
+		return r, false
+	case r >= base+watchBytes:
+		return r, true
+	case r < base:
+		// The heap reused returned memory; a rise from here is new
+		// returns.
+		return r, false
+	}
+	// A rise smaller than watchBytes accumulates until it is one.
+	return base, false
 }

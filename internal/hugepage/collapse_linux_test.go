@@ -77,3 +77,33 @@ func TestRecollapseBeforeReserve(t *testing.T) {
 		t.Fatalf("Recollapse before Reserve rebuilt %d ranges", n)
 	}
 }
+
+// TestDue checks watch's decision: returns accumulate across looks until
+// they reach watchBytes, reuse lowers the mark, and a memory limit stops
+// the rebuilds.
+func TestDue(t *testing.T) {
+	const mib = 1 << 20
+	steps := []struct {
+		r       uint64
+		limited bool
+		now     bool
+	}{
+		{100 * mib, false, false}, // +0 from 100
+		{110 * mib, false, false}, // +10: not yet
+		{116 * mib, false, true},  // +16 since 100: rebuild, mark 116
+		{120 * mib, false, false}, // +4
+		{90 * mib, false, false},  // reuse: mark 90
+		{110 * mib, false, true},  // +20 since 90
+		{200 * mib, true, false},  // a memory limit: never
+		{230 * mib, false, true},  // +30 since 200
+		{230*mib + watchBytes - 1, false, false},
+	}
+	base := uint64(100 * mib)
+	for i, s := range steps {
+		var now bool
+		base, now = due(base, s.r, s.limited)
+		if now != s.now {
+			t.Fatalf("step %d (%d MiB, limited %v): due %v, want %v", i, s.r/mib, s.limited, now, s.now)
+		}
+	}
+}
