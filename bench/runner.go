@@ -371,6 +371,13 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	// commit, checks each answer against the model and reports the p50
 	// and p99 of their times as p50 and p99.
 	lookups := func(commit uint64, p50, p99, label string) error {
+		// What the machine takes from a busy thread right now, measured
+		// just before the phase: the floor under its p99.
+		pz := probePauses(pauseProbe)
+		fmt.Printf("%s: before %s, %s\n", name, label, pz)
+		if commit == 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("Before %s's %s, %s.", name, label, pz))
+		}
 		ds := make([]time.Duration, len(keys))
 		// cs is each lookup's CPU time on its own thread: the calling
 		// goroutine is locked to one, so a lookup's own work is counted
