@@ -56,6 +56,9 @@ type config struct {
 	// around each embedded lookup phase, and the slowest lookups' thread
 	// and monotonic times are printed to match its samples to them.
 	perfCtl string
+	// lookupCPU measures each in-process lookup's thread CPU time and
+	// page faults, with system calls around it (lookupCPUHelp).
+	lookupCPU bool
 	// allocProf is a heap profile written right after the first
 	// system's W1, its alloc_space counting what W1 allocated.
 	allocProf string
@@ -63,6 +66,14 @@ type config struct {
 	// ingested: W1 is not measured for them (bulkLoad).
 	bulk map[string]bool
 }
+
+// lookupCPUHelp says what -lookup-cpu costs. Reading a thread's CPU clock
+// and its page faults are system calls, four around each lookup; on a
+// virtual machine with page-table isolation and no PCID (this one) every
+// system call flushes the TLB, so the lookup after it starts cold: 1–3 µs
+// more at the median of in-process lookups (docs/benchmarks.md, session
+// of 2026-12-06, seventh). So the diagnostic is asked for, not the default.
+const lookupCPUHelp = "measure each in-process lookup's thread CPU time and page faults (four system calls around each; on a machine without PCID they flush the TLB and slow the lookups they surround)"
 
 var allSystems = []string{"strata", "strata-pg", "postgres", "sqlite", "duckdb"}
 
@@ -85,6 +96,7 @@ func parseFlags(args []string) (*config, error) {
 	perfCtl := fs.String("perfctl", "", "a FIFO that `perf record --control fifo:FIFO -D -1 -k mono` reads: recording is enabled around each in-process lookup phase, and the slowest 1 % of lookups are printed with their thread id and CLOCK_MONOTONIC times to match the samples with")
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
 	bulk := fs.String("bulk", "", "comma-separated systems (duckdb) whose state is bulk-loaded rather than ingested batch by batch: every read measure, no W1 (see README)")
+	lookupCPU := fs.Bool("lookup-cpu", false, lookupCPUHelp)
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -97,7 +109,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl}
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl, lookupCPU: *lookupCPU}
 	profs := 0
 	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf, c.settledProf} {
 		if p != "" {

@@ -408,6 +408,9 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		if w, ok := sys.(wired); ok {
 			wire = w.overWire()
 		}
+		// detail: each lookup's own CPU time and faults, on request
+		// (-lookup-cpu, or -perfctl, whose report prints them).
+		detail := !wire && (cfg.lookupCPU || cfg.perfCtl != "")
 		if !wire {
 			runtime.LockOSThread()
 		}
@@ -433,7 +436,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			chain, addr, tok := KeyOf(cfg.seed, k)
 			var f int64
 			var c time.Duration
-			if !wire {
+			if detail {
 				f, c = threadFaults(), threadCPU()
 			}
 			t := time.Now()
@@ -442,7 +445,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			if perf {
 				starts[i] = t.Sub(t0)
 			}
-			if !wire {
+			if detail {
 				cs[i] = threadCPU() - c
 				fs[i] = threadFaults() - f
 			}
@@ -483,7 +486,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		if !wire {
 			runtime.UnlockOSThread()
 		}
-		printTail(name, label, ds, cs, fs, wire)
+		printTail(name, label, ds, cs, fs, !detail)
 		if tr != nil {
 			tr.traceLookups(false)
 			// The slowest 1 % by their own CPU: what a change can move.
@@ -491,8 +494,13 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			for i := range idx {
 				idx[i] = i
 			}
-			slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(cs[b], cs[a]) })
-			printTraces(name, label, ts, idx[:max(len(idx)/100, 1)], "slowest 1 % by thread CPU")
+			// The slowest by wall time when CPU was not measured.
+			by, what := cs, "slowest 1 % by thread CPU"
+			if !detail {
+				by, what = ds, "slowest 1 % by wall time"
+			}
+			slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(by[b], by[a]) })
+			printTraces(name, label, ts, idx[:max(len(idx)/100, 1)], what)
 		}
 		if wrong > 1 {
 			rep.fail("%s %s: %d of %d answers differ from the model", name, label, wrong, len(keys))
@@ -745,8 +753,9 @@ const clockThreadCPUTime = 3
 
 // printTail prints where the lookups' time went: the thread CPU of the
 // median lookup and, of the slowest 1 % by wall time, their wall and CPU
-// time (a tail that is CPU is work; one that is not is waiting).
-func printTail(name, label string, ds, cs []time.Duration, fs []int64, wire bool) {
+// time (a tail that is CPU is work; one that is not is waiting); with
+// wallOnly, when no lookup's CPU was measured, their wall time alone.
+func printTail(name, label string, ds, cs []time.Duration, fs []int64, wallOnly bool) {
 	idx := make([]int, len(ds))
 	for i := range idx {
 		idx[i] = i
@@ -778,8 +787,9 @@ func printTail(name, label string, ds, cs []time.Duration, fs []int64, wire bool
 		}
 	}
 	k := time.Duration(len(tail))
-	if wire {
-		// Unlocked, a thread's CPU clock says nothing about one lookup.
+	if wallOnly {
+		// Not measured (-lookup-cpu), or unlocked: a thread's CPU clock
+		// then says nothing about one lookup.
 		fmt.Printf("%s: %s slowest 1 %% (%d): wall %.0f µs, %d in the first tenth of the sequence\n",
 			name, label, len(tail), us(wall/k), early)
 		return
