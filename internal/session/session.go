@@ -214,6 +214,9 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		}
 	}
 	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	// Every path releases the statement's snapshot, this one last, so the
+	// snapshot can be a scoped one (storage.Engine.ScopedSnapshot).
+	defer st.release()
 	if w := writingWith(stmt); w != nil {
 		return st.withWrites(stmt, w)
 	}
@@ -292,7 +295,7 @@ type statement struct {
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).
 func (st *statement) snapshot() *storage.Snapshot {
 	if st.snap == nil {
-		st.snap = st.s.eng.Snapshot()
+		st.snap = st.s.eng.ScopedSnapshot()
 	}
 	return st.snap
 }

@@ -36,12 +36,25 @@ type Snapshot struct {
 // every commit up to it (invariant 3). It holds every part it may read, so
 // a merge that retires one meanwhile deletes the file only after Release
 // (or after the Snapshot becomes unreachable).
-func (e *Engine) Snapshot() *Snapshot {
+func (e *Engine) Snapshot() *Snapshot { return e.snapshot(true) }
+
+// ScopedSnapshot is Snapshot for a caller that releases it on every path,
+// with a deferred Release: it registers no cleanup for an unreachable
+// Snapshot, which costs a point lookup two allocations and a lock in the
+// runtime (~4 % of its CPU). One never released keeps the parts it holds
+// on disk until the process exits.
+func (e *Engine) ScopedSnapshot() *Snapshot { return e.snapshot(false) }
+
+func (e *Engine) snapshot(cleanup bool) *Snapshot {
 	for {
 		st := e.cur.Load()
 		if g, ok := acquireState(st); ok {
 			s := &Snapshot{e: e, st: st}
-			s.hold(g)
+			if cleanup {
+				s.hold(g)
+			} else {
+				s.gen = g
+			}
 			return s
 		}
 		// A flush, merge or split published a new generation of parts
