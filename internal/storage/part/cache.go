@@ -170,6 +170,7 @@ func (c *Cache) missed(k pageKey) { c.shard(k).misses.Add(1) }
 // another reader inserted first. A page larger than a shard's budget is
 // not cached.
 func (c *Cache) put(k pageKey, d *Data, cls int) *Data {
+	d.indexKeys()
 	size := pageBytes(d)
 	s := c.shard(k)
 	// The budget is read under the lock: Lend changes it while scans put.
@@ -295,7 +296,7 @@ func pageBytes(d *Data) int64 {
 	n := int64(256)
 	n += int64(cap(d.Group))*2 + int64(cap(d.Commit))*8 + int64(cap(d.Seq))*4 + int64(cap(d.Tomb)) +
 		int64(cap(d.WonAt)+cap(d.EndedAt)+cap(d.SupersededBy))*8 + int64(cap(d.State))
-	n += d.Sort.MemBytes() + d.Order.MemBytes()
+	n += d.Sort.MemBytes() + d.Order.MemBytes() + int64(cap(d.keyIdx))*2
 	for _, v := range d.Cols {
 		n += v.MemBytes()
 	}

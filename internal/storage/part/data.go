@@ -228,6 +228,9 @@ type Data struct {
 	// (resid.go); kept for reuse.
 	residSrc   *Data
 	residPages [3]*Data
+	// keyIdx indexes Sort's keys (keyindex.go), on pages in the page
+	// cache only.
+	keyIdx []uint16
 }
 
 // Reset empties d, keeping every buffer for reuse.
@@ -237,6 +240,7 @@ func (d *Data) Reset() {
 		return
 	}
 	d.Rows = 0
+	d.keyIdx = nil
 	if d.Sort != nil {
 		d.Sort.Reset()
 	}

@@ -497,12 +497,28 @@ func (r *Reader) FindKey(i int, key []byte, d *Data) (lo, hi int, err error) {
 		at := func(x int) []byte { return keys.BytesAt(off + x) }
 		k := 0
 		if lo < 0 {
-			k = sort.Search(n, func(x int) bool { return bytes.Compare(at(x), key) >= 0 })
-			if k == n {
-				continue // the key's rows begin on the next page, if anywhere
+			// A cached page's key index answers at once (keyindex.go);
+			// another page is searched.
+			x, indexed := -1, false
+			if off == 0 && keys.Len() == n {
+				x, indexed = src.findKey(key)
 			}
-			if !bytes.Equal(at(k), key) {
+			switch {
+			case indexed && x < 0:
+				if bytes.Compare(at(n-1), key) < 0 {
+					continue // the key's rows begin on the next page, if anywhere
+				}
 				return 0, 0, nil
+			case indexed:
+				k = x
+			default:
+				k = sort.Search(n, func(x int) bool { return bytes.Compare(at(x), key) >= 0 })
+				if k == n {
+					continue // the key's rows begin on the next page, if anywhere
+				}
+				if !bytes.Equal(at(k), key) {
+					return 0, 0, nil
+				}
 			}
 			lo = from + k
 		}

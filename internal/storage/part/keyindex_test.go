@@ -1,0 +1,110 @@
+package part
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// TestKeyIndexFindsFirstRows checks a page's key index against a binary
+// search over its sorted keys, on pages of random keys with runs of equal
+// keys, for every key held and for keys between, before and after them.
+func TestKeyIndexFindsFirstRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 7, 256, 1000, maxIndexedRows} {
+		var ks [][]byte
+		for len(ks) < n {
+			k := fmt.Appendf(nil, "k%06d", rng.IntN(4*n))
+			for r := rng.IntN(3); r >= 0 && len(ks) < n; r-- {
+				ks = append(ks, k)
+			}
+		}
+		sort.Slice(ks, func(a, b int) bool { return bytes.Compare(ks[a], ks[b]) < 0 })
+		d := &Data{Sort: types.NewVector(types.Of(types.Bytes), n)}
+		for _, k := range ks {
+			d.Sort.AppendBytes(k)
+		}
+		d.indexKeys()
+		if d.keyIdx == nil {
+			t.Fatalf("%d rows: no index", n)
+		}
+		for i := -1; i <= 4*n; i++ {
+			for _, probe := range [][]byte{fmt.Appendf(nil, "k%06d", i), fmt.Appendf(nil, "k%06d\x00", i), []byte("k")} {
+				want := sort.Search(n, func(x int) bool { return bytes.Compare(ks[x], probe) >= 0 })
+				if want == n || !bytes.Equal(ks[want], probe) {
+					want = -1
+				}
+				got, ok := d.findKey(probe)
+				if !ok || got != want {
+					t.Fatalf("%d rows: findKey(%q) = %d, %v; want %d", n, probe, got, ok, want)
+				}
+			}
+		}
+	}
+	big := &Data{Sort: types.NewVector(types.Of(types.Bytes), maxIndexedRows+1)}
+	for i := 0; i <= maxIndexedRows; i++ {
+		big.Sort.AppendBytes(fmt.Appendf(nil, "%08d", i))
+	}
+	big.indexKeys()
+	if _, ok := big.findKey([]byte("00000001")); ok {
+		t.Fatal("a chunk-sized Data got a key index")
+	}
+	// Reset drops the index with the keys it indexed.
+	d := &Data{Sort: types.NewVector(types.Of(types.Bytes), 1)}
+	d.Sort.AppendBytes([]byte("a"))
+	d.indexKeys()
+	d.Reset()
+	if _, ok := d.findKey([]byte("a")); ok {
+		t.Fatal("Reset kept the key index")
+	}
+}
+
+// TestFindKeyIndexedMatchesSearch: FindKey over pages served from the
+// cache (with their key index) returns what an uncached reader finds by
+// binary search, for keys held (three rows each, some straddling pages),
+// keys between two held keys, and keys before and after every one.
+func TestFindKeyIndexedMatchesSearch(t *testing.T) {
+	fsys := vfs.NewMem()
+	const rows = 5*PageRows + 77
+	writePaged(t, fsys, "p", rows)
+	plain, err := Open(fsys, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	c := NewCache(DefaultCacheBytes)
+	r, err := OpenCached(fsys, "p", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var ps, cs Data
+	for pass := range 2 {
+		for bi := range r.Blocks() {
+			for k := int64(-1); k <= rows/3+1; k++ {
+				key := types.AppendKey(nil, types.NewInt64(k))
+				for _, probe := range [][]byte{key, append(key, 0)} {
+					plo, phi, err := plain.FindKey(bi, probe, &ps)
+					if err != nil {
+						t.Fatal(err)
+					}
+					clo, chi, err := r.FindKey(bi, probe, &cs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if plo != clo || phi != chi {
+						t.Fatalf("pass %d block %d key %x: cached [%d,%d), uncached [%d,%d)", pass, bi, probe, clo, chi, plo, phi)
+					}
+				}
+			}
+		}
+	}
+	if st := c.Stats(); st.Hits == 0 {
+		t.Fatalf("no page served from the cache: %+v", st)
+	}
+}
