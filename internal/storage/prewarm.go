@@ -22,6 +22,24 @@ import (
 // parts beyond it are not tried again: deltas that large are due a fold
 // soon anyway.
 
+// The current runs are prewarmed too, once per part. A fold warms the
+// run it writes, but a fold that ran during a pause in an ingest leaves
+// the ingest's later flushes and merges to evict those pages, and the
+// delta they end in is then too small to be folded again: at bench/'s
+// medium scale, two runs of ten so found R1 decoding 2.2 pages per
+// lookup, p50 50 µs instead of 9 (docs/benchmarks.md, 2026-12-06,
+// seventh session). After a restart the cache is cold the same way. A
+// run's pages still cached cost the pass a cache hit each.
+
+// prewarmRunShare is the share of the page cache one pass may fill with
+// current runs' pages: as much as a write may warm (part.Cache's
+// warmPartLimit), since a run is what most lookups read.
+const prewarmRunShare = 2
+
+// prewarmRunFixed are the fixed columns lookups of a current run read:
+// groups, commits, and the validity interval of lookups AS OF a commit.
+const prewarmRunFixed = part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
+
 // prewarmedBytes counts the bytes of pages prewarm passes put in page
 // caches, for tests.
 var prewarmedBytes atomic.Int64
@@ -29,11 +47,10 @@ var prewarmedBytes atomic.Int64
 // prewarmShare is the share of the page cache one prewarm pass may fill.
 const prewarmShare = 4
 
-// unwarmedDeltas lists the delta parts of keyed tables that no prewarm
-// pass has taken yet, in the published state.
-func (e *Engine) unwarmedDeltas() []*partFile {
+// unwarmed lists the delta parts, then the current runs, of keyed tables
+// that no prewarm pass has taken yet, in the published state.
+func (e *Engine) unwarmed() (deltas, runs []*partFile) {
 	st := e.cur.Load()
-	var out []*partFile
 	for id, td := range st.tables {
 		t, ok := st.cat.TableByID(id)
 		if !ok || !t.Keyed() {
@@ -41,33 +58,49 @@ func (e *Engine) unwarmedDeltas() []*partFile {
 		}
 		for _, sd := range td.shards {
 			for _, pf := range sd.parts {
-				if pf.man.Kind == manifest.KindDelta && !pf.prewarmed.Load() {
-					out = append(out, pf)
+				if pf.prewarmed.Load() {
+					continue
+				}
+				switch pf.man.Kind {
+				case manifest.KindDelta:
+					deltas = append(deltas, pf)
+				case manifest.KindCurrent:
+					runs = append(runs, pf)
 				}
 			}
 		}
 	}
-	return out
+	return deltas, runs
 }
 
-// prewarmLoop decodes the pages lookups read of the delta parts not yet
-// prewarmed into the page cache, when idle says the engine is idle (it is
+// prewarmLoop decodes the pages lookups read of the delta parts and
+// current runs not yet prewarmed into the page cache, when idle says the engine is idle (it is
 // asked only when there is something to do, so that an ingest's passes
 // arm no timer for nothing). paced passes give way to foreground reads.
 func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) error {
 	if e.pages == nil {
 		return nil
 	}
-	todo := e.unwarmedDeltas()
-	if len(todo) == 0 || !idle() {
+	deltas, runs := e.unwarmed()
+	if len(deltas)+len(runs) == 0 || !idle() {
 		return nil
 	}
 	var pace func()
 	if paced {
 		pace = e.paceMerge
 	}
-	budget := e.opts.PageCacheBytes / prewarmShare
 	var d part.Data
+	if err := e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace); err != nil {
+		return err
+	}
+	return e.prewarmParts(ctx, runs, prewarmRunFixed, e.opts.PageCacheBytes/prewarmRunShare, &d, pace)
+}
+
+// prewarmParts decodes the pages of todo that lookups read (the fixed
+// columns fixed and every table column) into the page cache, until it has
+// added budget bytes; each part is taken once, the ones past the budget
+// included.
+func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, budget int64, d *part.Data, pace func()) error {
 	for _, pf := range todo {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -84,7 +117,7 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 		for i, c := range meta.Columns {
 			ids[i] = c.ID
 		}
-		added, err := pf.r.Prewarm(lightFixed, ids, budget, &d, pace)
+		added, err := pf.r.Prewarm(fixed, ids, budget, d, pace)
 		pf.refs.release()
 		if err != nil {
 			// A corrupt page is reported by the lookup that reads it, as
