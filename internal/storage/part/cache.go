@@ -162,6 +162,16 @@ func (c *Cache) find(k pageKey) *Data {
 	return d
 }
 
+// has reports whether k is cached, counting nothing and leaving the
+// page's reference bit alone: a background pass asking is no use.
+func (c *Cache) has(k pageKey) bool {
+	s := c.shard(k)
+	s.mu.RLock()
+	_, ok := s.m[k]
+	s.mu.RUnlock()
+	return ok
+}
+
 // missed counts a miss of k: a page that will be decoded.
 func (c *Cache) missed(k pageKey) { c.shard(k).misses.Add(1) }
 

@@ -381,10 +381,18 @@ func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *D
 			pr = b.Rows
 		}
 		// One row per page: decodePages caches a page only when the rows
-		// asked for lie in one page, and then caches all of it.
+		// asked for lie in one page, and then caches all of it. A page
+		// whose sort keys are cached is taken as warm and skipped, so a
+		// pass over a part still in the cache costs a probe per page, not
+		// a read of every column (its other columns were read, and so
+		// cached, with it, by a lookup or a warming write).
+		sortTask := chunkTask{col: r.fixed[fSort], fixed: fSort}
 		for from := 0; from < b.Rows; from += pr {
 			if added := r.cache.added.Load() - start; added >= limit {
 				return added, nil
+			}
+			if k, ok := r.uniformPage(i, &sortTask, from, from+1); ok && r.cache.has(k) {
+				continue
 			}
 			if err := r.ReadRows(i, from, from+1, fixed|FixSort, cols, d); err != nil {
 				return r.cache.added.Load() - start, err

@@ -365,6 +365,15 @@ func TestPrewarm(t *testing.T) {
 	if st := c.Stats(); st.Misses != before.Misses || st.Hits == before.Hits {
 		t.Fatalf("after Prewarm: %d misses, %d hits", st.Misses-before.Misses, st.Hits-before.Hits)
 	}
+	// Prewarm of a part still cached probes each page's sort keys and
+	// reads nothing: no hit, no miss, nothing added.
+	before = c.Stats()
+	if again, err := r.Prewarm(warmFixed, ids(fx.meta), 1<<40, &Data{}, nil); err != nil || again != 0 {
+		t.Fatalf("Prewarm of a cached part added %d (%v)", again, err)
+	}
+	if st := c.Stats(); st.Hits != before.Hits || st.Misses != before.Misses {
+		t.Fatalf("Prewarm of a cached part: %d hits, %d misses", st.Hits-before.Hits, st.Misses-before.Misses)
+	}
 
 	c2 := NewCache(64 << 20)
 	r2, err := OpenCached(fsys, path, c2)
