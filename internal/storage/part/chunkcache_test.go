@@ -17,17 +17,7 @@ func TestChunkCacheMatchesFreshDecode(t *testing.T) {
 	fsys := newFS(t)
 	fx := balances(3*DefaultBlockRows/2 + 17)
 	writeFixture(t, fsys, "p", fx, WriteOptions{})
-	plain, err := Open(fsys, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
-	c := NewCache(DefaultCacheBytes)
-	r, err := OpenCached(fsys, "p", c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	plain, r, c := openPlainCached(t, fsys, "p")
 	reads := []struct {
 		fixed Fixed
 		ids   []catalog.ColumnID

@@ -72,17 +72,7 @@ func TestFindKeyIndexedMatchesSearch(t *testing.T) {
 	fsys := vfs.NewMem()
 	const rows = 5*PageRows + 77
 	writePaged(t, fsys, "p", rows)
-	plain, err := Open(fsys, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer plain.Close()
-	c := NewCache(DefaultCacheBytes)
-	r, err := OpenCached(fsys, "p", c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	plain, r, c := openPlainCached(t, fsys, "p")
 	var ps, cs Data
 	for pass := range 2 {
 		for bi := range r.Blocks() {
@@ -107,4 +97,21 @@ func TestFindKeyIndexedMatchesSearch(t *testing.T) {
 	if st := c.Stats(); st.Hits == 0 {
 		t.Fatalf("no page served from the cache: %+v", st)
 	}
+}
+
+// openPlainCached opens path twice, without a cache and with a fresh one
+// of DefaultCacheBytes, for tests that compare the two; both close with t.
+func openPlainCached(t *testing.T, fsys vfs.FS, path string) (plain, cached *Reader, c *Cache) {
+	t.Helper()
+	plain, err := Open(fsys, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
+	c = NewCache(DefaultCacheBytes)
+	if cached, err = OpenCached(fsys, path, c); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cached.Close() })
+	return plain, cached, c
 }
