@@ -568,6 +568,15 @@ func TestIdleRunsPrewarmed(t *testing.T) {
 		t.Fatal("lookups after a reopen decoded nothing")
 	}
 	reopen()
+	// A commit arriving once the pass has begun (idle true, then false)
+	// stops it before the next part, which stays for a later pass.
+	calls := 0
+	if err := e.prewarmLoop(ctx, false, func() bool { calls++; return calls == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if _, runs := e.unwarmed(); len(runs) == 0 || calls != 2 {
+		t.Fatalf("a pass that stopped being idle took the runs (%d left, idle asked %d times)", len(runs), calls)
+	}
 	before := prewarmedBytes.Load()
 	if err := e.MergeNow(ctx); err != nil {
 		t.Fatal(err)

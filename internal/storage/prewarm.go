@@ -29,12 +29,7 @@ import (
 // medium scale, two runs of ten so found R1 decoding 2.2 pages per
 // lookup, p50 50 µs instead of 9 (docs/benchmarks.md, 2026-12-06,
 // seventh session). After a restart the cache is cold the same way. A
-// run's pages still cached cost the pass a cache hit each.
-
-// prewarmRunShare is the share of the page cache one pass may fill with
-// current runs' pages: as much as a write may warm (part.Cache's
-// warmPartLimit), since a run is what most lookups read.
-const prewarmRunShare = 2
+// run's pages still cached cost the pass a probe each (Reader.Prewarm).
 
 // prewarmRunFixed are the fixed columns lookups of a current run read:
 // groups, commits, and the validity interval of lookups AS OF a commit.
@@ -44,7 +39,11 @@ const prewarmRunFixed = part.FixGroup | part.FixCommit | part.FixWonAt | part.Fi
 // caches, for tests.
 var prewarmedBytes atomic.Int64
 
-// prewarmShare is the share of the page cache one prewarm pass may fill.
+// prewarmShare is the share of the page cache one prewarm pass may fill
+// with deltas' pages, and again with current runs': both are the cache's
+// current class, which eviction holds to about half the cache while
+// history pages are cached, so a larger share would evict what the same
+// pass had just warmed.
 const prewarmShare = 4
 
 // unwarmed lists the delta parts, then the current runs, of keyed tables
@@ -90,20 +89,25 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 		pace = e.paceMerge
 	}
 	var d part.Data
-	if err := e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace); err != nil {
+	if err := e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil {
 		return err
 	}
-	return e.prewarmParts(ctx, runs, prewarmRunFixed, e.opts.PageCacheBytes/prewarmRunShare, &d, pace)
+	return e.prewarmParts(ctx, runs, prewarmRunFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle)
 }
 
 // prewarmParts decodes the pages of todo that lookups read (the fixed
 // columns fixed and every table column) into the page cache, until it has
 // added budget bytes; each part is taken once, the ones past the budget
-// included.
-func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, budget int64, d *part.Data, pace func()) error {
+// included. It stops, leaving the parts not taken for a later pass, once
+// idle says the engine is no longer idle: the pass holds the merge lock,
+// which an ingest's merges wait for.
+func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, budget int64, d *part.Data, pace func(), idle func() bool) error {
 	for _, pf := range todo {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if !idle() {
+			return nil
 		}
 		if !pf.prewarmed.CompareAndSwap(false, true) || budget <= 0 {
 			continue

@@ -382,17 +382,21 @@ func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *D
 		}
 		// One row per page: decodePages caches a page only when the rows
 		// asked for lie in one page, and then caches all of it. A page
-		// whose sort keys are cached is taken as warm and skipped, so a
-		// pass over a part still in the cache costs a probe per page, not
-		// a read of every column (its other columns were read, and so
-		// cached, with it, by a lookup or a warming write).
-		sortTask := chunkTask{col: r.fixed[fSort], fixed: fSort}
+		// whose groups are cached is taken as warm and skipped, so a pass
+		// over a part still in the cache costs a probe per page, not a
+		// read of every column. Groups, not sort keys: a lookup that only
+		// seeks (a key absent, a filter's false positive) caches the sort
+		// keys alone, while the groups are read with the rows' columns, by
+		// a lookup that found its key or by a warming write.
+		probe := chunkTask{col: r.fixed[fGroup], fixed: fGroup}
 		for from := 0; from < b.Rows; from += pr {
 			if added := r.cache.added.Load() - start; added >= limit {
 				return added, nil
 			}
-			if k, ok := r.uniformPage(i, &sortTask, from, from+1); ok && r.cache.has(k) {
-				continue
+			if probe.col >= 0 {
+				if k, ok := r.uniformPage(i, &probe, from, from+1); ok && r.cache.has(k) {
+					continue
+				}
 			}
 			if err := r.ReadRows(i, from, from+1, fixed|FixSort, cols, d); err != nil {
 				return r.cache.added.Load() - start, err
