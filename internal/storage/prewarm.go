@@ -26,10 +26,11 @@ import (
 // run it writes, but a fold that ran during a pause in an ingest leaves
 // the ingest's later flushes and merges to evict those pages, and the
 // delta they end in is then too small to be folded again: at bench/'s
-// medium scale, two runs of ten so found R1 decoding 2.2 pages per
-// lookup, p50 50 µs instead of 9 (docs/benchmarks.md, 2026-12-06,
-// seventh session). After a restart the cache is cold the same way. A
-// run's pages still cached cost the pass a probe each (Reader.Prewarm).
+// medium scale, three runs of about sixteen so found R1 decoding 2.2
+// pages per lookup, p50 50 µs instead of 9; prewarming halved that
+// (docs/benchmarks.md, 2026-12-06, seventh session). After a restart the
+// cache is cold the same way. A run's pages still cached cost the pass a
+// probe each (Reader.Prewarm).
 
 // prewarmRunFixed are the fixed columns lookups of a current run read:
 // groups, commits, and the validity interval of lookups AS OF a commit.
@@ -73,9 +74,10 @@ func (e *Engine) unwarmed() (deltas, runs []*partFile) {
 }
 
 // prewarmLoop decodes the pages lookups read of the delta parts and
-// current runs not yet prewarmed into the page cache, when idle says the engine is idle (it is
-// asked only when there is something to do, so that an ingest's passes
-// arm no timer for nothing). paced passes give way to foreground reads.
+// current runs not yet prewarmed into the page cache, when idle says the
+// engine is idle (it is asked only when there is something to do, so that
+// an ingest's passes arm no timer for nothing). paced passes give way to
+// foreground reads.
 func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) error {
 	if e.pages == nil {
 		return nil

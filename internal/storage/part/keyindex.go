@@ -15,8 +15,9 @@ import (
 
 // maxIndexedRows is the most rows a cached page gets a key index for: the
 // pages lookups read (CurrentPageRows, PageRows) are far smaller, while a
-// whole chunk kept for scans (chunkcache.go) is not searched by key often
-// enough to pay for one.
+// large chunk kept for scans (chunkcache.go) is not searched by key often
+// enough to pay for one. A chunk this small (a small delta's block) is
+// indexed like a page; FindKey uses it only when it is the whole page.
 const maxIndexedRows = 1 << 12
 
 // indexKeys builds d's key index, when d holds sort keys and few enough
