@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,5 +292,84 @@ func BenchmarkTimeFormat(b *testing.B) {
 	buf := make([]byte, 0, 32)
 	for i := range b.N {
 		buf = time.UnixMilli(baseMillis+int64(i)*1001).UTC().AppendFormat(buf[:0], "2006-01-02 15:04:05.000")
+	}
+}
+
+// countPoints records the keys a System's point lookups ask for.
+type countPoints struct {
+	System
+	asked []string
+}
+
+func (c *countPoints) Point(ctx context.Context, chain int, address, token string, commit uint64) (string, error) {
+	c.asked = append(c.asked, fmt.Sprintf("%d/%s/%s@%d", chain, address, token, commit))
+	return c.System.Point(ctx, chain, address, token, commit)
+}
+
+// TestLookupWarmUp: each lookup phase (R1, R4, R1 settled) first looks
+// up warmLookups other keys, then the timed keys in order, and R1's
+// warm-up is noted in the report.
+func TestLookupWarmUp(t *testing.T) {
+	cfg := &config{scale: tiny, seed: 11, systems: []string{"strata"}, lookups: 200, reps: 1}
+	rep := &Report{Scale: tiny, Seed: 11, Systems: cfg.systems, Results: map[string]map[string]Result{}, Unavailable: map[string]string{}}
+	model := NewModel(tiny.Keys)
+	g := NewGenerator(tiny, 11)
+	mid := g.Batches() / 2
+	for i := 1; ; i++ {
+		b := g.NextBatch(nil)
+		if len(b) == 0 {
+			break
+		}
+		model.Apply(b)
+		if i == mid {
+			model.TakeMiddle()
+		}
+	}
+	inner := newStrataEmbedded(11)
+	defer inner.Close()
+	sys := &countPoints{System: inner}
+	keys, warm := lookupKeys(cfg), warmKeys(cfg)
+	if len(warm) != 20 {
+		t.Fatalf("%d warm-up keys for 200 lookups, want 20", len(warm))
+	}
+	if slices.Equal(warm, keys[:len(warm)]) {
+		t.Fatal("the warm-up looks up the timed keys")
+	}
+	if _, err := runSystem(context.Background(), cfg, rep, sys, t.TempDir(), mid, model, keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Failures {
+		t.Error(f)
+	}
+	name := func(k int32) string {
+		chain, addr, tok := KeyOf(cfg.seed, k)
+		return fmt.Sprintf("%d/%s/%s@", chain, addr, tok)
+	}
+	phase := len(warm) + len(keys)
+	// R1, R4 (AS OF), R1 settled; R5 asks for no point lookup.
+	if len(sys.asked) != 3*phase {
+		t.Fatalf("%d point lookups, want 3 phases of %d", len(sys.asked), phase)
+	}
+	for p := 0; p < 3; p++ {
+		got := sys.asked[p*phase : (p+1)*phase]
+		for i, k := range warm {
+			if !strings.HasPrefix(got[i], name(k)) {
+				t.Fatalf("phase %d lookup %d is %s, want warm-up key %s", p, i, got[i], name(k))
+			}
+		}
+		for i, k := range keys {
+			if !strings.HasPrefix(got[len(warm)+i], name(k)) {
+				t.Fatalf("phase %d timed lookup %d is %s, want %s", p, i, got[len(warm)+i], name(k))
+			}
+		}
+	}
+	noted := 0
+	for _, n := range rep.Notes {
+		if strings.Contains(n, "warm-up") {
+			noted++
+		}
+	}
+	if noted != 2 {
+		t.Fatalf("%d warm-up notes, want R1's and R1 settled's: %q", noted, rep.Notes)
 	}
 }

@@ -62,6 +62,9 @@ type config struct {
 	// allocProf is a heap profile written right after the first
 	// system's W1, its alloc_space counting what W1 allocated.
 	allocProf string
+	// engineLog is a file the embedded engine's debug log (flushes,
+	// merges and why each ran, splits) is written to, with times.
+	engineLog string
 	// bulk names the systems whose state is bulk-loaded instead of
 	// ingested: W1 is not measured for them (bulkLoad).
 	bulk map[string]bool
@@ -97,6 +100,7 @@ func parseFlags(args []string) (*config, error) {
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
 	bulk := fs.String("bulk", "", "comma-separated systems (duckdb) whose state is bulk-loaded rather than ingested batch by batch: every read measure, no W1 (see README)")
 	lookupCPU := fs.Bool("lookup-cpu", false, lookupCPUHelp)
+	engineLog := fs.String("engine-log", "", "write Strata embedded's engine log at debug level (each merge with its reason and time, flushes, splits) to this file")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -109,7 +113,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl, lookupCPU: *lookupCPU}
+		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl, lookupCPU: *lookupCPU, engineLog: *engineLog}
 	profs := 0
 	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf, c.settledProf} {
 		if p != "" {

@@ -87,10 +87,13 @@ func (r *Report) fail(format string, args ...any) {
 	r.Failures = append(r.Failures, fmt.Sprintf(format, args...))
 }
 
-func newSystem(name string, seed uint64) System {
+func newSystem(name string, cfg *config) System {
+	seed := cfg.seed
 	switch name {
 	case "strata":
-		return newStrataEmbedded(seed)
+		x := newStrataEmbedded(seed)
+		x.logPath = cfg.engineLog
+		return x
 	case "strata-pg":
 		return &strataPG{seed: seed}
 	case "postgres":
@@ -116,13 +119,47 @@ func bar(n int, desc string) *progressbar.ProgressBar {
 
 // lookupKeys draws the keys of R1 and R4, the same for every system.
 func lookupKeys(cfg *config) []int32 {
-	r := rng{cfg.seed ^ 0x6c6f6f6b757073}
-	ks := make([]int32, cfg.lookups)
+	return drawKeys(cfg.seed^0x6c6f6f6b757073, cfg.lookups, cfg.scale.Keys)
+}
+
+// warmKeys draws the keys of the untimed lookups before each lookup
+// phase (warmLookups), from another stream than lookupKeys'.
+func warmKeys(cfg *config) []int32 {
+	return drawKeys(cfg.seed^0x7761726d7570, warmLookups(cfg.lookups), cfg.scale.Keys)
+}
+
+func drawKeys(seed uint64, n, keys int) []int32 {
+	r := rng{seed}
+	ks := make([]int32, n)
 	for i := range ks {
-		ks[i] = int32(r.intn(cfg.scale.Keys))
+		ks[i] = int32(r.intn(keys))
 	}
 	return ks
 }
+
+// warmSummary describes a warm-up's latencies: its p50 and p99, and the
+// median of its first 50 lookups, where a cold start shows.
+func warmSummary(ds []time.Duration) string {
+	first := slices.Clone(ds[:min(len(ds), 50)])
+	slices.Sort(first)
+	all := slices.Clone(ds)
+	slices.Sort(all)
+	return fmt.Sprintf("%d lookups of other keys: p50 %.0f µs, p99 %.0f µs; its first %d p50 %.0f µs",
+		len(ds), us(quantile(all, 0.5)), us(quantile(all, 0.99)), len(first), us(quantile(first, 0.5)))
+}
+
+// warmLookups is how many untimed lookups of other keys precede a phase
+// of n timed ones: a tenth of them, at most 1 000. On this machine the
+// first lookups after the process or its core has idled (the pause
+// probe, a settle, the other system's turn) run slower until the CPU's
+// caches and the runtime's threads are warm again: after half a second
+// asleep, the first 10 embedded lookups took p50 33 µs and the next 40
+// p90 27 µs against 7 and 9 µs later, and in bench/'s medium R1 ~45 of
+// the slowest 100 of 10 000 fell in the first thousand
+// (docs/benchmarks.md, 2026-12-06, eighth session). Every system gets
+// the same warm-up; its own latencies are printed and noted, so the cold
+// start stays visible.
+func warmLookups(n int) int { return min(n/10, 1000) }
 
 // runAll builds the model, then runs every system in turn.
 func runAll(ctx context.Context, cfg *config) (*Report, error) {
@@ -177,7 +214,7 @@ func runAll(ctx context.Context, cfg *config) (*Report, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		sys := newSystem(name, cfg.seed)
+		sys := newSystem(name, cfg)
 		got, err := runSystem(ctx, cfg, rep, sys, dir, mid, model, keys)
 		if err == nil && cfg.pairs() && contains(pairedSystems, name) {
 			held[name] = sys
@@ -370,6 +407,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	// lookups looks up every key of keys current (commit 0) or AS OF
 	// commit, checks each answer against the model and reports the p50
 	// and p99 of their times as p50 and p99.
+	warm := warmKeys(cfg)
 	lookups := func(commit uint64, p50, p99, label string) error {
 		// What the machine takes from a busy thread right now, measured
 		// just before the phase: the floor under its p99.
@@ -413,6 +451,33 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		detail := !wire && (cfg.lookupCPU || cfg.perfCtl != "")
 		if !wire {
 			runtime.LockOSThread()
+		}
+		// The warm-up: untimed in p50 and p99, reported on its own.
+		wds := make([]time.Duration, len(warm))
+		for i, k := range warm {
+			chain, addr, tok := KeyOf(cfg.seed, k)
+			t := time.Now()
+			v, err := sys.Point(ctx, chain, addr, tok, commit)
+			wds[i] = time.Since(t)
+			if err != nil {
+				if !wire {
+					runtime.UnlockOSThread()
+				}
+				return fmt.Errorf("%s warm-up: %w", label, err)
+			}
+			if want := model.Amount(k, commit > 0); v != want {
+				if !wire {
+					runtime.UnlockOSThread()
+				}
+				return fmt.Errorf("%s warm-up: (%d, %s, %s) = %q, the model says %q", label, chain, addr, tok, v, want)
+			}
+		}
+		if len(wds) > 0 {
+			wu := warmSummary(wds)
+			fmt.Printf("%s: %s warm-up, %s\n", name, label, wu)
+			if commit == 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s's %s warm-up (untimed in the measure), %s.", name, label, wu))
+			}
 		}
 		// With -perfctl, perf records this phase alone, and each lookup's
 		// start is kept as an offset from t0 (whose CLOCK_MONOTONIC time
@@ -781,11 +846,14 @@ func printTail(name, label string, ds, cs []time.Duration, fs []int64, wallOnly 
 	// Where the slowest lookups sit in the sequence: a tail made of the
 	// first lookups is warm-up (pools, caches), one spread evenly is not.
 	early := 0
+	var tenths [10]int
 	for _, i := range tail {
 		if i < len(ds)/10 {
 			early++
 		}
+		tenths[min(i*10/len(ds), 9)]++
 	}
+	fmt.Printf("%s: %s slowest 1 %% by tenth of the sequence: %v\n", name, label, tenths)
 	k := time.Duration(len(tail))
 	if wallOnly {
 		// Not measured (-lookup-cpu), or unlocked: a thread's CPU clock

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/strata-db/strata"
@@ -19,6 +22,9 @@ type strataEmbedded struct {
 	st   map[string]string
 	buf  []byte
 	last lookupTrace
+	// logPath, if set, receives the engine's debug log (-engine-log).
+	logPath string
+	logFile *os.File
 }
 
 func newStrataEmbedded(seed uint64) *strataEmbedded { return &strataEmbedded{seed: seed} }
@@ -34,7 +40,14 @@ func (x *strataEmbedded) Open(ctx context.Context, dir string) error {
 		return err
 	}
 	x.st, x.dir = st, dir
-	x.db, err = strata.Open(dir, strata.Options{PageCacheBytes: pageCacheBytes})
+	opts := strata.Options{PageCacheBytes: pageCacheBytes}
+	if x.logPath != "" {
+		if x.logFile, err = os.Create(x.logPath); err != nil {
+			return err
+		}
+		opts.Logger = slog.New(slog.NewTextHandler(x.logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	x.db, err = strata.Open(dir, opts)
 	if err != nil {
 		return err
 	}
@@ -154,8 +167,13 @@ func (x *strataEmbedded) State(ctx context.Context) (string, error) {
 func (x *strataEmbedded) Bytes(context.Context) (int64, error) { return dirBytes(x.dir) }
 
 func (x *strataEmbedded) Close() error {
-	if x.db == nil {
-		return nil
+	var err error
+	if x.db != nil {
+		err = x.db.Close()
 	}
-	return x.db.Close()
+	if x.logFile != nil {
+		err = errors.Join(err, x.logFile.Close())
+		x.logFile = nil
+	}
+	return err
 }
