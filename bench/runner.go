@@ -95,7 +95,11 @@ func newSystem(name string, cfg *config) System {
 		x.logPath = cfg.engineLog
 		return x
 	case "strata-pg":
-		return &strataPG{seed: seed}
+		x := &strataPG{seed: seed}
+		if cfg.engineLog != "" {
+			x.logPath = cfg.engineLog + ".strata-pg"
+		}
+		return x
 	case "postgres":
 		return newPostgres(seed)
 	case "sqlite":
@@ -412,7 +416,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// What the machine takes from a busy thread right now, measured
 		// just before the phase: the floor under its p99.
 		pz := probePauses(pauseProbe)
-		fmt.Printf("%s: before %s, %s\n", name, label, pz)
+		fmt.Printf("%s: before %s (%s), %s\n", name, label, time.Now().Format("15:04:05.000"), pz)
 		if commit == 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("Before %s's %s, %s.", name, label, pz))
 		}
@@ -531,6 +535,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			}
 		}
 		b.Finish() //nolint:errcheck
+		fmt.Printf("%s: %s ended at %s\n", name, label, time.Now().Format("15:04:05.000"))
 		if perf {
 			if err := perfControl(cfg.perfCtl, "disable"); err != nil {
 				return err

@@ -24,6 +24,9 @@ type strataPG struct {
 	cmd  *exec.Cmd
 	sqlReads
 	buf []byte
+	// logPath, if set, receives the server's log at debug level
+	// (-engine-log) instead of serve.log in its directory.
+	logPath string
 }
 
 // errNotAvailable marks a system that cannot run on this machine or in
@@ -76,8 +79,14 @@ func (x *strataPG) Open(ctx context.Context, dir string) error {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	x.data = filepath.Join(dir, "data")
-	x.cmd = exec.Command(bin, "serve", "--data", x.data, "--listen", addr, "--page-cache-mib", fmt.Sprint(pageCacheBytes>>20))
-	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	args := []string{"serve", "--data", x.data, "--listen", addr, "--page-cache-mib", fmt.Sprint(pageCacheBytes >> 20)}
+	logPath := filepath.Join(dir, "serve.log")
+	if x.logPath != "" {
+		args = append(args, "--log-level", "debug")
+		logPath = x.logPath
+	}
+	x.cmd = exec.Command(bin, args...)
+	logf, err := os.Create(logPath)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,6 +26,9 @@ type serveFlags struct {
 	listen    string
 	http      string
 	logFormat string
+	// logLevel is the least severe level logged: debug, info, warn or
+	// error.
+	logLevel  string
 	tlsCert   string
 	tlsKey    string
 	asofIndex bool
@@ -73,6 +77,7 @@ accepting, cancels running statements, closes the directory and exits 0.`,
 	f.StringVar(&fl.listen, "listen", pgwire.DefaultListen, "address for PostgreSQL clients, host:port")
 	f.StringVar(&fl.http, "http", "", "address for HTTP (/metrics, /debug/pprof), host:port, without authentication; off when empty")
 	f.StringVar(&fl.logFormat, "log-format", "text", "log format on standard error: text or json")
+	f.StringVar(&fl.logLevel, "log-level", "info", "least severe level logged: debug (also each merge with its reason and each idle prewarm pass), info, warn or error")
 	f.StringVar(&fl.tlsCert, "tls-cert", "", "PEM certificate for TLS (with --tls-key)")
 	f.StringVar(&fl.tlsKey, "tls-key", "", "PEM private key for TLS (with --tls-cert)")
 	f.BoolVar(&fl.asofIndex, "asof-index", false, "write AS OF indexes of versioned tables' merged runs: faster first reads at past commits, more disk and merge CPU")
@@ -96,12 +101,20 @@ func runServe(ctx context.Context, fl serveFlags, logOut io.Writer, ready func(*
 	if fl.hugePageMiB < -1 || fl.hugePageMiB > 1<<30 {
 		return fmt.Errorf("--huge-page-mib %d: must be between -1 (none), 0 (the default) and 2^30", fl.hugePageMiB)
 	}
+	var level slog.Level
+	if fl.logLevel == "" {
+		fl.logLevel = "info"
+	}
+	if err := level.UnmarshalText([]byte(fl.logLevel)); err != nil || strings.ContainsAny(fl.logLevel, "+-") {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", fl.logLevel)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
 	var log *slog.Logger
 	switch fl.logFormat {
 	case "text":
-		log = slog.New(slog.NewTextHandler(logOut, nil))
+		log = slog.New(slog.NewTextHandler(logOut, hopts))
 	case "json":
-		log = slog.New(slog.NewJSONHandler(logOut, nil))
+		log = slog.New(slog.NewJSONHandler(logOut, hopts))
 	default:
 		return fmt.Errorf("--log-format %q: want text or json", fl.logFormat)
 	}

@@ -130,6 +130,8 @@ func TestServeFlagErrors(t *testing.T) {
 		want string
 	}{
 		{serveFlags{data: dir, logFormat: "xml", listen: "127.0.0.1:0"}, "--log-format"},
+		{serveFlags{data: dir, logFormat: "text", logLevel: "verbose", listen: "127.0.0.1:0"}, "--log-level \"verbose\""},
+		{serveFlags{data: dir, logFormat: "text", logLevel: "info+2", listen: "127.0.0.1:0"}, "--log-level"},
 		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: "c.pem"}, "go together"},
 		{serveFlags{data: dir, logFormat: "text", listen: "127.0.0.1:0", tlsCert: filepath.Join(dir, "no.pem"), tlsKey: filepath.Join(dir, "no.key")}, "TLS"},
 		{serveFlags{data: dir, logFormat: "text", listen: "nonsense"}, "listen address"},

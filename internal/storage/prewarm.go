@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/manifest"
@@ -91,6 +92,11 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 		pace = e.paceMerge
 	}
 	var d part.Data
+	start, before := time.Now(), prewarmedBytes.Load()
+	defer func() {
+		e.log.Debug("storage: prewarmed", "deltas", len(deltas), "runs", len(runs),
+			"bytes", prewarmedBytes.Load()-before, "took", time.Since(start))
+	}()
 	if err := e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil {
 		return err
 	}
