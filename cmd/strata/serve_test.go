@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/strata-db/strata/internal/pgwire"
 )
 
 // TestServeSubprocess runs `strata serve` as a real process: it serves
@@ -145,5 +146,46 @@ func TestServeFlagErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "never")); !os.IsNotExist(err) {
 		t.Errorf("a rejected --page-cache-mib created the data directory: %v", err)
+	}
+}
+
+// TestServeLogLevel: --log-level debug logs the debug lines (a client's
+// connection), the default info level does not.
+func TestServeLogLevel(t *testing.T) {
+	for _, c := range []struct {
+		level string
+		want  bool
+	}{{"debug", true}, {"", false}, {"info", false}} {
+		var out bytes.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		addrs := make(chan string, 1)
+		done := make(chan error, 1)
+		fl := serveFlags{data: t.TempDir(), listen: "127.0.0.1:0", logFormat: "text", logLevel: c.level, hugePageMiB: -1}
+		go func() {
+			done <- runServe(ctx, fl, &out, func(srv *pgwire.Server) { addrs <- srv.Addr().String() })
+		}()
+		var addr string
+		select {
+		case addr = <-addrs:
+		case err := <-done:
+			cancel()
+			t.Fatalf("--log-level %q: %v", c.level, err)
+		}
+		conn, err := pgx.Connect(ctx, "postgres://strata@"+addr+"/strata?sslmode=disable")
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(ctx)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("--log-level %q: %v", c.level, err)
+		}
+		if got := strings.Contains(out.String(), "pgwire: connected"); got != c.want {
+			t.Errorf("--log-level %q: debug line logged %v, want %v:\n%s", c.level, got, c.want, out.String())
+		}
 	}
 }
