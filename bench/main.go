@@ -62,8 +62,10 @@ type config struct {
 	// allocProf is a heap profile written right after the first
 	// system's W1, its alloc_space counting what W1 allocated.
 	allocProf string
-	// engineLog is a file the embedded engine's debug log (flushes,
-	// merges and why each ran, splits) is written to, with times.
+	// engineLog is a file the embedded engine's log is written to at
+	// debug level (merges and why each ran, idle prewarm passes, splits,
+	// warnings), with times; the strata-pg server's goes to
+	// engineLog.strata-pg.
 	engineLog string
 	// bulk names the systems whose state is bulk-loaded instead of
 	// ingested: W1 is not measured for them (bulkLoad).
@@ -100,7 +102,7 @@ func parseFlags(args []string) (*config, error) {
 	allocProf := fs.String("allocprofile", "", "write a heap profile right after the first system's W1 ingest (its alloc_space sample is what ingest allocated, the harness's generator included)")
 	bulk := fs.String("bulk", "", "comma-separated systems (duckdb) whose state is bulk-loaded rather than ingested batch by batch: every read measure, no W1 (see README)")
 	lookupCPU := fs.Bool("lookup-cpu", false, lookupCPUHelp)
-	engineLog := fs.String("engine-log", "", "write Strata embedded's engine log at debug level (each merge with its reason and time, idle prewarm passes, splits) to this file, and the strata-pg server's to FILE.strata-pg")
+	engineLog := fs.String("engine-log", "", "write Strata embedded's engine log at debug level (each merge with its reason and time, idle prewarm passes, splits, and its warnings, which then do not go to standard error) to this file, and the strata-pg server's to FILE.strata-pg")
 	quiet := fs.Bool("quiet-lookups", false, "let background merges finish before R1 and R4 (by default they run right after R2 and R3, possibly during post-ingest merges)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

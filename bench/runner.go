@@ -126,8 +126,9 @@ func lookupKeys(cfg *config) []int32 {
 	return drawKeys(cfg.seed^0x6c6f6f6b757073, cfg.lookups, cfg.scale.Keys)
 }
 
-// warmKeys draws the keys of the untimed lookups before each lookup
-// phase (warmLookups), from another stream than lookupKeys'.
+// warmKeys draws the keys of the warm-up before each lookup phase
+// (warmLookups), from another stream than lookupKeys': random keys, a few
+// of which may also be timed keys.
 func warmKeys(cfg *config) []int32 {
 	return drawKeys(cfg.seed^0x7761726d7570, warmLookups(cfg.lookups), cfg.scale.Keys)
 }
@@ -148,21 +149,23 @@ func warmSummary(ds []time.Duration) string {
 	slices.Sort(first)
 	all := slices.Clone(ds)
 	slices.Sort(all)
-	return fmt.Sprintf("%d lookups of other keys: p50 %.0f µs, p99 %.0f µs; its first %d p50 %.0f µs",
+	return fmt.Sprintf("%d lookups of random keys: p50 %.0f µs, p99 %.0f µs; its first %d p50 %.0f µs",
 		len(ds), us(quantile(all, 0.5)), us(quantile(all, 0.99)), len(first), us(quantile(first, 0.5)))
 }
 
-// warmLookups is how many untimed lookups of other keys precede a phase
-// of n timed ones: a tenth of them, at most 1 000. On this machine the
-// first lookups after the process or its core has idled (the pause
-// probe, a settle, the other system's turn) run slower until the CPU's
-// caches and the runtime's threads are warm again: after half a second
-// asleep, the first 10 embedded lookups took p50 33 µs and the next 40
-// p90 27 µs against 7 and 9 µs later, and in bench/'s medium R1 ~45 of
-// the slowest 100 of 10 000 fell in the first thousand
-// (docs/benchmarks.md, 2026-12-06, eighth session). Every system gets
-// the same warm-up; its own latencies are printed and noted, so the cold
-// start stays visible.
+// warmLookups is how many warm-up lookups, timed apart from the phase's
+// percentiles, precede a phase of n timed ones: a tenth of them, at most
+// 1 000. On this machine the first lookups after the process or its core
+// has idled (the pause probe, a settle, the other system's turn) run
+// slower until the CPU's caches and the runtime's threads are warm again:
+// after half a second asleep, the first 10 embedded lookups took p50 33 µs
+// and the next 40 p90 27 µs against 7 and 9 µs later, and in five of
+// bench/'s medium runs 40–67 of R1's slowest 100 of 10 000 fell in the
+// first thousand (docs/benchmarks.md, 2026-12-06, eighth session). The
+// warm-up also fills caches the phase would have filled (a system's page
+// cache, for R4 its history pages). Every system gets the same warm-up;
+// its own latencies are printed and noted, so the cold start stays
+// visible.
 func warmLookups(n int) int { return min(n/10, 1000) }
 
 // runAll builds the model, then runs every system in turn.
@@ -410,7 +413,8 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	}
 	// lookups looks up every key of keys current (commit 0) or AS OF
 	// commit, checks each answer against the model and reports the p50
-	// and p99 of their times as p50 and p99.
+	// and p99 of their times as p50 and p99; a warm-up of the keys of
+	// warm comes first, timed apart (warmLookups).
 	warm := warmKeys(cfg)
 	lookups := func(commit uint64, p50, p99, label string) error {
 		// What the machine takes from a busy thread right now, measured
@@ -437,6 +441,7 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		if tr != nil {
 			ts = make([]lookupTrace, len(keys))
 			tr.traceLookups(true)
+			defer tr.traceLookups(false)
 		}
 		// An in-process lookup runs on the locked thread from start to
 		// end, so cs is its own CPU. A lookup over a socket parks while
@@ -453,9 +458,18 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// detail: each lookup's own CPU time and faults, on request
 		// (-lookup-cpu, or -perfctl, whose report prints them).
 		detail := !wire && (cfg.lookupCPU || cfg.perfCtl != "")
-		if !wire {
+		// Unlocked on every return, the errors' included.
+		locked := !wire
+		if locked {
 			runtime.LockOSThread()
 		}
+		unlock := func() {
+			if locked {
+				runtime.UnlockOSThread()
+				locked = false
+			}
+		}
+		defer unlock()
 		// The warm-up: untimed in p50 and p99, reported on its own.
 		wds := make([]time.Duration, len(warm))
 		for i, k := range warm {
@@ -464,15 +478,9 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			v, err := sys.Point(ctx, chain, addr, tok, commit)
 			wds[i] = time.Since(t)
 			if err != nil {
-				if !wire {
-					runtime.UnlockOSThread()
-				}
 				return fmt.Errorf("%s warm-up: %w", label, err)
 			}
 			if want := model.Amount(k, commit > 0); v != want {
-				if !wire {
-					runtime.UnlockOSThread()
-				}
 				return fmt.Errorf("%s warm-up: (%d, %s, %s) = %q, the model says %q", label, chain, addr, tok, v, want)
 			}
 		}
@@ -553,12 +561,9 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			// session of 2026-12-06).
 			fmt.Printf("%s: %s runtime: %s\n", name, label, readRuntimeActivity().since(rt0))
 		}
-		if !wire {
-			runtime.UnlockOSThread()
-		}
+		unlock()
 		printTail(name, label, ds, cs, fs, !detail)
 		if tr != nil {
-			tr.traceLookups(false)
 			// The slowest 1 % by their own CPU: what a change can move.
 			idx := make([]int, len(cs))
 			for i := range idx {
@@ -850,14 +855,11 @@ func printTail(name, label string, ds, cs []time.Duration, fs []int64, wallOnly 
 	}
 	// Where the slowest lookups sit in the sequence: a tail made of the
 	// first lookups is warm-up (pools, caches), one spread evenly is not.
-	early := 0
 	var tenths [10]int
 	for _, i := range tail {
-		if i < len(ds)/10 {
-			early++
-		}
 		tenths[min(i*10/len(ds), 9)]++
 	}
+	early := tenths[0]
 	fmt.Printf("%s: %s slowest 1 %% by tenth of the sequence: %v\n", name, label, tenths)
 	k := time.Duration(len(tail))
 	if wallOnly {

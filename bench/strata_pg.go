@@ -91,7 +91,10 @@ func (x *strataPG) Open(ctx context.Context, dir string) error {
 		return err
 	}
 	x.cmd.Stdout, x.cmd.Stderr = logf, logf
-	if err := x.cmd.Start(); err != nil {
+	err = x.cmd.Start()
+	// The server writes to its own copy of the descriptor.
+	logf.Close()
+	if err != nil {
 		return err
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {

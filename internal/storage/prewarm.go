@@ -92,15 +92,18 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 		pace = e.paceMerge
 	}
 	var d part.Data
-	start, before := time.Now(), prewarmedBytes.Load()
+	start := time.Now()
+	var dn, rn int
+	var dBytes, rBytes int64
 	defer func() {
-		e.log.Debug("storage: prewarmed", "deltas", len(deltas), "runs", len(runs),
-			"bytes", prewarmedBytes.Load()-before, "took", time.Since(start))
+		e.log.Debug("storage: prewarmed", "deltas", dn, "runs", rn, "bytes", dBytes+rBytes, "took", time.Since(start))
 	}()
-	if err := e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil {
+	var err error
+	if dn, dBytes, err = e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil {
 		return err
 	}
-	return e.prewarmParts(ctx, runs, prewarmRunFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle)
+	rn, rBytes, err = e.prewarmParts(ctx, runs, prewarmRunFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle)
+	return err
 }
 
 // prewarmParts decodes the pages of todo that lookups read (the fixed
@@ -108,14 +111,15 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 // added budget bytes; each part is taken once, the ones past the budget
 // included. It stops, leaving the parts not taken for a later pass, once
 // idle says the engine is no longer idle: the pass holds the merge lock,
-// which an ingest's merges wait for.
-func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, budget int64, d *part.Data, pace func(), idle func() bool) error {
+// which an ingest's merges wait for. It returns how many parts it read
+// and the bytes it added to the cache.
+func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, budget int64, d *part.Data, pace func(), idle func() bool) (read int, total int64, err error) {
 	for _, pf := range todo {
 		if err := ctx.Err(); err != nil {
-			return err
+			return read, total, err
 		}
 		if !idle() {
-			return nil
+			return read, total, nil
 		}
 		if !pf.prewarmed.CompareAndSwap(false, true) || budget <= 0 {
 			continue
@@ -139,6 +143,8 @@ func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.
 		}
 		budget -= added
 		prewarmedBytes.Add(added)
+		read++
+		total += added
 	}
-	return nil
+	return read, total, nil
 }
