@@ -197,9 +197,10 @@ func TestReplaceSection(t *testing.T) {
 	}
 }
 
-// TestStrataSmoke runs the whole pipeline on Strata embedded at a tiny
-// scale: every answer is checked against the model inside runSystem.
-func TestStrataSmoke(t *testing.T) {
+// tinyStrataRun sets up a run of Strata embedded alone at the tiny scale,
+// seed 11, 200 lookups: its config, report and model, and the batch whose
+// commit R3 and R4 read.
+func tinyStrataRun() (*config, *Report, *Model, int) {
 	cfg := &config{scale: tiny, seed: 11, systems: []string{"strata"}, lookups: 200, reps: 1}
 	rep := &Report{Scale: tiny, Seed: 11, Systems: cfg.systems, Results: map[string]map[string]Result{}, Unavailable: map[string]string{}}
 	model := NewModel(tiny.Keys)
@@ -216,6 +217,13 @@ func TestStrataSmoke(t *testing.T) {
 		}
 	}
 	rep.Distinct = tiny.Versions - g.Rep
+	return cfg, rep, model, mid
+}
+
+// TestStrataSmoke runs the whole pipeline on Strata embedded at a tiny
+// scale: every answer is checked against the model inside runSystem.
+func TestStrataSmoke(t *testing.T) {
+	cfg, rep, model, mid := tinyStrataRun()
 	sys := newStrataEmbedded(11)
 	defer sys.Close()
 	got, err := runSystem(context.Background(), cfg, rep, sys, t.TempDir(), mid, model, lookupKeys(cfg))
@@ -307,24 +315,10 @@ func (c *countPoints) Point(ctx context.Context, chain int, address, token strin
 }
 
 // TestLookupWarmUp: each lookup phase (R1, R4, R1 settled) first looks
-// up warmLookups other keys, then the timed keys in order, and R1's
-// warm-up is noted in the report.
+// up warmKeys' keys, then the timed keys in order, and R1's
+// and R1 settled's warm-ups are noted in the report.
 func TestLookupWarmUp(t *testing.T) {
-	cfg := &config{scale: tiny, seed: 11, systems: []string{"strata"}, lookups: 200, reps: 1}
-	rep := &Report{Scale: tiny, Seed: 11, Systems: cfg.systems, Results: map[string]map[string]Result{}, Unavailable: map[string]string{}}
-	model := NewModel(tiny.Keys)
-	g := NewGenerator(tiny, 11)
-	mid := g.Batches() / 2
-	for i := 1; ; i++ {
-		b := g.NextBatch(nil)
-		if len(b) == 0 {
-			break
-		}
-		model.Apply(b)
-		if i == mid {
-			model.TakeMiddle()
-		}
-	}
+	cfg, rep, model, mid := tinyStrataRun()
 	inner := newStrataEmbedded(11)
 	defer inner.Close()
 	sys := &countPoints{System: inner}
