@@ -242,16 +242,17 @@ func TestTakeTerminated(t *testing.T) {
 // and \q, which ends the loop before the last line.
 func TestInteractive(t *testing.T) {
 	eng := newFake()
-	var out, errOut bytes.Buffer
-	sh := newShell(eng, &out, &errOut, formatTable)
+	// readline's own goroutines may still write after the loop ends.
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	sh := newShell(eng, out, errOut, formatTable)
 	// Ctrl-C (\x03) drops the statement being typed.
 	input := "INSERT INTO t\n  VALUES (1, 'a;b')\n  ;\n\\dt\nDROP\nTABLE\x03SELECT nope; -- a comment\n\\q\nSELECT 1;\n"
 	hist := filepath.Join(t.TempDir(), "history")
 	cfg := &readline.Config{
 		HistoryFile:         hist,
 		Stdin:               io.NopCloser(strings.NewReader(input)),
-		Stdout:              &out,
-		Stderr:              &errOut,
+		Stdout:              out,
+		Stderr:              errOut,
 		FuncIsTerminal:      func() bool { return true },
 		FuncMakeRaw:         func() error { return nil },
 		FuncExitRaw:         func() error { return nil },

@@ -5,6 +5,7 @@ package pgwire
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -178,5 +179,44 @@ func TestBlockingReadsBounded(t *testing.T) {
 			t.Fatalf("limit %d: shutdown: %v", tc.limit, err)
 		}
 		cancel()
+	}
+}
+
+// TestServeWaitsForConnections: Serve returns, once its context ends, only
+// after every connection has been closed, so that a caller may close the
+// engine next (strata serve does) with no statement still using it.
+func TestServeWaitsForConnections(t *testing.T) {
+	eng, err := storage.Open(t.TempDir(), storage.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	srv, err := New(eng, Config{Listen: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	url := "postgres://anyone@" + srv.Addr().String() + "/strata?sslmode=disable"
+	for range 4 {
+		c := connect(t, url)
+		var one int
+		if err := c.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	select {
+	case err := <-served:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Serve: %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * ShutdownGrace):
+		t.Fatal("Serve did not return")
+	}
+	if n := srv.Connections(); n != 0 {
+		t.Fatalf("Serve returned with %d connections still open", n)
 	}
 }

@@ -183,14 +183,23 @@ func (s *Server) startBlocking(c *conn) (release func()) {
 }
 
 // Serve accepts connections until Shutdown (it then returns nil) or until
-// ctx is done (it then shuts down and returns ctx's error).
+// ctx is done (it then shuts down and returns ctx's error, once every
+// connection is closed: the caller may close the engine next).
 func (s *Server) Serve(ctx context.Context) error {
+	shut := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
+		defer close(shut)
 		grace, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 		defer cancel()
 		s.Shutdown(grace)
 	})
-	defer stop()
+	defer func() {
+		// The shutdown closes the listener first, so Accept fails (and
+		// Serve gets here) before it has closed the connections.
+		if !stop() {
+			<-shut
+		}
+	}()
 	for {
 		nc, err := s.ln.Accept()
 		if err != nil {
