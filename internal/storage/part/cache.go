@@ -306,7 +306,7 @@ func pageBytes(d *Data) int64 {
 	n := int64(256)
 	n += int64(cap(d.Group))*2 + int64(cap(d.Commit))*8 + int64(cap(d.Seq))*4 + int64(cap(d.Tomb)) +
 		int64(cap(d.WonAt)+cap(d.EndedAt)+cap(d.SupersededBy))*8 + int64(cap(d.State))
-	n += d.Sort.MemBytes() + d.Order.MemBytes() + int64(cap(d.keyIdx))*2
+	n += d.Sort.MemBytes() + d.Order.MemBytes() + int64(cap(d.keyIdx)+cap(d.runEnds))*2
 	for _, v := range d.Cols {
 		n += v.MemBytes()
 	}

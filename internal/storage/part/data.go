@@ -231,6 +231,11 @@ type Data struct {
 	// keyIdx indexes Sort's keys (keyindex.go), on pages in the page
 	// cache only.
 	keyIdx []uint16
+	// runEnds, on a sort-key page cached as key runs (keyruns.go) only,
+	// is where the rows of each of Sort's keys end: Sort then holds each
+	// key of the page once, and the rows of key x are [runEnds[x-1],
+	// runEnds[x]) of the page (from 0 for the first).
+	runEnds []uint16
 }
 
 // Reset empties d, keeping every buffer for reuse.
@@ -240,7 +245,7 @@ func (d *Data) Reset() {
 		return
 	}
 	d.Rows = 0
-	d.keyIdx = nil
+	d.keyIdx, d.runEnds = nil, nil
 	if d.Sort != nil {
 		d.Sort.Reset()
 	}

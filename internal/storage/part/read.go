@@ -501,6 +501,9 @@ type chunkTask struct {
 	v          *types.Vector
 	ph         physical
 	start, end int64
+	// uncached makes decodePages neither look in the page cache nor put
+	// the page it decodes there: keyRunsPage caches another form of it.
+	uncached bool
 }
 
 // Bytes past the checksums are what a writer wrote, but not necessarily

@@ -205,7 +205,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	scratch := sc
 	var fast pageKey
 	tried := false
-	if r.cache != nil {
+	if r.cache != nil && !t.uncached {
 		// The page cache first, by the page's first row worked out from
 		// the part's page size: a lookup's page is nearly always cached,
 		// and the offset index's two binary searches (interface calls
@@ -261,7 +261,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// One page is what a lookup decodes per column; it is cached. A range
 	// of pages (a key's rows crossing a page boundary) is decoded into
 	// scratch as before.
-	cached := r.cache != nil && p0 == p1
+	cached := r.cache != nil && p0 == p1 && !t.uncached
 	var key pageKey
 	if cached {
 		key = pageKey{reader: r.id, block: uint32(blk), col: uint32(t.col), first: uint32(first)}
@@ -483,6 +483,30 @@ func (r *Reader) FindKey(i int, key []byte, d *Data) (lo, hi int, err error) {
 	}
 	for from := j * pr; from < b.Rows; from += pr {
 		to := min(from+pr, b.Rows)
+		// A history part's page is searched as key runs (keyruns.go).
+		kr, err := r.keyRunsPage(w, i, chunks, from, to, d)
+		if err != nil {
+			return 0, 0, err
+		}
+		if kr != nil {
+			n := to - from
+			x := 0
+			if lo < 0 {
+				if x = kr.findRun(key); x < 0 {
+					if bytes.Compare(kr.Sort.BytesAt(kr.Sort.Len()-1), key) < 0 {
+						continue // the key's rows begin on the next page, if anywhere
+					}
+					return 0, 0, nil
+				}
+				lo = from + kr.runStart(x)
+			} else if !bytes.Equal(kr.Sort.BytesAt(0), key) {
+				return lo, from, nil // the key's rows ended with the page before
+			}
+			if e := int(kr.runEnds[x]); e < n {
+				return lo, from + e, nil
+			}
+			continue
+		}
 		// The page is decoded into d's scratch (or taken from the page
 		// cache) and searched there.
 		src, _, err := r.decodePages(w, i, &task, chunks, from, to, d.scratch, 0, d.Trace)

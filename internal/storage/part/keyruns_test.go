@@ -1,0 +1,163 @@
+package part
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// writeHistoryRuns writes a history part of rows whose keys come in runs
+// of 1 to 25 rows, and a few runs longer than a page, so that runs cross
+// page and block boundaries; it returns the distinct keys in order.
+func writeHistoryRuns(t *testing.T, fsys vfs.FS, path string, rows, pageRows, blockRows int) [][]byte {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 9))
+	cols := []ColumnMeta{{ID: 1, Type: types.Of(types.Int64), Codec: catalog.DefaultCodec(types.Of(types.Int64))}}
+	d := &Data{Sort: types.NewVector(types.Of(types.Bytes), rows), IDs: []catalog.ColumnID{1},
+		Cols: []*types.Vector{types.NewVector(cols[0].Type, rows)}}
+	var keys [][]byte
+	for k := 0; d.Rows < rows; k += 2 {
+		key := fmt.Appendf(nil, "key-%08d", k)
+		keys = append(keys, key)
+		run := 1 + rng.IntN(25)
+		if rng.IntN(40) == 0 {
+			run = pageRows + rng.IntN(2*pageRows)
+		}
+		for ; run > 0 && d.Rows < rows; run-- {
+			d.Sort.AppendBytes(key)
+			d.Commit = append(d.Commit, uint64(d.Rows+1))
+			d.Seq = append(d.Seq, 0)
+			d.Tomb = append(d.Tomb, false)
+			d.Cols[0].AppendInt64(int64(d.Rows))
+			d.Rows++
+		}
+	}
+	if _, err := Write(fsys, path, d, Meta{Table: 1, Part: 1, Kind: KindHistory, Columns: cols}, WriteOptions{BlockRows: blockRows, PageRows: pageRows}); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// TestFindKeyRunsMatchesRows: FindKey over a history part's sort-key pages
+// cached as key runs returns what an uncached reader finds row by row, for
+// every key held (runs within a page, across pages and across blocks),
+// keys between two held keys and keys before and after all of them, on
+// the pass that decodes the pages and the one served from the cache; and
+// the pages are cached in that form, not row by row.
+func TestFindKeyRunsMatchesRows(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows, rows = 64, 40*64 + 17
+	keys := writeHistoryRuns(t, fsys, "h", rows, pageRows, 7*pageRows+5)
+	plain, r, c := openPlainCached(t, fsys, "h")
+	var probes [][]byte
+	probes = append(probes, []byte("a"), []byte("z"))
+	for _, k := range keys {
+		probes = append(probes, k, append(bytes.Clone(k), 0), k[:len(k)-1])
+	}
+	var ps, cs Data
+	found := 0
+	for pass := range 2 {
+		for bi := range r.Blocks() {
+			for _, probe := range probes {
+				plo, phi, err := plain.FindKey(bi, probe, &ps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				clo, chi, err := r.FindKey(bi, probe, &cs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plo != clo || phi != chi {
+					t.Fatalf("pass %d block %d key %q: key runs [%d,%d), rows [%d,%d)", pass, bi, probe, clo, chi, plo, phi)
+				}
+				if pass == 0 && phi > plo {
+					found++
+				}
+			}
+		}
+	}
+	if found < len(keys) {
+		t.Fatalf("found %d keys of %d", found, len(keys))
+	}
+	runs, rowByRow := 0, 0
+	for bi, b := range r.Blocks() {
+		for from := 0; from < b.Rows; from += pageRows {
+			k := pageKey{reader: r.id, block: uint32(bi), col: uint32(r.fixed[fSort]), first: uint32(from)}
+			if c.has(k) {
+				rowByRow++
+			}
+			k.col |= keyRunsCol
+			if d := c.find(k); d != nil {
+				runs++
+				if d.Rows != min(pageRows, b.Rows-from) || int(d.runEnds[len(d.runEnds)-1]) != d.Rows || d.Sort.Len() != len(d.runEnds) {
+					t.Fatalf("block %d page at %d: %d rows, %d keys, runs end %v", bi, from, d.Rows, d.Sort.Len(), d.runEnds)
+				}
+			}
+		}
+	}
+	if runs == 0 || rowByRow != 0 {
+		t.Fatalf("%d pages cached as key runs, %d row by row", runs, rowByRow)
+	}
+}
+
+// TestFindKeyRowPagesKept: a history part's sort-key page already cached
+// row by row (a read of the keys put it there) is searched in that form,
+// not decoded again into key runs, and gives the same rows.
+func TestFindKeyRowPagesKept(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows = 64
+	keys := writeHistoryRuns(t, fsys, "h", 10*pageRows, pageRows, 0)
+	plain, r, c := openPlainCached(t, fsys, "h")
+	var rows Data
+	if err := r.ReadRows(0, 0, 1, FixSort, nil, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var ps, cs Data
+	for _, k := range keys[:3] {
+		plo, phi, err := plain.FindKey(0, k, &ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clo, chi, err := r.FindKey(0, k, &cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plo != clo || phi != chi {
+			t.Fatalf("key %q: [%d,%d), want [%d,%d)", k, clo, chi, plo, phi)
+		}
+	}
+	if c.find(pageKey{reader: r.id, col: uint32(r.fixed[fSort]) | keyRunsCol}) != nil {
+		t.Fatal("the first page was decoded into key runs beside its cached rows")
+	}
+}
+
+// TestKeyRuns: the key-runs form of a page holds each key once, in order,
+// with the end of its rows.
+func TestKeyRuns(t *testing.T) {
+	v := types.NewVector(types.Of(types.Bytes), 8)
+	for _, k := range []string{"a", "a", "b", "c", "c", "c", "d", "e"} {
+		v.AppendBytes([]byte(k))
+	}
+	kr := keyRuns(v)
+	var got []string
+	for i := range kr.Sort.Len() {
+		got = append(got, fmt.Sprintf("%s:%d-%d", kr.Sort.BytesAt(i), kr.runStart(i), kr.runEnds[i]))
+	}
+	if want := "[a:0-2 b:2-3 c:3-6 d:6-7 e:7-8]"; fmt.Sprint(got) != want {
+		t.Fatalf("key runs %v, want %v", got, want)
+	}
+	if kr.Rows != 8 {
+		t.Fatalf("rows %d", kr.Rows)
+	}
+	if x := kr.findRun([]byte("c")); x != 2 {
+		t.Fatalf("findRun(c) = %d", x)
+	}
+	if x := kr.findRun([]byte("bb")); x != -1 {
+		t.Fatalf("findRun(bb) = %d", x)
+	}
+}
