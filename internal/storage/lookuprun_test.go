@@ -574,7 +574,7 @@ func TestIdleRunsPrewarmed(t *testing.T) {
 	if err := e.prewarmLoop(ctx, false, func() bool { calls++; return calls == 1 }); err != nil {
 		t.Fatal(err)
 	}
-	if _, runs := e.unwarmed(); len(runs) == 0 || calls != 2 {
+	if _, runs, _ := e.unwarmed(); len(runs) == 0 || calls != 2 {
 		t.Fatalf("a pass that stopped being idle took the runs (%d left, idle asked %d times)", len(runs), calls)
 	}
 	before := prewarmedBytes.Load()
@@ -598,6 +598,73 @@ func TestIdleRunsPrewarmed(t *testing.T) {
 	}
 	if prewarmedBytes.Load() != before {
 		t.Fatal("a second pass prewarmed the run again")
+	}
+}
+
+// TestIdleHistoryPrewarmed: an idle engine (MergeNow here) decodes into
+// the page cache's free room what lookups AS OF a past commit read of a
+// history run besides the columns they ask for (its sort keys as key runs,
+// groups and validity intervals), so that such a lookup then decodes at
+// most the one page of the column it asks for, and answers as a cold one.
+func TestIdleHistoryPrewarmed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, tbl := openBalancesEngine(t, dir)
+	defer func() { _ = e.Close() }()
+	const keys = 20000
+	all := make([]int, keys)
+	for i := range all {
+		all[i] = i
+	}
+	var commits []uint64
+	for round := range 4 {
+		c, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, all, round)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		commits = append(commits, c)
+	}
+	if err := e.MergeNow(ctx, MergeFull); err != nil {
+		t.Fatal(err)
+	}
+	// Keys far enough apart that no two share a history page.
+	var probe []int
+	for k := 0; k < keys; k += 1009 {
+		probe = append(probe, k)
+	}
+	reopen := func() {
+		t.Helper()
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if e, err = Open(dir, Options{NoBackgroundMerges: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reopen()
+	asOf := commits[1]
+	cold, tr := lookupAmountsAt(t, e, tbl, probe, asOf, nil)
+	if tr.History.Decoded < 3*len(probe) {
+		t.Fatalf("cold lookups AS OF %d decoded %d history pages for %d keys", asOf, tr.History.Decoded, len(probe))
+	}
+	reopen()
+	before := prewarmedBytes.Load()
+	if err := e.MergeNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if prewarmedBytes.Load() == before {
+		t.Fatal("nothing prewarmed")
+	}
+	if _, _, hists := e.unwarmed(); len(hists) != 0 {
+		t.Fatalf("%d history parts not prewarmed", len(hists))
+	}
+	warm, tr := lookupAmountsAt(t, e, tbl, probe, asOf, nil)
+	if tr.History.Decoded > len(probe) || tr.History.Hits < 4*len(probe) {
+		t.Fatalf("lookups AS OF %d of a prewarmed history decoded %d pages and found %d cached, for %d keys", asOf, tr.History.Decoded, tr.History.Hits, len(probe))
+	}
+	if warm != cold {
+		t.Fatalf("lookups through prewarmed pages %s, decoded %s", warm, cold)
 	}
 }
 
@@ -625,6 +692,13 @@ func openBalancesEngine(t *testing.T, dir string) (*Engine, *catalog.Table) {
 // answers rendered and the delta and current pages traced, summed.
 func lookupAmounts(t *testing.T, e *Engine, tbl *catalog.Table, keys []int, check func(k int, tr *LookupTrace)) (string, LookupTrace) {
 	t.Helper()
+	return lookupAmountsAt(t, e, tbl, keys, 0, check)
+}
+
+// lookupAmountsAt is lookupAmounts AS OF commit asOf (0: now); the trace
+// sums history pages too.
+func lookupAmountsAt(t *testing.T, e *Engine, tbl *catalog.Table, keys []int, asOf uint64, check func(k int, tr *LookupTrace)) (string, LookupTrace) {
+	t.Helper()
 	snap := e.Snapshot()
 	defer snap.Release()
 	amount, _ := tbl.Column("amount")
@@ -634,7 +708,7 @@ func lookupAmounts(t *testing.T, e *Engine, tbl *catalog.Table, keys []int, chec
 	for _, k := range keys {
 		balancesKey(key, k)
 		var tr LookupTrace
-		row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, Trace: &tr})
+		row, ok, err := snap.Lookup(context.Background(), tbl.ID, key, ScanSpec{Cols: []catalog.ColumnID{amount.ID}, AsOf: asOf, Trace: &tr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -643,6 +717,7 @@ func lookupAmounts(t *testing.T, e *Engine, tbl *catalog.Table, keys []int, chec
 		}
 		sum.Delta.Add(&tr.Delta)
 		sum.Current.Add(&tr.Current)
+		sum.History.Add(&tr.History)
 		out = append(out, fmt.Sprint(ok, row))
 	}
 	return fmt.Sprint(out), sum

@@ -33,6 +33,21 @@ import (
 // cache is cold the same way. A run's pages still cached cost the pass a
 // probe each (Reader.Prewarm).
 
+// History runs come last, into the room the cache has left: a lookup AS
+// OF a past commit reads, of the history run, the sort keys, groups and
+// validity intervals of its key's rows (and _state and _commit, which the
+// intervals are stored against) besides the columns it asks for, ~9 pages
+// a lookup, and at bench/'s medium scale ~4 of them were cold, ~40 µs
+// each. Those columns of the whole history take about a quarter of what
+// its pages of every column would, so an idle engine decodes them into
+// the cache's free room (never evicting a page for them: they are the
+// likeliest of all to go unread) and a lookup AS OF a past commit then
+// decodes cold only the table columns it asks for.
+
+// prewarmHistoryFixed are the fixed columns lookups of a history run
+// read (lookupRun's interval path).
+const prewarmHistoryFixed = part.FixGroup | part.FixWonAt | part.FixEndedAt
+
 // prewarmRunFixed are the fixed columns lookups of a current run read:
 // groups, commits, and the validity interval of lookups AS OF a commit.
 const prewarmRunFixed = part.FixGroup | part.FixCommit | part.FixWonAt | part.FixEndedAt
@@ -48,9 +63,10 @@ var prewarmedBytes atomic.Int64
 // pass had just warmed.
 const prewarmShare = 4
 
-// unwarmed lists the delta parts, then the current runs, of keyed tables
-// that no prewarm pass has taken yet, in the published state.
-func (e *Engine) unwarmed() (deltas, runs []*partFile) {
+// unwarmed lists the delta parts, the current runs and the history runs
+// of keyed tables that no prewarm pass has taken yet, in the published
+// state.
+func (e *Engine) unwarmed() (deltas, runs, hists []*partFile) {
 	st := e.cur.Load()
 	for id, td := range st.tables {
 		t, ok := st.cat.TableByID(id)
@@ -67,11 +83,13 @@ func (e *Engine) unwarmed() (deltas, runs []*partFile) {
 					deltas = append(deltas, pf)
 				case manifest.KindCurrent:
 					runs = append(runs, pf)
+				case manifest.KindHistory:
+					hists = append(hists, pf)
 				}
 			}
 		}
 	}
-	return deltas, runs
+	return deltas, runs, hists
 }
 
 // prewarmLoop decodes the pages lookups read of the delta parts and
@@ -83,8 +101,8 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 	if e.pages == nil {
 		return nil
 	}
-	deltas, runs := e.unwarmed()
-	if len(deltas)+len(runs) == 0 || !idle() {
+	deltas, runs, hists := e.unwarmed()
+	if len(deltas)+len(runs)+len(hists) == 0 || !idle() {
 		return nil
 	}
 	var pace func()
@@ -93,33 +111,38 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 	}
 	var d part.Data
 	start := time.Now()
-	var dn, rn int
-	var dBytes, rBytes int64
+	var dn, rn, hn int
+	var dBytes, rBytes, hBytes int64
 	defer func() {
-		e.log.Debug("storage: prewarmed", "deltas", dn, "runs", rn, "bytes", dBytes+rBytes, "took", time.Since(start))
+		e.log.Debug("storage: prewarmed", "deltas", dn, "runs", rn, "histories", hn, "bytes", dBytes+rBytes+hBytes, "took", time.Since(start))
 	}()
 	var err error
-	if dn, dBytes, err = e.prewarmParts(ctx, deltas, lightFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil {
+	more := true
+	if dn, dBytes, more, err = e.prewarmParts(ctx, deltas, lightFixed, true, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil || !more {
 		return err
 	}
-	rn, rBytes, err = e.prewarmParts(ctx, runs, prewarmRunFixed, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle)
+	if rn, rBytes, more, err = e.prewarmParts(ctx, runs, prewarmRunFixed, true, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil || !more {
+		return err
+	}
+	hn, hBytes, _, err = e.prewarmParts(ctx, hists, prewarmHistoryFixed, false, min(e.opts.PageCacheBytes/prewarmShare, e.pages.Free()), &d, pace, idle)
 	return err
 }
 
 // prewarmParts decodes the pages of todo that lookups read (the fixed
-// columns fixed and every table column) into the page cache, until it has
+// columns fixed, and every table column when cols) into the page cache, until it has
 // added budget bytes; each part is taken once, the ones past the budget
 // included. It stops, leaving the parts not taken for a later pass, once
 // idle says the engine is no longer idle: the pass holds the merge lock,
-// which an ingest's merges wait for. It returns how many parts it read
-// and the bytes it added to the cache.
-func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, budget int64, d *part.Data, pace func(), idle func() bool) (read int, total int64, err error) {
+// which an ingest's merges wait for. It returns how many parts it read,
+// the bytes it added to the cache, and whether the engine was still idle
+// (false once the pass stopped for it).
+func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.Fixed, cols bool, budget int64, d *part.Data, pace func(), idle func() bool) (read int, total int64, more bool, err error) {
 	for _, pf := range todo {
 		if err := ctx.Err(); err != nil {
-			return read, total, err
+			return read, total, false, err
 		}
 		if !idle() {
-			return read, total, nil
+			return read, total, false, nil
 		}
 		if !pf.prewarmed.CompareAndSwap(false, true) || budget <= 0 {
 			continue
@@ -128,10 +151,11 @@ func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.
 		if !pf.refs.acquire() {
 			continue
 		}
-		meta := pf.r.Meta()
-		ids := make([]catalog.ColumnID, len(meta.Columns))
-		for i, c := range meta.Columns {
-			ids[i] = c.ID
+		var ids []catalog.ColumnID
+		if cols {
+			for _, c := range pf.r.Meta().Columns {
+				ids = append(ids, c.ID)
+			}
 		}
 		added, err := pf.r.Prewarm(fixed, ids, budget, d, pace)
 		pf.refs.release()
@@ -146,5 +170,5 @@ func (e *Engine) prewarmParts(ctx context.Context, todo []*partFile, fixed part.
 		read++
 		total += added
 	}
-	return read, total, nil
+	return read, total, true, nil
 }

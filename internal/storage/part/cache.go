@@ -33,6 +33,14 @@ var readerIDs atomic.Uint64
 
 // pageKey names one decoded page: the reader (one open of one file), the
 // block, the Parquet column and the block row the page starts at.
+// pageTag names the rows [first, first+rows) of fixed column col of block
+// block of the reader whose id is reader, as decoded into a scratch Data.
+type pageTag struct {
+	reader            uint64
+	block, col, first int
+	rows              int
+}
+
 type pageKey struct {
 	reader uint64
 	block  uint32
@@ -268,6 +276,23 @@ func (s *cacheShard) drop(cls int, i int32) {
 	s.bytes -= e.size
 	e.d, e.key = nil, pageKey{}
 	cl.free = append(cl.free, i)
+}
+
+// Free is the room left in the cache's budget: what it can take without
+// evicting a page (in shards that all have room; a page goes to one shard
+// by its key). 0 for a nil cache.
+func (c *Cache) Free() int64 {
+	if c == nil {
+		return 0
+	}
+	var n int64
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.RLock()
+		n += max(s.budget-s.bytes, 0)
+		s.mu.RUnlock()
+	}
+	return n
 }
 
 // CacheStats counts a cache's lookups and what it holds.

@@ -228,6 +228,10 @@ type Data struct {
 	// (resid.go); kept for reuse.
 	residSrc   *Data
 	residPages [3]*Data
+	// basePage names the page a residPages entry holds (undoPages), so
+	// that the next residual column of the same rows reuses it; zero when
+	// it holds none.
+	basePage pageTag
 	// keyIdx indexes Sort's keys (keyindex.go), on pages in the page
 	// cache only.
 	keyIdx []uint16
@@ -246,6 +250,7 @@ func (d *Data) Reset() {
 	}
 	d.Rows = 0
 	d.keyIdx, d.runEnds = nil, nil
+	d.basePage = pageTag{}
 	if d.Sort != nil {
 		d.Sort.Reset()
 	}

@@ -67,6 +67,18 @@ func (r *Reader) keyRunsPage(w *[]byte, blk int, chunks []parquet.ColumnChunk, f
 	return r.cache.put(k, kr, r.cacheClass()), nil
 }
 
+// warmKeyRuns puts the sort-key page of block blk holding rows [from, to)
+// in the cache as key runs, as FindKey would (Prewarm); d is scratch.
+func (r *Reader) warmKeyRuns(blk, from, to int, d *Data) error {
+	if d.scratch == nil {
+		d.scratch = &Data{}
+	}
+	w := r.window()
+	defer r.windows.Put(w)
+	_, err := r.keyRunsPage(w, blk, r.file.RowGroups()[blk].ColumnChunks(), from, to, d)
+	return err
+}
+
 // keyRuns builds the key-runs form of a page of at most maxIndexedRows
 // sorted keys: each distinct key once, in order, and where its rows end.
 func keyRuns(keys *types.Vector) *Data {

@@ -161,3 +161,106 @@ func TestKeyRuns(t *testing.T) {
 		t.Fatalf("findRun(bb) = %d", x)
 	}
 }
+
+// TestPrewarmHistoryKeyRuns: Prewarm of a history part puts its sort-key
+// pages in the cache as key runs, not row by row, so that FindKey then
+// decodes nothing and finds what an uncached reader does.
+func TestPrewarmHistoryKeyRuns(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows, rows = 64, 12*64 + 5
+	keys := writeHistoryRuns(t, fsys, "h", rows, pageRows, 5*pageRows)
+	plain, r, c := openPlainCached(t, fsys, "h")
+	var d Data
+	if _, err := r.Prewarm(FixGroup|FixWonAt|FixEndedAt, nil, 1<<30, &d, nil); err != nil {
+		t.Fatal(err)
+	}
+	for bi, b := range r.Blocks() {
+		for from := 0; from < b.Rows; from += pageRows {
+			k := pageKey{reader: r.id, block: uint32(bi), col: uint32(r.fixed[fSort]), first: uint32(from)}
+			if c.has(k) {
+				t.Fatalf("block %d page at %d: sort keys cached row by row", bi, from)
+			}
+			if k.col |= keyRunsCol; !c.has(k) {
+				t.Fatalf("block %d page at %d: no key runs cached", bi, from)
+			}
+		}
+	}
+	var tr PageTrace
+	cs := Data{Trace: &tr}
+	var ps Data
+	for bi := range r.Blocks() {
+		for _, k := range keys {
+			plo, phi, err := plain.FindKey(bi, k, &ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clo, chi, err := r.FindKey(bi, k, &cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plo != clo || phi != chi {
+				t.Fatalf("block %d key %q: [%d,%d), want [%d,%d)", bi, k, clo, chi, plo, phi)
+			}
+		}
+	}
+	if tr.Decoded != 0 || tr.Hits == 0 {
+		t.Fatalf("FindKey after Prewarm decoded %d pages, found %d cached", tr.Decoded, tr.Hits)
+	}
+}
+
+// TestCacheFree: a cache's free room is its budget less what it holds.
+func TestCacheFree(t *testing.T) {
+	var nilCache *Cache
+	if nilCache.Free() != 0 {
+		t.Fatal("a nil cache has room")
+	}
+	c := NewCache(64 << 20)
+	empty := c.Free()
+	if empty < 63<<20 || empty > 64<<20 {
+		t.Fatalf("an empty 64 MiB cache has %d bytes free", empty)
+	}
+	d := &Data{Group: make([]uint16, 4096)}
+	c.put(pageKey{reader: 1}, d, classCurrent)
+	if got, want := c.Free(), empty-pageBytes(d); got != want {
+		t.Fatalf("free %d after a page of %d bytes, want %d", got, pageBytes(d), want)
+	}
+}
+
+// TestResidualBasesNotCached: reading a history part's intervals decodes
+// the columns they are stored against (_state, _commit) once for both and
+// leaves them out of the cache, and the values equal an uncached reader's.
+func TestResidualBasesNotCached(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows = 64
+	writeHistoryRuns(t, fsys, "h", 6*pageRows, pageRows, 0)
+	plain, r, c := openPlainCached(t, fsys, "h")
+	if !r.residual(fWonAt) {
+		t.Fatal("the history part stores no residuals")
+	}
+	var tr PageTrace
+	got := Data{Trace: &tr}
+	var want Data
+	const lo, hi = pageRows + 3, pageRows + 9
+	if err := r.ReadRows(0, lo, hi, FixWonAt|FixEndedAt, nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.ReadRows(0, lo, hi, FixWonAt|FixEndedAt, nil, &want); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.WonAt, got.EndedAt) != fmt.Sprint(want.WonAt, want.EndedAt) {
+		t.Fatalf("intervals %v %v, want %v %v", got.WonAt, got.EndedAt, want.WonAt, want.EndedAt)
+	}
+	if tr.Decoded != 4 {
+		t.Fatalf("decoded %d pages for two interval columns and their two bases, want 4", tr.Decoded)
+	}
+	for _, f := range []int{fState, fCommit} {
+		if c.has(pageKey{reader: r.id, col: uint32(r.fixed[f]), first: pageRows}) {
+			t.Fatalf("base column %d cached", f)
+		}
+	}
+	for _, f := range []int{fWonAt, fEndedAt} {
+		if !c.has(pageKey{reader: r.id, col: uint32(r.fixed[f]), first: pageRows}) {
+			t.Fatalf("interval column %d not cached", f)
+		}
+	}
+}

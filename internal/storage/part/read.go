@@ -503,7 +503,9 @@ type chunkTask struct {
 	start, end int64
 	// uncached makes decodePages neither look in the page cache nor put
 	// the page it decodes there: keyRunsPage caches another form of it.
-	uncached bool
+	// noPut makes it look there but not put what it decodes: undoPages's
+	// base columns.
+	uncached, noPut bool
 }
 
 // Bytes past the checksums are what a writer wrote, but not necessarily

@@ -408,14 +408,26 @@ func (r *Reader) undoPages(blk, f int, chunks []parquet.ColumnChunk, first int, 
 	defer r.windows.Put(w)
 	var b residBases
 	for k, g := range bases {
-		t := chunkTask{col: r.fixed[g], fixed: g}
-		src, _, err := r.decodePages(w, blk, &t, chunks, first, first+n, scratch.residPages[k], 0, tr)
-		if err != nil {
-			return err
+		// A base column's page is decoded into scratch and not cached:
+		// a lookup AS OF a commit reads the intervals, never _state, and
+		// _commit only when it asks for it, and at bench/'s medium scale
+		// the two took a third of the cache's history pages. WonAt and
+		// EndedAt of the same rows share the bases decoded once.
+		tag := pageTag{reader: r.id, block: blk, col: g, first: first, rows: n}
+		src := scratch.residPages[k]
+		if src.basePage != tag {
+			t := chunkTask{col: r.fixed[g], fixed: g, noPut: true}
+			var err error
+			if src, _, err = r.decodePages(w, blk, &t, chunks, first, first+n, scratch.residPages[k], 0, tr); err != nil {
+				return err
+			}
+			if src == scratch.residPages[k] {
+				src.basePage = tag
+			}
 		}
 		a := first - src.first
 		if a < 0 || src.pageLen(g, nil) < a+n {
-			return r.corrupt("block %d column %d: pages from row %d do not hold rows [%d, %d)", blk, t.col, src.first, first, first+n)
+			return r.corrupt("block %d column %d: pages from row %d do not hold rows [%d, %d)", blk, r.fixed[g], src.first, first, first+n)
 		}
 		switch g {
 		case fGroup:

@@ -261,7 +261,7 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	// One page is what a lookup decodes per column; it is cached. A range
 	// of pages (a key's rows crossing a page boundary) is decoded into
 	// scratch as before.
-	cached := r.cache != nil && p0 == p1 && !t.uncached
+	cached := r.cache != nil && p0 == p1 && !t.uncached && !t.noPut
 	var key pageKey
 	if cached {
 		key = pageKey{reader: r.id, block: uint32(blk), col: uint32(t.col), first: uint32(first)}

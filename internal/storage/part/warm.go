@@ -367,6 +367,9 @@ func bytesIn(v *types.Vector, lo, hi int) int {
 // meanwhile too) and returns what was added; with no cache it does
 // nothing. d is scratch, reused across calls; pace, when not nil, is
 // called before each block (a background caller gives way to reads).
+//
+// Of a history part, the sort keys are put as key runs, the form FindKey
+// caches them in (keyruns.go), and ReadRows does not read them again.
 func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *Data, pace func()) (int64, error) {
 	if r.cache == nil {
 		return 0, nil
@@ -398,7 +401,14 @@ func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *D
 					continue
 				}
 			}
-			if err := r.ReadRows(i, from, from+1, fixed|FixSort, cols, d); err != nil {
+			read := fixed | FixSort
+			if r.meta.Kind == KindHistory && r.fixed[fSort] >= 0 {
+				if err := r.warmKeyRuns(i, from, min(from+pr, b.Rows), d); err != nil {
+					return r.cache.added.Load() - start, err
+				}
+				read = fixed
+			}
+			if err := r.ReadRows(i, from, from+1, read, cols, d); err != nil {
 				return r.cache.added.Load() - start, err
 			}
 		}
