@@ -330,6 +330,15 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 	}
 	rep.add(name, mS1, float64(n), unitB)
 	rep.add(name, mS1v, float64(n)/float64(rep.Distinct), "bytes/version")
+	if sp, ok := sys.(bytesSplitter); ok {
+		// S1 right after ingest is a moment's measure: say what it holds.
+		if what, err := sp.BytesSplit(ctx, n); err != nil {
+			fmt.Printf("%s: S1 after ingest, split: %v\n", name, err)
+		} else {
+			fmt.Printf("%s: S1 after ingest: %s\n", name, what)
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s's S1 after ingest: %s.", name, what))
+		}
+	}
 
 	// R2 and R3: a first run (its answer is the one checked; its time is
 	// reported apart, since it pays for what later runs find cached), then
@@ -683,6 +692,12 @@ func processUsage() (sys time.Duration, faults int64) {
 		return 0, 0
 	}
 	return time.Duration(ru.Stime.Nano()), ru.Minflt
+}
+
+// bytesSplitter is a system that can say what its bytes on disk (total,
+// as Bytes measured them) are made of.
+type bytesSplitter interface {
+	BytesSplit(ctx context.Context, total int64) (string, error)
 }
 
 // stater is a system that can describe its storage state (-state).

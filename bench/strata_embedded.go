@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/strata-db/strata"
@@ -165,6 +167,36 @@ func (x *strataEmbedded) State(ctx context.Context) (string, error) {
 }
 
 func (x *strataEmbedded) Bytes(context.Context) (int64, error) { return dirBytes(x.dir) }
+
+// BytesSplit says what total (the data directory's bytes) is made of: the
+// parts of the published state by merge level (level 0: flushed deltas),
+// the WAL, and the rest, which is mostly the outputs of merges still
+// being written beside their inputs.
+func (x *strataEmbedded) BytesSplit(ctx context.Context, total int64) (string, error) {
+	wal, err := dirBytes(filepath.Join(x.dir, "wal"))
+	if err != nil {
+		return "", err
+	}
+	res, err := x.s.Run(ctx, "SELECT level, count(*), sum(bytes) FROM system.parts GROUP BY level ORDER BY level")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var parts int64
+	for i, r := range res.Rows {
+		n, err := strconv.ParseInt(r[2].String(), 10, 64)
+		if err != nil {
+			return "", fmt.Errorf("system.parts bytes: %w", err)
+		}
+		parts += n
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "level %s %s parts %.1f MiB", r[0].String(), r[1].String(), float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("published parts %.1f MiB (%s), WAL %.1f MiB, other files %.1f MiB (merge outputs not yet published, mostly)",
+		float64(parts)/(1<<20), b.String(), float64(wal)/(1<<20), float64(total-parts-wal)/(1<<20)), nil
+}
 
 func (x *strataEmbedded) Close() error {
 	var err error

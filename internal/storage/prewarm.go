@@ -40,9 +40,10 @@ import (
 // a lookup, and at bench/'s medium scale ~4 of them were cold, ~40 µs
 // each. Those columns of the whole history take about a quarter of what
 // its pages of every column would, so an idle engine decodes them into
-// the cache's free room (never evicting a page for them: they are the
-// likeliest of all to go unread) and a lookup AS OF a past commit then
-// decodes cold only the table columns it asks for.
+// the room the cache has free when the pass begins, at most a quarter of
+// it (not evicting other pages for them: they are the likeliest of all to
+// go unread), and a lookup AS OF a past commit then decodes cold little
+// more than the table columns it asks for.
 
 // prewarmHistoryFixed are the fixed columns lookups of a history run
 // read (lookupRun's interval path).
@@ -117,7 +118,7 @@ func (e *Engine) prewarmLoop(ctx context.Context, paced bool, idle func() bool) 
 		e.log.Debug("storage: prewarmed", "deltas", dn, "runs", rn, "histories", hn, "bytes", dBytes+rBytes+hBytes, "took", time.Since(start))
 	}()
 	var err error
-	more := true
+	var more bool
 	if dn, dBytes, more, err = e.prewarmParts(ctx, deltas, lightFixed, true, e.opts.PageCacheBytes/prewarmShare, &d, pace, idle); err != nil || !more {
 		return err
 	}
