@@ -43,7 +43,13 @@ import (
 // the room the cache has free when the pass begins, at most a quarter of
 // it (not evicting other pages for them: they are the likeliest of all to
 // go unread), and a lookup AS OF a past commit then decodes cold little
-// more than the table columns it asks for.
+// more than the table columns it asks for. The room is free when the pass
+// begins: current-run pages a later lookup decodes may then find the
+// cache full, and while the history's pages hold at most half of it
+// (cache.go's classes) such a page evicts another current one, not them.
+// A history run is one part, and a commit arriving while the pass decodes
+// one waits for the merge lock until the part is done (a few hundred
+// pages).
 
 // prewarmHistoryFixed are the fixed columns lookups of a history run
 // read (lookupRun's interval path).
@@ -93,8 +99,10 @@ func (e *Engine) unwarmed() (deltas, runs, hists []*partFile) {
 	return deltas, runs, hists
 }
 
-// prewarmLoop decodes the pages lookups read of the delta parts and
-// current runs not yet prewarmed into the page cache, when idle says the
+// prewarmLoop decodes the pages lookups read of the delta parts, current
+// runs and history runs not yet prewarmed into the page cache (of history
+// runs the columns prewarmHistoryFixed and the sort keys only, into the
+// room free when it gets to them), when idle says the
 // engine is idle (it is asked only when there is something to do, so that
 // an ingest's passes arm no timer for nothing). paced passes give way to
 // foreground reads.

@@ -33,19 +33,19 @@ var readerIDs atomic.Uint64
 
 // pageKey names one decoded page: the reader (one open of one file), the
 // block, the Parquet column and the block row the page starts at.
+type pageKey struct {
+	reader uint64
+	block  uint32
+	col    uint32
+	first  uint32
+}
+
 // pageTag names the rows [first, first+rows) of fixed column col of block
 // block of the reader whose id is reader, as decoded into a scratch Data.
 type pageTag struct {
 	reader            uint64
 	block, col, first int
 	rows              int
-}
-
-type pageKey struct {
-	reader uint64
-	block  uint32
-	col    uint32
-	first  uint32
 }
 
 // Cache is a bounded, concurrency-safe cache of decoded, checksum-verified

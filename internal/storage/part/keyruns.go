@@ -17,8 +17,8 @@ import (
 // for keys of ~45 bytes: half of what the page cache spends on a history
 // page of every column a lookup AS OF a past commit reads, so at medium
 // scale the history outgrew the cache's share for it and such a lookup
-// decoded ~5 of its 9 pages cold (docs/benchmarks.md, 2026-12-06, ninth
-// session). FindKey needs of a sort-key page only where each key's rows
+// decoded ~5 of its 9 pages cold (docs/benchmarks.md, "Session of
+// 2026-12-06 (ninth)"). FindKey needs of a sort-key page only where each key's rows
 // start and end, so the page it decodes of a history part is cached as
 // key runs: each distinct key once (Data.Sort, with its key index) and
 // where its rows end (Data.runEnds), under a key of its own (keyRunsCol),
@@ -37,7 +37,9 @@ const keyRunsCol = 1 << 31
 // to be searched row by row (FindKey's other path): r is no history part
 // or has no cache, the part names no page size or the page is larger than
 // a key index covers, its row-by-row form or its chunk is cached, or the
-// decoded rows are not the page asked for.
+// decoded rows are not the page asked for. That last case (a file whose
+// pages are not cut every PageRows rows, which Write never makes) costs
+// the page a second decode in FindKey's other path, each time.
 func (r *Reader) keyRunsPage(w *[]byte, blk int, chunks []parquet.ColumnChunk, from, to int, d *Data) (*Data, error) {
 	pr := r.meta.PageRows
 	if r.cache == nil || r.meta.Kind != KindHistory || pr <= 0 || pr > maxIndexedRows || from%pr != 0 || to-from > pr || to <= from {
@@ -68,15 +70,17 @@ func (r *Reader) keyRunsPage(w *[]byte, blk int, chunks []parquet.ColumnChunk, f
 }
 
 // warmKeyRuns puts the sort-key page of block blk holding rows [from, to)
-// in the cache as key runs, as FindKey would (Prewarm); d is scratch.
-func (r *Reader) warmKeyRuns(blk, from, to int, d *Data) error {
+// in the cache as key runs, as FindKey would (Prewarm); d is scratch. It
+// reports false when the page is not one FindKey keeps as key runs
+// (keyRunsPage's nil), so that the caller warms it row by row instead.
+func (r *Reader) warmKeyRuns(blk, from, to int, d *Data) (bool, error) {
 	if d.scratch == nil {
 		d.scratch = &Data{}
 	}
 	w := r.window()
 	defer r.windows.Put(w)
-	_, err := r.keyRunsPage(w, blk, r.file.RowGroups()[blk].ColumnChunks(), from, to, d)
-	return err
+	kr, err := r.keyRunsPage(w, blk, r.file.RowGroups()[blk].ColumnChunks(), from, to, d)
+	return kr != nil, err
 }
 
 // keyRuns builds the key-runs form of a page of at most maxIndexedRows

@@ -264,3 +264,211 @@ func TestResidualBasesNotCached(t *testing.T) {
 		}
 	}
 }
+
+// keyProbes returns the keys held and, for each, a key just after it and
+// one just before it, plus keys before and after all of them.
+func keyProbes(keys [][]byte) [][]byte {
+	probes := [][]byte{[]byte("a"), []byte("z")}
+	for _, k := range keys {
+		probes = append(probes, k, append(bytes.Clone(k), 0), k[:len(k)-1])
+	}
+	return probes
+}
+
+// TestFindKeyMixedForms: FindKey over a history part whose pages are
+// cached in random forms, row by row, as key runs, whole chunks kept by a
+// scan or not at all, finds what an uncached reader finds.
+func TestFindKeyMixedForms(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows, rows = 64, 40*64 + 17
+	keys := writeHistoryRuns(t, fsys, "h", rows, pageRows, 7*pageRows+5)
+	probes := keyProbes(keys)
+	for trial := range 20 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 3))
+		plain, r, _ := openPlainCached(t, fsys, "h")
+		var scratch Data
+		for bi, b := range r.Blocks() {
+			if trial%4 == 3 && rng.IntN(3) == 0 {
+				var v Data
+				for range 3 { // a scan that reads a block again keeps its chunks
+					if err := r.ReadBlockView(bi, FixSort, nil, &v); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for from := 0; from < b.Rows; from += pageRows {
+				switch rng.IntN(3) {
+				case 0:
+					if err := r.ReadRows(bi, from, from+1, FixSort, nil, &scratch); err != nil {
+						t.Fatal(err)
+					}
+				case 1:
+					if _, err := r.warmKeyRuns(bi, from, min(from+pageRows, b.Rows), &scratch); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		var ps, cs Data
+		for pass := range 2 {
+			for bi := range r.Blocks() {
+				for _, p := range probes {
+					plo, phi, err := plain.FindKey(bi, p, &ps)
+					if err != nil {
+						t.Fatal(err)
+					}
+					clo, chi, err := r.FindKey(bi, p, &cs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if plo != clo || phi != chi {
+						t.Fatalf("trial %d pass %d block %d key %q: [%d,%d), want [%d,%d)", trial, pass, bi, p, clo, chi, plo, phi)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFindKeyMisalignedPages: a part whose meta names a page size its
+// pages are not cut at (no file Write makes) is searched row by row, with
+// the same results as an uncached reader.
+func TestFindKeyMisalignedPages(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows, rows = 64, 40*64 + 17
+	keys := writeHistoryRuns(t, fsys, "h", rows, pageRows, 7*pageRows+5)
+	probes := keyProbes(keys)
+	for _, pr := range []int{32, 96, 128} {
+		plain, r, c := openPlainCached(t, fsys, "h")
+		plain.meta.PageRows, r.meta.PageRows = pr, pr
+		var ps, cs Data
+		for pass := range 2 {
+			for bi := range r.Blocks() {
+				for _, p := range probes {
+					plo, phi, perr := plain.FindKey(bi, p, &ps)
+					clo, chi, cerr := r.FindKey(bi, p, &cs)
+					if (perr != nil) != (cerr != nil) || plo != clo || phi != chi {
+						t.Fatalf("PageRows %d pass %d block %d key %q: [%d,%d) %v, want [%d,%d) %v", pr, pass, bi, p, clo, chi, cerr, plo, phi, perr)
+					}
+				}
+			}
+		}
+		if pr != 96 {
+			// Pages of 32 rows start on real ones half the time, and 128
+			// rows are two whole real pages: both are searched as key runs.
+			continue
+		}
+		for bi := range r.Blocks() {
+			if c.has(pageKey{reader: r.id, block: uint32(bi), col: uint32(r.fixed[fSort]) | keyRunsCol, first: uint32(pr)}) {
+				t.Fatalf("PageRows %d: a misaligned page was cached as key runs", pr)
+			}
+		}
+	}
+}
+
+// TestPrewarmLargeHistoryPages: a history part whose pages are larger
+// than FindKey keeps as key runs (written when HistoryPageRows was 8 192)
+// gets its sort keys prewarmed row by row.
+func TestPrewarmLargeHistoryPages(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows = 8192
+	writeHistoryRuns(t, fsys, "h", 2*pageRows+5, pageRows, 0)
+	_, r, c := openPlainCached(t, fsys, "h")
+	var d Data
+	if _, err := r.Prewarm(FixGroup|FixWonAt|FixEndedAt, nil, 1<<30, &d, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !c.has(pageKey{reader: r.id, col: uint32(r.fixed[fSort])}) {
+		t.Fatal("the sort keys of a large history page were not prewarmed")
+	}
+}
+
+// TestResidualBaseReuse: random reads of residual columns through one
+// scratch Data, over readers with and without a cache (so base pages come
+// from scratch, from the cache or are decoded again), return the values
+// written: a base page kept in scratch is reused only for the same rows
+// of the same column of the same reader.
+func TestResidualBaseReuse(t *testing.T) {
+	fsys := newFS(t)
+	fx := residFixture(t, 5000)
+	writeFixture(t, fsys, "parts/h.part", fx, WriteOptions{BlockRows: 1200, PageRows: 256})
+	var rds []*Reader
+	for i := range 4 {
+		var r *Reader
+		var err error
+		if i%2 == 0 {
+			r, err = Open(fsys, "parts/h.part")
+		} else {
+			r, err = OpenCached(fsys, "parts/h.part", NewCache(DefaultCacheBytes))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		rds = append(rds, r)
+	}
+	d := fx.d
+	rng := rand.New(rand.NewPCG(1, 2))
+	var got Data
+	reads := []Fixed{FixWonAt | FixEndedAt, FixCommit, FixSeq, FixSupersededBy, FixWonAt, FixEndedAt | FixCommit, FixAll}
+	for it := range 20000 {
+		r := rds[rng.IntN(len(rds))]
+		bi := rng.IntN(len(r.Blocks()))
+		b := r.Blocks()[bi]
+		base := 0
+		for j := range bi {
+			base += r.Blocks()[j].Rows
+		}
+		lo := rng.IntN(b.Rows)
+		hi := lo + 1 + rng.IntN(min(b.Rows-lo, 600))
+		f := reads[rng.IntN(len(reads))]
+		if err := r.ReadRows(bi, lo, hi, f, nil, &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			fix       Fixed
+			name      string
+			got, want []uint64
+		}{
+			{FixWonAt, "won_at", got.WonAt, d.WonAt},
+			{FixEndedAt, "ended_at", got.EndedAt, d.EndedAt},
+			{FixCommit, "commit", got.Commit, d.Commit},
+			{FixSupersededBy, "superseded_by", got.SupersededBy, d.SupersededBy},
+		} {
+			if f&c.fix != 0 && fmt.Sprint(c.got) != fmt.Sprint(c.want[base+lo:base+hi]) {
+				t.Fatalf("read %d, block %d rows [%d, %d): %s differs", it, bi, lo, hi, c.name)
+			}
+		}
+		if f&FixSeq != 0 && fmt.Sprint(got.Seq) != fmt.Sprint(d.Seq[base+lo:base+hi]) {
+			t.Fatalf("read %d, block %d rows [%d, %d): seq differs", it, bi, lo, hi)
+		}
+	}
+}
+
+// TestRowsAcrossPagesCached: rows that cross a page boundary are read a
+// page at a time, so a second read of them decodes nothing, and both
+// reads return what an uncached reader does.
+func TestRowsAcrossPagesCached(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows = 64
+	writeHistoryRuns(t, fsys, "h", 6*pageRows, pageRows, 0)
+	plain, r, _ := openPlainCached(t, fsys, "h")
+	const lo, hi = 2*pageRows - 5, 3*pageRows + 7 // three pages
+	want := Data{}
+	if err := plain.ReadRows(0, lo, hi, FixGroup|FixWonAt|FixEndedAt|FixCommit, []catalog.ColumnID{1}, &want); err != nil {
+		t.Fatal(err)
+	}
+	for pass := range 2 {
+		var tr PageTrace
+		got := Data{Trace: &tr}
+		if err := r.ReadRows(0, lo, hi, FixGroup|FixWonAt|FixEndedAt|FixCommit, []catalog.ColumnID{1}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if g, w := fmt.Sprint(got.Group, got.WonAt, got.EndedAt, got.Commit, got.Cols[0].Int64s()), fmt.Sprint(want.Group, want.WonAt, want.EndedAt, want.Commit, want.Cols[0].Int64s()); g != w {
+			t.Fatalf("pass %d: %s, want %s", pass, g, w)
+		}
+		if pass == 1 && (tr.Decoded != 0 || tr.Hits == 0) {
+			t.Fatalf("a second read across pages decoded %d pages, found %d cached", tr.Decoded, tr.Hits)
+		}
+	}
+}

@@ -152,6 +152,21 @@ func (r *Reader) readRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 // readRowsOfChunk decodes rows [lo, hi) of one chunk from the pages that
 // hold them, through the scratch sc, and copies them to dst.
 func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, dst, sc *Data, ti int, tr *PageTrace) error {
+	if pr := r.meta.PageRows; r.cache != nil && !t.uncached && pr > 0 && hi > lo && lo/pr != (hi-1)/pr {
+		// Rows that cross a page boundary (a key's rows at the end of one
+		// page and the start of the next) are read a page at a time, so
+		// that each page is cached: decoded together, the two pages went
+		// to scratch, and every lookup of such a key decoded them cold
+		// again (bench/ R4's slowest lookups, ~6 pages each).
+		for p := lo; p < hi; {
+			e := min(hi, (p/pr+1)*pr)
+			if err := r.readRowsOfChunk(w, blk, t, chunks, p, e, dst, sc, ti, tr); err != nil {
+				return err
+			}
+			p = e
+		}
+		return nil
+	}
 	src, tv, err := r.decodePages(w, blk, t, chunks, lo, hi, sc, ti, tr)
 	if err != nil {
 		return err
@@ -200,7 +215,9 @@ func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parq
 // table column's values are tv. They are decoded into sc (a table column
 // into sc.Cols[ti]), or, when they are one page and r has a cache, come
 // from the cache or are decoded into a new Data the cache keeps; such a
-// src is shared and must not be modified. tr, when not nil, counts them.
+// src is shared and must not be modified (t.uncached: the cache is neither
+// asked nor filled; t.noPut: it is asked, not filled). tr, when not nil,
+// counts them.
 func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, sc *Data, ti int, tr *PageTrace) (src *Data, tv *types.Vector, err error) {
 	scratch := sc
 	var fast pageKey

@@ -369,7 +369,8 @@ func bytesIn(v *types.Vector, lo, hi int) int {
 // called before each block (a background caller gives way to reads).
 //
 // Of a history part, the sort keys are put as key runs, the form FindKey
-// caches them in (keyruns.go), and ReadRows does not read them again.
+// caches them in (keyruns.go), where FindKey keeps that form (pages of at
+// most maxIndexedRows rows), and row by row otherwise.
 func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *Data, pace func()) (int64, error) {
 	if r.cache == nil {
 		return 0, nil
@@ -403,10 +404,13 @@ func (r *Reader) Prewarm(fixed Fixed, cols []catalog.ColumnID, limit int64, d *D
 			}
 			read := fixed | FixSort
 			if r.meta.Kind == KindHistory && r.fixed[fSort] >= 0 {
-				if err := r.warmKeyRuns(i, from, min(from+pr, b.Rows), d); err != nil {
+				runs, err := r.warmKeyRuns(i, from, min(from+pr, b.Rows), d)
+				if err != nil {
 					return r.cache.added.Load() - start, err
 				}
-				read = fixed
+				if runs {
+					read = fixed
+				}
 			}
 			if err := r.ReadRows(i, from, from+1, read, cols, d); err != nil {
 				return r.cache.added.Load() - start, err
