@@ -533,35 +533,14 @@ func TestIdleDeltasPrewarmed(t *testing.T) {
 func TestIdleRunsPrewarmed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, tbl := openBalancesEngine(t, dir)
-	defer func() { _ = e.Close() }()
 	const keys = 20000
-	all := make([]int, keys)
-	for i := range all {
-		all[i] = i
-	}
-	for round := range 2 {
-		if _, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, all, round)}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.MergeNow(ctx, MergeFull); err != nil {
-		t.Fatal(err)
-	}
+	e, tbl, _ := mergedBalances(t, dir, keys, 2)
+	defer func() { _ = e.Close() }()
 	var probe []int
 	for k := 0; k < keys; k += 211 {
 		probe = append(probe, k)
 	}
-	reopen := func() {
-		t.Helper()
-		if err := e.Close(); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if e, err = Open(dir, Options{NoBackgroundMerges: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	reopen := func() { e = reopenQuiet(t, e, dir) }
 	reopen()
 	cold, tr := lookupAmounts(t, e, tbl, probe, nil)
 	if tr.Current.Decoded == 0 {
@@ -609,39 +588,15 @@ func TestIdleRunsPrewarmed(t *testing.T) {
 func TestIdleHistoryPrewarmed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	e, tbl := openBalancesEngine(t, dir)
-	defer func() { _ = e.Close() }()
 	const keys = 20000
-	all := make([]int, keys)
-	for i := range all {
-		all[i] = i
-	}
-	var commits []uint64
-	for round := range 4 {
-		c, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, all, round)}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		commits = append(commits, c)
-	}
-	if err := e.MergeNow(ctx, MergeFull); err != nil {
-		t.Fatal(err)
-	}
+	e, tbl, commits := mergedBalances(t, dir, keys, 4)
+	defer func() { _ = e.Close() }()
 	// Keys far enough apart that no two share a history page.
 	var probe []int
 	for k := 0; k < keys; k += 1009 {
 		probe = append(probe, k)
 	}
-	reopen := func() {
-		t.Helper()
-		if err := e.Close(); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		if e, err = Open(dir, Options{NoBackgroundMerges: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	reopen := func() { e = reopenQuiet(t, e, dir) }
 	reopen()
 	asOf := commits[1]
 	cold, tr := lookupAmountsAt(t, e, tbl, probe, asOf, nil)
@@ -666,6 +621,47 @@ func TestIdleHistoryPrewarmed(t *testing.T) {
 	if warm != cold {
 		t.Fatalf("lookups through prewarmed pages %s, decoded %s", warm, cold)
 	}
+}
+
+// mergedBalances opens an engine on dir without background merges,
+// commits rounds versions of keys balances keys, one commit a round, and
+// merges them into one run; it returns the rounds' commits.
+func mergedBalances(t *testing.T, dir string, keys, rounds int) (*Engine, *catalog.Table, []uint64) {
+	t.Helper()
+	ctx := context.Background()
+	e, tbl := openBalancesEngine(t, dir)
+	all := make([]int, keys)
+	for i := range all {
+		all[i] = i
+	}
+	var commits []uint64
+	for round := range rounds {
+		c, err := e.Commit(ctx, &Txn{Kind: KindWrite, Writes: []Write{balancesKeysWrite(tbl, all, round)}})
+		if err != nil {
+			_ = e.Close()
+			t.Fatal(err)
+		}
+		commits = append(commits, c)
+	}
+	if err := e.MergeNow(ctx, MergeFull); err != nil {
+		_ = e.Close()
+		t.Fatal(err)
+	}
+	return e, tbl, commits
+}
+
+// reopenQuiet closes e and opens dir again without background merges, so
+// that its page cache starts empty.
+func reopenQuiet(t *testing.T, e *Engine, dir string) *Engine {
+	t.Helper()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(dir, Options{NoBackgroundMerges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // openBalancesEngine opens an engine on dir without background merges

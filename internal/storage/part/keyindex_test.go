@@ -79,17 +79,7 @@ func TestFindKeyIndexedMatchesSearch(t *testing.T) {
 			for k := int64(-1); k <= rows/3+1; k++ {
 				key := types.AppendKey(nil, types.NewInt64(k))
 				for _, probe := range [][]byte{key, append(key, 0)} {
-					plo, phi, err := plain.FindKey(bi, probe, &ps)
-					if err != nil {
-						t.Fatal(err)
-					}
-					clo, chi, err := r.FindKey(bi, probe, &cs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if plo != clo || phi != chi {
-						t.Fatalf("pass %d block %d key %x: cached [%d,%d), uncached [%d,%d)", pass, bi, probe, clo, chi, plo, phi)
-					}
+					sameFindKey(t, plain, r, bi, probe, &ps, &cs, fmt.Sprint("pass ", pass))
 				}
 			}
 		}

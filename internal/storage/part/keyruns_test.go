@@ -43,6 +43,25 @@ func writeHistoryRuns(t *testing.T, fsys vfs.FS, path string, rows, pageRows, bl
 	return keys
 }
 
+// sameFindKey runs FindKey of probe in block bi on an uncached reader and
+// on r and fails t unless both succeed with the same rows, which it
+// returns; ps and cs are their scratch, what names the case.
+func sameFindKey(t *testing.T, plain, r *Reader, bi int, probe []byte, ps, cs *Data, what string) (lo, hi int) {
+	t.Helper()
+	plo, phi, err := plain.FindKey(bi, probe, ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clo, chi, err := r.FindKey(bi, probe, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plo != clo || phi != chi {
+		t.Fatalf("%s, block %d key %q: [%d,%d), uncached [%d,%d)", what, bi, probe, clo, chi, plo, phi)
+	}
+	return plo, phi
+}
+
 // TestFindKeyRunsMatchesRows: FindKey over a history part's sort-key pages
 // cached as key runs returns what an uncached reader finds row by row, for
 // every key held (runs within a page, across pages and across blocks),
@@ -64,17 +83,7 @@ func TestFindKeyRunsMatchesRows(t *testing.T) {
 	for pass := range 2 {
 		for bi := range r.Blocks() {
 			for _, probe := range probes {
-				plo, phi, err := plain.FindKey(bi, probe, &ps)
-				if err != nil {
-					t.Fatal(err)
-				}
-				clo, chi, err := r.FindKey(bi, probe, &cs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if plo != clo || phi != chi {
-					t.Fatalf("pass %d block %d key %q: key runs [%d,%d), rows [%d,%d)", pass, bi, probe, clo, chi, plo, phi)
-				}
+				plo, phi := sameFindKey(t, plain, r, bi, probe, &ps, &cs, fmt.Sprint("pass ", pass))
 				if pass == 0 && phi > plo {
 					found++
 				}
@@ -119,17 +128,7 @@ func TestFindKeyRowPagesKept(t *testing.T) {
 	}
 	var ps, cs Data
 	for _, k := range keys[:3] {
-		plo, phi, err := plain.FindKey(0, k, &ps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clo, chi, err := r.FindKey(0, k, &cs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if plo != clo || phi != chi {
-			t.Fatalf("key %q: [%d,%d), want [%d,%d)", k, clo, chi, plo, phi)
-		}
+		sameFindKey(t, plain, r, 0, k, &ps, &cs, "page cached row by row")
 	}
 	if c.find(pageKey{reader: r.id, col: uint32(r.fixed[fSort]) | keyRunsCol}) != nil {
 		t.Fatal("the first page was decoded into key runs beside its cached rows")
@@ -190,17 +189,7 @@ func TestPrewarmHistoryKeyRuns(t *testing.T) {
 	var ps Data
 	for bi := range r.Blocks() {
 		for _, k := range keys {
-			plo, phi, err := plain.FindKey(bi, k, &ps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			clo, chi, err := r.FindKey(bi, k, &cs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if plo != clo || phi != chi {
-				t.Fatalf("block %d key %q: [%d,%d), want [%d,%d)", bi, k, clo, chi, plo, phi)
-			}
+			sameFindKey(t, plain, r, bi, k, &ps, &cs, "prewarmed")
 		}
 	}
 	if tr.Decoded != 0 || tr.Hits == 0 {
@@ -313,17 +302,7 @@ func TestFindKeyMixedForms(t *testing.T) {
 		for pass := range 2 {
 			for bi := range r.Blocks() {
 				for _, p := range probes {
-					plo, phi, err := plain.FindKey(bi, p, &ps)
-					if err != nil {
-						t.Fatal(err)
-					}
-					clo, chi, err := r.FindKey(bi, p, &cs)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if plo != clo || phi != chi {
-						t.Fatalf("trial %d pass %d block %d key %q: [%d,%d), want [%d,%d)", trial, pass, bi, p, clo, chi, plo, phi)
-					}
+					sameFindKey(t, plain, r, bi, p, &ps, &cs, fmt.Sprintf("trial %d pass %d", trial, pass))
 				}
 			}
 		}
