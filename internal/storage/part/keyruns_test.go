@@ -451,3 +451,27 @@ func TestRowsAcrossPagesCached(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsOverManyPagesScratch: rows over more than maxSplitPages pages
+// (a hot key's many versions) are decoded through scratch, not put in
+// the cache page by page, and equal an uncached reader's.
+func TestRowsOverManyPagesScratch(t *testing.T) {
+	fsys := vfs.NewMem()
+	const pageRows = 64
+	writeHistoryRuns(t, fsys, "h", (maxSplitPages+2)*pageRows, pageRows, 0)
+	plain, r, c := openPlainCached(t, fsys, "h")
+	const lo, hi = 3, (maxSplitPages+1)*pageRows + 3
+	var got, want Data
+	if err := plain.ReadRows(0, lo, hi, FixGroup, []catalog.ColumnID{1}, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReadRows(0, lo, hi, FixGroup, []catalog.ColumnID{1}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.Group, got.Cols[0].Int64s()) != fmt.Sprint(want.Group, want.Cols[0].Int64s()) {
+		t.Fatal("rows over many pages differ from an uncached reader's")
+	}
+	if st := c.Stats(); st.Pages != 0 {
+		t.Fatalf("a read over %d pages cached %d pages", maxSplitPages+2, st.Pages)
+	}
+}

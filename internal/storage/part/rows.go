@@ -149,15 +149,21 @@ func (r *Reader) readRows(i, lo, hi int, fixed Fixed, cols []catalog.ColumnID, d
 	return nil
 }
 
+// maxSplitPages is the most pages readRowsOfChunk reads one at a time,
+// each cached, for rows that cross page boundaries.
+const maxSplitPages = 4
+
 // readRowsOfChunk decodes rows [lo, hi) of one chunk from the pages that
 // hold them, through the scratch sc, and copies them to dst.
 func (r *Reader) readRowsOfChunk(w *[]byte, blk int, t *chunkTask, chunks []parquet.ColumnChunk, lo, hi int, dst, sc *Data, ti int, tr *PageTrace) error {
-	if pr := r.meta.PageRows; r.cache != nil && !t.uncached && pr > 0 && hi > lo && lo/pr != (hi-1)/pr {
+	if pr := r.meta.PageRows; r.cache != nil && !t.uncached && pr > 0 && hi > lo && lo/pr != (hi-1)/pr && (hi-1)/pr-lo/pr < maxSplitPages {
 		// Rows that cross a page boundary (a key's rows at the end of one
 		// page and the start of the next) are read a page at a time, so
 		// that each page is cached: decoded together, the two pages went
 		// to scratch, and every lookup of such a key decoded them cold
-		// again (bench/ R4's slowest lookups, ~6 pages each).
+		// again (bench/ R4's slowest lookups, ~6 pages each). The rows
+		// of a key with versions over more pages than that (a versions()
+		// of a hot key) still go through scratch, not filling the cache.
 		for p := lo; p < hi; {
 			e := min(hi, (p/pr+1)*pr)
 			if err := r.readRowsOfChunk(w, blk, t, chunks, p, e, dst, sc, ti, tr); err != nil {
@@ -276,8 +282,9 @@ func (r *Reader) decodePages(w *[]byte, blk int, t *chunkTask, chunks []parquet.
 	}
 	first := int(oi.FirstRowIndex(p0))
 	// One page is what a lookup decodes per column; it is cached. A range
-	// of pages (a key's rows crossing a page boundary) is decoded into
-	// scratch as before.
+	// of pages (rows readRowsOfChunk does not read a page at a time: over
+	// maxSplitPages pages, pages not cut every PageRows rows, or no
+	// cache) is decoded into scratch.
 	cached := r.cache != nil && p0 == p1 && !t.uncached && !t.noPut
 	var key pageKey
 	if cached {
