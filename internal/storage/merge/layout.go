@@ -89,16 +89,7 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 			l.byGroup[c.Group] = append(l.byGroup[c.Group], j)
 		}
 	}
-	// A group whose ordering columns are not all in the output (one
-	// dropped, say) is left out: part.Write then finds its rows' values
-	// unmatched and stores _order as it is.
-	for _, g := range t.Groups {
-		cols := append(slices.Clone(g.ValidBy), g.RevisionBy...)
-		if len(cols) == 0 || g.ID > 0xFFFF || !all(cols, func(id catalog.ColumnID) bool { return slices.Contains(l.ids, id) }) {
-			continue
-		}
-		l.orderFrom = append(l.orderFrom, part.GroupOrder{Group: uint16(g.ID), Cols: cols})
-	}
+	l.orderFrom = part.GroupOrders(t, func(id catalog.ColumnID) bool { return slices.Contains(l.ids, id) })
 	for in, r := range inputs {
 		m := r.Meta()
 		l.cast[in] = make([]bool, len(l.ids))
@@ -113,16 +104,6 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 		}
 	}
 	return l, nil
-}
-
-// all reports whether f holds for every element of s.
-func all[T any](s []T, f func(T) bool) bool {
-	for _, x := range s {
-		if !f(x) {
-			return false
-		}
-	}
-	return true
 }
 
 // newData returns an empty Data shaped for the layout, with room for n

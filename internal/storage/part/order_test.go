@@ -72,13 +72,20 @@ func orderFixture(t testing.TB, rows int) fixture {
 	return fx
 }
 
-// TestOrderRebuilt writes a history part whose ordering values match its
-// columns: _order is stored empty, the part says format 2, and every read
-// path gives back the Order written, whether or not it reads the ordering
-// columns itself.
+// TestOrderRebuilt writes a history part and a delta part whose ordering
+// values match their columns: _order is stored empty, the part says
+// format 2 or later, and every read path gives back the Order written,
+// whether or not it reads the ordering columns itself.
 func TestOrderRebuilt(t *testing.T) {
+	for _, kind := range []Kind{KindHistory, KindDelta} {
+		t.Run(kind.String(), func(t *testing.T) { testOrderRebuilt(t, kind) })
+	}
+}
+
+func testOrderRebuilt(t *testing.T, kind Kind) {
 	fsys := newFS(t)
 	fx := orderFixture(t, 5000)
+	fx.meta.Kind = kind
 	info := writeFixture(t, fsys, "parts/h.part", fx, WriteOptions{BlockRows: 1200, PageRows: 256})
 	plain := fx
 	plain.meta.OrderFrom = nil
@@ -94,7 +101,7 @@ func TestOrderRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.fm.Format != 3 || len(r.Meta().OrderFrom) != 2 {
+	if r.fm.Format < 2 || kind == KindHistory && r.fm.Format != 3 || len(r.Meta().OrderFrom) != 2 {
 		t.Fatalf("format %d, OrderFrom %v", r.fm.Format, r.Meta().OrderFrom)
 	}
 	if diff := sameData(fx.d, readAll(t, r, ids(fx.meta))); diff != "" {

@@ -211,7 +211,9 @@ func (w *writer) warmBlock(bi, lo, hi int) {
 		e := min(s+w.opts.PageRows, hi)
 		n := e - s
 		for f := range numFixed {
-			if warmFixed&(1<<f) == 0 {
+			if warmFixed&(1<<f) == 0 || f == fOrder && len(w.meta.OrderFrom) > 0 {
+				// A part whose ordering values are rebuilt never reads
+				// its _order pages (ReadRows rebuilds Order instead).
 				continue
 			}
 			pd := &Data{first: s - lo}

@@ -68,10 +68,14 @@ func TestWarmPagesEqualDecoded(t *testing.T) {
 	sparse.meta.Kind = KindDelta
 	sparse.d.Order, sparse.d.Tomb, sparse.d.WonAt, sparse.d.EndedAt = nil, nil, nil, nil
 	sparse.d.SupersededBy, sparse.d.State = nil, nil
+	// A delta part with ordering values rebuilt, whose _order pages are
+	// not warmed.
+	ordered := orderFixture(t, 700)
+	ordered.meta.Kind = KindDelta
 	for _, tc := range []struct {
 		name string
 		fx   fixture
-	}{{"current", full}, {"delta", sparse}} {
+	}{{"current", full}, {"delta", sparse}, {"delta, rebuilt order", ordered}} {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys := newFS(t)
 			c := NewCache(64 << 20)
@@ -88,6 +92,9 @@ func TestWarmPagesEqualDecoded(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer plain.Close()
+			if m := plain.Meta(); tc.fx.meta.OrderFrom != nil && m.OrderFrom == nil {
+				t.Fatalf("the part was not written in the form under test: %+v", m)
+			}
 			w := plain.window()
 			checked := 0
 			for _, wp := range pending.pages {
