@@ -26,9 +26,9 @@
 // all compressed with ZSTD(1), except in history parts, which only merges
 // write and which hold most of a settled table: ZSTD(3) there
 // (historyFixedCodec, which also says why these stay delta-encoded).
-// A history part whose every row's _order is the encoding of its group's
-// VALID BY / REVISION BY columns stores _order empty, and readers rebuild
-// it from those columns (format 2, order.go). History parts also store
+// A history or delta part whose every row's _order is the encoding of its
+// group's VALID BY / REVISION BY columns stores _order empty, and readers
+// rebuild it from those columns (format 2, order.go). History parts also store
 // _commit, _seq, _won_at, _ended_at and _superseded_by as residuals: what
 // is left once the part of each that follows from the row's _group,
 // _state and neighbours in its page is subtracted, 0 in most rows (format

@@ -160,14 +160,26 @@ func (r *Reader) readOrder(dst *Data, fixed Fixed, cols []catalog.ColumnID, read
 		vecs = append(vecs, v)
 	}
 	dst.orderVecs, dst.orderMiss = vecs, missing
-	src := dst
-	if len(missing) > 0 || fixed&(FixGroup|FixTomb) != FixGroup|FixTomb {
+	// Only what the read did not ask for is read on top: the groups and
+	// delete markers the read took (a resolving scan takes both) are not
+	// decoded twice.
+	group, tomb := dst.Group, dst.Tomb
+	if need := (FixGroup | FixTomb) &^ fixed; len(missing) > 0 || need != 0 {
 		if dst.orderSrc == nil {
 			dst.orderSrc = &Data{}
 		}
-		src = dst.orderSrc
-		if err := read(FixGroup|FixTomb, missing, src); err != nil {
+		src := dst.orderSrc
+		if err := read(need, missing, src); err != nil {
 			return err
+		}
+		if src.Rows != dst.Rows {
+			return r.corrupt("ordering columns hold %d rows, want %d", src.Rows, dst.Rows)
+		}
+		if need&FixGroup != 0 {
+			group = src.Group
+		}
+		if need&FixTomb != 0 {
+			tomb = src.Tomb
 		}
 		j := 0
 		for k := range vecs {
@@ -178,8 +190,8 @@ func (r *Reader) readOrder(dst *Data, fixed Fixed, cols []catalog.ColumnID, read
 		}
 	}
 	n := dst.Rows
-	if src.Rows != n || len(src.Group) != n || len(src.Tomb) != n {
-		return r.corrupt("ordering columns hold %d rows, want %d", src.Rows, n)
+	if len(group) != n || len(tomb) != n {
+		return r.corrupt("ordering columns hold %d groups and %d delete markers, want %d", len(group), len(tomb), n)
 	}
 	for _, v := range vecs {
 		if v == nil || v.Len() != n {
@@ -188,7 +200,7 @@ func (r *Reader) readOrder(dst *Data, fixed Fixed, cols []catalog.ColumnID, read
 	}
 	buf := dst.orderBuf[:0]
 	for i := range n {
-		buf = o.appendOrder(buf[:0], vecs, src.Group[i], src.Tomb[i], i)
+		buf = o.appendOrder(buf[:0], vecs, group[i], tomb[i], i)
 		dst.Order.AppendBytes(buf)
 	}
 	dst.orderBuf = buf

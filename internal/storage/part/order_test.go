@@ -120,6 +120,8 @@ func testOrderRebuilt(t *testing.T, kind Kind) {
 			{"order alone", FixOrder, nil, false},
 			{"with one ordering column", FixOrder | FixGroup, []catalog.ColumnID{11}, false},
 			{"with all", FixOrder | FixGroup | FixTomb, []catalog.ColumnID{12, 10, 11}, false},
+			{"with groups and delete markers, no ordering column", FixOrder | FixGroup | FixTomb, nil, false},
+			{"with delete markers and one ordering column", FixOrder | FixTomb, []catalog.ColumnID{12}, false},
 			{"view, first", FixOrder | FixSort, nil, true},
 			{"view, kept", FixOrder | FixSort, nil, true},
 		} {
