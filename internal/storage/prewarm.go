@@ -47,9 +47,10 @@ import (
 // begins: current-run pages a later lookup decodes may then find the
 // cache full, and while the history's pages hold at most half of it
 // (cache.go's classes) such a page evicts another current one, not them.
-// A history run is one part, and a commit arriving while the pass decodes
-// one waits for the merge lock until the part is done (a few hundred
-// pages).
+// A history run is one part, and the pass checks for commits between
+// parts: a commit arriving while it decodes one is not held up (commits
+// take no merge lock), but the merges its flush kicks wait for the merge
+// lock until the part is done (a few hundred pages).
 
 // prewarmHistoryFixed are the fixed columns lookups of a history run
 // read (lookupRun's interval path).
