@@ -52,8 +52,12 @@ func TestCollapseRange(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("collapsed %d ranges, want 1", n)
 	}
-	if _, kib := vmFlags(t, lo); kib != hugeBytes>>10 {
-		t.Fatalf("%d KiB of huge pages after collapsing, want %d", kib, hugeBytes>>10)
+	// At least the first: the kernel's own khugepaged may collapse the
+	// second range meanwhile (its max_ptes_none lets it fill up to 511
+	// missing pages), which the full test run under load once saw; that
+	// the second was left alone by collapseRange is what n says.
+	if _, kib := vmFlags(t, lo); kib < hugeBytes>>10 {
+		t.Fatalf("%d KiB of huge pages after collapsing, want at least %d", kib, hugeBytes>>10)
 	}
 	for i := 0; i < size; i += smallBytes {
 		p := uintptr(i)

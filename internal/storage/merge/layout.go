@@ -32,8 +32,9 @@ type layout struct {
 	// types.Cast.
 	cast [][]bool
 	// orderFrom names each ordered group's VALID BY and REVISION BY
-	// columns the output holds, for part.Meta.OrderFrom: history parts
-	// whose ordering values all match them store none (part/order.go).
+	// columns the output holds, for part.Meta.OrderFrom: history and
+	// delta parts whose ordering values all match them store none
+	// (part/order.go).
 	orderFrom []part.GroupOrder
 	// avg sizes the byte columns of an output's first Data (newData).
 	avg rowBytes

@@ -190,8 +190,10 @@ func BenchmarkReadOrder(b *testing.B) {
 			fixed Fixed
 			cols  []catalog.ColumnID
 		}{{"all", FixAll, ids(meta)}, {"order-only", FixOrder, nil},
-			// What a scan resolving versions reads of a delta part: the
-			// fixed columns, and a table column that orders nothing.
+			// What a scan resolving versions reads of a part (a delta,
+			// the first current read after an ingest): the fixed
+			// columns, and a table column that orders nothing. The part
+			// here is a history part; the columns read are the same.
 			{"resolve", FixSort | FixGroup | FixCommit | FixSeq | FixTomb | FixOrder, ids(meta)[:1]}} {
 			b.Run(name+"/"+read.name, func(b *testing.B) {
 				var out Data

@@ -96,9 +96,10 @@ type Meta struct {
 	PageRows int
 	// OrderFrom lists, per attribute group, the table columns its ordering
 	// values are encoded from (VALID BY, then REVISION BY): the caller
-	// of Write offers it for a history part, and Write keeps it only if
-	// every row's Order is exactly that encoding (empty for delete
-	// markers and for groups it does not list). The part then stores
+	// of Write offers it (flushes and merges do), and Write keeps it, in
+	// a history or delta part, only if every row's Order is exactly that
+	// encoding (empty for delete markers and for groups it does not
+	// list). The part then stores
 	// _order empty and readers rebuild Order from the columns (order.go);
 	// on a Reader's Meta it is set only for such parts.
 	OrderFrom []GroupOrder
