@@ -137,15 +137,21 @@ func (r *Register) advance(p Pos) error {
 // dropped together. A Slab is not safe for concurrent use.
 type Slab struct{ free []entry }
 
-// slabChunk is the entries of one slab allocation (64 KiB).
-const slabChunk = 1024
+// slabChunk is the most entries of one slab allocation (64 KiB); a
+// slab's allocations double up to it from slabFirst, so that a Slab that
+// serves a few Registers (a read resolving one key's versions: bench/ R5)
+// does not allocate and clear 64 KiB for them.
+const (
+	slabChunk = 1024
+	slabFirst = 16
+)
 
 // grow returns a counted set of capacity at least 2·cap(c) (1 if c has
 // none) holding c's entries, cut from s.
 func (s *Slab) grow(c []entry) []entry {
 	n := max(1, 2*cap(c))
 	if cap(s.free)-len(s.free) < n {
-		s.free = make([]entry, 0, max(slabChunk, n))
+		s.free = make([]entry, 0, max(n, min(slabChunk, max(slabFirst, 2*cap(s.free)))))
 	}
 	k := len(s.free)
 	s.free = s.free[:k+n]

@@ -2,6 +2,7 @@ package version
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -300,5 +301,39 @@ func TestRegisterTouch(t *testing.T) {
 	// Counted in ordering order; the greatest's encoding comes last.
 	if want := ints(20 << 56)[0][0]; r.Touch() != want || want == ints(15 << 56)[0][0] {
 		t.Fatalf("Touch = %d, want %d (first byte of the greatest's encoding)", r.Touch(), want)
+	}
+}
+
+// TestSlabGrowsFromSmall: a Slab's allocations double from slabFirst up to
+// slabChunk entries, so that one serving a few Registers (a read of one
+// key's versions) takes a few hundred bytes, not 64 KiB, while one serving
+// a memtable still allocates once per slabChunk entries; a piece larger
+// than a chunk gets an allocation of its own size.
+func TestSlabGrowsFromSmall(t *testing.T) {
+	var s Slab
+	c := s.grow(nil)
+	if cap(c) != 1 || cap(s.free) != slabFirst {
+		t.Fatalf("first piece %d of an allocation of %d entries, want 1 of %d", cap(c), cap(s.free), slabFirst)
+	}
+	var sizes []int
+	for range 5000 {
+		before := cap(s.free)
+		s.grow(make([]entry, 0, 1))
+		if cap(s.free) != before {
+			sizes = append(sizes, cap(s.free))
+		}
+	}
+	want := []int{32, 64, 128, 256, 512, 1024}
+	if len(sizes) < len(want) || !slices.Equal(sizes[:len(want)], want) {
+		t.Fatalf("allocations of %v entries, want %v then %d each", sizes, want, slabChunk)
+	}
+	for _, n := range sizes[len(want):] {
+		if n != slabChunk {
+			t.Fatalf("allocations of %v entries, want at most %d", sizes, slabChunk)
+		}
+	}
+	big := s.grow(make([]entry, 0, 2*slabChunk))
+	if cap(big) != 4*slabChunk {
+		t.Fatalf("a piece of %d entries from a slab of chunks of %d", cap(big), slabChunk)
 	}
 }
