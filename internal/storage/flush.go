@@ -519,9 +519,9 @@ func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFil
 	var d *part.Data
 	if mem.keyed != nil {
 		d, err = keyedPartData(t, mem.keyed, &meta)
-		// The ordering values rebuilt from the table columns where every
-		// row's match (part/order.go): a delta of the bench/ balances
-		// table stored 3.4 bytes of ~25 per row in _order.
+		// Ordering values are rebuilt from the table columns when every
+		// row's match them (part/order.go): a delta of the bench/
+		// balances table stored 3.4 bytes of ~25 a row in _order.
 		meta.OrderFrom = part.GroupOrders(t, func(id catalog.ColumnID) bool { return meta.Column(id) >= 0 })
 	} else {
 		meta.Kind = part.KindAppend
