@@ -426,10 +426,7 @@ func TestFoldWarmsPages(t *testing.T) {
 	if e.merges.Load() != 1 {
 		t.Fatalf("%d merges, want the one fold", e.merges.Load())
 	}
-	var sample []int
-	for k := 0; k < keys; k += 97 {
-		sample = append(sample, k)
-	}
+	sample := everyNth(keys, 97)
 	lookups := func(e *Engine) (string, LookupTrace) {
 		t.Helper()
 		return lookupAmounts(t, e, tbl, sample, func(k int, tr *LookupTrace) {
@@ -487,10 +484,7 @@ func TestIdleDeltasPrewarmed(t *testing.T) {
 	}
 	// A few keys written again: one small delta run, below the fold's
 	// ratio, which MergeNow leaves and prewarms.
-	var touched []int
-	for k := 0; k < keys; k += 397 {
-		touched = append(touched, k)
-	}
+	touched := everyNth(keys, 397)
 	write(touched, 3)
 	merges, before := e.merges.Load(), prewarmedBytes.Load()
 	if err := e.MergeNow(ctx); err != nil {
@@ -536,10 +530,7 @@ func TestIdleRunsPrewarmed(t *testing.T) {
 	const keys = 20000
 	e, tbl, _ := mergedBalances(t, dir, keys, 2)
 	defer func() { _ = e.Close() }()
-	var probe []int
-	for k := 0; k < keys; k += 211 {
-		probe = append(probe, k)
-	}
+	probe := everyNth(keys, 211)
 	reopen := func() { e = reopenQuiet(t, e, dir) }
 	reopen()
 	cold, tr := lookupAmounts(t, e, tbl, probe, nil)
@@ -592,10 +583,7 @@ func TestIdleHistoryPrewarmed(t *testing.T) {
 	e, tbl, commits := mergedBalances(t, dir, keys, 4)
 	defer func() { _ = e.Close() }()
 	// Keys far enough apart that no two share a history page.
-	var probe []int
-	for k := 0; k < keys; k += 1009 {
-		probe = append(probe, k)
-	}
+	probe := everyNth(keys, 1009)
 	reopen := func() { e = reopenQuiet(t, e, dir) }
 	reopen()
 	asOf := commits[1]
@@ -648,6 +636,15 @@ func mergedBalances(t *testing.T, dir string, keys, rounds int) (*Engine, *catal
 		t.Fatal(err)
 	}
 	return e, tbl, commits
+}
+
+// everyNth returns the keys 0, step, 2·step, ... below keys.
+func everyNth(keys, step int) []int {
+	var out []int
+	for k := 0; k < keys; k += step {
+		out = append(out, k)
+	}
+	return out
 }
 
 // reopenQuiet closes e and opens dir again without background merges, so
