@@ -196,6 +196,17 @@ func BenchmarkPointMemtable(b *testing.B) {
 // parameters, the way clients send it (and the statement plan.Template
 // serves).
 func BenchmarkPointMemtableParams(b *testing.B) {
+	benchPointParams(b, "SELECT amount FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3")
+}
+
+// BenchmarkPointMemtableParamsCast reads the amount as text, as a client
+// over the wire does (bench/peers): a template too, its Project over a
+// scan of the one column.
+func BenchmarkPointMemtableParamsCast(b *testing.B) {
+	benchPointParams(b, "SELECT amount::STRING FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3")
+}
+
+func benchPointParams(b *testing.B, q string) {
 	db, err := Open(b.TempDir(), Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -209,7 +220,6 @@ func BenchmarkPointMemtableParams(b *testing.B) {
 	if _, err := s.Run(ctx, upsertSQL(0, 10_000, 1)); err != nil {
 		b.Fatal(err)
 	}
-	const q = "SELECT amount FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3"
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		k := i % 10_000

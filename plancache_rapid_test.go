@@ -88,8 +88,10 @@ func TestPlanCacheRandom(t *testing.T) {
 		var queries []string
 		// The items cover the template's narrowed scan (plan.pointScan):
 		// columns reordered, a key column, _commit last, and the shapes it
-		// leaves to a Project (a column twice, _commit first).
-		for _, item := range []string{"*", "v", "w, k0", "_commit, v", "v, _commit", "v, v", "w AS a, v, k0, _commit"} {
+		// leaves to a Project (a column twice, _commit first, columns cast
+		// to a type, the form clients read values as text in).
+		for _, item := range []string{"*", "v", "w, k0", "_commit, v", "v, _commit", "v, v", "w AS a, v, k0, _commit",
+			"v::STRING, CAST(k0 AS STRING)", "(w)::BYTES, _commit::INT64", "v::INT8::STRING, w"} {
 			var conds, casts []string
 			for k := 0; k < nk; k++ {
 				conds = append(conds, fmt.Sprintf("k%d = $%d", k, k+1))

@@ -21,7 +21,8 @@ import (
 //	WHERE k1 = $i[::T] AND k2 = $j[::T] …  -- every key column once,
 //	                                        -- or a number or string literal
 //
-// and its plan is a Project over a Scan with a Key; or the versions of one
+// where an output col may also be cast (col::T, CAST(col AS T)), and its
+// plan is a Project over a Scan with a Key; or the versions of one
 // key,
 //
 //	SELECT col, … | * FROM versions(t) WHERE k1 = $i[::T] AND …
@@ -30,7 +31,8 @@ import (
 // Build's plan for the
 // first values is the template; Plan swaps in the key and AS OF of new
 // values; when the Project only picks columns, Plan returns the Scan
-// alone, reading just those columns (pointScan). Plan gives up (false)
+// alone, reading just those columns (pointScan), and otherwise the Project
+// over a Scan of the columns it uses (narrowScan). Plan gives up (false)
 // whenever the new values would not take
 // the path the template was built on: another catalog, a NULL, a cast
 // that fails, a value that is not exactly of the key column's type, an
@@ -88,12 +90,11 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 	default:
 		return nil
 	}
-	// Only plain columns are output: an expression could hold values
-	// folded at bind time (parameters, now(), last_commit()).
+	// Only columns are output, plain or cast (col::T, CAST(col AS T), as
+	// clients write to read a value as text): another expression could hold
+	// values folded at bind time (parameters, now(), last_commit()).
 	for _, it := range blk.Items {
-		switch it.Expr.(type) {
-		case *ast.ColumnRef, *ast.StarExpr:
-		default:
+		if _, ok := it.Expr.(*ast.StarExpr); !ok && !castColumn(it.Expr) {
 			return nil
 		}
 	}
@@ -133,6 +134,11 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 	proj, ok := p.Root.(*Project)
 	if !ok {
 		return nil
+	}
+	for _, e := range proj.Exprs {
+		if !boundCastColumn(e) {
+			return nil
+		}
 	}
 	var (
 		tbl    *catalog.Table
@@ -191,7 +197,9 @@ func NewTemplate(stmt ast.Stmt, env *Env, p *Plan) *Template {
 	}
 	t.root, t.scan, t.vers, t.cols = proj, scan, vers, p.cols
 	if scan != nil {
-		t.point = pointScan(proj, scan)
+		if t.point = pointScan(proj, scan); t.point == nil {
+			t.scan = narrowScan(proj, scan)
+		}
 	}
 	// The derivation must give, on the values Build saw, what Build gave.
 	key, asOfCommit, ok := t.values(env)
@@ -247,6 +255,67 @@ func pointScan(proj *Project, scan *Scan) *Scan {
 		out.Cols, out.ColIDs = append(out.Cols, scan.Cols[j]), append(out.ColIDs, scan.ColIDs[j])
 	}
 	return &out
+}
+
+// castColumn reports whether e is a column, or a column cast to a type
+// any number of times: what a template's Project may output.
+func castColumn(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.ColumnRef:
+		return true
+	case *ast.CastExpr:
+		return castColumn(x.X)
+	case *ast.ParenExpr:
+		return castColumn(x.X)
+	}
+	return false
+}
+
+// boundCastColumn is castColumn on the bound expression: it checks that
+// binding and optimizing left each output a column read per row, nothing
+// folded to a constant of the first values.
+func boundCastColumn(e expr.Expr) bool {
+	switch x := e.(type) {
+	case *expr.Col:
+		return true
+	case *expr.Cast:
+		return boundCastColumn(x.X)
+	}
+	return false
+}
+
+// narrowScan returns scan reading only the columns proj's outputs use
+// (each a column or a cast of one: NewTemplate checked), in scan's order,
+// and no filter, as Plan runs it: the key columns the filter read need not
+// be read or handed on.
+func narrowScan(proj *Project, scan *Scan) *Scan {
+	used := func(id int) bool {
+		return slices.ContainsFunc(proj.Exprs, func(e expr.Expr) bool { return baseColumn(e).ID == id })
+	}
+	out := *scan
+	out.Filter = nil
+	out.Cols, out.ColIDs = nil, nil
+	for i, c := range scan.Cols {
+		if used(c.ID) {
+			out.Cols, out.ColIDs = append(out.Cols, c), append(out.ColIDs, scan.ColIDs[i])
+		}
+	}
+	out.Commit = scan.Commit && used(scan.CommitCol.ID)
+	return &out
+}
+
+// baseColumn is the column under e's casts (boundCastColumn holds).
+func baseColumn(e expr.Expr) *expr.Col {
+	for {
+		switch x := e.(type) {
+		case *expr.Col:
+			return x
+		case *expr.Cast:
+			e = x.X
+		default:
+			panic("plan: a template output that is not a cast column")
+		}
+	}
 }
 
 // whereConjuncts appends the AND-ed comparisons of e, each a column

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/strata-db/strata/internal/sql/parser"
@@ -106,5 +107,56 @@ func TestPlanCacheVersionsTemplate(t *testing.T) {
 	}
 	if _, ok := exec("SELECT v FROM versions(t) AS OF COMMIT 2 WHERE k = $1 AND j = $2", types.NewInt64(2), types.NewString("a")); ok {
 		t.Fatal("a template for versions(t) AS OF")
+	}
+}
+
+// TestPlanCacheCastTemplate: a point SELECT whose outputs are columns cast
+// to a type (col::STRING, CAST(col AS T), as clients write to read a value
+// as text) gets a template, and its answers through it are the cast
+// values of each key's row, after a write too; an output that is another
+// expression (a parameter in it) does not.
+func TestPlanCacheCastTemplate(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE t (k INT64 NOT NULL, j STRING NOT NULL, v UINT256, PRIMARY KEY (k, j)) MODE VERSIONED")
+	h.ok("INSERT INTO t VALUES (1, 'a', 12345678901234567890123), (2, 'a', 20), (2, 'b', NULL)")
+	exec := func(q string, args ...types.Value) (*Result, bool) {
+		t.Helper()
+		stmt, err := parser.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res *Result
+		for range 3 {
+			if res, err = h.s.Execute(context.Background(), stmt, q, args); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := h.s.plans.m[stmt]
+		return res, e != nil && e.tmpl != nil
+	}
+	const q = "SELECT v::STRING, CAST(k AS STRING), (j)::STRING::BYTES FROM t WHERE k = $1::INT64 AND j = $2"
+	for _, c := range []struct {
+		k    int64
+		j    string
+		want string
+	}{{1, "a", `[12345678901234567890123 1 \x61]`}, {2, "a", `[20 2 \x61]`}, {2, "b", `[NULL 2 \x62]`}, {3, "a", ""}} {
+		res, ok := exec(q, types.NewInt64(c.k), types.NewString(c.j))
+		got := ""
+		if len(res.Rows) == 1 {
+			got = fmt.Sprint(res.Rows[0])
+		}
+		if !ok || got != c.want || len(res.Rows) > 1 {
+			t.Fatalf("(%d, %q): template %v, rows %v, want %s", c.k, c.j, ok, res.Rows, c.want)
+		}
+		if res.Columns[0].Type.Kind != types.String || res.Columns[2].Type.Kind != types.Bytes {
+			t.Fatalf("(%d, %q): columns %+v", c.k, c.j, res.Columns)
+		}
+	}
+	h.ok("UPSERT INTO t VALUES (1, 'a', 7)")
+	if res, _ := exec(q, types.NewInt64(1), types.NewString("a")); len(res.Rows) != 1 || res.Rows[0][0].String() != "7" {
+		t.Fatalf("after the upsert: %v", res.Rows)
+	}
+	if _, ok := exec("SELECT v + $3::UINT256 FROM t WHERE k = $1 AND j = $2", types.NewInt64(1), types.NewString("a"), types.NewInt64(1)); ok {
+		t.Fatal("a template for an output holding a parameter")
 	}
 }
