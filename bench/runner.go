@@ -515,6 +515,20 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			t0, mono0 = time.Now(), monotonic()
 		}
 		wrong := 0
+		// The scheduler's counts of the client (this process) and, for a
+		// system behind a server process, of the server, around the
+		// timed lookups.
+		var srvPID int
+		if s, ok := sys.(serving); ok && wire {
+			if srvPID, err = s.serverPID(ctx); err != nil {
+				return fmt.Errorf("%s: server pid: %w", label, err)
+			}
+		}
+		cli0, _ := readSched(0)
+		var srv0 schedUsage
+		if srvPID > 0 {
+			srv0, _ = readSched(srvPID)
+		}
 		rt0 := readRuntimeActivity()
 		cpu0 := processCPU()
 		b := bar(len(keys), name+" "+label)
@@ -562,6 +576,16 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		// CPU time per lookup: less sensitive to a shared machine's load
 		// than wall time (background merges, if running, count too).
 		fmt.Printf("%s: %s CPU %.1f µs per lookup\n", name, label, us(processCPU()-cpu0)/float64(len(keys)))
+		if wire {
+			if cli, err := readSched(0); err == nil {
+				fmt.Printf("%s: %s client: %s\n", name, label, cli.perLookup(cli0, len(keys)))
+			}
+			if srvPID > 0 {
+				if srv, err := readSched(srvPID); err == nil {
+					fmt.Printf("%s: %s server: %s\n", name, label, srv.perLookup(srv0, len(keys)))
+				}
+			}
+		}
 		if !wire {
 			// What this process's Go runtime did beside the lookups: its
 			// collections, and its scavenger returning free heap to the

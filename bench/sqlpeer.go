@@ -36,6 +36,17 @@ func (p *sqlPeer) Name() string { return p.name }
 
 func (p *sqlPeer) overWire() bool { return p.server }
 
+// serverPID is the PostgreSQL backend serving the harness's one
+// connection; 0 (no server process to read) for an in-process peer.
+func (p *sqlPeer) serverPID(ctx context.Context) (int, error) {
+	if p.name != "postgres" {
+		return 0, nil
+	}
+	var pid int
+	err := p.db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid)
+	return pid, err
+}
+
 func (p *sqlPeer) Open(ctx context.Context, dir string) error {
 	st, err := statements(p.name)
 	if err != nil {

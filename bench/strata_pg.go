@@ -174,3 +174,11 @@ func (x *strataPG) Close() error {
 	}
 	return err
 }
+
+// serverPID is the strata serve process, which answers every connection.
+func (x *strataPG) serverPID(context.Context) (int, error) {
+	if x.cmd == nil || x.cmd.Process == nil {
+		return 0, errors.New("strata serve is not running")
+	}
+	return x.cmd.Process.Pid, nil
+}
