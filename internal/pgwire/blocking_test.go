@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,5 +219,38 @@ func TestServeWaitsForConnections(t *testing.T) {
 	}
 	if n := srv.Connections(); n != 0 {
 		t.Fatalf("Serve returned with %d connections still open", n)
+	}
+}
+
+// TestConnYields: a connection answering queries back to back passes
+// through the scheduler about every yieldEvery (conn.loop), not once per
+// message, so the runtime's monitor never takes it for a goroutine
+// hogging its processor.
+func TestConnYields(t *testing.T) {
+	var yields atomic.Int64
+	old := yield
+	yield = func() { yields.Add(1); old() }
+	t.Cleanup(func() { yield = old })
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	queries := 0
+	start := time.Now()
+	for time.Since(start) < 20*yieldEvery {
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT $1::INT64", int64(queries)).Scan(&n); err != nil || n != int64(queries) {
+			t.Fatalf("query %d: %d, %v", queries, n, err)
+		}
+		queries++
+	}
+	elapsed := time.Since(start)
+	got := yields.Load()
+	// At most one yield per yieldEvery of the loop's time; at least a few
+	// over twenty of them, however slow the machine.
+	if max := int64(elapsed/yieldEvery) + 1; got < 3 || got > max {
+		t.Fatalf("%d yields over %d queries in %v, want 3 to %d", got, queries, elapsed, max)
+	}
+	if int64(queries) < 2*got {
+		t.Fatalf("%d yields for %d queries: not bounded by time", got, queries)
 	}
 }
