@@ -49,6 +49,19 @@ func (c *config) pairs() bool {
 // and records each system's p50 and p99 as mR1wp50 and mR1wp99.
 func pairedLookups(ctx context.Context, rep *Report, syss []System, model *Model, seed uint64, keys []int32) error {
 	ds := make([][]time.Duration, len(syss))
+	// The scheduler's counts of each system's server and of the client
+	// (this process), summed over that system's blocks.
+	pids := make([]int, len(syss))
+	srv, cli := make([]schedUsage, len(syss)), make([]schedUsage, len(syss))
+	for i, sys := range syss {
+		if s, ok := sys.(serving); ok {
+			pid, err := s.serverPID(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: R1 paired: server pid: %w", sys.Name(), err)
+			}
+			pids[i] = pid
+		}
+	}
 	order := make([]int, len(syss))
 	b := bar(len(keys)*len(syss), "R1 paired")
 	done := 0
@@ -62,6 +75,11 @@ func pairedLookups(ctx context.Context, rep *Report, syss []System, model *Model
 		}
 		for _, si := range order {
 			sys := syss[si]
+			c0, _ := readSched(0)
+			var s0 schedUsage
+			if pids[si] > 0 {
+				s0, _ = readSched(pids[si])
+			}
 			for _, k := range block {
 				chain, addr, tok := KeyOf(seed, k)
 				t := time.Now()
@@ -74,6 +92,12 @@ func pairedLookups(ctx context.Context, rep *Report, syss []System, model *Model
 					return fmt.Errorf("%s: R1 paired of (%d, %s, %s) = %q, the model says %q", sys.Name(), chain, addr, tok, v, want)
 				}
 			}
+			c1, _ := readSched(0)
+			cli[si].add(c1, c0)
+			if pids[si] > 0 {
+				s1, _ := readSched(pids[si])
+				srv[si].add(s1, s0)
+			}
 			done += len(block)
 			b.Set(done) //nolint:errcheck // progress only
 		}
@@ -85,6 +109,11 @@ func pairedLookups(ctx context.Context, rep *Report, syss []System, model *Model
 		rep.add(sys.Name(), mR1wp50, p50, unitUs)
 		rep.add(sys.Name(), mR1wp99, p99, unitUs)
 		fmt.Printf("%s: R1 paired p50 %.0f µs, p99 %.0f µs\n", sys.Name(), p50, p99)
+		n := len(ds[si])
+		fmt.Printf("%s: R1 paired client: %s\n", sys.Name(), cli[si].perLookup(schedUsage{}, n))
+		if pids[si] > 0 {
+			fmt.Printf("%s: R1 paired server: %s\n", sys.Name(), srv[si].perLookup(schedUsage{}, n))
+		}
 	}
 	return nil
 }

@@ -97,6 +97,16 @@ func statusField(st []byte, name string) int64 {
 	return v
 }
 
+// add adds b−a to u (threads: b's).
+func (u *schedUsage) add(b, a schedUsage) {
+	u.run += b.run - a.run
+	u.wait += b.wait - a.wait
+	u.vol += b.vol - a.vol
+	u.invol += b.invol - a.invol
+	u.faults += b.faults - a.faults
+	u.threads = b.threads
+}
+
 // perLookup formats b−a per lookup of n.
 func (b schedUsage) perLookup(a schedUsage, n int) string {
 	f := float64(n)

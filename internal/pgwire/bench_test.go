@@ -113,7 +113,7 @@ func BenchmarkPointWire(b *testing.B) {
 	if _, err := c.Exec(ctx, sb.String()); err != nil {
 		b.Fatal(err)
 	}
-	const q = "SELECT amount FROM bal WHERE chain = $1::UINT16 AND address = $2 AND token = $3"
+	const q = "SELECT amount::STRING FROM bal WHERE chain = $1::UINT16 AND address = $2 AND token = $3"
 	b.ReportAllocs()
 	k := 0
 	for b.Loop() {
