@@ -59,6 +59,11 @@ func (x *strataPG) Open(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := need(st, "strata", "wire_point", "wire_point_asof"); err != nil {
+		return err
+	}
+	// The amount read as text, as the peers read it (peers/strata.sql).
+	st["point"], st["point_asof"] = st["wire_point"], st["wire_point_asof"]
 	x.st = st
 	root, err := repoRoot()
 	if err != nil {

@@ -5,9 +5,10 @@
 -- The key lookups cast $1 to the key column's type: an untyped integer
 -- parameter binds as INT64, and chain_id widened to INT64 is no longer a
 -- key prefix, so the planner would scan instead of looking the key up.
--- They return the amount as text, as every peer's do: the harness compares
--- strings, and over the wire a UINT256 is a numeric, which pgx asks for in
--- binary and turns into a string at ~12 µs of the client's CPU a lookup.
+-- Over the wire (strata-pg) they read the amount as text, as every peer's
+-- do (wire_point, wire_point_asof): a UINT256 is a numeric there, which pgx
+-- asks for in binary and turns into a string at ~12 µs of the client's CPU
+-- a lookup. Embedded, the session hands back the typed value.
 
 -- name: schema
 CREATE TABLE balances (
@@ -37,9 +38,15 @@ SELECT token, count(*), sum(amount) FROM balances GROUP BY token
 SELECT token, count(*), sum(amount) FROM balances GROUP BY token AS OF COMMIT {{commit}}
 
 -- name: point
-SELECT amount::STRING FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
+SELECT amount FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
 
 -- name: point_asof
+SELECT amount FROM balances AS OF COMMIT {{commit}} WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
+
+-- name: wire_point
+SELECT amount::STRING FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
+
+-- name: wire_point_asof
 SELECT amount::STRING FROM balances AS OF COMMIT {{commit}} WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3
 
 -- name: versions
