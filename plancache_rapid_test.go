@@ -86,7 +86,8 @@ func TestPlanCacheRandom(t *testing.T) {
 			return i
 		}
 		var queries []string
-		// The items cover the template's narrowed scan (plan.pointScan):
+		// The items cover the template's narrowed scans (plan.pointScan,
+		// plan.narrowScan):
 		// columns reordered, a key column, _commit last, and the shapes it
 		// leaves to a Project (a column twice, _commit first, columns cast
 		// to a type, the form clients read values as text in).

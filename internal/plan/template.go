@@ -41,8 +41,14 @@ import (
 // template serves only the common case, and NewTemplate checks on the
 // first values that its derivation agrees with Build's.
 type Template struct {
-	cat  *catalog.Catalog
+	cat *catalog.Catalog
+	// root is Build's Project; its expressions are shared by every plan
+	// the template gives (exec resolves their column indexes in place on
+	// each run), so plans from one template must not run at once: a
+	// session runs one statement at a time.
 	root *Project
+	// scan is the Scan Plan runs under root when point is nil: Build's,
+	// narrowed to the columns root uses, without its filter (narrowScan).
 	scan *Scan
 	// vers is the Versions node of a versions(t) template (scan nil).
 	vers *Versions

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/parser"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -111,36 +112,46 @@ func TestPlanCacheVersionsTemplate(t *testing.T) {
 }
 
 // TestPlanCacheCastTemplate: a point SELECT whose outputs are columns cast
-// to a type (col::STRING, CAST(col AS T), as clients write to read a value
-// as text) gets a template, and its answers through it are the cast
-// values of each key's row, after a write too; an output that is another
-// expression (a parameter in it) does not.
+// to a type (col::STRING, CAST(col AS T)), a column twice, _commit cast, or
+// * beside a cast gets a template; one tree run with new keys answers as a
+// fresh plan would, after a write too, and through the template (a run
+// allocates far less than planning anew); an output that is another
+// expression (a parameter in it) gets none.
 func TestPlanCacheCastTemplate(t *testing.T) {
 	h := newHarness(t)
 	h.ok("CREATE TABLE t (k INT64 NOT NULL, j STRING NOT NULL, v UINT256, PRIMARY KEY (k, j)) MODE VERSIONED")
 	h.ok("INSERT INTO t VALUES (1, 'a', 12345678901234567890123), (2, 'a', 20), (2, 'b', NULL)")
-	exec := func(q string, args ...types.Value) (*Result, bool) {
+	parse := func(q string) ast.Stmt {
 		t.Helper()
 		stmt, err := parser.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res *Result
-		for range 3 {
-			if res, err = h.s.Execute(context.Background(), stmt, q, args); err != nil {
-				t.Fatal(err)
-			}
+		return stmt
+	}
+	run := func(stmt ast.Stmt, q string, args ...types.Value) (*Result, bool) {
+		t.Helper()
+		res, err := h.s.Execute(context.Background(), stmt, q, args)
+		if err != nil {
+			t.Fatal(err)
 		}
 		e := h.s.plans.m[stmt]
 		return res, e != nil && e.tmpl != nil
 	}
+	key := func(k int64, j string) []types.Value { return []types.Value{types.NewInt64(k), types.NewString(j)} }
 	const q = "SELECT v::STRING, CAST(k AS STRING), (j)::STRING::BYTES FROM t WHERE k = $1::INT64 AND j = $2"
-	for _, c := range []struct {
+	stmt := parse(q)
+	run(stmt, q, key(2, "b")...)
+	if _, ok := run(stmt, q, key(2, "b")...); !ok {
+		t.Fatal("no template after the second run")
+	}
+	cases := []struct {
 		k    int64
 		j    string
 		want string
-	}{{1, "a", `[12345678901234567890123 1 \x61]`}, {2, "a", `[20 2 \x61]`}, {2, "b", `[NULL 2 \x62]`}, {3, "a", ""}} {
-		res, ok := exec(q, types.NewInt64(c.k), types.NewString(c.j))
+	}{{1, "a", `[12345678901234567890123 1 \x61]`}, {2, "a", `[20 2 \x61]`}, {2, "b", `[NULL 2 \x62]`}, {3, "a", ""}, {1, "a", `[12345678901234567890123 1 \x61]`}}
+	for _, c := range cases {
+		res, ok := run(stmt, q, key(c.k, c.j)...)
 		got := ""
 		if len(res.Rows) == 1 {
 			got = fmt.Sprint(res.Rows[0])
@@ -152,11 +163,41 @@ func TestPlanCacheCastTemplate(t *testing.T) {
 			t.Fatalf("(%d, %q): columns %+v", c.k, c.j, res.Columns)
 		}
 	}
+	// Through the template, not Build: a fresh tree per run plans anew.
+	i := 0
+	cached := testing.AllocsPerRun(50, func() { i++; run(stmt, q, key(int64(1+i%3), "a")...) })
+	fresh := testing.AllocsPerRun(50, func() { i++; run(parse(q), q, key(int64(1+i%3), "a")...) })
+	if cached > fresh/2 {
+		t.Fatalf("%.0f allocations a run through the template, %.0f planning anew: the template did not serve", cached, fresh)
+	}
 	h.ok("UPSERT INTO t VALUES (1, 'a', 7)")
-	if res, _ := exec(q, types.NewInt64(1), types.NewString("a")); len(res.Rows) != 1 || res.Rows[0][0].String() != "7" {
+	if res, _ := run(stmt, q, key(1, "a")...); len(res.Rows) != 1 || res.Rows[0][0].String() != "7" {
 		t.Fatalf("after the upsert: %v", res.Rows)
 	}
-	if _, ok := exec("SELECT v + $3::UINT256 FROM t WHERE k = $1 AND j = $2", types.NewInt64(1), types.NewString("a"), types.NewInt64(1)); ok {
-		t.Fatal("a template for an output holding a parameter")
+	// A column twice, _commit cast, and * beside a cast: each a template
+	// answering as a fresh plan does.
+	for _, q := range []string{
+		"SELECT v::STRING, v, _commit::STRING FROM t WHERE k = $1 AND j = $2",
+		"SELECT *, v::STRING FROM t WHERE k = $1 AND j = $2",
+	} {
+		stmt := parse(q)
+		run(stmt, q, key(2, "a")...)
+		for _, c := range cases {
+			res, ok := run(stmt, q, key(c.k, c.j)...)
+			want, err := h.s.Execute(context.Background(), parse(q), q, key(c.k, c.j))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok || fmt.Sprint(res.Rows) != fmt.Sprint(want.Rows) {
+				t.Fatalf("%s (%d, %q): template %v, rows %v, want %v", q, c.k, c.j, ok, res.Rows, want.Rows)
+			}
+		}
+	}
+	q2 := "SELECT v + $3::UINT256 FROM t WHERE k = $1 AND j = $2"
+	stmt2 := parse(q2)
+	for range 3 {
+		if _, ok := run(stmt2, q2, types.NewInt64(1), types.NewString("a"), types.NewInt64(1)); ok {
+			t.Fatal("a template for an output holding a parameter")
+		}
 	}
 }
