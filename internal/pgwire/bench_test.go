@@ -97,7 +97,9 @@ func BenchmarkCopyFrom(b *testing.B) {
 // BenchmarkPointWire is bench/'s R1 over the wire at the server's end: a
 // point SELECT by the full key of a balances-like table, prepared once and
 // run with the key as parameters (pgx's statement cache, binary results),
-// client and server in this process over loopback TCP.
+// client and server in this process over loopback TCP. The amount is read
+// as text (amount::STRING), as bench/ reads it since 2026-12-07: figures
+// from before then read the numeric in binary.
 func BenchmarkPointWire(b *testing.B) {
 	ctx := context.Background()
 	c := benchConn(b, "CREATE TABLE bal (chain UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL, amount UINT256, PRIMARY KEY (chain, address, token)) MODE VERSIONED")

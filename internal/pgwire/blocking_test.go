@@ -236,7 +236,7 @@ func TestConnYields(t *testing.T) {
 	ctx := context.Background()
 	queries := 0
 	start := time.Now()
-	for time.Since(start) < 20*yieldEvery {
+	for time.Since(start) < 50*yieldEvery {
 		var n int64
 		if err := c.QueryRow(ctx, "SELECT $1::INT64", int64(queries)).Scan(&n); err != nil || n != int64(queries) {
 			t.Fatalf("query %d: %d, %v", queries, n, err)
@@ -245,12 +245,10 @@ func TestConnYields(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	got := yields.Load()
-	// At most one yield per yieldEvery of the loop's time; at least a few
-	// over twenty of them, however slow the machine.
-	if max := int64(elapsed/yieldEvery) + 1; got < 3 || got > max {
-		t.Fatalf("%d yields over %d queries in %v, want 3 to %d", got, queries, elapsed, max)
-	}
-	if int64(queries) < 2*got {
-		t.Fatalf("%d yields for %d queries: not bounded by time", got, queries)
+	// At most one yield per yieldEvery of the loop's time (a yield per
+	// message, four a query, exceeds that unless a query takes over 8 ms),
+	// and at least a few over fifty of them, however slow the machine.
+	if most := int64(elapsed/yieldEvery) + 1; got < 3 || got > most {
+		t.Fatalf("%d yields over %d queries in %v, want 3 to %d", got, queries, elapsed, most)
 	}
 }

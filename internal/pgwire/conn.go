@@ -297,18 +297,20 @@ func (c *conn) runQuiet(sql string) {
 
 // yieldEvery is how long a connection's goroutine runs and waits in
 // read(2) without passing through the Go scheduler before it yields once
-// (runtime.Gosched, a few hundred nanoseconds). The runtime's monitor
-// thread takes a processor whose scheduling tick has not moved for 10 ms
-// for a goroutine hogging it: it preempts the goroutine with a signal, or,
-// while the goroutine waits in a blocking read (docs/pgwire.md, "Blocking
-// reads"), takes the processor away, to be fetched back when the read
-// returns; and each time it does, it goes back to waking every 20 µs. A
-// connection answering a client's lookups back to back never passes
-// through the scheduler otherwise, so without the yield every lookup
-// running at a 10 ms mark paid for one of these, and the monitor's
-// wake-ups (~1 600 a second, ~11 µs of CPU each on this kind of virtual
-// machine) took a core from the client and the server in turn
-// (docs/benchmarks.md, 2026-12-07 second session).
+// (runtime.Gosched, a few hundred nanoseconds), checked as each message
+// arrives. The runtime's monitor thread takes a processor whose scheduling
+// tick has not moved for 10 ms for a goroutine hogging it: it preempts the
+// goroutine with a signal or, while the goroutine waits in a blocking read
+// (docs/pgwire.md, "Blocking reads"), takes the processor away, to be
+// fetched back when the read returns, and after taking one goes back to
+// waking every 20 µs. A connection in blocking reads answering a client's
+// lookups back to back never passes through the scheduler otherwise (one
+// on the poller parks between requests, and the yield costs it nothing
+// more), so without the yield every lookup running at a 10 ms mark paid
+// for one of these, and the monitor's wake-ups (~1 600 a second, ~11 µs
+// of CPU each on this kind of virtual machine) took a core from the
+// client and the server in turn (docs/benchmarks.md, 2026-12-07 second
+// session).
 const yieldEvery = 2 * time.Millisecond
 
 // yield is runtime.Gosched; a test counts the calls.
