@@ -479,6 +479,17 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			}
 		}
 		defer unlock()
+		// The scheduler's counts of the client (this process) and, for a
+		// system behind a server process, of the server, are read around
+		// the timed lookups; the server's process id is asked for before
+		// the warm-up, which then follows that query as it follows
+		// everything else.
+		var srvPID int
+		if s, ok := sys.(serving); ok && wire {
+			if srvPID, err = s.serverPID(ctx); err != nil {
+				return fmt.Errorf("%s: server pid: %w", label, err)
+			}
+		}
 		// The warm-up: untimed in p50 and p99, reported on its own.
 		wds := make([]time.Duration, len(warm))
 		for i, k := range warm {
@@ -515,15 +526,6 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			t0, mono0 = time.Now(), monotonic()
 		}
 		wrong := 0
-		// The scheduler's counts of the client (this process) and, for a
-		// system behind a server process, of the server, around the
-		// timed lookups.
-		var srvPID int
-		if s, ok := sys.(serving); ok && wire {
-			if srvPID, err = s.serverPID(ctx); err != nil {
-				return fmt.Errorf("%s: server pid: %w", label, err)
-			}
-		}
 		cli0, _ := readSched(0)
 		var srv0 schedUsage
 		if srvPID > 0 {

@@ -17,18 +17,20 @@ type serving interface {
 	serverPID(ctx context.Context) (int, error)
 }
 
-// schedUsage is what the kernel's scheduler counted for one process's
-// threads so far (/proc/PID/task/*/schedstat and status): time on a core,
-// time runnable but waiting for one, and context switches, voluntary (the
-// thread blocked: a read, a futex) and involuntary (it was preempted).
+// schedUsage is what the kernel counted for one process's threads so far:
+// from /proc/PID/task/*/schedstat and status, time on a core, time
+// runnable but waiting for one, and context switches, voluntary (the
+// thread blocked: a read, a futex) and involuntary (it was preempted);
+// from /proc/PID/stat, the process's minor page faults.
 // A lookup over a socket on a two-core machine is slowed by every
 // microsecond its client or its server waits for a core, which neither
 // process's CPU time shows.
 type schedUsage struct {
-	run, wait        time.Duration
-	vol, invol       int64
-	faults           int64
-	threads, missing int
+	run, wait  time.Duration
+	vol, invol int64
+	faults     int64
+	// threads is how many threads were read.
+	threads int
 }
 
 // readSched sums schedUsage over the threads of process pid (0: this
@@ -60,12 +62,10 @@ func readSched(pid int) (schedUsage, error) {
 		dir := filepath.Join(base, "task", t.Name())
 		ss, err := os.ReadFile(dir + "/schedstat")
 		if err != nil {
-			u.missing++
-			continue
+			continue // exited since the listing
 		}
 		f := bytes.Fields(ss)
 		if len(f) < 2 {
-			u.missing++
 			continue
 		}
 		r, _ := strconv.ParseInt(string(f[0]), 10, 64)
@@ -82,14 +82,19 @@ func readSched(pid int) (schedUsage, error) {
 	return u, nil
 }
 
-// statusField is the number after name in a /proc status file, 0 if
-// absent.
+// statusField is the number after name at the start of a line of a /proc
+// status file, 0 if absent.
 func statusField(st []byte, name string) int64 {
-	i := bytes.Index(st, []byte(name))
-	if i < 0 {
+	var rest []byte
+	for line := range bytes.Lines(st) {
+		if r, ok := bytes.CutPrefix(line, []byte(name)); ok {
+			rest = r
+			break
+		}
+	}
+	if rest == nil {
 		return 0
 	}
-	rest := st[i+len(name):]
 	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
 		rest = rest[:j]
 	}

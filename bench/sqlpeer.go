@@ -39,7 +39,7 @@ func (p *sqlPeer) overWire() bool { return p.server }
 // serverPID is the PostgreSQL backend serving the harness's one
 // connection; 0 (no server process to read) for an in-process peer.
 func (p *sqlPeer) serverPID(ctx context.Context) (int, error) {
-	if p.name != "postgres" {
+	if !p.server {
 		return 0, nil
 	}
 	var pid int
