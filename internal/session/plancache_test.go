@@ -174,11 +174,12 @@ func TestPlanCacheCastTemplate(t *testing.T) {
 	if res, _ := run(stmt, q, key(1, "a")...); len(res.Rows) != 1 || res.Rows[0][0].String() != "7" {
 		t.Fatalf("after the upsert: %v", res.Rows)
 	}
-	// A column twice, _commit cast, and * beside a cast: each a template
-	// answering as a fresh plan does.
+	// A column twice, _commit cast (alone: a scan of no table column), and
+	// * beside a cast: each a template answering as a fresh plan does.
 	for _, q := range []string{
 		"SELECT v::STRING, v, _commit::STRING FROM t WHERE k = $1 AND j = $2",
 		"SELECT *, v::STRING FROM t WHERE k = $1 AND j = $2",
+		"SELECT _commit::STRING FROM t WHERE k = $1 AND j = $2",
 	} {
 		stmt := parse(q)
 		run(stmt, q, key(2, "a")...)
