@@ -3,6 +3,7 @@ package strata_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"reflect"
 	"testing"
@@ -187,5 +188,48 @@ func TestValueAny(t *testing.T) {
 	res, err = s.Run(ctx, `SELECT k FROM v WHERE u = $1`, r[1])
 	if err != nil || len(res.Rows) != 1 {
 		t.Errorf("a Value as argument: %v %v", res, err)
+	}
+}
+
+// TestResultRowsOwned: a result's rows are the caller's (publicRow hands
+// the session's arrays over without a copy). Appending to a row leaves
+// the next one alone, writing into a row changes no later result, and a
+// row built from a Value carries it.
+func TestResultRowsOwned(t *testing.T) {
+	ctx := context.Background()
+	_, s := openDB(t)
+	if _, err := s.Exec(ctx, `CREATE TABLE o (k INT64 NOT NULL, v STRING, PRIMARY KEY (k)) MODE VERSIONED;
+		INSERT INTO o VALUES (1, 'a'), (2, 'b'), (3, 'c');
+		INSERT INTO o VALUES (1, 'a2');
+		CREATE TABLE p (k INT64 NOT NULL, PRIMARY KEY (k))`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`SELECT k, v FROM o ORDER BY k`, `SELECT k, v FROM versions(o) WHERE k = 1`, `SHOW TABLES`, `DESCRIBE o`} {
+		res, err := s.Run(ctx, q)
+		if err != nil {
+			t.Fatal(q, err)
+		}
+		if len(res.Rows) < 2 {
+			t.Fatalf("%s: %d rows", q, len(res.Rows))
+		}
+		want := fmt.Sprint(res.Rows)
+		for i, r := range res.Rows {
+			if cap(r) != len(r) || len(r) != len(res.Columns) {
+				t.Fatalf("%s: row %d has %d cells, capacity %d, for %d columns", q, i, len(r), cap(r), len(res.Columns))
+			}
+		}
+		next := res.Rows[1][0].String()
+		_ = append(res.Rows[0], res.Rows[0][0])
+		if res.Rows[1][0].String() != next {
+			t.Fatalf("%s: appending to row 0 changed row 1", q)
+		}
+		res.Rows[0][0] = res.Rows[1][0]
+		again, err := s.Run(ctx, q)
+		if err != nil {
+			t.Fatal(q, err)
+		}
+		if got := fmt.Sprint(again.Rows); got != want {
+			t.Fatalf("%s: after the first result was written to, the same query returned %s, want %s", q, got, want)
+		}
 	}
 }

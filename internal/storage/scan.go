@@ -174,6 +174,20 @@ func (rd *reader) flush(fn func(*types.Batch) error) error {
 	return fn(b)
 }
 
+// flushLast is flush for a read's last batch: it hands the batch on
+// without building the next one, which nothing would fill (a whole batch
+// of every column: most of the allocations of a read of one key's
+// versions). The reader must not be appended to afterwards.
+func (rd *reader) flushLast(fn func(*types.Batch) error) error {
+	if rd.batch.Rows == 0 {
+		return nil
+	}
+	b := rd.batch
+	rd.batch = nil
+	rd.stats.RowsReturned += uint64(b.Rows)
+	return fn(b)
+}
+
 func (rd *reader) full() bool { return rd.batch.Rows >= rd.batchCap }
 
 // layoutMap maps each payload column of lay to its output column, -1 when
@@ -530,7 +544,7 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitCurrentFn)
 	}
 	if err == nil {
-		err = rd.flush(fn)
+		err = rd.flushLast(fn)
 	}
 	return rd.stats, err
 }
@@ -732,7 +746,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
 	}
 	if err == nil {
-		err = rd.flush(fn)
+		err = rd.flushLast(fn)
 	}
 	return rd.stats, err
 }
