@@ -3,10 +3,12 @@ package storage
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -449,6 +451,40 @@ func versionPositions(t *catalog.Table, g *catalog.Group, w *Write, commit uint6
 // ordering is the version.Ordering of group g: its ordering columns' names
 // and a printer of their encoded values for reasons (R7.1).
 func ordering(t *catalog.Table, g *catalog.Group) version.Ordering {
+	k := orderingKey{t, g.ID}
+	if o, ok := orderings.m.Load(k); ok {
+		return o.(version.Ordering)
+	}
+	o := buildOrdering(t, g)
+	if orderings.n.Add(1) > maxOrderings {
+		orderings.m.Clear()
+		orderings.n.Store(1)
+	}
+	orderings.m.Store(k, o)
+	return o
+}
+
+// Orderings are kept per catalog table and group: a read of one key's
+// versions built its groups' orderings anew (names, types, a printer:
+// a tenth of its allocations), as each commit did for the groups it
+// writes. A catalog table is immutable (DDL makes a new one), so its
+// pointer names what the ordering was built from; the cache is emptied
+// when it passes maxOrderings entries, which bounds what it keeps of
+// dropped tables.
+var orderings struct {
+	m sync.Map // orderingKey → version.Ordering
+	n atomic.Int64
+}
+
+type orderingKey struct {
+	t *catalog.Table
+	g catalog.GroupID
+}
+
+const maxOrderings = 1024
+
+// buildOrdering is ordering without the cache.
+func buildOrdering(t *catalog.Table, g *catalog.Group) version.Ordering {
 	ids := append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...)
 	ts := make([]types.Type, len(ids))
 	ord := version.Ordering{}
@@ -463,15 +499,15 @@ func ordering(t *catalog.Table, g *catalog.Group) version.Ordering {
 			ord.Revision = append(ord.Revision, name)
 		}
 	}
-	ord.Format = func(col int, enc []byte) string {
+	ord.Format = func(dst []byte, col int, enc []byte) []byte {
 		if col < 0 || col >= len(ts) {
-			return fmt.Sprintf("%x", enc)
+			return hex.AppendEncode(dst, enc)
 		}
 		v, _, err := types.DecodeKey(ts[col], enc)
 		if err != nil {
-			return fmt.Sprintf("%x", enc)
+			return hex.AppendEncode(dst, enc)
 		}
-		return v.String()
+		return types.AppendText(dst, v)
 	}
 	return ord
 }

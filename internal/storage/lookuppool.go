@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/types"
 )
 
 // A point read's reader is built from the table and the columns asked
@@ -17,10 +18,14 @@ import (
 // names the schema the plans were built for; the free lists keep old
 // tables alive only until the map is next emptied (maxLookupKeys).
 
-// maxPooledCols is the most columns a pooled lookup reads; a wider read
+// A read of one key's versions (versionsOfKey) takes its reader from the
+// same free lists, under keys of their own: building it (column plans,
+// the batch of every column, the maps) was an eighth of the read.
+
+// maxPooledCols is the most columns a pooled read reads; a wider read
 // builds its reader each time (the key is a fixed-size array so that
 // finding the free list allocates nothing).
-const maxPooledCols = 8
+const maxPooledCols = 16
 
 // maxPooledReaders bounds each free list: about the number of lookups of
 // one table and column set in flight at once.
@@ -35,6 +40,10 @@ type lookupReaderKey struct {
 	n      int
 	cols   [maxPooledCols]catalog.ColumnID
 	commit bool
+	// versions: a reader of versions (newReader's versions), of batches
+	// of batch rows.
+	versions bool
+	batch    int
 }
 
 // unpooledLookups, set by tests, makes every lookup build its reader, the
@@ -50,11 +59,18 @@ var lookupReaders struct {
 // pooled when it can be: ok reports whether it should be handed back to
 // putLookupReader with k when the lookup succeeds.
 func lookupReader(t *catalog.Table, spec *ScanSpec) (rd *reader, k lookupReaderKey, ok bool, err error) {
+	return pooledReader(t, spec, false)
+}
+
+// pooledReader is lookupReader, or with versions the reader of one key's
+// versions; a reader taken back after its last batch was handed on gets
+// a new one.
+func pooledReader(t *catalog.Table, spec *ScanSpec, versions bool) (rd *reader, k lookupReaderKey, ok bool, err error) {
 	if len(spec.Cols) > maxPooledCols || unpooledLookups {
-		rd, err = newReader(t, spec, false)
+		rd, err = newReader(t, spec, versions)
 		return rd, k, false, err
 	}
-	k = lookupReaderKey{t: t, n: len(spec.Cols), commit: spec.Commit}
+	k = lookupReaderKey{t: t, n: len(spec.Cols), commit: spec.Commit, versions: versions, batch: spec.BatchRows}
 	copy(k.cols[:], spec.Cols)
 	lookupReaders.mu.Lock()
 	if l := lookupReaders.m[k]; len(l) > 0 {
@@ -64,9 +80,12 @@ func lookupReader(t *catalog.Table, spec *ScanSpec) (rd *reader, k lookupReaderK
 	}
 	lookupReaders.mu.Unlock()
 	if rd == nil {
-		if rd, err = newReader(t, spec, false); err != nil {
+		if rd, err = newReader(t, spec, versions); err != nil {
 			return nil, k, false, err
 		}
+	}
+	if rd.batch == nil {
+		rd.batch = types.NewBatch(rd.outTypes, rd.batchCap)
 	}
 	rd.readOnly, rd.slow = spec.ReadOnly, slowReads
 	return rd, k, true, nil
@@ -75,7 +94,9 @@ func lookupReader(t *catalog.Table, spec *ScanSpec) (rd *reader, k lookupReaderK
 // putLookupReader empties what of rd's state one lookup left behind and
 // keeps it for the next lookup of k.
 func putLookupReader(k lookupReaderKey, rd *reader) {
-	rd.batch.Reset()
+	if rd.batch != nil {
+		rd.batch.Reset()
+	}
 	rd.stats = ScanStats{}
 	rd.seek = nil
 	rd.trace = nil

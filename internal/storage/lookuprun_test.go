@@ -2,8 +2,10 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -136,7 +138,7 @@ func TestLookupReaderPooled(t *testing.T) {
 		return fmt.Sprint(ok, row)
 	}
 	pooled := lookup()
-	k := lookupReaderKey{t: tbl, n: len(spec.Cols), commit: true}
+	k := lookupReaderKey{t: tbl, n: len(spec.Cols), commit: true, batch: 1}
 	copy(k.cols[:], spec.Cols)
 	lookupReaders.mu.Lock()
 	kept := len(lookupReaders.m[k])
@@ -171,6 +173,91 @@ func TestLookupReaderPooled(t *testing.T) {
 	}
 	if got := lookup(); got != pooled {
 		t.Fatalf("after a failed lookup: %s, want %s", got, pooled)
+	}
+}
+
+// TestVersionsReaderPooled: a read of one key's versions gives its reader
+// back (lookuppool.go) and the next read takes it: it allocates less than
+// one building its reader, returns the same rows (more than a batch of
+// them, so the reader hands batches on and builds new ones), and a read
+// cut short by its callback's error gives none back.
+func TestVersionsReaderPooled(t *testing.T) {
+	h := newHarness(t)
+	h.create(groupsSpec(catalog.ModeVersioned))
+	tbl := h.table("t")
+	var lines []string
+	for i := range 7 {
+		lines = append(lines, fmt.Sprintf("k=1 v=a%d idx=%d rev=0", i, i), fmt.Sprintf("k=2 v=b%d idx=%d rev=1", i, i))
+	}
+	w, err := versionWrite(tbl, "g", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	if err := h.e.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w, err = versionWrite(tbl, "g", []string{"k=1 v=late idx=3 rev=5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	snap := h.e.Snapshot()
+	defer snap.Release()
+	ctx := context.Background()
+	lo := types.AppendKey(nil, types.NewInt64(1))
+	spec := ScanSpec{Table: tbl.ID, Cols: allCols(tbl), Ranges: []KeyRange{{Lo: lo, Hi: keyPrefixEnd(lo)}}, BatchRows: 3}
+	read := func() string {
+		var bs []*types.Batch
+		if _, err := snap.Versions(ctx, spec, func(b *types.Batch) error { bs = append(bs, b); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(render(append(tbl.Names(spec.Cols), VersionsCols...), bs), "\n")
+	}
+	before := keyVersionReads.Load()
+	pooled := read()
+	if keyVersionReads.Load() == before {
+		t.Fatal("the read did not seek the key")
+	}
+	if n := strings.Count(pooled, "\n") + 1; n <= spec.BatchRows {
+		t.Fatalf("%d rows: the read must fill more than a batch", n)
+	}
+	k := lookupReaderKey{t: tbl, n: len(spec.Cols), versions: true, batch: spec.BatchRows}
+	copy(k.cols[:], spec.Cols)
+	kept := func() int {
+		lookupReaders.mu.Lock()
+		defer lookupReaders.mu.Unlock()
+		return len(lookupReaders.m[k])
+	}
+	if kept() == 0 {
+		t.Fatal("no reader kept after a read of one key's versions")
+	}
+	if again := read(); again != pooled {
+		t.Fatalf("the pooled reader read\n%s\nthe first\n%s", again, pooled)
+	}
+	warm := testing.AllocsPerRun(20, func() { read() })
+	unpooledLookups = true
+	fresh := read()
+	cold := testing.AllocsPerRun(20, func() { read() })
+	unpooledLookups = false
+	if pooled != fresh {
+		t.Fatalf("pooled reader read\n%s\na new one\n%s", pooled, fresh)
+	}
+	if warm >= cold {
+		t.Fatalf("a pooled read allocated %v times, one building its reader %v", warm, cold)
+	}
+	lookupReaders.mu.Lock()
+	lookupReaders.m[k] = nil
+	lookupReaders.mu.Unlock()
+	stop := errors.New("stop")
+	if _, err := snap.Versions(ctx, spec, func(*types.Batch) error { return stop }); !errors.Is(err, stop) {
+		t.Fatalf("a read whose callback failed: %v", err)
+	}
+	if kept() != 0 {
+		t.Fatal("a failed read gave its reader back")
+	}
+	if got := read(); got != pooled {
+		t.Fatalf("after a failed read:\n%s\nwant\n%s", got, pooled)
 	}
 }
 

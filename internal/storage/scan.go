@@ -85,6 +85,8 @@ type reader struct {
 	runOf     []*partFile
 	run       runShard
 	runOK     bool
+	// reason is emitVersions' buffer for a version's _reason.
+	reason []byte
 	// newerAt is where newerHolds found the lookup's key in a delta, for
 	// lookupParts' seek of that part (seekLight) to take instead of
 	// searching the part again; its pf is nil when there is none.
@@ -464,7 +466,8 @@ func (rd *reader) emitVersions(e *keyEntry, n uint64) error {
 				if (s == version.Superseded || s == version.Late) && r.By >= 0 && r.By < len(g.vers) {
 					by = &g.vers[r.By].v
 				}
-				cols[base+4].AppendString(version.Reason(ord, s, &g.vers[i].v, by, r.SupersededBy))
+				rd.reason = version.AppendReason(rd.reason[:0], &ord, s, &g.vers[i].v, by, r.SupersededBy)
+				cols[base+4].AppendBytes(rd.reason)
 			}
 			rd.batch.Rows++
 		}
@@ -737,14 +740,30 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if key != nil && spec.BatchRows <= 0 {
 		spec.BatchRows = keyVersionsBatch
 	}
+	if key != nil {
+		rd, rk, pooled, err := pooledReader(t, &spec, true)
+		if err != nil {
+			return ScanStats{}, err
+		}
+		done, err := rd.versionsOfKey(ctx, td, key, n, fn)
+		if done {
+			if err == nil {
+				err = rd.flushLast(fn)
+			}
+			stats := rd.stats
+			if err == nil && pooled {
+				putLookupReader(rk, rd)
+			}
+			return stats, err
+		}
+		// Not laid out for seeking: the general read, with a reader of
+		// its own (this one is dropped, as a failed lookup's is).
+	}
 	rd, err := newReader(t, &spec, true)
 	if err != nil {
 		return ScanStats{}, err
 	}
-	done, err := rd.versionsOfKey(ctx, td, key, n, fn)
-	if !done {
-		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
-	}
+	err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
 	if err == nil {
 		err = rd.flushLast(fn)
 	}

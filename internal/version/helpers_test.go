@@ -18,12 +18,12 @@ func ints(xs ...uint64) [][]byte {
 	return out
 }
 
-// decimal prints an ordering value encoded by enc.
-func decimal(_ int, b []byte) string {
+// decimal appends an ordering value encoded by enc.
+func decimal(dst []byte, _ int, b []byte) []byte {
 	if len(b) != 8 {
-		return "?"
+		return append(dst, '?')
 	}
-	return strconv.FormatUint(binary.BigEndian.Uint64(b), 10)
+	return strconv.AppendUint(dst, binary.BigEndian.Uint64(b), 10)
 }
 
 // ord builds an Ordering that prints with decimal.

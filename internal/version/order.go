@@ -42,10 +42,11 @@ type Ordering struct {
 	// Valid and Revision name the ordering columns. Ordering values arrive
 	// in this order: Valid... then Revision...
 	Valid, Revision []string
-	// Format prints the encoded value of ordering column col (an index over
-	// Valid then Revision) as SQL text for reasons. It is called only while
-	// building a Reason, never while deciding. Nil prints hex.
-	Format func(col int, enc []byte) string
+	// Format appends to dst the encoded value of ordering column col (an
+	// index over Valid then Revision) as SQL text, for reasons. It is
+	// called only while building a Reason, never while deciding. Nil
+	// prints hex.
+	Format func(dst []byte, col int, enc []byte) []byte
 }
 
 // Columns returns the number of ordering columns: len(Valid)+len(Revision).
@@ -63,12 +64,12 @@ func (o *Ordering) name(col int) string {
 	return o.Revision[col-len(o.Valid)]
 }
 
-// format prints ordering value enc of column col.
-func (o *Ordering) format(col int, enc []byte) string {
+// appendFormat appends ordering value enc of column col, as text.
+func (o *Ordering) appendFormat(dst []byte, col int, enc []byte) []byte {
 	if o.Format != nil {
-		return o.Format(col, enc)
+		return o.Format(dst, col, enc)
 	}
-	return "0x" + hex.EncodeToString(enc)
+	return hex.AppendEncode(append(dst, "0x"...), enc)
 }
 
 // Version is one write of one group for one key. The package keeps

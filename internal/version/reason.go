@@ -12,30 +12,41 @@ import "strconv"
 // current or invisible version. Reason allocates; it is for reads of
 // versions(), never for deciding.
 func Reason(ord Ordering, s State, v, by *Version, at uint64) string {
-	switch s {
-	case Deleted:
-		return "deleted at commit " + strconv.FormatUint(at, 10)
-	case Late:
-		if by == nil {
-			return "lost on arrival"
-		}
-		return "lost to commit " + strconv.FormatUint(by.Commit, 10) + ": " + explain(&ord, v, by)
-	case Superseded:
-		if by == nil {
-			return "superseded"
-		}
-		return "superseded by commit " + strconv.FormatUint(by.Commit, 10) + ": " + explain(&ord, v, by)
-	case Dropped:
-		if by == nil {
-			return "repeat"
-		}
-		return "repeats commit " + strconv.FormatUint(by.Commit, 10) + ": same ordering values and values"
-	}
-	return ""
+	return string(AppendReason(nil, &ord, s, v, by, at))
 }
 
-// explain says why lo is less than hi under rule 1.
-func explain(ord *Ordering, lo, hi *Version) string {
+// AppendReason appends Reason's sentence to dst: a read of versions()
+// builds each version's reason into one buffer, where the sentence put
+// together from strings cost about five allocations a version, half of
+// what reading one key's versions allocated.
+func AppendReason(dst []byte, ord *Ordering, s State, v, by *Version, at uint64) []byte {
+	switch s {
+	case Deleted:
+		return strconv.AppendUint(append(dst, "deleted at commit "...), at, 10)
+	case Late:
+		if by == nil {
+			return append(dst, "lost on arrival"...)
+		}
+		dst = strconv.AppendUint(append(dst, "lost to commit "...), by.Commit, 10)
+		return appendExplain(append(dst, ": "...), ord, v, by)
+	case Superseded:
+		if by == nil {
+			return append(dst, "superseded"...)
+		}
+		dst = strconv.AppendUint(append(dst, "superseded by commit "...), by.Commit, 10)
+		return appendExplain(append(dst, ": "...), ord, v, by)
+	case Dropped:
+		if by == nil {
+			return append(dst, "repeat"...)
+		}
+		dst = strconv.AppendUint(append(dst, "repeats commit "...), by.Commit, 10)
+		return append(dst, ": same ordering values and values"...)
+	}
+	return dst
+}
+
+// appendExplain appends why lo is less than hi under rule 1.
+func appendExplain(dst []byte, ord *Ordering, lo, hi *Version) []byte {
 	n := ord.Columns()
 	if k := firstDiff(n, lo.Order, hi.Order); k >= 0 {
 		rel := " < "
@@ -43,14 +54,15 @@ func explain(ord *Ordering, lo, hi *Version) string {
 			// Not reachable through Resolve; say what is true anyway.
 			rel = " > "
 		}
-		return ord.name(k) + " " + ord.format(k, col(lo.Order, k)) + rel + ord.format(k, col(hi.Order, k))
+		dst = append(append(dst, ord.name(k)...), ' ')
+		dst = ord.appendFormat(dst, k, col(lo.Order, k))
+		return ord.appendFormat(append(dst, rel...), k, col(hi.Order, k))
 	}
-	tie := "same ordering values, "
-	if n == 0 {
-		tie = ""
+	if n > 0 {
+		dst = append(dst, "same ordering values, "...)
 	}
 	if hi.Commit != lo.Commit {
-		return tie + "later commit"
+		return append(dst, "later commit"...)
 	}
-	return tie + "later position in commit " + strconv.FormatUint(hi.Commit, 10)
+	return strconv.AppendUint(append(dst, "later position in commit "...), hi.Commit, 10)
 }

@@ -282,6 +282,43 @@ func TestReasonFallbacks(t *testing.T) {
 	}
 }
 
+// TestAppendReasonAppends: AppendReason adds Reason's sentence after what
+// dst holds, and a buffer reused for the next version holds only that
+// version's sentence (storage's versions() reuses one per read).
+func TestAppendReasonAppends(t *testing.T) {
+	g := ord([]string{"idx"}, []string{"rev"})
+	lo := &Version{Order: ints(1, 5), Commit: 3}
+	hi := &Version{Order: ints(1, 7), Commit: 4, Seq: 2}
+	tie := &Version{Order: ints(1, 7), Commit: 4, Seq: 3}
+	cases := []struct {
+		s      State
+		v, by  *Version
+		at     uint64
+		reason string
+	}{
+		{Superseded, lo, hi, 0, "superseded by commit 4: rev 5 < 7"},
+		{Late, lo, hi, 0, "lost to commit 4: rev 5 < 7"},
+		{Superseded, hi, tie, 0, "superseded by commit 4: same ordering values, later position in commit 4"},
+		{Superseded, lo, &Version{Order: ints(1, 5), Commit: 9}, 0, "superseded by commit 9: same ordering values, later commit"},
+		{Deleted, lo, nil, 12, "deleted at commit 12"},
+		{Dropped, tie, hi, 0, "repeats commit 4: same ordering values and values"},
+		{Current, hi, nil, 0, ""},
+	}
+	buf := []byte("prefix|")
+	for _, c := range cases {
+		if got := Reason(g, c.s, c.v, c.by, c.at); got != c.reason {
+			t.Errorf("Reason(%v) = %q, want %q", c.s, got, c.reason)
+		}
+		if got := string(AppendReason([]byte("prefix|"), &g, c.s, c.v, c.by, c.at)); got != "prefix|"+c.reason {
+			t.Errorf("AppendReason(%v) = %q", c.s, got)
+		}
+		buf = AppendReason(buf[:0], &g, c.s, c.v, c.by, c.at)
+		if string(buf) != c.reason {
+			t.Errorf("reused buffer: %q, want %q", buf, c.reason)
+		}
+	}
+}
+
 // TestRegisterTouch: Touch reads the first byte of the ordering values Add
 // compares first, the newest counted version's, and 0 when nothing counts.
 func TestRegisterTouch(t *testing.T) {
