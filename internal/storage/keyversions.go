@@ -79,10 +79,11 @@ func keyPrefixEnd(p []byte) []byte {
 }
 
 // versionsOfKey reads the versions of sort key key (oneKeyOf) from the
-// one shard that can hold it (keyShard), seeking it in each part. It reports false, having read nothing,
-// when key is nil or a part is not laid out for seeking (KeyBlocks): the
-// caller then takes the general read.
-func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, n uint64, fn func(*types.Batch) error) (bool, error) {
+// one shard that can hold it (keyShard), seeking it in each part, into
+// rd.batch, which the caller then hands on (flushLast). It reports false,
+// having read nothing, when key is nil or a part is not laid out for
+// seeking (KeyBlocks): the caller then takes the general read.
+func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, n uint64) (bool, error) {
 	if rd.slow || key == nil {
 		return false, nil
 	}
@@ -138,11 +139,9 @@ func (rd *reader) versionsOfKey(ctx context.Context, td *tableData, key []byte, 
 		return true, err
 	}
 	rd.arena.reset()
-	if rd.full() {
-		if err := rd.flush(fn); err != nil {
-			return true, err
-		}
-	}
+	// The rows stay in the batch for the caller's last flush (flushLast):
+	// flushing a full one here built the next batch, of every column, for
+	// nothing to fill (a key with at least a batch of versions).
 	return true, nil
 }
 

@@ -745,7 +745,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 		if err != nil {
 			return ScanStats{}, err
 		}
-		done, err := rd.versionsOfKey(ctx, td, key, n, fn)
+		done, err := rd.versionsOfKey(ctx, td, key, n)
 		if done {
 			if err == nil {
 				err = rd.flushLast(fn)
