@@ -8,7 +8,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -452,15 +451,19 @@ func versionPositions(t *catalog.Table, g *catalog.Group, w *Write, commit uint6
 // and a printer of their encoded values for reasons (R7.1).
 func ordering(t *catalog.Table, g *catalog.Group) version.Ordering {
 	k := orderingKey{t, g.ID}
-	if o, ok := orderings.m.Load(k); ok {
-		return o.(version.Ordering)
+	orderings.mu.RLock()
+	o, ok := orderings.m[k]
+	orderings.mu.RUnlock()
+	if ok {
+		return o
 	}
-	o := buildOrdering(t, g)
-	if orderings.n.Add(1) > maxOrderings {
-		orderings.m.Clear()
-		orderings.n.Store(1)
+	o = buildOrdering(t, g)
+	orderings.mu.Lock()
+	if orderings.m == nil || len(orderings.m) >= maxOrderings {
+		orderings.m = map[orderingKey]version.Ordering{}
 	}
-	orderings.m.Store(k, o)
+	orderings.m[k] = o
+	orderings.mu.Unlock()
 	return o
 }
 
@@ -472,8 +475,8 @@ func ordering(t *catalog.Table, g *catalog.Group) version.Ordering {
 // when it passes maxOrderings entries, which bounds what it keeps of
 // dropped tables.
 var orderings struct {
-	m sync.Map // orderingKey → version.Ordering
-	n atomic.Int64
+	mu sync.RWMutex
+	m  map[orderingKey]version.Ordering
 }
 
 type orderingKey struct {

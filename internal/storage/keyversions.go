@@ -60,9 +60,10 @@ func oneKeyOf(t *catalog.Table, rs []KeyRange) []byte {
 }
 
 // keyVersionsBatch is the batch size of a read of one key's versions when
-// the caller names none: the default (a thousand rows of every column,
-// allocated twice, as newReader and the final flush build batches) was
-// most of such a read's cost, for the handful of rows a key has.
+// the caller names none: the default (a thousand rows of every column)
+// was most of such a read's cost, for the handful of rows a key has. The
+// batch is a starting size: a key's rows all go into one batch, which
+// grows as they are appended.
 const keyVersionsBatch = 16
 
 // keyPrefixEnd is the least byte string above every string with prefix

@@ -178,9 +178,9 @@ func TestLookupReaderPooled(t *testing.T) {
 
 // TestVersionsReaderPooled: a read of one key's versions gives its reader
 // back (lookuppool.go) and the next read takes it: it allocates less than
-// one building its reader, returns the same rows (more than a batch of
-// them, so the reader hands batches on and builds new ones), and a read
-// cut short by its callback's error gives none back.
+// one building its reader, returns the same rows (more than BatchRows of
+// them, handed on in one batch, so a reader taken back builds a new one),
+// and a read cut short by its callback's error gives none back.
 func TestVersionsReaderPooled(t *testing.T) {
 	h := newHarness(t)
 	h.create(groupsSpec(catalog.ModeVersioned))

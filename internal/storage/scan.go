@@ -757,7 +757,10 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 			return stats, err
 		}
 		// Not laid out for seeking: the general read, with a reader of
-		// its own (this one is dropped, as a failed lookup's is).
+		// its own. versionsOfKey declined before touching this one.
+		if pooled {
+			putLookupReader(rk, rd)
+		}
 	}
 	rd, err := newReader(t, &spec, true)
 	if err != nil {
