@@ -140,35 +140,17 @@ func TestLookupReaderPooled(t *testing.T) {
 	pooled := lookup()
 	k := lookupReaderKey{t: tbl, n: len(spec.Cols), commit: true, batch: 1}
 	copy(k.cols[:], spec.Cols)
-	lookupReaders.mu.Lock()
-	kept := len(lookupReaders.m[k])
-	lookupReaders.mu.Unlock()
-	if kept == 0 {
+	if keptReaders(k) == 0 {
 		t.Fatal("no reader kept after a lookup")
 	}
-	warm := testing.AllocsPerRun(20, func() { lookup() })
-	unpooledLookups = true
-	fresh := lookup()
-	cold := testing.AllocsPerRun(20, func() { lookup() })
-	unpooledLookups = false
-	if pooled != fresh {
-		t.Fatalf("pooled reader read %s, a new one %s", pooled, fresh)
-	}
-	if warm >= cold {
-		t.Fatalf("a pooled lookup allocated %v times, one building its reader %v", warm, cold)
-	}
+	comparePooled(t, lookup, pooled)
 	// A lookup that fails (the key does not cast) keeps no reader.
-	lookupReaders.mu.Lock()
-	lookupReaders.m[k] = nil
-	lookupReaders.mu.Unlock()
+	dropReaders(k)
 	bad := []types.Value{types.NewString("x")}
 	if _, _, err := snap.Lookup(ctx, tbl.ID, bad, spec); err == nil {
 		t.Fatal("lookup of a non-integer key succeeded")
 	}
-	lookupReaders.mu.Lock()
-	kept = len(lookupReaders.m[k])
-	lookupReaders.mu.Unlock()
-	if kept != 0 {
+	if keptReaders(k) != 0 {
 		t.Fatal("a failed lookup gave its reader back")
 	}
 	if got := lookup(); got != pooled {
@@ -224,36 +206,19 @@ func TestVersionsReaderPooled(t *testing.T) {
 	}
 	k := lookupReaderKey{t: tbl, n: len(spec.Cols), versions: true, batch: spec.BatchRows}
 	copy(k.cols[:], spec.Cols)
-	kept := func() int {
-		lookupReaders.mu.Lock()
-		defer lookupReaders.mu.Unlock()
-		return len(lookupReaders.m[k])
-	}
-	if kept() == 0 {
+	if keptReaders(k) == 0 {
 		t.Fatal("no reader kept after a read of one key's versions")
 	}
 	if again := read(); again != pooled {
 		t.Fatalf("the pooled reader read\n%s\nthe first\n%s", again, pooled)
 	}
-	warm := testing.AllocsPerRun(20, func() { read() })
-	unpooledLookups = true
-	fresh := read()
-	cold := testing.AllocsPerRun(20, func() { read() })
-	unpooledLookups = false
-	if pooled != fresh {
-		t.Fatalf("pooled reader read\n%s\na new one\n%s", pooled, fresh)
-	}
-	if warm >= cold {
-		t.Fatalf("a pooled read allocated %v times, one building its reader %v", warm, cold)
-	}
-	lookupReaders.mu.Lock()
-	lookupReaders.m[k] = nil
-	lookupReaders.mu.Unlock()
+	comparePooled(t, read, pooled)
+	dropReaders(k)
 	stop := errors.New("stop")
 	if _, err := snap.Versions(ctx, spec, func(*types.Batch) error { return stop }); !errors.Is(err, stop) {
 		t.Fatalf("a read whose callback failed: %v", err)
 	}
-	if kept() != 0 {
+	if keptReaders(k) != 0 {
 		t.Fatal("a failed read gave its reader back")
 	}
 	if got := read(); got != pooled {
@@ -801,4 +766,36 @@ func lookupAmountsAt(t *testing.T, e *Engine, tbl *catalog.Table, keys []int, as
 		out = append(out, fmt.Sprint(ok, row))
 	}
 	return fmt.Sprint(out), sum
+}
+
+// keptReaders is how many readers the free list of k holds.
+func keptReaders(k lookupReaderKey) int {
+	lookupReaders.mu.Lock()
+	defer lookupReaders.mu.Unlock()
+	return len(lookupReaders.m[k])
+}
+
+// dropReaders empties the free list of k.
+func dropReaders(k lookupReaderKey) {
+	lookupReaders.mu.Lock()
+	defer lookupReaders.mu.Unlock()
+	lookupReaders.m[k] = nil
+}
+
+// comparePooled fails unless read, taking a pooled reader, returns
+// pooled, as read building its reader each time does, and allocates less
+// than that.
+func comparePooled(t *testing.T, read func() string, pooled string) {
+	t.Helper()
+	warm := testing.AllocsPerRun(20, func() { read() })
+	unpooledLookups = true
+	fresh := read()
+	cold := testing.AllocsPerRun(20, func() { read() })
+	unpooledLookups = false
+	if pooled != fresh {
+		t.Fatalf("a pooled reader read\n%s\na new one\n%s", pooled, fresh)
+	}
+	if warm >= cold {
+		t.Fatalf("a pooled read allocated %v times, one building its reader %v", warm, cold)
+	}
 }
