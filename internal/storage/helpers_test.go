@@ -107,6 +107,17 @@ func (h *harness) commit(txn *Txn) (uint64, error) {
 	return h.e.Commit(context.Background(), txn)
 }
 
+// mustWrite commits the versions lines of group of tbl (versionWrite's
+// notation) as one write, or fails the test.
+func (h *harness) mustWrite(tbl *catalog.Table, group string, lines []string) uint64 {
+	h.t.Helper()
+	w, err := versionWrite(tbl, group, lines)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+}
+
 func (h *harness) mustCommit(txn *Txn) uint64 {
 	h.t.Helper()
 	n, err := h.commit(txn)

@@ -37,11 +37,7 @@ func TestLookupKeyFilters(t *testing.T) {
 				if len(lines) == 0 {
 					return
 				}
-				w, err := versionWrite(tbl, "g", lines)
-				if err != nil {
-					t.Fatal(err)
-				}
-				h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+				h.mustWrite(tbl, "g", lines)
 				if err := h.e.Flush(context.Background()); err != nil {
 					t.Fatal(err)
 				}

@@ -120,11 +120,7 @@ func TestLookupReaderPooled(t *testing.T) {
 	h := newHarness(t)
 	h.create(groupsSpec(catalog.ModeVersioned))
 	tbl := h.table("t")
-	w, err := versionWrite(tbl, "g", []string{"k=1 v=a idx=1 rev=0", "k=2 v=b idx=0 rev=1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	h.mustWrite(tbl, "g", []string{"k=1 v=a idx=1 rev=0", "k=2 v=b idx=0 rev=1"})
 	snap := h.e.Snapshot()
 	defer snap.Release()
 	ctx := context.Background()
@@ -171,19 +167,11 @@ func TestVersionsReaderPooled(t *testing.T) {
 	for i := range 7 {
 		lines = append(lines, fmt.Sprintf("k=1 v=a%d idx=%d rev=0", i, i), fmt.Sprintf("k=2 v=b%d idx=%d rev=1", i, i))
 	}
-	w, err := versionWrite(tbl, "g", lines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	h.mustWrite(tbl, "g", lines)
 	if err := h.e.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	w, err = versionWrite(tbl, "g", []string{"k=1 v=late idx=3 rev=5"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	h.mustWrite(tbl, "g", []string{"k=1 v=late idx=3 rev=5"})
 	snap := h.e.Snapshot()
 	defer snap.Release()
 	ctx := context.Background()
@@ -239,11 +227,7 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 	for k := 0; k < keys; k++ {
 		lines = append(lines, fmt.Sprintf("k=%d v=%c idx=%d rev=%d", k, 'a'+rune(k%2), k%2, k%3))
 	}
-	w, err := versionWrite(tbl, "g", lines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	h.mustWrite(tbl, "g", lines)
 	ctx := context.Background()
 	// Merged into a run, so that the lookups also share its classification
 	// and buffers (lookupRun).
@@ -263,6 +247,7 @@ func TestLookupReaderPooledConcurrent(t *testing.T) {
 	runs := 0
 	for k := range want {
 		var tr LookupTrace
+		var err error
 		if want[k], err = lookup(k, &tr); err != nil {
 			t.Fatal(err)
 		}
@@ -406,11 +391,7 @@ func TestLookupTrace(t *testing.T) {
 	for k := 0; k < 8; k++ {
 		lines = append(lines, fmt.Sprintf("k=%d v=a idx=1 rev=1", k))
 	}
-	w, err := versionWrite(tbl, "g", lines)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	h.mustWrite(tbl, "g", lines)
 	ctx := context.Background()
 	if err := h.e.MergeNow(ctx, MergeFull); err != nil {
 		t.Fatal(err)
@@ -434,11 +415,7 @@ func TestLookupTrace(t *testing.T) {
 	if tr := lookup(1); tr.Path != PathRun || tr.Current.Decoded != 0 || tr.Current.Hits == 0 {
 		t.Fatalf("second lookup of a run: %s", tr.String())
 	}
-	w, err = versionWrite(tbl, "g", []string{"k=1 v=b idx=2 rev=1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.mustCommit(&Txn{Kind: KindWrite, Writes: []Write{w}})
+	h.mustWrite(tbl, "g", []string{"k=1 v=b idx=2 rev=1"})
 	if err := h.e.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
