@@ -3,6 +3,7 @@ package types
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/holiman/uint256"
 )
@@ -545,6 +546,25 @@ func (v *Vector) Get(i int) Value {
 	return x
 }
 
+// View is Get without copying: a STRING or BYTES value aliases the
+// vector's buffer, so it is valid only until the vector is next written
+// or reset, and must not be modified. For values encoded and dropped at
+// once (rows sent to a client), where Get's copy of every string would be
+// an allocation per cell.
+func (v *Vector) View(i int) Value {
+	if v.t.Kind.Class() != ClassVarlen || v.IsNull(i) {
+		return v.Get(i)
+	}
+	b := v.BytesAt(i)
+	x := Value{t: v.t}
+	if v.t.Kind == String {
+		x.s = unsafe.String(unsafe.SliceData(b), len(b))
+	} else {
+		x.b = b
+	}
+	return x
+}
+
 // Int64s returns the backing slice of a ClassInt64 vector (NULL rows hold 0).
 func (v *Vector) Int64s() []int64 { return v.i64 }
 
@@ -625,6 +645,15 @@ func (b *Batch) AppendFrom(src *Batch, i int) {
 func (b *Batch) Row(dst []Value, i int) []Value {
 	for _, c := range b.Cols {
 		dst = append(dst, c.Get(i))
+	}
+	return dst
+}
+
+// RowView is Row with each value a View: valid only until the batch is
+// next written or reset.
+func (b *Batch) RowView(dst []Value, i int) []Value {
+	for _, c := range b.Cols {
+		dst = append(dst, c.View(i))
 	}
 	return dst
 }

@@ -418,3 +418,31 @@ func TestAppendFrontCoded(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorView: View equals Get for every class and NULL, and a STRING
+// or BYTES view aliases the vector's buffer (no copy) where Get copies.
+func TestVectorView(t *testing.T) {
+	wide, err := NewWide(Of(Uint256), *uint256.NewInt(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatch([]Type{Of(Int64), Of(String), Of(Bytes), Of(Uint256)}, 4)
+	b.AppendRow([]Value{NewInt64(7), NewString("seven"), NewBytes([]byte{1, 2}), wide})
+	b.AppendRow([]Value{Null(Of(Int64)), Null(Of(String)), Null(Of(Bytes)), Null(Of(Uint256))})
+	for i := 0; i < b.Rows; i++ {
+		got, want := b.RowView(nil, i), b.Row(nil, i)
+		for j := range want {
+			if got[j].IsNull() != want[j].IsNull() || !want[j].IsNull() && !Equal(got[j], want[j]) || got[j].Type() != want[j].Type() {
+				t.Fatalf("row %d column %d: view %v, get %v", i, j, got[j], want[j])
+			}
+		}
+	}
+	view, get := b.Cols[2].View(0), b.Cols[2].Get(0)
+	buf := b.Cols[2].BytesAt(0)
+	if &view.Bytes()[0] != &buf[0] || &get.Bytes()[0] == &buf[0] {
+		t.Fatal("BYTES view copied, or Get aliased")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _ = b.Cols[1].View(0) }); allocs != 0 {
+		t.Fatalf("STRING view allocated %.0f times", allocs)
+	}
+}
