@@ -79,6 +79,11 @@ func (planQuerier) Query(ctx context.Context, stmt ast.Stmt, q *QueryEnv, fn fun
 	for i, c := range pc {
 		cols[i] = Column{Name: c.Name, Type: c.Type}
 	}
+	if q.Start != nil {
+		if err := q.Start(cols); err != nil {
+			return nil, err
+		}
+	}
 	if err := exec.Run(ctx, p, env, fn); err != nil {
 		return nil, err
 	}

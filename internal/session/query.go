@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -57,6 +58,10 @@ type QueryEnv struct {
 	// Written holds the rows of the data-modifying WITH definitions run
 	// for the statement (plan.Env.Written).
 	Written map[*ast.CTE]plan.Virtual
+	// Start, when set, is called with the output columns once the query is
+	// planned and before its first batch; a Querier must call it. Rows
+	// streamed to a client need their description sent first.
+	Start func([]Column) error
 }
 
 // defaultQuerier is the Querier of sessions whose Options name none: the
@@ -97,15 +102,60 @@ func (st *statement) querier(pos int) (Querier, error) {
 // query runs a statement that returns rows.
 func (st *statement) query(stmt ast.Stmt) (*Result, error) {
 	defer st.release()
+	if st.sink != nil {
+		return st.stream(stmt)
+	}
 	cols, rows, err := st.rowsCached(stmt, &st.s.plans)
 	if err != nil {
 		return nil, err
 	}
-	tag := selectTag(len(rows))
+	return &Result{Tag: queryTag(stmt, len(rows)), Columns: cols, Rows: rows, RowsAffected: int64(len(rows))}, nil
+}
+
+// queryTag is the command tag of query stmt that returned n rows.
+func queryTag(stmt ast.Stmt, n int) string {
 	if _, ok := stmt.(*ast.ExplainStmt); ok {
-		tag = "EXPLAIN"
+		return "EXPLAIN"
 	}
-	return &Result{Tag: tag, Columns: cols, Rows: rows, RowsAffected: int64(len(rows))}, nil
+	return selectTag(n)
+}
+
+// stream runs query stmt handing its batches to st.sink as they come.
+func (st *statement) stream(stmt ast.Stmt) (*Result, error) {
+	q, err := st.querier(stmt.Pos())
+	if err != nil {
+		return nil, err
+	}
+	env, err := st.readEnv()
+	if err != nil {
+		return nil, err
+	}
+	env.Plans = &st.s.plans
+	sink, started, n := st.sink, false, 0
+	env.Start = func(cols []Column) error {
+		started = true
+		return sink.Start(cols)
+	}
+	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
+		if !started {
+			return sqlerr.Internal(errors.New("session: the querier produced rows before announcing its columns"))
+		}
+		n += b.Rows
+		if err := sink.Batch(b); err != nil {
+			return err
+		}
+		return st.ctx.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !started {
+		// A querier that ran nothing still owes the client a description.
+		if err := sink.Start(cols); err != nil {
+			return nil, err
+		}
+	}
+	return &Result{Tag: queryTag(stmt, n), Columns: cols, RowsAffected: int64(n)}, nil
 }
 
 // selectTag is the command tag of a query that returned n rows; a point

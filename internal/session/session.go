@@ -144,6 +144,29 @@ func (s *Session) Setting(name string) (string, bool) { return s.settings.get(na
 // COMMIT), and inside a transaction it aborts the transaction, so none
 // of them ever are (R13.5: no input crashes the process).
 func (s *Session) Execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (res *Result, err error) {
+	return s.ExecuteTo(ctx, stmt, sql, params, nil)
+}
+
+// RowSink receives the rows of a query as they are produced
+// (Session.ExecuteTo), so that a caller writing them out (the wire
+// server) holds one batch at a time rather than the whole result.
+type RowSink interface {
+	// Start is called once, with the output columns, before any batch.
+	Start(cols []Column) error
+	// Batch receives the next rows. The batch is the executor's and is
+	// reused once Batch returns: the sink must not keep it.
+	Batch(b *types.Batch) error
+}
+
+// ExecuteTo is Execute with the rows of a query (SELECT, VALUES, a set
+// operation, EXPLAIN) handed to sink as they are produced instead of
+// gathered into the Result, which then carries the tag and columns but no
+// Rows. A statement that is not a query, or returns its rows some other
+// way (SHOW, RETURNING), never calls sink and returns its rows in the
+// Result as Execute does. A nil sink is Execute. Should the query fail
+// after Start, the rows already given to sink stay given: the caller
+// reports the error after them, as PostgreSQL does.
+func (s *Session) ExecuteTo(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value, sink RowSink) (res *Result, err error) {
 	if d := s.settings.timeout(); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
@@ -155,7 +178,7 @@ func (s *Session) Execute(ctx context.Context, stmt ast.Stmt, sql string, params
 			s.failTx(stmt)
 		}
 	}()
-	res, err = s.execute(ctx, stmt, sql, params)
+	res, err = s.execute(ctx, stmt, sql, params, sink)
 	if err != nil {
 		s.failTx(stmt)
 		return nil, userError(err, stmt, sql)
@@ -195,7 +218,7 @@ func panicError(r any, sql string) error {
 	return e.WithSQL(sql)
 }
 
-func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) (*Result, error) {
+func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value, sink RowSink) (*Result, error) {
 	if s.tx != nil && s.tx.aborted {
 		if t, ok := stmt.(*ast.TransactionStmt); !ok || t.Kind == ast.TxBegin {
 			return nil, sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block").WithPos(stmt.Pos())
@@ -213,7 +236,7 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 			s.tx.ran = true
 		}
 	}
-	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
+	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock(), sink: sink}
 	// Every path releases the statement's snapshot, this one last, so the
 	// snapshot can be a scoped one (storage.Engine.ScopedSnapshot).
 	defer st.release()
@@ -290,6 +313,9 @@ type statement struct {
 	// deferred, when set, collects the writes of a statement with a
 	// data-modifying WITH, which commit together at its end (commit).
 	deferred *storage.Txn
+	// sink, when set, receives the rows of the statement's query
+	// (ExecuteTo); the queries a write is built on never go to it.
+	sink RowSink
 }
 
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).
