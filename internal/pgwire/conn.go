@@ -3,7 +3,6 @@ package pgwire
 import (
 	"context"
 	"crypto/tls"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +52,7 @@ type conn struct {
 	secret uint32
 	user   string
 
-	rows []byte // sendRows' buffer
+	rows []byte // encoded DataRows not yet written (stream.go)
 	// reported holds the ParameterStatus values the client was last sent.
 	reported map[string]string
 
@@ -587,25 +586,28 @@ func (c *conn) simpleQuery(full string) {
 			c.sendError(err, sql, full, r.Start)
 			return
 		}
-		res, err := c.run(stmt, sql, nil)
+		stream := newRowStream(c, nil, true, nil)
+		res, err := c.runTo(stmt, sql, nil, stream)
+		if err == nil {
+			err = c.sendResult(res, stream)
+		}
 		if err != nil {
+			c.finishRows()
 			c.sendError(err, sql, full, r.Start)
 			return
 		}
-		if res.Columns != nil {
-			c.be.Send(rowDescription(res.Columns, nil))
-		}
-		if err := c.sendRows(res, 0, len(res.Rows), nil); err != nil {
-			c.sendError(err, sql, full, r.Start)
-			return
-		}
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
 	}
 }
 
 // run executes one statement under a cancellable context, sending the
 // warning PostgreSQL gives for COMMIT or ROLLBACK outside a transaction.
 func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Result, error) {
+	return c.runTo(stmt, sql, params, nil)
+}
+
+// runTo is run with a query's rows handed to sink as they are produced
+// (session.ExecuteTo); nil gathers them into the result.
+func (c *conn) runTo(stmt ast.Stmt, sql string, params []types.Value, sink session.RowSink) (*session.Result, error) {
 	if t, ok := stmt.(*ast.TransactionStmt); ok && t.Kind != ast.TxBegin && !c.sess.InTransaction() {
 		c.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01",
 			Message: "there is no transaction in progress"})
@@ -613,7 +615,7 @@ func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Re
 	ctx, done := c.statementContext()
 	defer done()
 	start := time.Now()
-	res, err := c.sess.Execute(ctx, stmt, sql, params)
+	res, err := c.sess.ExecuteTo(ctx, stmt, sql, params, sink)
 	if f := c.srv.onStatement; f != nil {
 		f(time.Since(start))
 	}
@@ -666,58 +668,6 @@ func formatOf(formats []int16, i int) int16 {
 		return formats[i]
 	}
 	return 0
-}
-
-// sendRows sends rows [from, to) of res as DataRows. The messages are
-// encoded straight into c.rows, which is reused across calls and handed to
-// the codec every rowChunk bytes, so a row costs no allocation and a large
-// result is written as it is encoded rather than held whole.
-func (c *conn) sendRows(res *session.Result, from, to int, formats []int16) error {
-	if from >= to {
-		return nil
-	}
-	n := len(res.Columns)
-	binaryAny := false
-	for _, f := range formats {
-		binaryAny = binaryAny || f == 1
-	}
-	buf := c.rows[:0]
-	for _, row := range res.Rows[from:to] {
-		start := len(buf)
-		buf = append(buf, 'D', 0, 0, 0, 0, byte(n>>8), byte(n))
-		for j := 0; j < n; j++ {
-			v := row[j]
-			if v.IsNull() {
-				buf = append(buf, 0xff, 0xff, 0xff, 0xff)
-				continue
-			}
-			at := len(buf)
-			buf = append(buf, 0, 0, 0, 0)
-			if binaryAny && formatOf(formats, j) == 1 {
-				var err error
-				if buf, err = appendBinary(buf, v); err != nil {
-					c.rows = buf[:0]
-					return err
-				}
-			} else {
-				buf = appendText(buf, v)
-			}
-			binary.BigEndian.PutUint32(buf[at:], uint32(len(buf)-at-4))
-		}
-		binary.BigEndian.PutUint32(buf[start+1:], uint32(len(buf)-start-1))
-		if len(buf) >= rowChunk {
-			if err := c.writeRows(buf); err != nil {
-				c.rows = buf[:0]
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	if len(buf) > 0 {
-		c.be.Send(rawMessages(buf))
-	}
-	c.rows = buf[:0]
-	return nil
 }
 
 // writeRows writes encoded rows to the socket after what the codec holds,

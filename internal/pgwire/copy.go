@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/session"
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/parser"
 	"github.com/strata-db/strata/internal/sql/scanner"
@@ -753,44 +754,97 @@ func (c *conn) copyTo(cs *copyStmt) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.run(stmt, query, nil)
+	out := &copyOut{c: c, cs: cs}
+	res, err := c.runTo(stmt, query, nil, out)
+	if err == nil && !out.started {
+		// Rows the statement returned whole rather than streamed.
+		if res.Columns == nil {
+			return sqlerr.New("0A000", "COPY (query) TO STDOUT needs a query that returns rows")
+		}
+		if err = out.Start(res.Columns); err == nil {
+			for _, row := range res.Rows {
+				if err = out.put(row); err != nil {
+					break
+				}
+			}
+		}
+	}
+	c.finishRows()
 	if err != nil {
 		return err
 	}
-	if res.Columns == nil {
-		return sqlerr.New("0A000", "COPY (query) TO STDOUT needs a query that returns rows")
-	}
-	c.be.Send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(res.Columns))})
-	var line []byte
-	if cs.header {
-		line = line[:0]
-		for i, col := range res.Columns {
-			if i > 0 {
-				line = append(line, cs.delim)
-			}
-			line = cs.appendField(line, []byte(col.Name))
-		}
-		c.be.Send(&pgproto3.CopyData{Data: append(line, '\n')})
-	}
-	var val []byte
-	for _, row := range res.Rows {
-		line = line[:0]
-		for i, v := range row {
-			if i > 0 {
-				line = append(line, cs.delim)
-			}
-			if v.IsNull() {
-				line = append(line, cs.null...)
-				continue
-			}
-			val = appendText(val[:0], v)
-			line = cs.appendField(line, val)
-		}
-		c.be.Send(&pgproto3.CopyData{Data: append(line, '\n')})
-	}
 	c.be.Send(&pgproto3.CopyDone{})
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", len(res.Rows))})
+	c.be.Send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", out.n)})
 	return nil
+}
+
+// copyOut is the sink of COPY … TO STDOUT: CopyOutResponse when the
+// columns are known, then a CopyData message per row, encoded into c.rows
+// and written every rowChunk bytes as DataRows are (stream.go).
+type copyOut struct {
+	c       *conn
+	cs      *copyStmt
+	started bool
+	n       int
+	row     []types.Value
+	val     []byte
+}
+
+func (o *copyOut) Start(cols []session.Column) error {
+	o.started = true
+	o.c.be.Send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(cols))})
+	if o.cs.header {
+		names := make([]types.Value, len(cols))
+		for i, col := range cols {
+			names[i] = types.NewString(col.Name)
+		}
+		o.line(names)
+	}
+	return nil
+}
+
+func (o *copyOut) Batch(b *types.Batch) error {
+	for i := 0; i < b.Rows; i++ {
+		o.row = b.RowView(o.row[:0], i)
+		if err := o.put(o.row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put encodes one row and writes the lines encoded so far every rowChunk
+// bytes.
+func (o *copyOut) put(row []types.Value) error {
+	o.line(row)
+	o.n++
+	if len(o.c.rows) < rowChunk {
+		return nil
+	}
+	err := o.c.writeRows(o.c.rows)
+	o.c.rows = o.c.rows[:0]
+	return err
+}
+
+// line appends row as one CopyData message of a line in the COPY's format.
+func (o *copyOut) line(row []types.Value) {
+	buf, cs := o.c.rows, o.cs
+	start := len(buf)
+	buf = append(buf, 'd', 0, 0, 0, 0)
+	for i, v := range row {
+		if i > 0 {
+			buf = append(buf, cs.delim)
+		}
+		if v.IsNull() {
+			buf = append(buf, cs.null...)
+			continue
+		}
+		o.val = appendText(o.val[:0], v)
+		buf = cs.appendField(buf, o.val)
+	}
+	buf = append(buf, '\n')
+	binary.BigEndian.PutUint32(buf[start+1:], uint32(len(buf)-start-1))
+	o.c.rows = buf
 }
 
 // appendField appends one non-NULL value escaped for the format: text

@@ -225,27 +225,65 @@ func sameShape(a, b []session.Column) bool {
 // described before the value was known) to the announced type, so the
 // client decodes what it was told.
 func conform(res *session.Result, described []session.Column) error {
-	if described == nil || len(described) != len(res.Columns) {
+	casts := conformCasts(res.Columns, described)
+	if casts == nil {
 		return nil
 	}
-	for j, col := range res.Columns {
-		want := described[j].Type
-		if wireType(col.Type).oid == wireType(want).oid {
+	for _, row := range res.Rows {
+		if err := conformRow(row, res.Columns, described, casts); err != nil {
+			return err
+		}
+	}
+	conformColumns(res.Columns, casts, described)
+	return nil
+}
+
+// conformCasts says which of cols are cast to the type described
+// announced for them; nil when none is.
+func conformCasts(cols, described []session.Column) []bool {
+	if described == nil || len(described) != len(cols) {
+		return nil
+	}
+	var casts []bool
+	for j, col := range cols {
+		if wireType(col.Type).oid != wireType(described[j].Type).oid {
+			if casts == nil {
+				casts = make([]bool, len(cols))
+			}
+			casts[j] = true
+		}
+	}
+	return casts
+}
+
+// conformRow casts the values of row that casts marks.
+func conformRow(row []types.Value, cols, described []session.Column, casts []bool) error {
+	for j, cast := range casts {
+		if !cast || row[j].IsNull() {
 			continue
 		}
-		for _, row := range res.Rows {
-			if row[j].IsNull() {
-				continue
-			}
-			v, err := types.Cast(row[j], want)
-			if err != nil {
-				return sqlerr.New("42804", "column %q was described as %s but is %s: %v", col.Name, want, col.Type, err)
-			}
-			row[j] = v
+		want := described[j].Type
+		if want.Kind == types.Unknown {
+			// Described from a parameter of no known type: announced as
+			// text (wireType), so sent as text.
+			want = types.Of(types.String)
 		}
-		res.Columns[j].Type = want
+		v, err := types.Cast(row[j], want)
+		if err != nil {
+			return sqlerr.New("42804", "column %q was described as %s but is %s: %v", cols[j].Name, want, cols[j].Type, err)
+		}
+		row[j] = v
 	}
 	return nil
+}
+
+// conformColumns gives the columns casts marks their described type.
+func conformColumns(cols []session.Column, casts []bool, described []session.Column) {
+	for j, cast := range casts {
+		if cast {
+			cols[j].Type = described[j].Type
+		}
+	}
 }
 
 func (c *conn) sendColumns(cols []session.Column, formats []int16) {
@@ -263,6 +301,27 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 	}
 	if p.ps.stmt == nil {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
+		return "", nil
+	}
+	if !p.ran && m.MaxRows == 0 {
+		// Every row is fetched at once: they go out as they are made.
+		if err := c.checkShape(p); err != nil {
+			return p.ps.sql, err
+		}
+		stream := newRowStream(c, p.formats, false, p.ps.described)
+		res, err := c.runTo(p.ps.stmt, p.ps.sql, p.params, stream)
+		if err == nil && !stream.started {
+			err = conform(res, p.ps.described)
+		}
+		if err == nil {
+			conformColumns(res.Columns, stream.casts, p.ps.described)
+			p.res, p.ran, p.next = res, true, len(res.Rows)
+			err = c.sendResult(res, stream)
+		}
+		if err != nil {
+			c.finishRows()
+			return p.ps.sql, err
+		}
 		return "", nil
 	}
 	if !p.ran {
