@@ -53,6 +53,11 @@ type conn struct {
 	user   string
 
 	rows []byte // encoded DataRows not yet written (stream.go)
+	// stream is the sink of the running query's rows, reused from one
+	// statement to the next with its row buffer (newRowStream).
+	stream rowStream
+	// done is the CommandComplete message complete sends, reused.
+	done pgproto3.CommandComplete
 	// reported holds the ParameterStatus values the client was last sent.
 	reported map[string]string
 
@@ -586,7 +591,7 @@ func (c *conn) simpleQuery(full string) {
 			c.sendError(err, sql, full, r.Start)
 			return
 		}
-		stream := newRowStream(c, nil, true, nil)
+		stream := c.newRowStream(nil, true, nil)
 		res, err := c.runTo(stmt, sql, nil, stream)
 		if err == nil {
 			err = c.sendResult(res, stream)
@@ -687,10 +692,12 @@ const rowChunk = 64 << 10
 
 // rawMessages is backend messages already encoded; Send copies them into
 // the codec's buffer in order with the others.
+// It is sent by pointer (a slice in an interface would be boxed on every
+// Send); Send encodes at once, so the bytes may change after it.
 type rawMessages []byte
 
-func (rawMessages) Backend() {}
+func (*rawMessages) Backend() {}
 
-func (m rawMessages) Encode(dst []byte) ([]byte, error) { return append(dst, m...), nil }
+func (m *rawMessages) Encode(dst []byte) ([]byte, error) { return append(dst, *m...), nil }
 
-func (rawMessages) Decode([]byte) error { return errors.New("pgwire: raw messages are not decoded") }
+func (*rawMessages) Decode([]byte) error { return errors.New("pgwire: raw messages are not decoded") }

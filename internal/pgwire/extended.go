@@ -308,7 +308,7 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 		if err := c.checkShape(p); err != nil {
 			return p.ps.sql, err
 		}
-		stream := newRowStream(c, p.formats, false, p.ps.described)
+		stream := c.newRowStream(p.formats, false, p.ps.described)
 		res, err := c.runTo(p.ps.stmt, p.ps.sql, p.params, stream)
 		if err == nil && !stream.started {
 			err = conform(res, p.ps.described)
@@ -339,12 +339,12 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 	} else if p.res.Columns == nil || p.next >= len(p.res.Rows) {
 		// A finished portal runs no more (PostgreSQL answers with an
 		// empty completion of the same command).
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.res.Tag)})
+		c.complete(p.res.Tag)
 		return "", nil
 	}
 	res := p.res
 	if res.Columns == nil {
-		c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+		c.complete(res.Tag)
 		return "", nil
 	}
 	end := len(res.Rows)
@@ -366,6 +366,6 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 		// whole result's tag already counts them all.
 		tag = fmt.Sprintf("SELECT %d", sent)
 	}
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	c.complete(tag)
 	return "", nil
 }

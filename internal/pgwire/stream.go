@@ -3,7 +3,6 @@ package pgwire
 import (
 	"encoding/binary"
 
-	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/strata-db/strata/internal/session"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -33,8 +32,10 @@ type rowStream struct {
 	row       []types.Value
 }
 
-func newRowStream(c *conn, formats []int16, describe bool, described []session.Column) *rowStream {
-	s := &rowStream{c: c, formats: formats, describe: describe, described: described}
+// newRowStream readies the connection's row stream for one statement.
+func (c *conn) newRowStream(formats []int16, describe bool, described []session.Column) *rowStream {
+	s := &c.stream
+	*s = rowStream{c: c, formats: formats, describe: describe, described: described, row: s.row[:0]}
 	for _, f := range formats {
 		s.binaryAny = s.binaryAny || f == 1
 	}
@@ -79,7 +80,7 @@ func (s *rowStream) Batch(b *types.Batch) error {
 // statement sends next (its completion or its error).
 func (c *conn) finishRows() {
 	if len(c.rows) > 0 {
-		c.be.Send(rawMessages(c.rows))
+		c.be.Send((*rawMessages)(&c.rows))
 	}
 	c.rows = c.rows[:0]
 }
@@ -149,6 +150,12 @@ func (c *conn) sendResult(res *session.Result, stream *rowStream) error {
 		}
 	}
 	c.finishRows()
-	c.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(res.Tag)})
+	c.complete(res.Tag)
 	return nil
+}
+
+// complete sends CommandComplete with tag.
+func (c *conn) complete(tag string) {
+	c.done.CommandTag = append(c.done.CommandTag[:0], tag...)
+	c.be.Send(&c.done)
 }
