@@ -206,7 +206,17 @@ func BenchmarkPointMemtableParamsCast(b *testing.B) {
 	benchPointParams(b, "SELECT amount::STRING FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3")
 }
 
-func benchPointParams(b *testing.B, q string) {
+// BenchmarkPointMemtableQuery is BenchmarkPointMemtableParamsCast read
+// through Query and Rows instead of Run.
+func BenchmarkPointMemtableQuery(b *testing.B) {
+	benchPointParamsWith(b, "SELECT amount::STRING FROM balances WHERE chain_id = $1::UINT16 AND address = $2 AND token = $3", true)
+}
+
+func benchPointParams(b *testing.B, q string) { benchPointParamsWith(b, q, false) }
+
+// benchPointParamsWith runs point SELECT q with the key as parameters,
+// through Query and Rows when rows is set, else Run.
+func benchPointParamsWith(b *testing.B, q string, rows bool) {
 	db, err := Open(b.TempDir(), Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -223,6 +233,20 @@ func benchPointParams(b *testing.B, q string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		k := i % 10_000
+		if rows {
+			rs, err := s.Query(ctx, q, k%4, fmt.Sprintf("0x%08x", k/20), fmt.Sprintf("T%02d", k%20))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for rs.Next() {
+				n += len(rs.Row())
+			}
+			if err := rs.Close(); err != nil || n != 1 {
+				b.Fatal(err, n)
+			}
+			continue
+		}
 		r, err := s.Run(ctx, q, k%4, fmt.Sprintf("0x%08x", k/20), fmt.Sprintf("T%02d", k%20))
 		if err != nil || len(r.Rows) != 1 {
 			b.Fatal(err, r)

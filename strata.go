@@ -90,6 +90,11 @@ type Session struct {
 	// for every statement. Only queries are kept: nothing downstream
 	// modifies their trees (the binder builds plan nodes of its own).
 	parsed map[string]ast.Stmt
+	// open is the Rows of a Query not yet closed: until it is, the
+	// session runs nothing else (its statement is suspended mid-way).
+	open *Rows
+	// pull runs Query's statements (rows.go), made at the first.
+	pull *puller
 }
 
 // maxParsed bounds Session.parsed: a client that sends ever new texts
@@ -162,11 +167,35 @@ func withStatement(err error, index, offset int) error {
 }
 
 func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any) (*Result, error) {
+	params, err := s.ready(args)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.s.Execute(ctx, stmt, sql, params)
+	if err != nil {
+		return nil, toError(err, sql)
+	}
+	out := &Result{Tag: res.Tag, RowsAffected: res.RowsAffected, Commit: res.Commit, Columns: publicColumns(res.Columns)}
+	if res.Columns != nil {
+		out.Rows = make([][]Value, len(res.Rows))
+		for i, r := range res.Rows {
+			out.Rows[i] = publicRow(r)
+		}
+	}
+	return out, nil
+}
+
+// ready checks that the session may run a statement (its DB open, no
+// Rows of it open) and converts args into the values of $1, $2, ….
+func (s *Session) ready(args []any) ([]types.Value, error) {
 	s.db.mu.Lock()
 	closed := s.db.done
 	s.db.mu.Unlock()
 	if closed {
 		return nil, &Error{Code: "57P01", Message: ErrClosed.Error()}
+	}
+	if s.open != nil {
+		return nil, errRowsOpen()
 	}
 	params := make([]types.Value, len(args))
 	for i, a := range args {
@@ -176,22 +205,7 @@ func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any
 		}
 		params[i] = v
 	}
-	res, err := s.s.Execute(ctx, stmt, sql, params)
-	if err != nil {
-		return nil, toError(err, sql)
-	}
-	out := &Result{Tag: res.Tag, RowsAffected: res.RowsAffected, Commit: res.Commit}
-	if res.Columns != nil {
-		out.Columns = make([]Column, len(res.Columns))
-		for i, c := range res.Columns {
-			out.Columns[i] = Column{Name: c.Name, Type: c.Type.String()}
-		}
-		out.Rows = make([][]Value, len(res.Rows))
-		for i, r := range res.Rows {
-			out.Rows[i] = publicRow(r)
-		}
-	}
-	return out, nil
+	return params, nil
 }
 
 // publicRow is r as the API's values, without a copy: Value is a struct

@@ -241,11 +241,11 @@ func (c *conn) QueryContext(ctx context.Context, query string, named []driver.Na
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.s.Run(ctx, query, a...)
+	r, err := c.s.Query(ctx, query, a...)
 	if err != nil {
 		return nil, err
 	}
-	return &rows{res: res}, nil
+	return &rows{r: r}, nil
 }
 
 type stmt struct {
@@ -294,33 +294,50 @@ func (t *tx) Rollback() error {
 	return err
 }
 
-// rows hands out a result the engine has already computed.
+// rows reads a query's rows as the engine produces them (strata.Rows):
+// the connection holds one batch at a time, not the whole result, and
+// runs nothing else until database/sql closes them.
 type rows struct {
-	res *strata.Result
-	i   int
+	r    *strata.Rows
+	cols []strata.Column
+}
+
+func (r *rows) columns() []strata.Column {
+	if r.cols == nil {
+		r.cols = r.r.Columns()
+	}
+	return r.cols
 }
 
 func (r *rows) Columns() []string {
-	out := make([]string, len(r.res.Columns))
-	for i, c := range r.res.Columns {
+	cols := r.columns()
+	out := make([]string, len(cols))
+	for i, c := range cols {
 		out[i] = c.Name
 	}
 	return out
 }
 
 // ColumnTypeDatabaseTypeName returns the column's SQL type.
-func (r *rows) ColumnTypeDatabaseTypeName(i int) string { return r.res.Columns[i].Type }
+func (r *rows) ColumnTypeDatabaseTypeName(i int) string { return r.columns()[i].Type }
 
-func (r *rows) Close() error { return nil }
+// Close stops what is left of the query. The error that ended the rows,
+// if any, was Next's already.
+func (r *rows) Close() error {
+	_ = r.r.Close()
+	return nil
+}
 
 func (r *rows) Next(dest []driver.Value) error {
-	if r.i >= len(r.res.Rows) {
+	if !r.r.Next() {
+		if err := r.r.Err(); err != nil {
+			return err
+		}
 		return io.EOF
 	}
-	for j, v := range r.res.Rows[r.i] {
+	for j, v := range r.r.Row() {
 		dest[j] = driverValue(v)
 	}
-	r.i++
 	return nil
 }
 

@@ -57,3 +57,49 @@ func TestQueryScansTypes(t *testing.T) {
 		t.Errorf("write commits %d %v, want 2", commits, err)
 	}
 }
+
+// TestQueryStreams: a query's rows are read as the engine makes them: a
+// loop left early frees the connection for the next statement, and an
+// error met part way reaches rows.Err after the rows before it.
+func TestQueryStreams(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	defer db.Close()
+	db.SetMaxOpenConns(1) // every statement on the one session
+	rows, err := db.QueryContext(ctx, "SELECT x FROM generate_series(1, 100000) AS g(x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var x int64
+		if err := rows.Scan(&x); err != nil || x != int64(n+1) {
+			t.Fatalf("row %d: %d %v", n, x, err)
+		}
+		if n++; n == 10 {
+			break
+		}
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var one int
+	if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("after an early close: %d %v", one, err)
+	}
+	rows, err = db.QueryContext(ctx, "SELECT 1 / (3000 - x) FROM generate_series(1, 5000) AS g(x)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err == nil || n == 0 || n >= 3000 {
+		t.Fatalf("%d rows, then %v", n, err)
+	}
+	rows.Close()
+	if err := db.QueryRowContext(ctx, "SELECT 2").Scan(&one); err != nil || one != 2 {
+		t.Fatalf("after an error: %d %v", one, err)
+	}
+}

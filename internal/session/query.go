@@ -146,6 +146,9 @@ func (st *statement) stream(stmt ast.Stmt) (*Result, error) {
 		}
 		return st.ctx.Err()
 	})
+	if errors.Is(err, ErrStop) {
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -158,6 +158,11 @@ type RowSink interface {
 	Batch(b *types.Batch) error
 }
 
+// ErrStop, returned (or wrapped) by a RowSink, stops the query without
+// failing it: the caller wants no more rows (a client that closed its
+// cursor early). The statement then succeeds with the rows given so far.
+var ErrStop = errors.New("session: no more rows wanted")
+
 // ExecuteTo is Execute with the rows of a query (SELECT, VALUES, a set
 // operation, EXPLAIN) handed to sink as they are produced instead of
 // gathered into the Result, which then carries the tag and columns but no
