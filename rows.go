@@ -4,6 +4,8 @@ import (
 	"context"
 	"iter"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/strata-db/strata/internal/session"
 	"github.com/strata-db/strata/internal/types"
@@ -11,9 +13,12 @@ import (
 
 // Rows is the result of Query, read row by row while the query runs: the
 // session holds one batch of rows at a time (about a thousand), never the
-// whole result. It is used by the goroutine that called Query and must be
-// closed (Close, or Next until it returns false); until then the session
-// runs no other statement.
+// whole result. Its methods must not be called concurrently, and it must
+// be closed (Close, or Next until it returns false): until then the
+// statement holds the snapshot it reads. Another statement run on the
+// session while the rows are open first reads the rest of them into
+// memory (Next then goes on from there), as a result gathered whole would
+// have been.
 //
 //	rows, err := s.Query(ctx, "SELECT address, amount FROM balances WHERE token = $1", token)
 //	if err != nil { … }
@@ -35,11 +40,14 @@ type Rows struct {
 	b     *types.Batch
 	i     int
 	cells []types.Value
-	// whole holds the rows of a statement that returned them at once
-	// (SHOW, a write's RETURNING), read from whole[i].
+	// whole holds rows in memory, read from whole[wi]: those of a
+	// statement that returned them at once (SHOW, a write's RETURNING),
+	// or the rest of a streamed one drained for another statement.
 	whole [][]types.Value
+	wi    int
 	row   []Value
-	built bool // row holds row i-1 of b
+	built bool // row is the current row's values
+	read  int  // rows Next has returned
 	done  bool
 	err   error
 	res   *Result
@@ -113,12 +121,6 @@ func (ps *pullSink) give(b *types.Batch) error {
 	return nil
 }
 
-// errRowsOpen is the error of a statement run on a session whose Rows are
-// still open.
-func errRowsOpen() error {
-	return &Error{Code: "55000", Message: "the session has open rows: close them (Rows.Close) before running another statement"}
-}
-
 // Query runs exactly one SQL statement, like Run, and returns its rows to
 // be read one by one as the query produces them, for results too large to
 // hold or read only once. An error in parsing, planning or parameters
@@ -155,7 +157,7 @@ func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Rows, er
 			return nil, r.err
 		}
 		if q.res != nil {
-			r.whole = q.res.Rows
+			r.whole, r.wi = q.res.Rows, 0
 		}
 	}
 	return r, nil
@@ -176,20 +178,28 @@ func (r *Rows) Columns() []Column {
 // Next advances to the next row, reporting false at the end of the rows or
 // on an error (Err tells which). The query runs as Next asks for rows.
 func (r *Rows) Next() bool {
+	r.row, r.built = nil, false
 	if r.whole != nil {
-		if r.i >= len(r.whole) {
-			r.whole, r.row = nil, nil
+		if r.wi >= len(r.whole) {
+			r.whole = nil
 			return false
 		}
-		r.row = publicRow(r.whole[r.i])
-		r.i++
+		r.row, r.built = publicRow(r.whole[r.wi]), true
+		r.wi++
+		r.read++
 		return true
 	}
-	r.row, r.built = nil, false
 	for !r.done {
 		if r.b != nil && r.i < r.b.Rows {
 			r.i++
+			r.read++
 			return true
+		}
+		r.b = nil
+		if r.s.db.closed() {
+			r.stop()
+			r.err, r.res = errClosed(), nil
+			break
 		}
 		b, ok := r.p.next()
 		if !ok || b == endBatch {
@@ -225,8 +235,10 @@ func (r *Rows) Row() []Value {
 func (r *Rows) Err() error { return r.err }
 
 // Result returns the statement's tag, rows affected and commit once the
-// rows are done (Next returned false, or Close); nil before. Its Rows are
-// nil: they were read through Next.
+// statement has ended: when Query returns for one that returned its rows
+// at once or none, else once Next returned false or the rows were closed;
+// nil before. Its Rows are nil: they are read through Next. Rows closed
+// early report, in the tag and RowsAffected, the rows Next returned.
 func (r *Rows) Result() *Result { return r.res }
 
 // Close stops the query if rows are left unread and frees the session for
@@ -234,18 +246,55 @@ func (r *Rows) Result() *Result { return r.res }
 // succeeds with the rows read so far. It returns Err.
 func (r *Rows) Close() error {
 	if !r.done {
-		// The statement stops at its next batch and ends.
-		r.p.stopping = true
-		for {
-			if b, ok := r.p.next(); !ok || b == endBatch {
-				break
+		r.stop()
+		if res := r.res; res != nil && strings.HasPrefix(res.Tag, "SELECT ") {
+			res.Tag, res.RowsAffected = "SELECT "+strconv.Itoa(r.read), int64(r.read)
+		}
+	}
+	r.whole, r.b, r.row, r.cells = nil, nil, nil, nil
+	return r.err
+}
+
+// stop ends the statement where it is suspended (at its columns or at a
+// batch: it stops there and unwinds) and records its outcome.
+func (r *Rows) stop() {
+	r.p.stopping = true
+	for {
+		if b, ok := r.p.next(); !ok || b == endBatch {
+			break
+		}
+	}
+	r.p.stopping = false
+	r.finish()
+}
+
+// drain reads what is left of the statement into memory and ends it, so
+// that the session can run another statement; Next goes on from memory.
+// The current row stays valid.
+func (r *Rows) drain() {
+	if r.done {
+		return
+	}
+	r.Row()
+	var rest [][]types.Value
+	for {
+		if b := r.b; b != nil && r.i < b.Rows {
+			w := len(b.Cols)
+			cells := make([]types.Value, 0, (b.Rows-r.i)*w)
+			for ; r.i < b.Rows; r.i++ {
+				cells = b.Row(cells, r.i)
+				rest = append(rest, cells[len(cells)-w:len(cells):len(cells)])
 			}
 		}
-		r.p.stopping = false
-		r.finish()
+		b, ok := r.p.next()
+		if !ok || b == endBatch {
+			break
+		}
+		r.b, r.i = b, 0
 	}
-	r.whole, r.b, r.row = nil, nil, nil
-	return r.err
+	r.b, r.cells = nil, nil
+	r.whole, r.wi = rest, 0
+	r.finish()
 }
 
 // finish records the outcome of the statement, which has ended: its last
@@ -268,6 +317,21 @@ func (r *Rows) finish() {
 	}
 	res := r.q.res
 	r.res = &Result{Tag: res.Tag, RowsAffected: res.RowsAffected, Commit: res.Commit, Columns: publicColumns(res.Columns)}
+}
+
+// Close closes the session's open rows, if any, and ends the coroutine
+// Query runs its statements in, rather than leaving it to the collector.
+// A session is not used after Close.
+func (s *Session) Close() error {
+	var err error
+	if s.open != nil {
+		err = s.open.Close()
+	}
+	if s.pull != nil {
+		s.pull.stop()
+		s.pull = nil
+	}
+	return err
 }
 
 // publicColumns is cols as the API's columns; nil for nil.

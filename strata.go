@@ -69,6 +69,16 @@ func (db *DB) Close() error {
 // callers that must measure or ship a settled directory, such as bench/.
 func (db *DB) MergeNow(ctx context.Context) error { return db.eng.MergeNow(ctx) }
 
+// closed reports whether Close was called.
+func (db *DB) closed() bool {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.done
+}
+
+// errClosed is the error of a statement on a closed DB.
+func errClosed() error { return &Error{Code: "57P01", Message: ErrClosed.Error()} }
+
 // Dir returns the data directory.
 func (db *DB) Dir() string { return db.eng.Dir() }
 
@@ -185,17 +195,15 @@ func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any
 	return out, nil
 }
 
-// ready checks that the session may run a statement (its DB open, no
-// Rows of it open) and converts args into the values of $1, $2, ….
+// ready checks that the session may run a statement (its DB open), reads
+// the rest of its open Rows into memory if it has any, and converts args
+// into the values of $1, $2, ….
 func (s *Session) ready(args []any) ([]types.Value, error) {
-	s.db.mu.Lock()
-	closed := s.db.done
-	s.db.mu.Unlock()
-	if closed {
-		return nil, &Error{Code: "57P01", Message: ErrClosed.Error()}
+	if s.db.closed() {
+		return nil, errClosed()
 	}
 	if s.open != nil {
-		return nil, errRowsOpen()
+		s.open.drain()
 	}
 	params := make([]types.Value, len(args))
 	for i, a := range args {

@@ -153,6 +153,7 @@ func (c *conn) Close() error {
 	if c.s.InTransaction() {
 		_, _ = c.s.Run(context.Background(), "ROLLBACK")
 	}
+	_ = c.s.Close()
 	return release(c.dir)
 }
 
@@ -295,8 +296,9 @@ func (t *tx) Rollback() error {
 }
 
 // rows reads a query's rows as the engine produces them (strata.Rows):
-// the connection holds one batch at a time, not the whole result, and
-// runs nothing else until database/sql closes them.
+// the connection holds one batch at a time, not the whole result. A
+// statement run on the connection while they are open (tx.Exec inside a
+// tx.Query loop) first reads the rest of them into memory.
 type rows struct {
 	r    *strata.Rows
 	cols []strata.Column

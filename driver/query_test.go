@@ -103,3 +103,48 @@ func TestQueryStreams(t *testing.T) {
 		t.Fatalf("after an error: %d %v", one, err)
 	}
 }
+
+// TestTxQueryThenExec: database/sql lets a transaction run a statement
+// while a query's rows are open on it; the rows go on whole.
+func TestTxQueryThenExec(t *testing.T) {
+	ctx := context.Background()
+	db := open(t, t.TempDir())
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE kv (k INT64 NOT NULL, PRIMARY KEY (k))"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO kv SELECT x FROM generate_series(1, 3000) AS g(x)"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT k FROM kv ORDER BY k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(0)
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil || k != n+1 {
+			t.Fatalf("row %d: %d %v", n, k, err)
+		}
+		n++
+		if n == 10 {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO kv VALUES (9000)"); err != nil {
+				t.Fatalf("Exec inside the loop: %v", err)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil || n != 3000 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var count int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM kv").Scan(&count); err != nil || count != 3001 {
+		t.Fatalf("count %d, %v", count, err)
+	}
+}

@@ -83,6 +83,9 @@ func (c *conn) finishRows() {
 		c.be.Send((*rawMessages)(&c.rows))
 	}
 	c.rows = c.rows[:0]
+	// The row buffer's values may alias the statement's last batch: an
+	// idle connection should not keep that alive.
+	clear(c.stream.row[:cap(c.stream.row)])
 }
 
 // appendDataRow appends row as a DataRow message in formats (binaryAny:

@@ -132,8 +132,9 @@ func (st *statement) stream(stmt ast.Stmt) (*Result, error) {
 	}
 	env.Plans = &st.s.plans
 	sink, started, n := st.sink, false, 0
+	var announced []Column
 	env.Start = func(cols []Column) error {
-		started = true
+		started, announced = true, cols
 		return sink.Start(cols)
 	}
 	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
@@ -147,17 +148,20 @@ func (st *statement) stream(stmt ast.Stmt) (*Result, error) {
 		return st.ctx.Err()
 	})
 	if errors.Is(err, ErrStop) {
-		err = nil
+		// Stopped by the sink: the querier returned no columns.
+		err, cols = nil, announced
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !started {
 		// A querier that ran nothing still owes the client a description.
-		if err := sink.Start(cols); err != nil {
+		if err := sink.Start(cols); err != nil && !errors.Is(err, ErrStop) {
 			return nil, err
 		}
 	}
+	// n counts the rows handed to the sink; one that stopped early may
+	// have used fewer and says so itself.
 	return &Result{Tag: queryTag(stmt, n), Columns: cols, RowsAffected: int64(n)}, nil
 }
 
