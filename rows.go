@@ -2,7 +2,6 @@ package strata
 
 import (
 	"context"
-	"iter"
 	"runtime"
 	"strconv"
 	"strings"
@@ -32,7 +31,7 @@ type Rows struct {
 	s   *Session
 	sql string
 	q   *pull
-	p   *puller
+	p   *session.Puller
 	// b is the batch being read and i its next row. cells holds the
 	// values of b's rows Row was asked for, one array per batch, made at
 	// the first, so that a row handed out stays valid after Next; a row
@@ -61,64 +60,17 @@ type pull struct {
 	err  error
 }
 
-// puller runs a session's Query statements one after another inside one
-// coroutine (iter.Pull), kept from each to the next: a fresh coroutine's
-// stack grows anew for every statement, which cost a point query about
-// 4 µs, as much as the query. Each statement's batches come out of next:
-// nil when its columns are known, then its batches, then endBatch.
-type puller struct {
-	next func() (*types.Batch, bool)
-	stop func()
-	// job is the statement the coroutine starts when next resumes it
-	// after endBatch.
-	job func(yield func(*types.Batch) bool)
-	// stopping asks the running statement to stop (Rows closed early).
-	stopping bool
-}
-
-// endBatch marks the end of a statement's batches.
-var endBatch = &types.Batch{}
-
-func newPuller() *puller {
-	p := &puller{}
-	p.next, p.stop = iter.Pull(func(yield func(*types.Batch) bool) {
-		for {
-			job := p.job
-			p.job = nil
-			if job == nil {
-				return
-			}
-			job(yield)
-			job = nil
-			if !yield(endBatch) {
-				return
-			}
-		}
-	})
-	return p
-}
-
-// pullSink hands the query's batches to Rows through the puller's yield.
-// A stop asked for (Rows closed early, or the session collected with its
-// rows open) stops the query without failing it.
-type pullSink struct {
-	q     *pull
-	p     *puller
-	yield func(*types.Batch) bool
-}
-
-func (ps *pullSink) Start(cols []session.Column) error {
-	ps.q.cols = cols
-	return ps.give(nil)
-}
-
-func (ps *pullSink) Batch(b *types.Batch) error { return ps.give(b) }
-
-func (ps *pullSink) give(b *types.Batch) error {
-	if !ps.yield(b) || ps.p.stopping {
-		return session.ErrStop
+// pullFor returns the session's Puller, made (or made again, should the
+// last one have ended) on first use.
+func (s *Session) pullFor() *session.Puller {
+	if s.pull == nil {
+		s.pull = session.NewPuller()
+		// A session dropped with its rows open leaves its statement
+		// suspended: the cleanup stops it (releasing its snapshot) and
+		// ends the coroutine. Nothing the coroutine holds refers to s.
+		runtime.AddCleanup(s, (*session.Puller).Close, s.pull)
 	}
-	return nil
+	return s.pull
 }
 
 // Query runs exactly one SQL statement, like Run, and returns its rows to
@@ -136,20 +88,15 @@ func (s *Session) Query(ctx context.Context, sql string, args ...any) (*Rows, er
 	if err != nil {
 		return nil, err
 	}
-	if s.pull == nil {
-		s.pull = newPuller()
-		// A session dropped with its rows open leaves its statement
-		// suspended: the cleanup stops it (releasing its snapshot) and
-		// ends the coroutine. Nothing the coroutine holds refers to s.
-		runtime.AddCleanup(s, func(p *puller) { p.stop() }, s.pull)
-	}
-	p, q, is := s.pull, &pull{}, s.s
-	p.job = func(yield func(*types.Batch) bool) {
-		q.res, q.err = is.ExecuteTo(ctx, stmt, sql, params, &pullSink{q: q, p: p, yield: yield})
-	}
+	p, q, is := s.pullFor(), &pull{}, s.s
 	r := &Rows{s: s, sql: sql, q: q, p: p}
 	s.open = r
-	if b, ok := p.next(); !ok || b == endBatch {
+	streaming, _ := p.Start(func(sink session.RowSink) {
+		q.res, q.err = is.ExecuteTo(ctx, stmt, sql, params, sink)
+	})
+	if streaming {
+		q.cols = p.Columns()
+	} else {
 		// The statement ended without streaming: an error, or rows (or
 		// none) returned whole.
 		r.finish()
@@ -201,8 +148,8 @@ func (r *Rows) Next() bool {
 			r.err, r.res = errClosed(), nil
 			break
 		}
-		b, ok := r.p.next()
-		if !ok || b == endBatch {
+		b, more := r.p.Next()
+		if !more {
 			r.finish()
 			break
 		}
@@ -258,13 +205,7 @@ func (r *Rows) Close() error {
 // stop ends the statement where it is suspended (at its columns or at a
 // batch: it stops there and unwinds) and records its outcome.
 func (r *Rows) stop() {
-	r.p.stopping = true
-	for {
-		if b, ok := r.p.next(); !ok || b == endBatch {
-			break
-		}
-	}
-	r.p.stopping = false
+	r.p.Stop()
 	r.finish()
 }
 
@@ -286,8 +227,8 @@ func (r *Rows) drain() {
 				rest = append(rest, cells[len(cells)-w:len(cells):len(cells)])
 			}
 		}
-		b, ok := r.p.next()
-		if !ok || b == endBatch {
+		b, more := r.p.Next()
+		if !more {
 			break
 		}
 		r.b, r.i = b, 0
@@ -328,7 +269,7 @@ func (s *Session) Close() error {
 		err = s.open.Close()
 	}
 	if s.pull != nil {
-		s.pull.stop()
+		s.pull.Close()
 		s.pull = nil
 	}
 	return err

@@ -104,7 +104,7 @@ type Session struct {
 	// session runs nothing else (its statement is suspended mid-way).
 	open *Rows
 	// pull runs Query's statements (rows.go), made at the first.
-	pull *puller
+	pull *session.Puller
 }
 
 // maxParsed bounds Session.parsed: a client that sends ever new texts

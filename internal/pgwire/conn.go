@@ -58,6 +58,10 @@ type conn struct {
 	stream rowStream
 	// done is the CommandComplete message complete sends, reused.
 	done pgproto3.CommandComplete
+	// pull runs cursors' statements (cursor.go), made at the first;
+	// suspended is the portal whose statement is suspended in it.
+	pull      *session.Puller
+	suspended *portal
 	// reported holds the ParameterStatus values the client was last sent.
 	reported map[string]string
 
@@ -103,6 +107,16 @@ type portal struct {
 	res     *session.Result
 	next    int // next row to send
 	ran     bool
+	// cursor is set while the portal's statement is suspended in the
+	// connection's Puller (cursor.go), b its batch being sent from row
+	// bi; out receives the statement's outcome.
+	cursor bool
+	b      *types.Batch
+	bi     int
+	out    *cursorOut
+	// err is the error a drained cursor's statement ended with, sent
+	// after its rows.
+	err error
 	// described is what a Describe of the portal itself announced, when
 	// its statement had not been described (then ps.described rules).
 	described []session.Column
@@ -149,6 +163,11 @@ func (s *Server) handle(nc net.Conn) {
 		return
 	}
 	defer s.unregister(c)
+	defer func() {
+		if c.pull != nil {
+			c.pull.Close() // a cursor's statement left suspended ends
+		}
+	}()
 	nc.SetDeadline(time.Time{})
 	// From here the connection has no deadline, so its socket may block.
 	defer s.startBlocking(c)()
@@ -363,6 +382,12 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
 			return nil
 		}
 	}
+	switch msg.(type) {
+	case *pgproto3.Query, *pgproto3.Parse, *pgproto3.Describe:
+		// They use the session, which a suspended cursor's statement
+		// holds: it ends first (cursor.go).
+		c.drainCursor()
+	}
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		c.simpleQuery(m.String)
@@ -380,6 +405,9 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
 		if m.ObjectType == 'S' {
 			delete(c.stmts, m.Name)
 		} else {
+			if p := c.portals[m.Name]; p != nil && p == c.suspended {
+				c.stopCursor()
+			}
 			delete(c.portals, m.Name)
 		}
 		c.be.Send(&pgproto3.CloseComplete{})
@@ -387,6 +415,7 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
 	case *pgproto3.Sync:
 		if !c.sess.InTransaction() {
 			// The implicit transaction ends: so do its portals.
+			c.stopCursor()
 			clear(c.portals)
 		}
 		c.ready()

@@ -93,6 +93,8 @@ func (c *conn) bind(m *pgproto3.Bind) (string, error) {
 		if _, dup := c.portals[m.DestinationPortal]; dup {
 			return "", sqlerr.New("42P03", "cursor %q already exists", m.DestinationPortal)
 		}
+	} else if p := c.portals[""]; p != nil && p == c.suspended {
+		c.stopCursor() // the unnamed portal is replaced
 	}
 	c.portals[m.DestinationPortal] = &portal{ps: ps, params: params, formats: append([]int16(nil), m.ResultFormatCodes...)}
 	c.be.Send(&pgproto3.BindComplete{})
@@ -303,53 +305,58 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return "", nil
 	}
-	if !p.ran && m.MaxRows == 0 {
-		// Every row is fetched at once: they go out as they are made.
-		if err := c.checkShape(p); err != nil {
-			return p.ps.sql, err
-		}
-		stream := c.newRowStream(p.formats, false, p.ps.described)
-		res, err := c.runTo(p.ps.stmt, p.ps.sql, p.params, stream)
-		if err == nil && !stream.started {
-			err = conform(res, p.ps.described)
-		}
-		if err == nil {
-			conformColumns(res.Columns, stream.casts, p.ps.described)
-			p.res, p.ran, p.next = res, true, len(res.Rows)
-			err = c.sendResult(res, stream)
-		}
-		if err != nil {
-			c.finishRows()
-			return p.ps.sql, err
-		}
-		return "", nil
+	if c.suspended != nil && c.suspended != p {
+		c.drainCursor()
 	}
-	if !p.ran {
-		if err := c.checkShape(p); err != nil {
-			return p.ps.sql, err
-		}
-		res, err := c.run(p.ps.stmt, p.ps.sql, p.params)
-		if err != nil {
-			return p.ps.sql, err
-		}
-		if err := conform(res, p.ps.described); err != nil {
-			return p.ps.sql, err
-		}
-		p.res, p.ran = res, true
-	} else if p.res.Columns == nil || p.next >= len(p.res.Rows) {
-		// A finished portal runs no more (PostgreSQL answers with an
-		// empty completion of the same command).
-		c.complete(p.res.Tag)
-		return "", nil
+	if p.cursor {
+		return c.fetch(p, m.MaxRows)
 	}
+	if p.ran {
+		return c.sendPart(p, m.MaxRows)
+	}
+	if err := c.checkShape(p); err != nil {
+		return p.ps.sql, err
+	}
+	if m.MaxRows > 0 {
+		// Rows fetched a part at a time: a cursor (cursor.go).
+		return c.openCursor(p, m.MaxRows)
+	}
+	// Every row is fetched at once: they go out as they are made.
+	stream := c.newRowStream(p.formats, false, p.ps.described)
+	res, err := c.runTo(p.ps.stmt, p.ps.sql, p.params, stream)
+	if err == nil && !stream.started {
+		err = conform(res, p.ps.described)
+	}
+	if err == nil {
+		conformColumns(res.Columns, stream.casts, p.ps.described)
+		p.res, p.ran, p.next = res, true, len(res.Rows)
+		err = c.sendResult(res, stream)
+	}
+	if err != nil {
+		c.finishRows()
+		return p.ps.sql, err
+	}
+	return "", nil
+}
+
+// sendPart sends the next max rows (0: all) of portal p's result held in
+// memory, then PortalSuspended if rows are left, else its completion, or
+// the error its statement failed with after those rows (a drained cursor).
+func (c *conn) sendPart(p *portal, max uint32) (string, error) {
 	res := p.res
 	if res.Columns == nil {
 		c.complete(res.Tag)
 		return "", nil
 	}
+	if p.next >= len(res.Rows) && p.err == nil {
+		// A finished portal runs no more (PostgreSQL answers with an
+		// empty completion of the same command).
+		c.complete(res.Tag)
+		return "", nil
+	}
 	end := len(res.Rows)
-	if m.MaxRows > 0 && uint64(p.next)+uint64(m.MaxRows) < uint64(end) {
-		end = p.next + int(m.MaxRows)
+	if max > 0 && uint64(p.next)+uint64(max) < uint64(end) {
+		end = p.next + int(max)
 	}
 	if err := c.sendRows(res, p.next, end, p.formats); err != nil {
 		return p.ps.sql, err
@@ -359,6 +366,10 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 	if end < len(res.Rows) {
 		c.be.Send(&pgproto3.PortalSuspended{})
 		return "", nil
+	}
+	if err := p.err; err != nil {
+		p.err = nil
+		return p.ps.sql, err
 	}
 	tag := res.Tag
 	if len(tag) > 7 && tag[:7] == "SELECT " && sent != len(res.Rows) {

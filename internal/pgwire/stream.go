@@ -51,10 +51,13 @@ func (s *rowStream) Start(cols []session.Column) error {
 	return nil
 }
 
-func (s *rowStream) Batch(b *types.Batch) error {
+func (s *rowStream) Batch(b *types.Batch) error { return s.rows(b, 0, b.Rows) }
+
+// rows sends rows [from, to) of b.
+func (s *rowStream) rows(b *types.Batch, from, to int) error {
 	buf := s.c.rows
 	var err error
-	for i := 0; i < b.Rows; i++ {
+	for i := from; i < to; i++ {
 		s.row = b.RowView(s.row[:0], i)
 		if s.casts != nil {
 			if err = conformRow(s.row, s.cols, s.described, s.casts); err != nil {

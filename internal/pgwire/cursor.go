@@ -1,0 +1,209 @@
+package pgwire
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/strata-db/strata/internal/session"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// A portal executed with a row limit (a driver's fetch size: PgJDBC's
+// setFetchSize inside a transaction) is a cursor: its statement runs in
+// the connection's Puller, suspended between Executes, and each Execute
+// encodes the next rows straight from its batches. The server holds one
+// batch of the result, never the whole of it.
+//
+// The session runs one statement at a time, so a cursor's statement must
+// end before another runs: any message that would run one (a Query, an
+// Execute of another portal) or use the session (Parse, Describe) first
+// reads the rest of the suspended cursor into memory (drainCursor), and
+// the cursor goes on from there. A cursor whose portal is closed (Close,
+// the Sync ending an implicit transaction, a Bind replacing the unnamed
+// portal, the connection's end) is stopped without failing its statement.
+
+// cursorOut is the outcome of a cursor's statement, set when it ends.
+type cursorOut struct {
+	res *session.Result
+	err error
+}
+
+// puller returns the connection's Puller, made at the first cursor.
+func (c *conn) puller() *session.Puller {
+	if c.pull == nil {
+		c.pull = session.NewPuller()
+	}
+	return c.pull
+}
+
+// errCursorLost is the error of a cursor whose coroutine ended under it
+// (a bug).
+var errCursorLost = sqlerr.Internal(errors.New("pgwire: the cursor's coroutine ended"))
+
+// openCursor runs portal p's statement in the Puller and sends its first
+// max rows. A statement that returns no rows or returns them whole (SHOW,
+// RETURNING) ends at once and is sent as gathered rows are.
+func (c *conn) openCursor(p *portal, max uint32) (string, error) {
+	pl, out := c.puller(), &cursorOut{}
+	p.out = out
+	stmt, sql, params := p.ps.stmt, p.ps.sql, p.params
+	streaming, ok := pl.Start(func(sink session.RowSink) {
+		out.res, out.err = c.runTo(stmt, sql, params, sink)
+	})
+	if !ok {
+		c.pull = nil
+		return sql, errCursorLost
+	}
+	p.ran = true
+	if !streaming {
+		p.out = nil
+		if out.err != nil {
+			return sql, out.err
+		}
+		if err := conform(out.res, p.ps.described); err != nil {
+			return sql, err
+		}
+		p.res = out.res
+		return c.sendPart(p, max)
+	}
+	stream := c.newRowStream(p.formats, false, p.ps.described)
+	if err := stream.Start(pl.Columns()); err != nil {
+		return sql, err
+	}
+	p.cursor, c.suspended = true, p
+	return c.fetch(p, max)
+}
+
+// fetch sends the next max rows (0: all) of cursor p, then PortalSuspended
+// if rows are left, else its completion.
+func (c *conn) fetch(p *portal, max uint32) (string, error) {
+	stream := &c.stream
+	sent := 0
+	for max == 0 || sent < int(max) {
+		if p.b != nil && p.bi < p.b.Rows {
+			n := p.b.Rows - p.bi
+			if max > 0 {
+				n = min(n, int(max)-sent)
+			}
+			if err := stream.rows(p.b, p.bi, p.bi+n); err != nil {
+				c.stopCursor()
+				c.finishRows()
+				return p.ps.sql, err
+			}
+			p.bi += n
+			sent += n
+			continue
+		}
+		if !c.nextBatch(p) {
+			return c.endCursor(p, sent)
+		}
+	}
+	// The limit is reached: are rows left? (PostgreSQL answers a portal
+	// whose last row was just sent with its completion, not a suspension.)
+	if (p.b == nil || p.bi >= p.b.Rows) && !c.nextBatch(p) {
+		return c.endCursor(p, sent)
+	}
+	c.finishRows()
+	c.be.Send(&pgproto3.PortalSuspended{})
+	return "", nil
+}
+
+// nextBatch moves cursor p to its statement's next batch; false once the
+// statement has ended.
+func (c *conn) nextBatch(p *portal) bool {
+	b, more := c.pull.Next()
+	p.b, p.bi = b, 0
+	return more
+}
+
+// endCursor completes cursor p, whose statement has ended after sent rows
+// of this Execute, or reports its error after them.
+func (c *conn) endCursor(p *portal, sent int) (string, error) {
+	out := p.out
+	p.cursor, p.out, p.b = false, nil, nil
+	c.suspended = nil
+	c.finishRows()
+	if out.err != nil {
+		return p.ps.sql, out.err
+	}
+	if out.res == nil {
+		c.pull = nil
+		return p.ps.sql, errCursorLost
+	}
+	res := out.res
+	conformColumns(res.Columns, c.stream.casts, p.ps.described)
+	res.Tag = partTag(res.Tag, sent)
+	p.res, p.next = res, 0
+	c.complete(res.Tag)
+	return "", nil
+}
+
+// partTag is the tag of a portal's last part of sent rows: a SELECT's
+// counts that part's rows, as PostgreSQL's does.
+func partTag(tag string, sent int) string {
+	if strings.HasPrefix(tag, "SELECT ") {
+		return "SELECT " + strconv.Itoa(sent)
+	}
+	return tag
+}
+
+// drainCursor reads what is left of the suspended cursor into memory, so
+// that another statement can run; its next Executes send from there (and
+// its statement's error, if it failed, after those rows).
+func (c *conn) drainCursor() {
+	p := c.suspended
+	if p == nil {
+		return
+	}
+	var rows [][]types.Value
+	for {
+		if b := p.b; b != nil && p.bi < b.Rows {
+			w := len(b.Cols)
+			cells := make([]types.Value, 0, (b.Rows-p.bi)*w)
+			for ; p.bi < b.Rows; p.bi++ {
+				cells = b.Row(cells, p.bi)
+				rows = append(rows, cells[len(cells)-w:len(cells):len(cells)])
+			}
+		}
+		if !c.nextBatch(p) {
+			break
+		}
+	}
+	out := p.out
+	p.cursor, p.out, p.b = false, nil, nil
+	c.suspended = nil
+	p.res, p.next = &session.Result{Columns: c.stream.cols, Rows: rows}, 0
+	p.err = out.err
+	if out.err == nil && out.res == nil {
+		c.pull, p.err = nil, errCursorLost
+	}
+	if p.err == nil {
+		p.res.Tag, p.res.RowsAffected = partTag(out.res.Tag, len(rows)), int64(len(rows))
+		p.res.Commit = out.res.Commit
+	}
+	if casts := c.stream.casts; casts != nil {
+		for _, row := range rows {
+			if err := conformRow(row, p.res.Columns, p.ps.described, casts); err != nil {
+				p.err = err
+				break
+			}
+		}
+		conformColumns(p.res.Columns, casts, p.ps.described)
+	}
+}
+
+// stopCursor stops the suspended cursor's statement without failing it
+// (its portal is going away).
+func (c *conn) stopCursor() {
+	p := c.suspended
+	if p == nil {
+		return
+	}
+	c.pull.Stop()
+	p.cursor, p.out, p.b = false, nil, nil
+	c.suspended = nil
+	c.finishRows()
+}

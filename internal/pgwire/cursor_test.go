@@ -1,0 +1,167 @@
+package pgwire
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// send flushes the messages queued on fe and returns what came back up to
+// ReadyForQuery (receiveAll's transcript and rows).
+func send(t *testing.T, fe *pgproto3.Frontend) ([]string, []string) {
+	t.Helper()
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return receiveAll(t, fe)
+}
+
+// compact joins a transcript with runs of DataRows counted: "D×3 S SELECT 2".
+func compact(got []string) string {
+	var out []string
+	for i := 0; i < len(got); {
+		j := i
+		for j < len(got) && got[j] == "D" {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("D×%d", j-i))
+			i = j
+			continue
+		}
+		out = append(out, got[i])
+		i++
+	}
+	return strings.Join(out, " ")
+}
+
+// checkSeq checks that rows are "1", "2", … from first.
+func checkSeq(t *testing.T, rows []string, first int) {
+	t.Helper()
+	for i, r := range rows {
+		if r != fmt.Sprint(first+i) {
+			t.Fatalf("row %d is %q, want %d", i, r, first+i)
+		}
+	}
+}
+
+// TestCursorFetches: a portal executed with a row limit sends its rows a
+// part at a time from its suspended statement, in order, suspending
+// until the last part, whose tag counts that part; a part that ends
+// exactly at the last row completes rather than suspends.
+func TestCursorFetches(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	fe := c.PgConn().Frontend()
+	fe.SendParse(&pgproto3.Parse{Name: "s", Query: "SELECT x FROM generate_series(1, 20000) AS g(x)"})
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "c"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 7000})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 7000})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 7000})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 7000})
+	fe.SendSync(&pgproto3.Sync{})
+	got, rows := send(t, fe)
+	if g := compact(got); g != "D×7000 S D×7000 S D×6000 SELECT 6000 SELECT 6000" {
+		t.Fatalf("got %s", g)
+	}
+	checkSeq(t, rows, 1)
+
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s"})
+	fe.SendExecute(&pgproto3.Execute{MaxRows: 10000})
+	fe.SendExecute(&pgproto3.Execute{MaxRows: 10000})
+	fe.SendSync(&pgproto3.Sync{})
+	got, rows = send(t, fe)
+	if g := compact(got); g != "D×10000 S D×10000 SELECT 10000" {
+		t.Fatalf("exact parts: got %s", g)
+	}
+	checkSeq(t, rows, 1)
+}
+
+// TestCursorInterleaved: inside a transaction a cursor stays open across
+// Syncs; a statement run meanwhile reads the rest of it into memory first,
+// and the cursor goes on from there, its rows as they were; closing a
+// cursor early stops its statement without failing the transaction.
+func TestCursorInterleaved(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	fe := c.PgConn().Frontend()
+	fe.SendQuery(&pgproto3.Query{String: "CREATE TABLE kv (k INT64 NOT NULL, PRIMARY KEY (k)); INSERT INTO kv SELECT x FROM generate_series(1, 5000) AS g(x); BEGIN"})
+	send(t, fe)
+	fe.SendParse(&pgproto3.Parse{Name: "s", Query: "SELECT k FROM kv ORDER BY k"})
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "c"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 10})
+	fe.SendSync(&pgproto3.Sync{})
+	got, rows := send(t, fe)
+	if g := compact(got); g != "D×10 S" {
+		t.Fatalf("first part: %s", g)
+	}
+	checkSeq(t, rows, 1)
+	fe.SendQuery(&pgproto3.Query{String: "INSERT INTO kv VALUES (9000)"})
+	if got, _ := send(t, fe); compact(got) != "INSERT 0 1" {
+		t.Fatalf("insert: %v", got)
+	}
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 4000})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c"})
+	fe.SendSync(&pgproto3.Sync{})
+	got, rows = send(t, fe)
+	if g := compact(got); g != "D×4000 S D×990 SELECT 990" {
+		t.Fatalf("after the insert: %s", g)
+	}
+	checkSeq(t, rows, 11)
+
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "d"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "d", MaxRows: 3})
+	fe.SendClose(&pgproto3.Close{ObjectType: 'P', Name: "d"})
+	fe.SendSync(&pgproto3.Sync{})
+	if got, _ := send(t, fe); compact(got) != "D×3 S" {
+		t.Fatalf("closed early: %v", got)
+	}
+	fe.SendQuery(&pgproto3.Query{String: "COMMIT; SELECT count(*) FROM kv"})
+	got, rows = send(t, fe)
+	if compact(got) != "COMMIT T D×1 SELECT 1" || rows[0] != "5001" {
+		t.Fatalf("commit: %v %v", got, rows)
+	}
+}
+
+// TestCursorErrors: a cursor's statement failing part way sends its error
+// after the rows made before it, whether it fails during a fetch or while
+// drained for another statement; a cursor left open when its implicit
+// transaction ends (Sync) is stopped and the connection goes on.
+func TestCursorErrors(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	fe := c.PgConn().Frontend()
+	const q = "SELECT 1 / (3000 - x) FROM generate_series(1, 5000) AS g(x)"
+	fe.SendParse(&pgproto3.Parse{Name: "s", Query: q})
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s"})
+	fe.SendExecute(&pgproto3.Execute{MaxRows: 1000})
+	fe.SendExecute(&pgproto3.Execute{MaxRows: 5000})
+	fe.SendSync(&pgproto3.Sync{})
+	got, _ := send(t, fe)
+	if g := compact(got); !strings.HasPrefix(g, "D×1000 S D×") || !strings.HasSuffix(g, "E:22012") {
+		t.Fatalf("fetch: %s", g)
+	}
+
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "c"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 10})
+	fe.SendParse(&pgproto3.Parse{Name: "t", Query: "SELECT 7"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c"})
+	fe.SendSync(&pgproto3.Sync{})
+	got, _ = send(t, fe)
+	if g := compact(got); !strings.HasPrefix(g, "D×10 S D×") || !strings.HasSuffix(g, "E:22012") {
+		t.Fatalf("drained: %s", g)
+	}
+
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s"})
+	fe.SendExecute(&pgproto3.Execute{MaxRows: 5})
+	fe.SendSync(&pgproto3.Sync{})
+	if got, _ := send(t, fe); compact(got) != "D×5 S" {
+		t.Fatalf("left open: %v", got)
+	}
+	fe.SendQuery(&pgproto3.Query{String: "SELECT 8"})
+	if got, rows := send(t, fe); compact(got) != "T D×1 SELECT 1" || rows[0] != "8" {
+		t.Fatalf("after: %v %v", got, rows)
+	}
+}
