@@ -90,3 +90,47 @@ func TestExecuteToSinkError(t *testing.T) {
 	h.fails("SELECT 1", "25P02")
 	h.ok("ROLLBACK")
 }
+
+// TestPuller: statements run one after another on one Puller hand out
+// their batches on demand; Stop ends one early without failing it (the
+// next runs); a statement returning rows whole never streams; after Close
+// Start reports the Puller dead.
+func TestPuller(t *testing.T) {
+	h := newHarness(t)
+	p := NewPuller()
+	run := func(sql string, res **Result, err *error) func(RowSink) {
+		return func(sink RowSink) { *res, *err = h.runTo(sql, sink) }
+	}
+	var res *Result
+	var err error
+	streaming, ok := p.Start(run("SELECT x FROM generate_series(1, 5000) AS g(x)", &res, &err))
+	if !streaming || !ok || len(p.Columns()) != 1 || res != nil {
+		t.Fatalf("start: %v %v %v %v", streaming, ok, p.Columns(), res)
+	}
+	n := 0
+	for b, more := p.Next(); more; b, more = p.Next() {
+		n += b.Rows
+	}
+	if err != nil || n != 5000 || res.Tag != "SELECT 5000" {
+		t.Fatalf("%d rows, %+v, %v", n, res, err)
+	}
+	res = nil
+	if streaming, _ = p.Start(run("SELECT x FROM generate_series(1, 100000) AS g(x)", &res, &err)); !streaming {
+		t.Fatal("second statement did not stream")
+	}
+	if _, more := p.Next(); !more {
+		t.Fatal("no first batch")
+	}
+	p.Stop()
+	if err != nil || res == nil || len(res.Columns) != 1 {
+		t.Fatalf("stopped: %+v, %v", res, err)
+	}
+	res = nil
+	if streaming, ok = p.Start(run("SHOW TimeZone", &res, &err)); streaming || !ok || err != nil || len(res.Rows) != 1 {
+		t.Fatalf("SHOW: %v %v %+v %v", streaming, ok, res, err)
+	}
+	p.Close()
+	if _, ok = p.Start(run("SELECT 1", &res, &err)); ok {
+		t.Fatal("a closed Puller ran a statement")
+	}
+}
