@@ -17,7 +17,9 @@ import (
 // statement holds the snapshot it reads. Another statement run on the
 // session while the rows are open first reads the rest of them into
 // memory (Next then goes on from there), as a result gathered whole would
-// have been.
+// have been; should the query fail in that read, its error comes from Err
+// after those rows, and inside a transaction the transaction has failed
+// from that moment (the other statement fails with 25P02).
 //
 //	rows, err := s.Query(ctx, "SELECT address, amount FROM balances WHERE token = $1", token)
 //	if err != nil { … }
@@ -46,10 +48,13 @@ type Rows struct {
 	wi    int
 	row   []Value
 	built bool // row is the current row's values
-	read  int  // rows Next has returned
-	done  bool
-	err   error
-	res   *Result
+	// drained is set when whole holds the rest of a streamed statement
+	// (drain).
+	drained bool
+	read    int // rows Next has returned
+	done    bool
+	err     error
+	res     *Result
 }
 
 // pull is what the query's side of Rows leaves for the reading side: the
@@ -192,8 +197,10 @@ func (r *Rows) Result() *Result { return r.res }
 // its next statement. Closing early is not an error: the statement
 // succeeds with the rows read so far. It returns Err.
 func (r *Rows) Close() error {
-	if !r.done {
-		r.stop()
+	if early := r.drained && r.wi < len(r.whole); !r.done || early {
+		if !r.done {
+			r.stop()
+		}
 		if res := r.res; res != nil && strings.HasPrefix(res.Tag, "SELECT ") {
 			res.Tag, res.RowsAffected = "SELECT "+strconv.Itoa(r.read), int64(r.read)
 		}
@@ -234,7 +241,7 @@ func (r *Rows) drain() {
 		r.b, r.i = b, 0
 	}
 	r.b, r.cells = nil, nil
-	r.whole, r.wi = rest, 0
+	r.whole, r.wi, r.drained = rest, 0, true
 	r.finish()
 }
 

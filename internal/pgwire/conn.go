@@ -382,11 +382,14 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
 			return nil
 		}
 	}
-	switch msg.(type) {
-	case *pgproto3.Query, *pgproto3.Parse, *pgproto3.Describe:
-		// They use the session, which a suspended cursor's statement
-		// holds: it ends first (cursor.go).
-		c.drainCursor()
+	switch m := msg.(type) {
+	case *pgproto3.Describe:
+		// Describing plans on the session, which a suspended cursor's
+		// statement holds: it ends first (cursor.go), unless it is the
+		// cursor being described.
+		if p := c.suspended; p != nil && (m.ObjectType != 'P' || c.portals[m.Name] != p) {
+			c.drainCursor()
+		}
 	}
 	switch m := msg.(type) {
 	case *pgproto3.Query:
@@ -605,6 +608,7 @@ func (c *conn) simpleQuery(full string) {
 	for _, r := range ranges {
 		sql := full[r.Start:r.End]
 		if cs, isCopy, err := parseCopy(sql); isCopy {
+			c.drainCursor()
 			if err == nil {
 				err = c.runCopy(cs)
 			}
@@ -620,6 +624,7 @@ func (c *conn) simpleQuery(full string) {
 			c.sendError(err, sql, full, r.Start)
 			return
 		}
+		c.settleCursor(stmt)
 		stream := c.newRowStream(nil, true, nil)
 		res, err := c.runTo(stmt, sql, nil, stream)
 		if err == nil {

@@ -2,11 +2,13 @@ package pgwire
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/strata-db/strata/internal/session"
+	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
 )
@@ -18,12 +20,14 @@ import (
 // batch of the result, never the whole of it.
 //
 // The session runs one statement at a time, so a cursor's statement must
-// end before another runs: any message that would run one (a Query, an
-// Execute of another portal) or use the session (Parse, Describe) first
-// reads the rest of the suspended cursor into memory (drainCursor), and
-// the cursor goes on from there. A cursor whose portal is closed (Close,
-// the Sync ending an implicit transaction, a Bind replacing the unnamed
-// portal, the connection's end) is stopped without failing its statement.
+// end before another runs: any statement (of a Query, or an Execute of
+// another portal) or Describe of another object first reads the rest of
+// the suspended cursor into memory (drainCursor), and the cursor goes on
+// from there; COMMIT and ROLLBACK instead stop it and close its portal,
+// as a transaction's end closes PostgreSQL's. A cursor whose portal is
+// closed (Close, the Sync ending an implicit transaction, a Bind replacing
+// the unnamed portal, the connection's end) is stopped without failing
+// its statement.
 
 // cursorOut is the outcome of a cursor's statement, set when it ends.
 type cursorOut struct {
@@ -57,7 +61,6 @@ func (c *conn) openCursor(p *portal, max uint32) (string, error) {
 		c.pull = nil
 		return sql, errCursorLost
 	}
-	p.ran = true
 	if !streaming {
 		p.out = nil
 		if out.err != nil {
@@ -66,20 +69,31 @@ func (c *conn) openCursor(p *portal, max uint32) (string, error) {
 		if err := conform(out.res, p.ps.described); err != nil {
 			return sql, err
 		}
-		p.res = out.res
+		p.res, p.ran = out.res, true
 		return c.sendPart(p, max)
 	}
 	stream := c.newRowStream(p.formats, false, p.ps.described)
 	if err := stream.Start(pl.Columns()); err != nil {
 		return sql, err
 	}
-	p.cursor, c.suspended = true, p
+	p.cursor, p.ran, c.suspended = true, true, p
 	return c.fetch(p, max)
 }
 
 // fetch sends the next max rows (0: all) of cursor p, then PortalSuspended
 // if rows are left, else its completion.
 func (c *conn) fetch(p *portal, max uint32) (string, error) {
+	// A CancelRequest reaches the statement while an Execute runs it, not
+	// while it waits for the client's next (PostgreSQL ignores a cancel
+	// of an idle connection).
+	c.mu.Lock()
+	c.cancel = c.stmtCancel
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+	}()
 	stream := &c.stream
 	sent := 0
 	for max == 0 || sent < int(max) {
@@ -89,8 +103,10 @@ func (c *conn) fetch(p *portal, max uint32) (string, error) {
 				n = min(n, int(max)-sent)
 			}
 			if err := stream.rows(p.b, p.bi, p.bi+n); err != nil {
+				// As a statement failing: its transaction fails too.
 				c.stopCursor()
-				c.finishRows()
+				c.sess.FailTransaction()
+				c.endFailed(p)
 				return p.ps.sql, err
 			}
 			p.bi += n
@@ -103,8 +119,11 @@ func (c *conn) fetch(p *portal, max uint32) (string, error) {
 	}
 	// The limit is reached: are rows left? (PostgreSQL answers a portal
 	// whose last row was just sent with its completion, not a suspension.)
-	if (p.b == nil || p.bi >= p.b.Rows) && !c.nextBatch(p) {
-		return c.endCursor(p, sent)
+	// A batch may be empty: look past those.
+	for p.b == nil || p.bi >= p.b.Rows {
+		if !c.nextBatch(p) {
+			return c.endCursor(p, sent)
+		}
 	}
 	c.finishRows()
 	c.be.Send(&pgproto3.PortalSuspended{})
@@ -126,12 +145,13 @@ func (c *conn) endCursor(p *portal, sent int) (string, error) {
 	p.cursor, p.out, p.b = false, nil, nil
 	c.suspended = nil
 	c.finishRows()
-	if out.err != nil {
+	if out.err != nil || out.res == nil {
+		c.endFailed(p)
+		if out.err == nil {
+			c.pull = nil
+			return p.ps.sql, errCursorLost
+		}
 		return p.ps.sql, out.err
-	}
-	if out.res == nil {
-		c.pull = nil
-		return p.ps.sql, errCursorLost
 	}
 	res := out.res
 	conformColumns(res.Columns, c.stream.casts, p.ps.described)
@@ -139,6 +159,41 @@ func (c *conn) endCursor(p *portal, sent int) (string, error) {
 	p.res, p.next = res, 0
 	c.complete(res.Tag)
 	return "", nil
+}
+
+// endFailed leaves cursor p, whose statement failed, a portal with its
+// columns and no more rows.
+func (c *conn) endFailed(p *portal) {
+	p.res, p.next = &session.Result{Tag: "SELECT 0", Columns: c.cursorColumns(p)}, 0
+}
+
+// cursorColumns returns the columns cursor p announces: its statement's,
+// with the types its Describe gave where they differ (conform).
+func (c *conn) cursorColumns(p *portal) []session.Column {
+	cols := slices.Clone(c.stream.cols)
+	conformColumns(cols, c.stream.casts, p.ps.described)
+	return cols
+}
+
+// settleCursor readies the session for stmt while a cursor is suspended:
+// COMMIT and ROLLBACK end its transaction, which closes the cursor's
+// portal (its statement stopped, not failed); any other statement first
+// reads the rest of the cursor into memory.
+func (c *conn) settleCursor(stmt ast.Stmt) {
+	p := c.suspended
+	if p == nil {
+		return
+	}
+	if t, ok := stmt.(*ast.TransactionStmt); ok && (t.Kind == ast.TxCommit || t.Kind == ast.TxRollback) {
+		c.stopCursor()
+		for name, q := range c.portals {
+			if q == p {
+				delete(c.portals, name)
+			}
+		}
+		return
+	}
+	c.drainCursor()
 }
 
 // partTag is the tag of a portal's last part of sent rows: a SELECT's
@@ -175,7 +230,7 @@ func (c *conn) drainCursor() {
 	out := p.out
 	p.cursor, p.out, p.b = false, nil, nil
 	c.suspended = nil
-	p.res, p.next = &session.Result{Columns: c.stream.cols, Rows: rows}, 0
+	p.res, p.next = &session.Result{Tag: "SELECT 0", Columns: slices.Clone(c.stream.cols), Rows: rows}, 0
 	p.err = out.err
 	if out.err == nil && out.res == nil {
 		c.pull, p.err = nil, errCursorLost
@@ -185,13 +240,14 @@ func (c *conn) drainCursor() {
 		p.res.Commit = out.res.Commit
 	}
 	if casts := c.stream.casts; casts != nil {
-		for _, row := range rows {
+		for i, row := range rows {
 			if err := conformRow(row, p.res.Columns, p.ps.described, casts); err != nil {
-				p.err = err
+				// The rows before it go out, then the error.
+				p.res.Rows, p.err = rows[:i], err
 				break
 			}
 		}
-		conformColumns(p.res.Columns, casts, p.ps.described)
+		p.res.Columns = c.cursorColumns(p)
 	}
 }
 

@@ -1,9 +1,11 @@
 package pgwire
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -163,5 +165,66 @@ func TestCursorErrors(t *testing.T) {
 	fe.SendQuery(&pgproto3.Query{String: "SELECT 8"})
 	if got, rows := send(t, fe); compact(got) != "T D×1 SELECT 1" || rows[0] != "8" {
 		t.Fatalf("after: %v %v", got, rows)
+	}
+}
+
+// TestCursorTransaction: inside a transaction, a cursor failed by its own
+// statement answers 25P02 on its next Execute (and Describe does not
+// crash); COMMIT while a cursor is suspended closes its portal rather than
+// reading it; Describe of the suspended cursor leaves it streaming; a
+// CancelRequest while the cursor waits for its next Execute is ignored.
+func TestCursorTransaction(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	pc := c.PgConn()
+	fe := pc.Frontend()
+	fe.SendQuery(&pgproto3.Query{String: "BEGIN"})
+	send(t, fe)
+	fe.SendParse(&pgproto3.Parse{Name: "bad", Query: "SELECT 1 / (3000 - x) FROM generate_series(1, 5000) AS g(x)"})
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "bad", DestinationPortal: "c"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 5000})
+	fe.SendSync(&pgproto3.Sync{})
+	if got, _ := send(t, fe); !strings.HasSuffix(compact(got), "E:22012") {
+		t.Fatalf("failing cursor: %s", compact(got))
+	}
+	fe.SendDescribe(&pgproto3.Describe{ObjectType: 'P', Name: "c"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 10})
+	fe.SendSync(&pgproto3.Sync{})
+	if got, _ := send(t, fe); compact(got) != "T E:25P02" {
+		t.Fatalf("after its failure: %s", compact(got))
+	}
+	fe.SendQuery(&pgproto3.Query{String: "ROLLBACK; BEGIN"})
+	send(t, fe)
+
+	fe.SendParse(&pgproto3.Parse{Name: "s", Query: "SELECT x FROM generate_series(1, 100000) AS g(x)"})
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "d"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "d", MaxRows: 2})
+	fe.SendDescribe(&pgproto3.Describe{ObjectType: 'P', Name: "d"})
+	fe.SendExecute(&pgproto3.Execute{Portal: "d", MaxRows: 2})
+	fe.SendSync(&pgproto3.Sync{})
+	got, rows := send(t, fe)
+	if compact(got) != "D×2 S T D×2 S" {
+		t.Fatalf("described while suspended: %s", compact(got))
+	}
+	checkSeq(t, rows, 1)
+	if err := pc.CancelRequest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	fe.SendExecute(&pgproto3.Execute{Portal: "d", MaxRows: 5000}) // past the first batch
+	fe.SendSync(&pgproto3.Sync{})
+	got, rows = send(t, fe)
+	if compact(got) != "D×5000 S" {
+		t.Fatalf("after a cancel while idle: %s", compact(got))
+	}
+	checkSeq(t, rows, 5)
+	fe.SendQuery(&pgproto3.Query{String: "COMMIT"})
+	if got, _ := send(t, fe); compact(got) != "COMMIT" {
+		t.Fatalf("commit: %s", compact(got))
+	}
+	fe.SendExecute(&pgproto3.Execute{Portal: "d", MaxRows: 2})
+	fe.SendSync(&pgproto3.Sync{})
+	if got, _ := send(t, fe); compact(got) != "E:34000" {
+		t.Fatalf("the cursor after COMMIT: %s", compact(got))
 	}
 }

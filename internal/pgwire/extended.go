@@ -121,6 +121,10 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 		if !ok {
 			return "", sqlerr.New("34000", "portal %q does not exist", m.Name)
 		}
+		if p.cursor {
+			c.sendColumns(c.cursorColumns(p), p.formats)
+			return "", nil
+		}
 		if p.ran {
 			c.sendColumns(p.res.Columns, p.formats)
 			return "", nil
@@ -306,7 +310,12 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 		return "", nil
 	}
 	if c.suspended != nil && c.suspended != p {
-		c.drainCursor()
+		c.settleCursor(p.ps.stmt)
+	}
+	if (p.cursor || p.ran) && c.sess.TxStatus() == 'E' {
+		// The statement ran inside a transaction since failed; as any
+		// statement now, its portal answers no more (PostgreSQL's 25P02).
+		return "", sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	if p.cursor {
 		return c.fetch(p, m.MaxRows)
