@@ -226,13 +226,8 @@ func (r *Rows) drain() {
 	r.Row()
 	var rest [][]types.Value
 	for {
-		if b := r.b; b != nil && r.i < b.Rows {
-			w := len(b.Cols)
-			cells := make([]types.Value, 0, (b.Rows-r.i)*w)
-			for ; r.i < b.Rows; r.i++ {
-				cells = b.Row(cells, r.i)
-				rest = append(rest, cells[len(cells)-w:len(cells):len(cells)])
-			}
+		if r.b != nil {
+			rest = r.b.AppendRows(rest, r.i)
 		}
 		b, more := r.p.Next()
 		if !more {

@@ -215,13 +215,8 @@ func (c *conn) drainCursor() {
 	}
 	var rows [][]types.Value
 	for {
-		if b := p.b; b != nil && p.bi < b.Rows {
-			w := len(b.Cols)
-			cells := make([]types.Value, 0, (b.Rows-p.bi)*w)
-			for ; p.bi < b.Rows; p.bi++ {
-				cells = b.Row(cells, p.bi)
-				rows = append(rows, cells[len(cells)-w:len(cells):len(cells)])
-			}
+		if p.b != nil {
+			rows = p.b.AppendRows(rows, p.bi)
 		}
 		if !c.nextBatch(p) {
 			break

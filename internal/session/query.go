@@ -205,14 +205,7 @@ func (st *statement) rowsCached(stmt ast.Stmt, plans *PlanCache) ([]Column, [][]
 func (st *statement) collect(q Querier, stmt ast.Stmt, env *QueryEnv) ([]Column, [][]types.Value, error) {
 	var rows [][]types.Value
 	cols, err := q.Query(st.ctx, stmt, env, func(b *types.Batch) error {
-		// One backing array per batch, not one per row; each row's
-		// capacity ends at its last cell, so appending to a row copies.
-		w := len(b.Cols)
-		cells := make([]types.Value, 0, b.Rows*w)
-		for i := 0; i < b.Rows; i++ {
-			cells = b.Row(cells, i)
-			rows = append(rows, cells[i*w:(i+1)*w:(i+1)*w])
-		}
+		rows = b.AppendRows(rows, 0)
 		return st.ctx.Err()
 	})
 	if err != nil {

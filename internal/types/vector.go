@@ -649,6 +649,23 @@ func (b *Batch) Row(dst []Value, i int) []Value {
 	return dst
 }
 
+// AppendRows appends rows [from, b.Rows) of b to dst as rows of their
+// own values: one backing array for them all, not one per row, each row's
+// capacity ending at its last cell so that appending to a row copies it.
+func (b *Batch) AppendRows(dst [][]Value, from int) [][]Value {
+	if from >= b.Rows {
+		return dst
+	}
+	w := len(b.Cols)
+	cells := make([]Value, 0, (b.Rows-from)*w)
+	for i := from; i < b.Rows; i++ {
+		cells = b.Row(cells, i)
+		n := len(cells)
+		dst = append(dst, cells[n-w:n:n])
+	}
+	return dst
+}
+
 // RowView is Row with each value a View: valid only until the batch is
 // next written or reset.
 func (b *Batch) RowView(dst []Value, i int) []Value {

@@ -446,3 +446,25 @@ func TestVectorView(t *testing.T) {
 		t.Fatalf("STRING view allocated %.0f times", allocs)
 	}
 }
+
+// TestBatchAppendRows: rows from an index on, each its own values with
+// its capacity ending at its last cell (appending to one leaves the next
+// alone), after what dst held.
+func TestBatchAppendRows(t *testing.T) {
+	b := NewBatch([]Type{Of(Int64), Of(String)}, 4)
+	for i := 0; i < 4; i++ {
+		b.AppendRow([]Value{NewInt64(int64(i)), NewString("s")})
+	}
+	dst := [][]Value{{NewInt64(-1)}}
+	dst = b.AppendRows(dst, 1)
+	if len(dst) != 4 || dst[1][0].Int64() != 1 || dst[3][0].Int64() != 3 || cap(dst[1]) != 2 {
+		t.Fatalf("rows %v, capacity %d", dst, cap(dst[1]))
+	}
+	_ = append(dst[1], NewInt64(99))
+	if dst[2][0].Int64() != 2 {
+		t.Fatal("appending to a row overwrote the next")
+	}
+	if got := b.AppendRows(nil, 4); got != nil {
+		t.Fatalf("rows past the end: %v", got)
+	}
+}
