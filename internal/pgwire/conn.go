@@ -117,6 +117,9 @@ type portal struct {
 	// err is the error a drained cursor's statement ended with, sent
 	// after its rows.
 	err error
+	// done is set once the portal has sent its completion: executed
+	// again it completes with no rows.
+	done bool
 	// described is what a Describe of the portal itself announced, when
 	// its statement had not been described (then ps.described rules).
 	described []session.Column
@@ -661,6 +664,12 @@ func (c *conn) runTo(stmt ast.Stmt, sql string, params []types.Value, sink sessi
 	switch stmt.(type) {
 	case *ast.SetStmt, *ast.ResetStmt, *ast.TransactionStmt:
 		c.reportSettings()
+	}
+	if t, ok := stmt.(*ast.TransactionStmt); ok && (t.Kind == ast.TxCommit || t.Kind == ast.TxRollback) && c.sess.TxStatus() == 'I' {
+		// The transaction's end closes its portals, as PostgreSQL's
+		// (they are not WITH HOLD): an Execute of one now answers 34000.
+		c.stopCursor()
+		clear(c.portals)
 	}
 	return res, err
 }

@@ -81,7 +81,7 @@ func (c *conn) openCursor(p *portal, max uint32) (string, error) {
 }
 
 // fetch sends the next max rows (0: all) of cursor p, then PortalSuspended
-// if rows are left, else its completion.
+// if it sent max rows, else its completion.
 func (c *conn) fetch(p *portal, max uint32) (string, error) {
 	// A CancelRequest reaches the statement while an Execute runs it, not
 	// while it waits for the client's next (PostgreSQL ignores a cancel
@@ -117,14 +117,8 @@ func (c *conn) fetch(p *portal, max uint32) (string, error) {
 			return c.endCursor(p, sent)
 		}
 	}
-	// The limit is reached: are rows left? (PostgreSQL answers a portal
-	// whose last row was just sent with its completion, not a suspension.)
-	// A batch may be empty: look past those.
-	for p.b == nil || p.bi >= p.b.Rows {
-		if !c.nextBatch(p) {
-			return c.endCursor(p, sent)
-		}
-	}
+	// The limit is reached: suspended, whether rows are left or not, as
+	// PostgreSQL's; an Execute after the last row completes with none.
 	c.finishRows()
 	c.be.Send(&pgproto3.PortalSuspended{})
 	return "", nil
@@ -156,7 +150,7 @@ func (c *conn) endCursor(p *portal, sent int) (string, error) {
 	res := out.res
 	conformColumns(res.Columns, c.stream.casts, p.ps.described)
 	res.Tag = partTag(res.Tag, sent)
-	p.res, p.next = res, 0
+	p.res, p.next, p.done = res, 0, true
 	c.complete(res.Tag)
 	return "", nil
 }
@@ -164,7 +158,7 @@ func (c *conn) endCursor(p *portal, sent int) (string, error) {
 // endFailed leaves cursor p, whose statement failed, a portal with its
 // columns and no more rows.
 func (c *conn) endFailed(p *portal) {
-	p.res, p.next = &session.Result{Tag: "SELECT 0", Columns: c.cursorColumns(p)}, 0
+	p.res, p.next, p.done = &session.Result{Tag: "SELECT 0", Columns: c.cursorColumns(p)}, 0, true
 }
 
 // cursorColumns returns the columns cursor p announces: its statement's,

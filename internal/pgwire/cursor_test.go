@@ -65,17 +65,20 @@ func TestCursorFetches(t *testing.T) {
 	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 7000})
 	fe.SendSync(&pgproto3.Sync{})
 	got, rows := send(t, fe)
-	if g := compact(got); g != "D×7000 S D×7000 S D×6000 SELECT 6000 SELECT 6000" {
+	if g := compact(got); g != "D×7000 S D×7000 S D×6000 SELECT 6000 SELECT 0" {
 		t.Fatalf("got %s", g)
 	}
 	checkSeq(t, rows, 1)
 
+	// As PostgreSQL's, a part that reaches the limit suspends even when
+	// no row is left; the next Execute completes with none.
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: "s"})
+	fe.SendExecute(&pgproto3.Execute{MaxRows: 10000})
 	fe.SendExecute(&pgproto3.Execute{MaxRows: 10000})
 	fe.SendExecute(&pgproto3.Execute{MaxRows: 10000})
 	fe.SendSync(&pgproto3.Sync{})
 	got, rows = send(t, fe)
-	if g := compact(got); g != "D×10000 S D×10000 SELECT 10000" {
+	if g := compact(got); g != "D×10000 S D×10000 S SELECT 0" {
 		t.Fatalf("exact parts: got %s", g)
 	}
 	checkSeq(t, rows, 1)
@@ -169,10 +172,11 @@ func TestCursorErrors(t *testing.T) {
 }
 
 // TestCursorTransaction: inside a transaction, a cursor failed by its own
-// statement answers 25P02 on its next Execute (and Describe does not
-// crash); COMMIT while a cursor is suspended closes its portal rather than
-// reading it; Describe of the suspended cursor leaves it streaming; a
-// CancelRequest while the cursor waits for its next Execute is ignored.
+// statement answers 25P02 to Describe and Execute (it crashed the
+// connection once); COMMIT while a cursor is suspended closes its portal
+// rather than reading it; Describe of the suspended cursor leaves it
+// streaming; a CancelRequest while the cursor waits for its next Execute
+// is ignored.
 func TestCursorTransaction(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)
@@ -190,7 +194,7 @@ func TestCursorTransaction(t *testing.T) {
 	fe.SendDescribe(&pgproto3.Describe{ObjectType: 'P', Name: "c"})
 	fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 10})
 	fe.SendSync(&pgproto3.Sync{})
-	if got, _ := send(t, fe); compact(got) != "T E:25P02" {
+	if got, _ := send(t, fe); compact(got) != "E:25P02" { // the Describe's, as PostgreSQL's
 		t.Fatalf("after its failure: %s", compact(got))
 	}
 	fe.SendQuery(&pgproto3.Query{String: "ROLLBACK; BEGIN"})
@@ -226,5 +230,32 @@ func TestCursorTransaction(t *testing.T) {
 	fe.SendSync(&pgproto3.Sync{})
 	if got, _ := send(t, fe); compact(got) != "E:34000" {
 		t.Fatalf("the cursor after COMMIT: %s", compact(got))
+	}
+}
+
+// TestPortalsEndWithTransaction: COMMIT and ROLLBACK close the
+// transaction's portals, finished or not, as PostgreSQL's (not WITH HOLD).
+func TestPortalsEndWithTransaction(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	fe := c.PgConn().Frontend()
+	for _, end := range []string{"COMMIT", "ROLLBACK"} {
+		fe.SendQuery(&pgproto3.Query{String: "BEGIN"})
+		send(t, fe)
+		fe.SendParse(&pgproto3.Parse{Name: "", Query: "SELECT x FROM generate_series(1, 3) AS g(x)"})
+		fe.SendBind(&pgproto3.Bind{DestinationPortal: "p"})
+		fe.SendExecute(&pgproto3.Execute{Portal: "p"})
+		fe.SendExecute(&pgproto3.Execute{Portal: "p"})
+		fe.SendSync(&pgproto3.Sync{})
+		if got, _ := send(t, fe); compact(got) != "D×3 SELECT 3 SELECT 0" {
+			t.Fatalf("%s: before: %s", end, compact(got))
+		}
+		fe.SendQuery(&pgproto3.Query{String: end})
+		send(t, fe)
+		fe.SendExecute(&pgproto3.Execute{Portal: "p"})
+		fe.SendSync(&pgproto3.Sync{})
+		if got, _ := send(t, fe); compact(got) != "E:34000" {
+			t.Fatalf("after %s: %s", end, compact(got))
+		}
 	}
 }

@@ -121,6 +121,11 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 		if !ok {
 			return "", sqlerr.New("34000", "portal %q does not exist", m.Name)
 		}
+		if c.sess.TxStatus() == 'E' && (p.cursor || p.ran && p.res.Columns != nil || p.ps.described != nil) {
+			// As PostgreSQL, which needs its catalog to describe rows and
+			// reads none in a failed transaction.
+			return "", sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block")
+		}
 		if p.cursor {
 			c.sendColumns(c.cursorColumns(p), p.formats)
 			return "", nil
@@ -338,7 +343,7 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 	}
 	if err == nil {
 		conformColumns(res.Columns, stream.casts, p.ps.described)
-		p.res, p.ran, p.next = res, true, len(res.Rows)
+		p.res, p.ran, p.next, p.done = res, true, len(res.Rows), true
 		err = c.sendResult(res, stream)
 	}
 	if err != nil {
@@ -357,10 +362,10 @@ func (c *conn) sendPart(p *portal, max uint32) (string, error) {
 		c.complete(res.Tag)
 		return "", nil
 	}
-	if p.next >= len(res.Rows) && p.err == nil {
-		// A finished portal runs no more (PostgreSQL answers with an
-		// empty completion of the same command).
-		c.complete(res.Tag)
+	if p.next >= len(res.Rows) && p.err == nil && (p.next > 0 || p.done) {
+		// A finished portal runs no more: PostgreSQL answers with an
+		// empty completion of the same command.
+		c.complete(partTag(res.Tag, 0))
 		return "", nil
 	}
 	end := len(res.Rows)
@@ -372,10 +377,13 @@ func (c *conn) sendPart(p *portal, max uint32) (string, error) {
 	}
 	sent := end - p.next
 	p.next = end
-	if end < len(res.Rows) {
+	if max > 0 && sent == int(max) {
+		// The limit is reached: suspended, whether rows are left or not,
+		// as PostgreSQL's.
 		c.be.Send(&pgproto3.PortalSuspended{})
 		return "", nil
 	}
+	p.done = true
 	if err := p.err; err != nil {
 		p.err = nil
 		return p.ps.sql, err
