@@ -72,32 +72,9 @@ func TestPortalSuspended(t *testing.T) {
 	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: 2})
 	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: 2})
 	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for {
-		msg, err := fe.Receive()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch m := msg.(type) {
-		case *pgproto3.DataRow:
-			got = append(got, string(m.Values[0]))
-		case *pgproto3.PortalSuspended:
-			got = append(got, "suspended")
-		case *pgproto3.CommandComplete:
-			got = append(got, string(m.CommandTag))
-		case *pgproto3.ErrorResponse:
-			t.Fatalf("error: %s", m.Message)
-		}
-		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
-			break
-		}
-	}
-	want := "1 2 suspended 3 4 suspended 5 SELECT 1"
-	if g := strings.Join(got, " "); g != want {
-		t.Fatalf("got  %s\nwant %s", g, want)
+	got, rows := send(t, fe)
+	if g := compact(got); g != "D×2 S D×2 S D×1 SELECT 1" || strings.Join(rows, " ") != "1 2 3 4 5" {
+		t.Fatalf("got %s, rows %v", g, rows)
 	}
 }
 

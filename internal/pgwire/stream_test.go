@@ -65,10 +65,7 @@ func TestRowsStreamBeforeError(t *testing.T) {
 	const q = "SELECT 1 / (3000 - x) FROM generate_series(1, 5000) AS g(x)"
 
 	fe.SendQuery(&pgproto3.Query{String: q})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := receiveAll(t, fe)
+	got, _ := send(t, fe)
 	n, rest := countD(got)
 	if got[0] != "T" || n == 0 || n >= 3000 || len(rest) != 1 || rest[0] != "E:22012" {
 		t.Fatalf("simple query: %d rows, then %v (messages %d)", n, rest, len(got))
@@ -79,10 +76,7 @@ func TestRowsStreamBeforeError(t *testing.T) {
 	fe.SendDescribe(&pgproto3.Describe{ObjectType: 'P'})
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = receiveAll(t, fe)
+	got, _ = send(t, fe)
 	n, rest = countD(got)
 	if n == 0 || n >= 3000 || len(rest) != 1 || rest[0] != "E:22012" {
 		t.Fatalf("extended: %d rows, then %v", n, rest)
@@ -115,30 +109,21 @@ func TestStreamLargeResult(t *testing.T) {
 		}
 	}
 	fe.SendQuery(&pgproto3.Query{String: q})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	got, rows := receiveAll(t, fe)
+	got, rows := send(t, fe)
 	check("simple", got, rows)
 
 	fe.SendParse(&pgproto3.Parse{Name: "big", Query: q})
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: "big"})
 	fe.SendExecute(&pgproto3.Execute{})
 	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	got, rows = receiveAll(t, fe)
+	got, rows = send(t, fe)
 	check("extended", got, rows)
 
 	fe.SendBind(&pgproto3.Bind{PreparedStatement: "big", DestinationPortal: "p"})
 	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: n - 1})
 	fe.SendExecute(&pgproto3.Execute{Portal: "p", MaxRows: n - 1})
 	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	got, rows = receiveAll(t, fe)
+	got, rows = send(t, fe)
 	if len(rows) != n || got[n-1] != "S" || got[len(got)-1] != "SELECT 1" {
 		t.Fatalf("in parts: %d rows, messages %v … %v", len(rows), got[n-2:n], got[len(got)-1])
 	}
@@ -156,18 +141,12 @@ func TestDescribedParamColumn(t *testing.T) {
 	fe.SendParse(&pgproto3.Parse{Name: "p1", Query: "SELECT $1", ParameterOIDs: []uint32{oidInt4}})
 	fe.SendDescribe(&pgproto3.Describe{ObjectType: 'S', Name: "p1"})
 	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	receiveAll(t, fe)
+	send(t, fe)
 	for _, limit := range []uint32{0, 5} {
 		fe.SendBind(&pgproto3.Bind{PreparedStatement: "p1", ParameterFormatCodes: []int16{1}, Parameters: [][]byte{{0, 0, 0, 42}}})
 		fe.SendExecute(&pgproto3.Execute{MaxRows: limit})
 		fe.SendSync(&pgproto3.Sync{})
-		if err := fe.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		got, rows := receiveAll(t, fe)
+		got, rows := send(t, fe)
 		if len(rows) != 1 || rows[0] != "42" || got[len(got)-1] != "SELECT 1" {
 			t.Fatalf("limit %d: %v %v", limit, got, rows)
 		}
