@@ -112,3 +112,35 @@ func ExampleSession_Exec() {
 	// INSERT 0 2 2
 	// UPSERT 1 3
 }
+
+// Query reads a result row by row while the query runs; the tag comes
+// once the rows are done.
+func ExampleSession_Query() {
+	dir, _ := os.MkdirTemp("", "strata-example")
+	defer os.RemoveAll(dir)
+	db, err := strata.Open(dir, strata.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+	s := db.NewSession()
+	ctx := context.Background()
+	rows, err := s.Query(ctx, "SELECT x, x * x AS square FROM generate_series(1, $1) AS g(x)", 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		row := rows.Row()
+		fmt.Println(row[0], row[1])
+	}
+	if err := rows.Err(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(rows.Result().Tag)
+	// Output:
+	// 1 1
+	// 2 4
+	// 3 9
+	// SELECT 3
+}

@@ -6,6 +6,9 @@
 //	s := db.NewSession()
 //	res, err := s.Run(ctx, "SELECT amount FROM balances WHERE chain_id = $1", 1)
 //
+// Run returns a statement's whole result; Query reads a large one row by
+// row while it runs (Rows), holding one batch of it at a time.
+//
 // A DB is safe for concurrent use; a Session is one client's conversation
 // (its settings, its open transaction, its last_commit()) and is used by one
 // goroutine at a time. Every error a user can cause comes back as an *Error
