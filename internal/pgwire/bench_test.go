@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // BenchmarkSelectWire reads 10 000 rows (an INT64, a UINT256, a DATETIME64
@@ -142,4 +143,62 @@ func benchConn(b *testing.B, ddl string) *pgx.Conn {
 		b.Fatal(err)
 	}
 	return c
+}
+
+// BenchmarkCursorWire reads 100 000 rows (an INT64 and a STRING) through a
+// portal fetched 1 000 rows at a time, as a driver with a fetch size does:
+// the bytes allocated per read show what the server holds.
+func BenchmarkCursorWire(b *testing.B) {
+	c := benchConn(b, "SELECT 1")
+	fe := c.PgConn().Frontend()
+	fe.SendParse(&pgproto3.Parse{Name: "s", Query: "SELECT x, 'name ' || x FROM generate_series(1, 100000) AS g(x)"})
+	fe.SendSync(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	drain := func() (rows int, done bool) {
+		for {
+			msg, err := fe.Receive()
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch m := msg.(type) {
+			case *pgproto3.DataRow:
+				rows++
+			case *pgproto3.CommandComplete:
+				done = true
+			case *pgproto3.ErrorResponse:
+				b.Fatal(m.Message)
+			case *pgproto3.ReadyForQuery:
+				return rows, done
+			}
+		}
+	}
+	drain()
+	b.ReportAllocs()
+	for b.Loop() {
+		fe.SendQuery(&pgproto3.Query{String: "BEGIN"})
+		fe.Flush()
+		drain()
+		fe.SendBind(&pgproto3.Bind{PreparedStatement: "s", DestinationPortal: "c"})
+		total := 0
+		for {
+			fe.SendExecute(&pgproto3.Execute{Portal: "c", MaxRows: 1000})
+			fe.SendSync(&pgproto3.Sync{})
+			if err := fe.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			n, done := drain()
+			total += n
+			if done {
+				break
+			}
+		}
+		fe.SendQuery(&pgproto3.Query{String: "COMMIT"})
+		fe.Flush()
+		drain()
+		if total != 100000 {
+			b.Fatalf("%d rows", total)
+		}
+	}
 }
