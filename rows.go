@@ -263,8 +263,8 @@ func (r *Rows) finish() {
 }
 
 // Close closes the session's open rows, if any, and ends the coroutine
-// Query runs its statements in, rather than leaving it to the collector.
-// A session is not used after Close.
+// Query runs its statements in, rather than leaving that to the
+// collector. The session stays usable: a later Query starts another.
 func (s *Session) Close() error {
 	var err error
 	if s.open != nil {

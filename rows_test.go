@@ -246,7 +246,7 @@ func TestQueryAfterDBClose(t *testing.T) {
 }
 
 // TestSessionClose: Close closes the open rows and ends the session's
-// coroutine.
+// coroutine; the session goes on with a new one.
 func TestSessionClose(t *testing.T) {
 	ctx := context.Background()
 	_, s := openDB(t)
@@ -259,5 +259,9 @@ func TestSessionClose(t *testing.T) {
 	}
 	if rows.Next() || rows.Result() == nil || rows.Result().Tag != "SELECT 1" {
 		t.Fatalf("rows after the session's Close: %+v", rows.Result())
+	}
+	rows, err = s.Query(ctx, "SELECT 2")
+	if err != nil || !rows.Next() || rows.Row()[0].String() != "2" || rows.Close() != nil {
+		t.Fatalf("a query after Close: %v", err)
 	}
 }

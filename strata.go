@@ -103,8 +103,8 @@ type Session struct {
 	// for every statement. Only queries are kept: nothing downstream
 	// modifies their trees (the binder builds plan nodes of its own).
 	parsed map[string]ast.Stmt
-	// open is the Rows of a Query not yet closed: until it is, the
-	// session runs nothing else (its statement is suspended mid-way).
+	// open is the Rows of a Query not yet closed, its statement suspended
+	// mid-way: the next statement drains it first (ready).
 	open *Rows
 	// pull runs Query's statements (rows.go), made at the first.
 	pull *session.Puller

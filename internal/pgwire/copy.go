@@ -818,11 +818,8 @@ func (o *copyOut) Batch(b *types.Batch) error {
 func (o *copyOut) put(row []types.Value) error {
 	o.line(row)
 	o.n++
-	if len(o.c.rows) < rowChunk {
-		return nil
-	}
-	err := o.c.writeRows(o.c.rows)
-	o.c.rows = o.c.rows[:0]
+	var err error
+	o.c.rows, err = o.c.spill(o.c.rows)
 	return err
 }
 

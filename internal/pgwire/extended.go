@@ -354,8 +354,9 @@ func (c *conn) execute(m *pgproto3.Execute) (string, error) {
 }
 
 // sendPart sends the next max rows (0: all) of portal p's result held in
-// memory, then PortalSuspended if rows are left, else its completion, or
-// the error its statement failed with after those rows (a drained cursor).
+// memory, then PortalSuspended if it sent max rows, else its completion,
+// or the error its statement failed with after those rows (a drained
+// cursor).
 func (c *conn) sendPart(p *portal, max uint32) (string, error) {
 	res := p.res
 	if res.Columns == nil {

@@ -67,16 +67,21 @@ func (s *rowStream) rows(b *types.Batch, from, to int) error {
 		if buf, err = appendDataRow(buf, s.row, s.formats, s.binaryAny); err != nil {
 			break
 		}
-		if len(buf) >= rowChunk {
-			if err = s.c.writeRows(buf); err != nil {
-				buf = buf[:0]
-				break
-			}
-			buf = buf[:0]
+		if buf, err = s.c.spill(buf); err != nil {
+			break
 		}
 	}
 	s.c.rows = buf
 	return err
+}
+
+// spill writes the encoded messages in buf once they reach rowChunk bytes
+// and returns buf emptied, or as it was while shorter.
+func (c *conn) spill(buf []byte) ([]byte, error) {
+	if len(buf) < rowChunk {
+		return buf, nil
+	}
+	return buf[:0], c.writeRows(buf)
 }
 
 // finishRows queues the encoded rows not yet written, ahead of what the
@@ -124,18 +129,14 @@ func (c *conn) sendRows(res *session.Result, from, to int, formats []int16) erro
 	for _, f := range formats {
 		binaryAny = binaryAny || f == 1
 	}
-	buf := c.rows[:0]
+	buf := c.rows
 	var err error
 	for _, row := range res.Rows[from:to] {
 		if buf, err = appendDataRow(buf, row, formats, binaryAny); err != nil {
 			break
 		}
-		if len(buf) >= rowChunk {
-			if err = c.writeRows(buf); err != nil {
-				buf = buf[:0]
-				break
-			}
-			buf = buf[:0]
+		if buf, err = c.spill(buf); err != nil {
+			break
 		}
 	}
 	c.rows = buf

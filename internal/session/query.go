@@ -122,15 +122,10 @@ func queryTag(stmt ast.Stmt, n int) string {
 
 // stream runs query stmt handing its batches to st.sink as they come.
 func (st *statement) stream(stmt ast.Stmt) (*Result, error) {
-	q, err := st.querier(stmt.Pos())
+	q, env, err := st.queryEnv(stmt, &st.s.plans)
 	if err != nil {
 		return nil, err
 	}
-	env, err := st.readEnv()
-	if err != nil {
-		return nil, err
-	}
-	env.Plans = &st.s.plans
 	sink, started, n := st.sink, false, 0
 	var announced []Column
 	env.Start = func(cols []Column) error {
@@ -189,6 +184,16 @@ func (st *statement) rows(stmt ast.Stmt) ([]Column, [][]types.Value, error) {
 
 // rowsCached is rows with the plans of stmt cached in plans (nil: none).
 func (st *statement) rowsCached(stmt ast.Stmt, plans *PlanCache) ([]Column, [][]types.Value, error) {
+	q, env, err := st.queryEnv(stmt, plans)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st.collect(q, stmt, env)
+}
+
+// queryEnv returns the querier and the environment query stmt runs in,
+// its plans cached in plans (nil: none).
+func (st *statement) queryEnv(stmt ast.Stmt, plans *PlanCache) (Querier, *QueryEnv, error) {
 	q, err := st.querier(stmt.Pos())
 	if err != nil {
 		return nil, nil, err
@@ -198,7 +203,7 @@ func (st *statement) rowsCached(stmt ast.Stmt, plans *PlanCache) ([]Column, [][]
 		return nil, nil, err
 	}
 	env.Plans = plans
-	return st.collect(q, stmt, env)
+	return q, env, nil
 }
 
 // collect runs stmt on env and gathers its rows.
