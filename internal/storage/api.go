@@ -87,6 +87,17 @@ type Txn struct {
 	// tables touched and the number of rows accepted (R3.6).
 	Tables []string
 	Rows   uint64
+	// Checkpoints are transformation checkpoints committed with the
+	// writes (R12.2): logged in the same WAL record, so the output and
+	// the progress it stands for are durable together or not at all.
+	Checkpoints []Checkpoint
+}
+
+// Checkpoint is how far a transformation has processed its source: every
+// source row committed at or before Processed is in its output.
+type Checkpoint struct {
+	Name      string
+	Processed uint64
 }
 
 // CommitInfo is one row of system.commits (R5.5).

@@ -66,7 +66,7 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	var preAt time.Time
 	if txn.DDL == nil {
 		preAt = e.now()
-		payload = appendTrailer(payload, preAt, txn.Kind, txn.Rows, txn.Tables, nil)
+		payload = appendTrailer(payload, preAt, txn.Kind, txn.Rows, txn.Tables, nil, txn.Checkpoints)
 		if len(payload) <= wal.MaxPayload {
 			pre = wal.Compress(payload)
 			defer pre.Release()
@@ -121,7 +121,7 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	}
 	if txn.DDL != nil || !at.Equal(preAt) {
 		pre.Release()
-		payload = appendTrailer(payload[:body], at, txn.Kind, txn.Rows, txn.Tables, catBytes)
+		payload = appendTrailer(payload[:body], at, txn.Kind, txn.Rows, txn.Tables, catBytes, txn.Checkpoints)
 	}
 	if len(payload) > wal.MaxPayload {
 		e.pipe.Unlock()
@@ -164,7 +164,7 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.fail(err)
 		return 0, fmt.Errorf("%w: commit %d is not durable: %w", ErrFailed, seq, err)
 	}
-	rec := &commitRecord{commit: seq, at: at, kind: txn.Kind, tables: txn.Tables, rows: txn.Rows, catalog: catBytes, writes: txn.Writes}
+	rec := &commitRecord{commit: seq, at: at, kind: txn.Kind, tables: txn.Tables, rows: txn.Rows, catalog: catBytes, writes: txn.Writes, checkpoints: txn.Checkpoints}
 	if err := e.applyInOrder(&readyCommit{rec: rec, cat: newCat, prep: prep, done: make(chan error, 1)}); err != nil {
 		return seq, err
 	}
@@ -274,6 +274,7 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 		}
 		seq += uint32(w.Batch.Rows)
 	}
+	e.ckpt.note(rec.checkpoints)
 	e.cur.Store(st)
 	return nil
 }

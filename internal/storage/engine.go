@@ -157,6 +157,12 @@ type Engine struct {
 	// clockMu serialises calls of Options.Clock (Engine.now).
 	clockMu sync.Mutex
 
+	// ckpt holds the transformation checkpoints (checkpoint.go).
+	ckpt checkpoints
+	// closing is closed when Close begins (Closing); Close waits for the
+	// workers started by Go.
+	closing chan struct{}
+	workers sync.WaitGroup
 	// ap applies durable commits to memtables in sequence order and
 	// publishes each (invariant 3).
 	ap struct {
@@ -305,7 +311,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	// The resolved-scan cache borrows what it holds from the page cache's
 	// budget, up to a quarter of it.
 	pages := part.NewCache(opts.PageCacheBytes)
-	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger, opened: time.Now(),
+	e := &Engine{dir: dir, fs: opts.FS, opts: opts, log: opts.Logger, opened: time.Now(), closing: make(chan struct{}),
 		pages: pages, scans: newScanCache(pages, opts.PageCacheBytes/scanCacheShare)}
 	e.fl.cond.L = &e.ap.Mutex
 	e.fl.stop = make(chan struct{})
@@ -337,6 +343,7 @@ func (e *Engine) open() error {
 	}
 	e.man = man
 	ms := man.Snapshot()
+	e.ckpt.load(ms)
 	cat := catalog.New()
 	if _, data := ms.Catalog(); data != nil {
 		if cat, err = catalog.Decode(data); err != nil {
@@ -598,10 +605,13 @@ func (e *Engine) Close() error {
 	e.pipe.closed = true
 	failed := e.pipe.failed
 	e.pipe.Unlock()
+	close(e.closing)
 	// Commits waiting for a flush (back-pressure) go on, so that the ones
 	// in flight end; then the flush in progress is finished.
 	e.stopFlushes()
 	e.inflight.Wait()
+	// Workers see closing, and their commits fail with ErrClosed now.
+	e.workers.Wait()
 	e.closeFlushes()
 	e.stopBackground()
 	var errs []error
@@ -659,6 +669,29 @@ func (e *Engine) fail(err error) {
 
 // Dir returns the data directory.
 func (e *Engine) Dir() string { return e.dir }
+
+// Closing returns a channel closed when Close begins: background work
+// built on the engine (transformations) stops then.
+func (e *Engine) Closing() <-chan struct{} { return e.closing }
+
+// Go runs fn on a goroutine of its own, which Close waits for once it has
+// closed Closing() and the commits in flight have ended: work built on the
+// engine that reads and commits (transformations) ends before the files
+// it reads are closed. fn must return soon after Closing is closed. Go
+// reports false, and runs nothing, once Close has begun.
+func (e *Engine) Go(fn func()) bool {
+	e.pipe.Lock()
+	defer e.pipe.Unlock()
+	if e.pipe.closed {
+		return false
+	}
+	e.workers.Add(1)
+	go func() {
+		defer e.workers.Done()
+		fn()
+	}()
+	return true
+}
 
 // LastCommit returns the newest published commit.
 func (e *Engine) LastCommit() uint64 { return e.cur.Load().commit }

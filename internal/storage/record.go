@@ -18,10 +18,15 @@ import (
 //
 //	writes section                                  trailer
 //	+---------+---------+-----+---------+   +-----+--------+-----+------+----------+------------+
-//	| format  | nwrites | w_1 | ... w_n |   | at  | kind   | rows| tbls | catalog  | trailerLen |
-//	+---------+---------+-----+---------+   +-----+--------+-----+------+----------+------------+
-//	  u8 = 1   uvarint                       varint u8      uvarint     uvarint len  u32 LE
+//	| format  | nwrites | w_1 | ... w_n |   | at  | kind   | rows| tbls | catalog  | ckpts | trailerLen |
+//	+---------+---------+-----+---------+   +-----+--------+-----+------+----------+-------+------------+
+//	  u8 = 1   uvarint                       varint u8      uvarint     uvarint len  opt.    u32 LE
 //	                                         unix ns         n×string    + bytes (0 = none)
+//
+// ckpts, present only in a commit that carries transformation checkpoints
+// (Txn.Checkpoints), is uvarint n then n × (name string, processed
+// uvarint); a trailer that ends after the catalog has none, as every
+// record written before checkpoints existed.
 //
 // A write is: kind u8, table uvarint, group uvarint, ncols uvarint, per
 // column (id uvarint, type), rows uvarint, then column after column every
@@ -45,6 +50,8 @@ type commitRecord struct {
 	rows    uint64
 	catalog []byte // encoded catalog of a DDL commit, nil otherwise
 	writes  []Write
+	// checkpoints are the transformation checkpoints the commit carries.
+	checkpoints []Checkpoint
 }
 
 // encodeWrites appends the writes section of a payload.
@@ -102,7 +109,7 @@ func encodedSizeHint(ws []Write) int {
 }
 
 // appendTrailer appends the trailer of a payload.
-func appendTrailer(dst []byte, at time.Time, kind CommitKind, rows uint64, tables []string, cat []byte) []byte {
+func appendTrailer(dst []byte, at time.Time, kind CommitKind, rows uint64, tables []string, cat []byte, ckpts []Checkpoint) []byte {
 	start := len(dst)
 	dst = binary.AppendVarint(dst, at.UnixNano())
 	dst = append(dst, byte(kind))
@@ -113,6 +120,13 @@ func appendTrailer(dst []byte, at time.Time, kind CommitKind, rows uint64, table
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(cat)))
 	dst = append(dst, cat...)
+	if len(ckpts) > 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(ckpts)))
+		for _, c := range ckpts {
+			dst = appendString(dst, c.Name)
+			dst = binary.AppendUvarint(dst, c.Processed)
+		}
+	}
 	return binary.LittleEndian.AppendUint32(dst, uint32(len(dst)-start))
 }
 
@@ -241,6 +255,18 @@ func decodeRecord(commit uint64, payload []byte) (*commitRecord, error) {
 	}
 	if cat := tr.bytes(); len(cat) > 0 {
 		rec.catalog = append([]byte(nil), cat...)
+	}
+	if len(tr.b) > 0 && tr.err == nil {
+		n := tr.uvarint()
+		if n > uint64(len(tr.b)) {
+			tr.fail("checkpoint count")
+		}
+		for i := uint64(0); i < n && tr.err == nil; i++ {
+			rec.checkpoints = append(rec.checkpoints, Checkpoint{Name: string(tr.bytes()), Processed: tr.uvarint()})
+		}
+	}
+	if tr.err == nil && len(tr.b) != 0 {
+		tr.fail("trailing bytes")
 	}
 	if tr.err != nil {
 		return nil, fmt.Errorf("commit %d trailer: %w", commit, tr.err)

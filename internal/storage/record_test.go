@@ -14,7 +14,7 @@ func sampleRecord(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	p := encodeWrites(nil, []Write{w})
-	return appendTrailer(p, time.Unix(1700000000, 5), KindWrite, 2, []string{"t"}, []byte("cat"))
+	return appendTrailer(p, time.Unix(1700000000, 5), KindWrite, 2, []string{"t"}, []byte("cat"), nil)
 }
 
 func mustTable(t testing.TB) *catalog.Table {

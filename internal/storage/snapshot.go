@@ -38,6 +38,9 @@ type Snapshot struct {
 // (or after the Snapshot becomes unreachable).
 func (e *Engine) Snapshot() *Snapshot { return e.snapshot(true) }
 
+// Engine returns the engine s reads.
+func (s *Snapshot) Engine() *Engine { return s.e }
+
 // ScopedSnapshot is Snapshot for a caller that releases it on every path,
 // with a deferred Release: it registers no cleanup for an unreachable
 // Snapshot, which costs a point lookup two allocations and a lock in the
