@@ -17,7 +17,7 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		if err != nil {
 			return nil, err
 		}
-		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Commit: x.Commit, Ranges: x.Ranges, ReadOnly: readsOnly(f)}
+		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, After: x.After, Cols: x.ColIDs, Commit: x.Commit, Ranges: x.Ranges, ReadOnly: readsOnly(f)}
 		if x.Key != nil {
 			return r.lookup(x, spec, f, st), nil
 		}

@@ -29,6 +29,10 @@ var aggFuncs = map[string]bool{"count": true, "sum": true, "avg": true, "min": t
 	"percentile_cont": true, "percentile_disc": true, "mode": true, "grouping": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true}
 
+// IsAggregate reports whether a call of name (unqualified, lower case) is
+// an aggregate when it has no OVER.
+func IsAggregate(name string) bool { return aggFuncs[name] }
+
 // HasAggregate reports whether n calls an aggregate outside subqueries:
 // statements that bind expressions as a select list without grouping
 // (RETURNING) refuse one.

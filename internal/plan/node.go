@@ -29,9 +29,13 @@ type Node interface {
 
 // Scan reads a stored table (R6.1: at AsOf when non-zero).
 type Scan struct {
-	Table  *catalog.Table
-	Alias  string
-	AsOf   uint64
+	Table *catalog.Table
+	Alias string
+	AsOf  uint64
+	// After, for an append table, keeps only rows committed after it: a
+	// transformation reads its source's new rows (R12.2). Never set by
+	// the binder.
+	After  uint64
 	Cols   []ColRef
 	ColIDs []catalog.ColumnID // the table column each of Cols reads
 	// Commit adds the hidden _commit column (R7.2) as CommitCol.
