@@ -26,9 +26,7 @@ var (
 // pendingConformance lists the conformance files expected to fail for now,
 // with the reason. TestConformance fails when one of them passes, so the
 // list only shrinks: delete a line as soon as its file passes.
-var pendingConformance = map[string]string{
-	"transform.slt": "transformations are not run yet: CREATE TRANSFORMATION and SYNC TRANSFORMATIONS fail with 0A000",
-}
+var pendingConformance = map[string]string{}
 
 // pendingSQL is the same list for test/sql.
 var pendingSQL = map[string]string{}

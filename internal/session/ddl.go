@@ -69,6 +69,15 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 				}
 			}
 		}
+	case *ast.CreateTransformationStmt:
+		tag = "CREATE TRANSFORMATION"
+		var spec catalog.TransformationSpec
+		if spec, err = st.transformSpec(n, cat); err == nil {
+			fn = func(c *catalog.Catalog, commit uint64) error {
+				_, err := c.CreateTransformation(spec, commit)
+				return err
+			}
+		}
 	case *ast.CreateIndexStmt:
 		tag, tables = "CREATE INDEX", []string{n.Table.Name}
 		if n.IfNotExists {
@@ -121,6 +130,9 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 	seq, err := st.s.eng.Commit(st.ctx, &storage.Txn{Kind: storage.KindDDL, DDL: fn, Tables: tables})
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := stmt.(*ast.CreateTransformationStmt); ok {
+		runnerFor(st.s.eng).kick() // its first step: the rows already in its sources
 	}
 	return &Result{Tag: tag, Commit: seq}, nil
 }

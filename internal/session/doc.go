@@ -62,8 +62,15 @@
 //   - DELETE is refused on a table with a group a transformation maintains:
 //     it would end that group's versions too (R12.3).
 //   - IF [NOT] EXISTS that finds nothing to do takes no commit.
-//   - CREATE TRANSFORMATION and SYNC TRANSFORMATIONS fail with 0A000: this
-//     build stores no definition it cannot run.
+//   - A transformation (transform.go, transform_run.go) maintains its
+//     target from each commit's new source rows: a query it could not keep
+//     up to date that way (a JOIN, DISTINCT, HAVING, a subquery, an
+//     aggregate below the outermost query or inside an expression) is
+//     refused at CREATE TRANSFORMATION with 0A000. Its output rows are
+//     written as an UPSERT … ATTRIBUTE GROUP g of the output columns would
+//     be (by name); an aggregate's group is keyed by its non-aggregate
+//     output columns. SYNC TRANSFORMATIONS waits for the commits before it
+//     and fails with a transformation's error if one fails there.
 //   - Session settings are those PostgreSQL clients send (client_encoding,
 //     DateStyle, TimeZone, search_path, application_name,
 //     extra_float_digits, statement_timeout, …) plus any dotted custom name;

@@ -120,6 +120,8 @@ func New(eng *storage.Engine, opts Options) *Session {
 	st.values["strata.backend_pid"] = strconv.Itoa(int(opts.BackendPID))
 	s := &Session{eng: eng, opts: opts, settings: st}
 	s.setFn = s.setConfig
+	// Transformations run while the engine has sessions (transform_run.go).
+	runnerFor(eng)
 	return s
 }
 
@@ -281,8 +283,11 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		return st.showCreate(n)
 	case *ast.CheckpointStmt:
 		return s.checkpoint(ctx)
-	case *ast.CreateTransformationStmt, *ast.SyncTransformationsStmt:
-		return nil, sqlerr.NotSupported(stmt.Pos(), "transformations are not supported yet")
+	case *ast.SyncTransformationsStmt:
+		if err := runnerFor(s.eng).sync(ctx, s.eng.LastCommit()); err != nil {
+			return nil, err
+		}
+		return &Result{Tag: "SYNC TRANSFORMATIONS"}, nil
 	}
 	if s.tx != nil && (len(s.tx.writes) > 0 || s.tx.catalog != 0) {
 		return nil, sqlerr.NotSupported(stmt.Pos(), "DDL after a write inside a transaction is not supported: COMMIT the writes first, or run the DDL before them")

@@ -146,9 +146,24 @@ func fillParts(src Source, add func(...types.Value)) {
 	}
 }
 
-// fillTransformations lists the stored definitions. This build does not
-// run transformations (CREATE TRANSFORMATION says so), so a stored one has
-// processed nothing: its lag is every commit since it was created.
+// TransformationStatus is what system.transformations shows of a running
+// transformation beyond its definition.
+type TransformationStatus struct {
+	// Processed is the commit it has processed up to (R12.2).
+	Processed uint64
+	// Lag counts the commits after Processed that wrote one of its
+	// sources.
+	Lag uint64
+	// Status is "running", "failing" or "stopped"; LastError the last
+	// failure's message, "" when none.
+	Status, LastError string
+}
+
+// TransformationStatusOf reports the status of x as of src; the session
+// package, which runs transformations, sets it.
+var TransformationStatusOf func(src Source, x *catalog.Transformation) TransformationStatus
+
+// fillTransformations lists each transformation with its progress.
 func fillTransformations(src Source, add func(...types.Value)) {
 	cat := src.Catalog()
 	for _, x := range cat.Transformations() {
@@ -159,13 +174,16 @@ func fillTransformations(src Source, add func(...types.Value)) {
 				group = str(g.Name)
 			}
 		}
-		lag := uint64(0)
-		if c := src.Commit(); c > x.CreatedCommit {
-			lag = c - x.CreatedCommit
+		st := TransformationStatus{Status: "stopped"}
+		if TransformationStatusOf != nil {
+			st = TransformationStatusOf(src, x)
+		}
+		processed := types.Null(tUint)
+		if st.Processed > 0 {
+			processed = u64(st.Processed)
 		}
 		add(str(x.Name), strOrNull(strings.Join(cat.SourceNames(x), ", ")), strOrNull(tableName(cat, x.Target)), group,
-			types.Null(tUint), u64(lag), str("stopped"), str("transformations are not run by this build"),
-			u64(x.CreatedCommit))
+			processed, u64(st.Lag), str(st.Status), strOrNull(st.LastError), u64(x.CreatedCommit))
 	}
 }
 

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestTransformationCrash (R12.2): clients insert into an append table
+// over pgx while two transformations keep a keyed total per key and an
+// append copy of the even rows; the server is SIGKILLed at random moments
+// and restarted on the same directory. After every restart and SYNC
+// TRANSFORMATIONS the totals equal the same GROUP BY over the source, and
+// every even source row is in the copy exactly once: no input row is lost
+// or counted twice, whatever commit the kill interrupted (the output and
+// its checkpoint are one commit; the aggregate's state is rebuilt from the
+// source as of the checkpoint).
+func TestTransformationCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and kills servers")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "strata")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	const workers = 3
+	const rounds = 8
+	var seqMu sync.Mutex
+	var nextSeq int64
+	var acked int
+	for round := 0; round <= rounds; round++ {
+		addr := freeAddr(t)
+		var logs bytes.Buffer
+		srv := exec.Command(bin, "serve", "--data", data, "--listen", addr)
+		srv.Stdout, srv.Stderr = &logs, &logs
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- srv.Wait() }()
+		waitListening(t, addr, exited, &logs)
+		url := "postgres://crash@" + addr + "/strata?sslmode=disable"
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatalf("round %d: connect: %v\n%s", round, err, logs.String())
+		}
+		if round == 0 {
+			for _, ddl := range []string{
+				"CREATE TABLE events (k INT64, v INT64, seq INT64) MODE APPEND",
+				"CREATE TABLE totals (k INT64, n INT64 NULL, s INT64 NULL, lo INT64 NULL, hi INT64 NULL, av DECIMAL(30, 6) NULL, PRIMARY KEY (k)) MODE UPSERT",
+				"CREATE TABLE evens (k INT64, v INT64, seq INT64) MODE APPEND",
+				"CREATE TRANSFORMATION tot INTO totals AS SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi, avg(v) AS av FROM events GROUP BY k",
+				"CREATE TRANSFORMATION ev INTO evens AS SELECT k, v, seq FROM events WHERE v % 2 = 0",
+			} {
+				if _, err := c.Exec(ctx, ddl); err != nil {
+					t.Fatalf("%s: %v", ddl, err)
+				}
+			}
+		} else {
+			verifyTransformed(t, ctx, c, round)
+		}
+		c.Close(ctx)
+		if round == rounds {
+			srv.Process.Signal(syscall.SIGTERM)
+			if err := <-exited; err != nil {
+				t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+			}
+			cancel()
+			break
+		}
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				wc, err := pgx.Connect(ctx, url)
+				if err != nil {
+					return
+				}
+				defer wc.Close(context.Background())
+				wrng := rand.New(rand.NewPCG(seed+uint64(round*workers+w), 5))
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					var sb strings.Builder
+					sb.WriteString("INSERT INTO events VALUES ")
+					n := 1 + wrng.IntN(20)
+					seqMu.Lock()
+					for i := 0; i < n; i++ {
+						nextSeq++
+						if i > 0 {
+							sb.WriteString(", ")
+						}
+						fmt.Fprintf(&sb, "(%d, %d, %d)", wrng.IntN(13), wrng.IntN(1000)-300, nextSeq)
+					}
+					seqMu.Unlock()
+					if _, err := wc.Exec(ctx, sb.String()); err != nil {
+						return // the server is gone
+					}
+					seqMu.Lock()
+					acked++
+					seqMu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(time.Duration(100+rng.IntN(400)) * time.Millisecond)
+		if err := srv.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		close(stop)
+		wg.Wait()
+		cancel()
+		if out, err := exec.Command(bin, "check", data).CombinedOutput(); err != nil {
+			t.Fatalf("round %d: strata check after SIGKILL: %v\n%s", round, err, out)
+		}
+	}
+	if acked < rounds {
+		t.Fatalf("only %d acknowledged inserts over %d rounds: the test did not exercise the server", acked, rounds)
+	}
+	t.Logf("%d acknowledged inserts, %d kills", acked, rounds)
+}
+
+// verifyTransformed waits for the transformations and checks their targets
+// against the same queries over the source.
+func verifyTransformed(t *testing.T, ctx context.Context, c *pgx.Conn, round int) {
+	t.Helper()
+	if _, err := c.Exec(ctx, "SYNC TRANSFORMATIONS"); err != nil {
+		t.Fatalf("round %d: SYNC TRANSFORMATIONS: %v", round, err)
+	}
+	rowsOf := func(q string) map[string]string {
+		rows, err := c.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("round %d: %s: %v", round, q, err)
+		}
+		defer rows.Close()
+		got := map[string]string{}
+		for rows.Next() {
+			var k, rest string
+			if err := rows.Scan(&k, &rest); err != nil {
+				t.Fatal(err)
+			}
+			got[k] += rest + ";"
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatalf("round %d: %s: %v", round, q, err)
+		}
+		return got
+	}
+	want := rowsOf("SELECT k::text, concat(count(*), '/', sum(v), '/', min(v), '/', max(v), '/', avg(v)::DECIMAL(30, 6)) FROM events GROUP BY k")
+	got := rowsOf("SELECT k::text, concat(n, '/', s, '/', lo, '/', hi, '/', av) FROM totals")
+	if len(want) == 0 {
+		t.Fatalf("round %d: no source rows", round)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("round %d: totals of key %s: %q, the source gives %q", round, k, got[k], w)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("round %d: totals has key %s, which the source lacks", round, k)
+		}
+	}
+	evens := rowsOf("SELECT seq::text, count(*)::text FROM evens GROUP BY seq")
+	src := rowsOf("SELECT seq::text, count(*)::text FROM events WHERE v % 2 = 0 GROUP BY seq")
+	for s, n := range src {
+		if evens[s] != n {
+			t.Errorf("round %d: even row %s is in the copy %q times, in the source %q", round, s, evens[s], n)
+		}
+	}
+	if len(evens) != len(src) {
+		t.Errorf("round %d: the copy has %d distinct rows, the source %d", round, len(evens), len(src))
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}

@@ -1,0 +1,388 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/plan"
+	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/types"
+)
+
+// A transformation (SPEC §12) is compiled from its stored query into one of
+// two forms, both run by the runner (transform_run.go) over the rows its
+// sources gained since its checkpoint:
+//
+//   - a row query (filters, projections, UNION ALL): the query itself, its
+//     every output row an upsert into the target;
+//   - an aggregate (the outermost block has GROUP BY or aggregates): a
+//     partial query with the same FROM, WHERE and GROUP BY whose items are
+//     the non-aggregate outputs (the state's key) and, per aggregate, the
+//     values that merge: count(…), sum(…), min(…), max(…), and sum(x) with
+//     count(x) for avg(x). Merged into the state kept per key, they give
+//     the changed groups' outputs.
+//
+// Anything a delta of new rows cannot maintain is refused when the
+// transformation is created: joins, subqueries in expressions, DISTINCT,
+// HAVING, window functions, ORDER BY, LIMIT, WITH, VALUES, aggregates
+// below the outermost block, an aggregate inside an expression or with
+// DISTINCT or FILTER, and set operations other than UNION ALL.
+
+// outKind is what an output column of a transformation is.
+type outKind uint8
+
+const (
+	outKey outKind = iota // a non-aggregate output: part of the state's key
+	outCount
+	outSum
+	outMin
+	outMax
+	outAvg
+)
+
+// outCol is one output column of a compiled transformation.
+type outCol struct {
+	kind outKind
+	// part is the column of the partial query it is read from; an avg's
+	// sum is at part and its count at part+1.
+	part int
+	name string
+	typ  types.Type
+}
+
+// compiled is a transformation's query, ready for the runner.
+type compiled struct {
+	// delta is the query run over the sources' new rows: the stored query
+	// for a row query, the partial query for an aggregate.
+	delta *ast.SelectStmt
+	agg   bool
+	outs  []outCol
+	// keys are the partial query's columns that make a group's key.
+	keys []int
+	// target and listed are the table written and the column each output
+	// goes to (by name); group is the attribute group, nil for an append
+	// target.
+	target *catalog.Table
+	listed []*catalog.Column
+	group  *catalog.Group
+}
+
+// aggFn returns the kind of a supported aggregate call, or false.
+func aggFn(f *ast.FuncCall) (outKind, bool) {
+	if f.Schema != "" && f.Schema != "pg_catalog" {
+		return 0, false
+	}
+	switch f.Name {
+	case "count":
+		return outCount, true
+	case "sum":
+		return outSum, true
+	case "min":
+		return outMin, true
+	case "max":
+		return outMax, true
+	case "avg":
+		return outAvg, true
+	}
+	return 0, false
+}
+
+// notMaintainable is the error for a construct a transformation cannot keep
+// up to date from new rows alone.
+func notMaintainable(pos int, what string) error {
+	return sqlerr.NotSupported(pos, "a transformation's query cannot use %s: it is maintained from each commit's new source rows "+
+		"(filters, projections, UNION ALL, and an outermost GROUP BY with count, sum, min, max, avg)", what).
+		WithHint("compute it in a view over the transformation's target instead")
+}
+
+// checkTransformQuery refuses what compileTransform cannot maintain.
+func checkTransformQuery(q *ast.SelectStmt, outer bool) error {
+	switch {
+	case q.With != nil:
+		return notMaintainable(q.With.Pos(), "WITH")
+	case len(q.OrderBy) > 0:
+		return notMaintainable(q.OrderBy[0].Pos(), "ORDER BY")
+	case q.Limit != nil:
+		return notMaintainable(q.Limit.Pos(), "LIMIT")
+	case q.Offset != nil:
+		return notMaintainable(q.Offset.Pos(), "OFFSET")
+	case q.AsOf != nil:
+		return notMaintainable(q.AsOf.Pos(), "AS OF")
+	}
+	return checkTransformBody(q.Body, outer)
+}
+
+func checkTransformBody(b ast.QueryBody, outer bool) error {
+	switch x := b.(type) {
+	case *ast.ParenSelect:
+		return checkTransformQuery(x.Select, outer)
+	case *ast.SetOp:
+		if x.Op != ast.Union || !x.All {
+			return notMaintainable(x.Pos(), "set operations other than UNION ALL")
+		}
+		if err := checkTransformBody(x.Left, false); err != nil {
+			return err
+		}
+		return checkTransformBody(x.Right, false)
+	case *ast.SelectBlock:
+		return checkTransformBlock(x, outer)
+	}
+	return notMaintainable(b.Pos(), "VALUES")
+}
+
+func checkTransformBlock(x *ast.SelectBlock, outer bool) error {
+	switch {
+	case x.Distinct:
+		return notMaintainable(x.Pos(), "DISTINCT")
+	case x.Having != nil:
+		return notMaintainable(x.Having.Pos(), "HAVING")
+	case len(x.Windows) > 0:
+		return notMaintainable(x.Windows[0].Pos(), "WINDOW")
+	case len(x.From) == 0:
+		return notMaintainable(x.Pos(), "a SELECT without FROM")
+	case !outer && len(x.GroupBy) > 0:
+		return notMaintainable(x.GroupBy[0].Pos(), "GROUP BY below the outermost query")
+	}
+	for _, f := range x.From {
+		if err := checkTransformFrom(f); err != nil {
+			return err
+		}
+	}
+	var exprs []ast.Expr
+	for _, it := range x.Items {
+		exprs = append(exprs, it.Expr)
+	}
+	exprs = append(append(exprs, x.Where), x.GroupBy...)
+	for i, e := range exprs {
+		// Items may hold one aggregate each, at their top, in the
+		// outermost block; nothing else may.
+		top := outer && i < len(x.Items)
+		if err := checkTransformExpr(e, top); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkTransformFrom(f ast.TableExpr) error {
+	switch x := f.(type) {
+	case *ast.TableRef:
+		if x.AsOf != nil {
+			return notMaintainable(x.AsOf.Pos(), "AS OF")
+		}
+		return nil
+	case *ast.DerivedTable:
+		if x.Lateral {
+			return notMaintainable(x.Pos(), "LATERAL")
+		}
+		return checkTransformQuery(x.Query, false)
+	case *ast.ParenTable:
+		return checkTransformFrom(x.Inner)
+	case *ast.JoinExpr:
+		return notMaintainable(x.Pos(), "JOIN")
+	}
+	return notMaintainable(f.Pos(), "a table function")
+}
+
+// checkTransformExpr refuses subqueries, window functions and aggregates in
+// e; with top, e itself may be one supported aggregate call.
+func checkTransformExpr(e ast.Expr, top bool) error {
+	if e == nil {
+		return nil
+	}
+	if f, ok := e.(*ast.FuncCall); ok && top && f.Over == nil {
+		if _, ok := aggFn(f); ok {
+			switch {
+			case f.Distinct:
+				return notMaintainable(f.Pos(), f.Name+"(DISTINCT …)")
+			case f.Filter != nil:
+				return notMaintainable(f.Filter.Pos(), "FILTER")
+			case len(f.OrderBy) > 0:
+				return notMaintainable(f.OrderBy[0].Pos(), "ORDER BY in an aggregate")
+			}
+			for _, a := range f.Args {
+				if err := checkTransformExpr(a, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	var err error
+	ast.Inspect(e, func(n ast.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.SelectStmt:
+			err = notMaintainable(x.Pos(), "a subquery")
+		case *ast.SubqueryExpr:
+			err = notMaintainable(x.Pos(), "a subquery")
+		case *ast.ExistsExpr:
+			err = notMaintainable(x.Pos(), "EXISTS")
+		case *ast.FuncCall:
+			if x.Over != nil {
+				err = notMaintainable(x.Pos(), "a window function")
+			} else if plan.IsAggregate(x.Name) {
+				err = notMaintainable(x.Pos(), fmt.Sprintf("%s() here (an aggregate must be a whole output column of the outermost query, one of count, sum, min, max, avg)", x.Name))
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// isAggQuery reports whether q's outermost block aggregates.
+func isAggQuery(q *ast.SelectStmt) (*ast.SelectBlock, bool) {
+	b, ok := q.Body.(*ast.SelectBlock)
+	if !ok {
+		return nil, false
+	}
+	if len(b.GroupBy) > 0 {
+		return b, true
+	}
+	for _, it := range b.Items {
+		if f, ok := it.Expr.(*ast.FuncCall); ok && f.Over == nil {
+			if _, ok := aggFn(f); ok {
+				return b, true
+			}
+		}
+	}
+	return b, false
+}
+
+// compileTransform checks x's query against cat (on env, which binds it)
+// and compiles it for the runner.
+func compileTransform(text string, target *catalog.Table, group *catalog.Group, env *plan.Env) (*compiled, error) {
+	stmt, err := parser.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	q, ok := stmt.(*ast.SelectStmt)
+	if !ok {
+		return nil, fmt.Errorf("session: stored transformation query is not a SELECT: %s", text)
+	}
+	c, _, err := compileQuery(q, target, group, env)
+	return c, err
+}
+
+// compileQuery compiles q for target (group, nil for an append target),
+// binding it on env, and returns what it reads too.
+func compileQuery(q *ast.SelectStmt, target *catalog.Table, group *catalog.Group, env *plan.Env) (*compiled, plan.Deps, error) {
+	c, deps, err := compileQueryDeps(q, target, group, env)
+	if err != nil {
+		return nil, deps, err
+	}
+	// What the writes will check, checked now: the key given, each column
+	// in the group written.
+	if _, err := newWriter(target, c.listed, group, 0, q.Pos()); err != nil {
+		return nil, deps, err
+	}
+	return c, deps, nil
+}
+
+func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.Group, env *plan.Env) (*compiled, plan.Deps, error) {
+	if err := checkTransformQuery(q, true); err != nil {
+		return nil, plan.Deps{}, err
+	}
+	p, deps, err := plan.BuildView(q, env)
+	if err != nil {
+		return nil, deps, err
+	}
+	if len(deps.Views) > 0 {
+		return nil, deps, sqlerr.NotSupported(q.Pos(), "a transformation reads tables, not views (%s)", strings.Join(deps.Views, ", "))
+	}
+	c := &compiled{delta: q, target: target, group: group}
+	cols := p.Columns()
+	seen := map[string]bool{}
+	for _, col := range cols {
+		tc, ok := target.Column(col.Name)
+		if !ok {
+			return nil, deps, sqlerr.New(sqlerr.CodeUndefinedColumn, "output column %s of the transformation's query is not a column of table %s", col.Name, target.Name).
+				WithPos(q.Pos()).WithHint("name each output column after a column of %s with AS", target.Name)
+		}
+		if seen[col.Name] {
+			return nil, deps, sqlerr.New(sqlerr.CodeDuplicateColumn, "the transformation's query writes column %s twice", col.Name).WithPos(q.Pos())
+		}
+		seen[col.Name] = true
+		c.listed = append(c.listed, tc)
+		c.outs = append(c.outs, outCol{name: col.Name, typ: col.Type})
+	}
+	block, agg := isAggQuery(q)
+	if !agg {
+		return c, deps, nil
+	}
+	c.agg = true
+	// The partial query: the same block, its items the keys and the
+	// mergeable parts of each aggregate.
+	pb := *block
+	pb.Items = nil
+	for i, it := range block.Items {
+		f, isCall := it.Expr.(*ast.FuncCall)
+		kind, isAgg := outKey, false
+		if isCall && f.Over == nil {
+			kind, isAgg = aggFn(f)
+		}
+		c.outs[i].part = len(pb.Items)
+		if !isAgg {
+			c.keys = append(c.keys, len(pb.Items))
+			pb.Items = append(pb.Items, it)
+			continue
+		}
+		c.outs[i].kind = kind
+		if kind == outAvg {
+			sum := *f
+			sum.Name = "sum"
+			cnt := *f
+			cnt.Name = "count"
+			pb.Items = append(pb.Items, &ast.SelectItem{Span: it.Span, Expr: &sum}, &ast.SelectItem{Span: it.Span, Expr: &cnt})
+			continue
+		}
+		pb.Items = append(pb.Items, &ast.SelectItem{Span: it.Span, Expr: it.Expr})
+	}
+	pq := *q
+	pq.Body = &pb
+	c.delta = &pq
+	return c, deps, nil
+}
+
+// transformSpec checks CREATE TRANSFORMATION n against cat and returns the
+// catalog's spec of it.
+func (st *statement) transformSpec(n *ast.CreateTransformationStmt, cat *catalog.Catalog) (catalog.TransformationSpec, error) {
+	spec := catalog.TransformationSpec{Name: n.Name.Name, Target: n.Target.Name, Select: ast.Format(n.Query)}
+	if n.Group != nil {
+		spec.Group = n.Group.Name
+	}
+	target, ok := cat.Table(n.Target.Name)
+	if !ok {
+		return spec, sqlerr.New(sqlerr.CodeUndefinedTable, "target table %s of transformation %s does not exist", n.Target.Name, n.Name.Name).WithPos(n.Target.Pos())
+	}
+	var group *catalog.Group
+	if target.Keyed() {
+		name := spec.Group
+		if name == "" {
+			name = catalog.DefaultGroupName
+		}
+		g, ok := target.Group(name)
+		if !ok {
+			pos := n.Target.Pos()
+			if n.Group != nil {
+				pos = n.Group.Pos()
+			}
+			return spec, sqlerr.New(sqlerr.CodeUndefinedObject, "table %s has no attribute group %s (target of transformation %s)", target.Name, name, n.Name.Name).WithPos(pos)
+		}
+		group = g
+	}
+	_, deps, err := compileQuery(n.Query, target, group, planEnv(st.env()))
+	if err != nil {
+		return spec, err
+	}
+	for _, t := range deps.Tables {
+		spec.Sources = append(spec.Sources, t.Name)
+	}
+	spec.Reads = deps.Reads
+	return spec, nil
+}
