@@ -17,23 +17,28 @@ import (
 type checkpoints struct {
 	mu sync.Mutex
 	m  map[string]uint64
-	// dirty are the names noted since the manifest last recorded them.
-	dirty map[string]bool
+	// unrecorded are, per name, the checkpoints noted since the manifest
+	// last recorded one, with the commits that carried them.
+	unrecorded map[string][]carried
 }
+
+// carried is a checkpoint and the commit whose record carried it.
+type carried struct{ commit, processed uint64 }
 
 // load seeds c from the manifest's records.
 func (c *checkpoints) load(ms *manifest.Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m, c.dirty = map[string]uint64{}, map[string]bool{}
+	c.m, c.unrecorded = map[string]uint64{}, map[string][]carried{}
 	for _, t := range ms.Transforms() {
 		c.m[t.Name] = t.Processed
 	}
 }
 
-// note records the checkpoints of an applied commit. A checkpoint never
-// moves back: replay may meet a record older than what the manifest holds.
-func (c *checkpoints) note(cs []Checkpoint) {
+// note records the checkpoints of applied commit commit. A checkpoint
+// never moves back: replay may meet a record older than what the manifest
+// holds.
+func (c *checkpoints) note(commit uint64, cs []Checkpoint) {
 	if len(cs) == 0 {
 		return
 	}
@@ -42,33 +47,45 @@ func (c *checkpoints) note(cs []Checkpoint) {
 	for _, k := range cs {
 		if k.Processed > c.m[k.Name] {
 			c.m[k.Name] = k.Processed
-			c.dirty[k.Name] = true
+			c.unrecorded[k.Name] = append(c.unrecorded[k.Name], carried{commit, k.Processed})
 		}
 	}
 }
 
-// pending returns the checkpoints not yet in the manifest, by name. A
-// checkpoint noted here is of an applied, hence durable, commit, so the
-// manifest may hold it before the WAL records up to it are dropped.
-func (c *checkpoints) pending() []manifest.Transform {
+// pending returns, by name, the newest checkpoint carried by a commit at
+// or before upTo that the manifest does not hold yet: what a flush that
+// drops the WAL up to upTo must record. Later ones stay in the WAL (and
+// may name commits the manifest's log does not reach yet).
+func (c *checkpoints) pending(upTo uint64) []manifest.Transform {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]manifest.Transform, 0, len(c.dirty))
-	for name := range c.dirty {
-		out = append(out, manifest.Transform{Name: name, Processed: c.m[name]})
+	var out []manifest.Transform
+	for name, cs := range c.unrecorded {
+		var p uint64
+		for _, k := range cs {
+			if k.commit <= upTo {
+				p = max(p, k.processed)
+			}
+		}
+		if p > 0 {
+			out = append(out, manifest.Transform{Name: name, Processed: p})
+		}
 	}
 	slices.SortFunc(out, func(a, b manifest.Transform) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-// recorded clears the dirty mark of checkpoints the manifest now holds,
-// unless a newer one was noted meanwhile.
-func (c *checkpoints) recorded(ts []manifest.Transform) {
+// recorded forgets the checkpoints carried up to upTo once the manifest
+// holds what pending(upTo) returned.
+func (c *checkpoints) recorded(upTo uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, t := range ts {
-		if c.m[t.Name] == t.Processed {
-			delete(c.dirty, t.Name)
+	for name, cs := range c.unrecorded {
+		cs = slices.DeleteFunc(cs, func(k carried) bool { return k.commit <= upTo })
+		if len(cs) == 0 {
+			delete(c.unrecorded, name)
+		} else {
+			c.unrecorded[name] = cs
 		}
 	}
 }

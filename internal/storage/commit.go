@@ -274,7 +274,7 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 		}
 		seq += uint32(w.Batch.Rows)
 	}
-	e.ckpt.note(rec.checkpoints)
+	e.ckpt.note(rec.commit, rec.checkpoints)
 	e.cur.Store(st)
 	return nil
 }

@@ -462,7 +462,7 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 		// The WAL up to job.commit may go once this edit is applied: the
 		// transformation checkpoints its records carried go into the
 		// manifest with it.
-		ed.SetTransforms = e.ckpt.pending()
+		ed.SetTransforms = e.ckpt.pending(job.commit)
 	}
 	if len(ed.AddParts) == 0 && len(ed.SetFlushed) == 0 && ed.WALCheckpoint == 0 && len(changed) == 0 {
 		return nil
@@ -470,7 +470,9 @@ func (e *Engine) installLocked(job *flushJob, parts []*partFile) error {
 	if err := e.man.Apply(ed); err != nil {
 		return fail(fmt.Errorf("storage: flush: manifest: %w", err))
 	}
-	e.ckpt.recorded(ed.SetTransforms)
+	if ed.WALCheckpoint != 0 {
+		e.ckpt.recorded(ed.WALCheckpoint)
+	}
 	if len(changed) > 0 {
 		e.publishParts(&state{commit: st.commit, cat: st.cat, tables: tables, commits: st.commits})
 		e.scans.carry(carried)
