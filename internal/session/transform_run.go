@@ -97,6 +97,12 @@ func (r *runner) loop() {
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
+		// With no transformation the runner only waits to be woken (by
+		// CREATE TRANSFORMATION); with some it also looks every pollEvery.
+		var tick <-chan time.Time
+		if r.step() {
+			tick = t.C
+		}
 		select {
 		case <-r.eng.Closing():
 			runners.Lock()
@@ -108,9 +114,8 @@ func (r *runner) loop() {
 			r.mu.Unlock()
 			return
 		case <-r.wake:
-		case <-t.C:
+		case <-tick:
 		}
-		r.step()
 	}
 }
 
@@ -129,8 +134,9 @@ func checkpointName(id catalog.TransformationID) string {
 	return "transformation/" + strconv.FormatUint(uint64(id), 10)
 }
 
-// step brings every transformation up to the newest commit.
-func (r *runner) step() {
+// step brings every transformation up to the newest commit and reports
+// whether there is any.
+func (r *runner) step() bool {
 	defer func() {
 		r.mu.Lock()
 		if r.stepped != nil {
@@ -155,7 +161,7 @@ func (r *runner) step() {
 	for _, x := range xs {
 		select {
 		case <-r.eng.Closing():
-			return
+			return true
 		default:
 		}
 		// A commit racing a DDL is planned again on the new catalog; a
@@ -171,6 +177,7 @@ func (r *runner) step() {
 			}
 		}
 	}
+	return len(xs) > 0
 }
 
 // state returns the runner's record of transformation id, made on first
@@ -227,8 +234,15 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 	if s.processed >= snap.Commit() {
 		return nil
 	}
-	q := deltaEnd(snap, sourceSet(cat, x), s.processed)
+	q, touched := deltaEnd(snap, sourceSet(cat, x), s.processed)
 	*more = q < snap.Commit()
+	if !touched {
+		// Nothing was written to a source: nothing to read.
+		r.mu.Lock()
+		s.processed, s.err = q, nil
+		r.mu.Unlock()
+		return nil
+	}
 	ctx := context.Background()
 	env := r.env(snap)
 	if s.c == nil || s.compiledAt != cat.Commit() {
@@ -332,21 +346,29 @@ func writesSource(ci storage.CommitInfo, sources map[string]bool) bool {
 
 // deltaEnd returns the commit a step after processed goes up to: snap's,
 // or an earlier one where the source commits after processed come to more
-// than maxDeltaRows rows (at least one source commit is taken).
-func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64) uint64 {
+// than maxDeltaRows rows (at least one source commit is taken). touched
+// says whether a commit up to it may have written a source: one naming a
+// source, or any DDL, after which a source may have another name than the
+// commits before it give.
+func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64) (end uint64, touched bool) {
 	commits := snap.Commits()
 	var rows uint64
 	for c := processed + 1; c <= snap.Commit() && c <= uint64(len(commits)); c++ {
 		ci := commits[c-1]
+		if ci.Kind == storage.KindDDL {
+			touched = true
+			continue
+		}
 		if !writesSource(ci, sources) {
 			continue
 		}
 		if rows > 0 && rows+ci.Rows > maxDeltaRows {
-			return c - 1
+			return c - 1, true
 		}
 		rows += ci.Rows
+		touched = true
 	}
-	return snap.Commit()
+	return snap.Commit(), touched
 }
 
 // env is the query environment of the runner's reads on snap.
