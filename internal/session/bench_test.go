@@ -119,3 +119,69 @@ func BenchmarkTxnPointRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTransformation measures a transformation keeping up with its
+// source (R12.2): per op, a 1 000-row INSERT into the conformance script's
+// transfers table, then SYNC TRANSFORMATIONS, which returns once the
+// runner has read the new rows and committed the changed groups. "aggregate"
+// keeps balances' activity group (count and max per address of both
+// sides, UNION ALL, 10 000 addresses); "rows" copies the rows with a
+// filter; "none" is the INSERT alone, for the ratio.
+func BenchmarkTransformation(b *testing.B) {
+	for _, kind := range []string{"none", "rows", "aggregate"} {
+		b.Run(kind, func(b *testing.B) {
+			eng, err := storage.Open(b.TempDir(), storage.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer eng.Close()
+			s := New(eng, Options{})
+			ctx := context.Background()
+			run := func(sql string) {
+				stmt, err := parser.Parse(sql)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Execute(ctx, stmt, sql, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			run(`CREATE TABLE transfers (chain_id UINT16 NOT NULL, from_address STRING NOT NULL, to_address STRING NOT NULL,
+				token STRING NOT NULL, amount UINT256 NOT NULL, transfer_index UINT128 NOT NULL) MODE APPEND`)
+			run(`CREATE TABLE balances (chain_id UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL,
+				transfer_count UINT64 NULL, activity_index UINT128 NULL, PRIMARY KEY (chain_id, address, token),
+				ATTRIBUTE GROUP activity (transfer_count, activity_index) VALID BY (activity_index)) MODE VERSIONED`)
+			run(`CREATE TABLE big (chain_id UINT16 NOT NULL, from_address STRING NOT NULL, amount UINT256 NOT NULL) MODE APPEND`)
+			switch kind {
+			case "rows":
+				run(`CREATE TRANSFORMATION t INTO big AS SELECT chain_id, from_address, amount FROM transfers WHERE amount > 10`)
+			case "aggregate":
+				run(`CREATE TRANSFORMATION t INTO balances ATTRIBUTE GROUP activity AS
+					SELECT chain_id, address, token, count(*) AS transfer_count, max(transfer_index) AS activity_index
+					FROM (SELECT chain_id, from_address AS address, token, transfer_index FROM transfers
+					      UNION ALL SELECT chain_id, to_address AS address, token, transfer_index FROM transfers) AS sides
+					GROUP BY chain_id, address, token`)
+			}
+			const rows = 1000
+			batches := make([]string, 16)
+			for i := range batches {
+				var sb strings.Builder
+				sb.WriteString("INSERT INTO transfers VALUES ")
+				for r := 0; r < rows; r++ {
+					if r > 0 {
+						sb.WriteString(", ")
+					}
+					n := i*rows + r
+					fmt.Fprintf(&sb, "(1, '0x%08x', '0x%08x', 'USDC', %d, %d)", n*7919%10000, n*104729%10000, n%100, n)
+				}
+				batches[i] = sb.String()
+			}
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				run(batches[n%len(batches)])
+				run("SYNC TRANSFORMATIONS")
+			}
+			b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
