@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -62,6 +64,10 @@ type compiled struct {
 	outs  []outCol
 	// keys are the partial query's columns that make a group's key.
 	keys []int
+	// partTypes are the partial query's column types: a compile against
+	// a later catalog that changes them (ALTER COLUMN … TYPE of a source
+	// column) rebuilds the state, whose values have the old ones.
+	partTypes []types.Type
 	// target and listed are the table written and the column each output
 	// goes to (by name); group is the attribute group, nil for an append
 	// target.
@@ -143,8 +149,20 @@ func checkTransformBlock(x *ast.SelectBlock, outer bool) error {
 		return notMaintainable(x.Windows[0].Pos(), "WINDOW")
 	case len(x.From) == 0:
 		return notMaintainable(x.Pos(), "a SELECT without FROM")
+	case len(x.From) > 1:
+		return notMaintainable(x.From[1].Pos(), "a join (a FROM list of several tables)")
 	case !outer && len(x.GroupBy) > 0:
 		return notMaintainable(x.GroupBy[0].Pos(), "GROUP BY below the outermost query")
+	}
+	for _, it := range x.Items {
+		if st, ok := it.Expr.(*ast.StarExpr); ok {
+			return notMaintainable(st.Pos(), "* (name the columns: what * means changes with ALTER TABLE … ADD COLUMN)")
+		}
+	}
+	for _, g := range x.GroupBy {
+		if gs, ok := g.(*ast.GroupingSet); ok {
+			return notMaintainable(gs.Pos(), "GROUPING SETS, ROLLUP or CUBE")
+		}
 	}
 	for _, f := range x.From {
 		if err := checkTransformFrom(f); err != nil {
@@ -235,6 +253,19 @@ func checkTransformExpr(e ast.Expr, top bool) error {
 	return err
 }
 
+// unparen returns the query q's parentheses hold, if that is all q is:
+// (SELECT … GROUP BY …) is the aggregate inside. checkTransformQuery has
+// refused ORDER BY, LIMIT and WITH at every level.
+func unparen(q *ast.SelectStmt) *ast.SelectStmt {
+	for {
+		p, ok := q.Body.(*ast.ParenSelect)
+		if !ok {
+			return q
+		}
+		q = p.Select
+	}
+}
+
 // isAggQuery reports whether q's outermost block aggregates.
 func isAggQuery(q *ast.SelectStmt) (*ast.SelectBlock, bool) {
 	b, ok := q.Body.(*ast.SelectBlock)
@@ -311,15 +342,29 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 		c.listed = append(c.listed, tc)
 		c.outs = append(c.outs, outCol{name: col.Name, typ: col.Type})
 	}
-	block, agg := isAggQuery(q)
+	if err := checkPlanNodes(p.Root, q.Pos()); err != nil {
+		return nil, deps, err
+	}
+	block, agg := isAggQuery(unparen(q))
 	if !agg {
 		return c, deps, nil
 	}
 	c.agg = true
+	if err := checkGroupKey(block); err != nil {
+		return nil, deps, err
+	}
 	// The partial query: the same block, its items the keys and the
-	// mergeable parts of each aggregate.
+	// mergeable parts of each aggregate, its GROUP BY positions written
+	// out (the items move: avg takes two).
 	pb := *block
 	pb.Items = nil
+	pb.GroupBy = nil
+	for _, g := range block.GroupBy {
+		if n, ok := g.(*ast.NumberLit); ok {
+			g = block.Items[groupItem(n, block.Items)].Expr
+		}
+		pb.GroupBy = append(pb.GroupBy, g)
+	}
 	for i, it := range block.Items {
 		f, isCall := it.Expr.(*ast.FuncCall)
 		kind, isAgg := outKey, false
@@ -343,10 +388,113 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 		}
 		pb.Items = append(pb.Items, &ast.SelectItem{Span: it.Span, Expr: it.Expr})
 	}
-	pq := *q
+	pq := *unparen(q)
 	pq.Body = &pb
 	c.delta = &pq
+	// Planned now, so that what the runner will run fails here if at all,
+	// and its column types tell a later compile whether the state still
+	// fits (transform_run.go).
+	dp, err := plan.Build(&pq, env)
+	if err != nil {
+		return nil, deps, err
+	}
+	for _, col := range dp.Columns() {
+		c.partTypes = append(c.partTypes, col.Type)
+	}
 	return c, deps, nil
+}
+
+// checkPlanNodes refuses a plan reading anything but tables through scans
+// the runner can limit to new rows (setScans): a system table, a table
+// function, VALUES, or an operator the shape check did not foresee.
+func checkPlanNodes(n plan.Node, pos int) error {
+	switch x := n.(type) {
+	case *plan.Scan, *plan.Filter, *plan.Project, *plan.Aggregate:
+	case *plan.SetOp:
+		if x.Kind != plan.Union || !x.All {
+			return notMaintainable(pos, "set operations other than UNION ALL")
+		}
+	case *plan.VirtualScan:
+		return notMaintainable(pos, "a system table")
+	default:
+		return notMaintainable(pos, fmt.Sprintf("this query (it plans to %T)", n))
+	}
+	for _, in := range n.Inputs() {
+		if err := checkPlanNodes(in, pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupItem returns the index of the output item GROUP BY expression g
+// names (by position, by its text, or by the item's alias), -1 if none.
+func groupItem(g ast.Expr, items []*ast.SelectItem) int {
+	if n, ok := g.(*ast.NumberLit); ok {
+		i, err := strconv.Atoi(n.Text)
+		if err != nil || i < 1 || i > len(items) {
+			return -1
+		}
+		return i - 1
+	}
+	text := ast.Format(g)
+	for i, it := range items {
+		if ast.Format(it.Expr) == text {
+			return i
+		}
+	}
+	if c, ok := g.(*ast.ColumnRef); ok && c.Table == "" {
+		for i, it := range items {
+			if it.Alias != nil && it.Alias.Name == c.Name {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// checkGroupKey requires an aggregate's non-aggregate outputs to be its
+// GROUP BY expressions, each once: a group's state is kept by them
+// (transform_run.go), so grouping by more than the outputs would merge
+// groups the query keeps apart, and an output that is neither (now(),
+// random()) would change a group's key from one step to the next. Without
+// GROUP BY they must be constants.
+func checkGroupKey(b *ast.SelectBlock) error {
+	grouped := make([]bool, len(b.Items))
+	for _, g := range b.GroupBy {
+		i := groupItem(g, b.Items)
+		if i < 0 {
+			return notMaintainable(g.Pos(), fmt.Sprintf("GROUP BY %s, which is not an output column (a transformation keeps one row per output key; output it, or group by less)", ast.Format(g)))
+		}
+		grouped[i] = true
+	}
+	for i, it := range b.Items {
+		if f, ok := it.Expr.(*ast.FuncCall); ok && f.Over == nil {
+			if _, ok := aggFn(f); ok {
+				continue
+			}
+		}
+		if grouped[i] || len(b.GroupBy) == 0 && constantExpr(it.Expr) {
+			continue
+		}
+		return notMaintainable(it.Pos(), fmt.Sprintf("output %s, which is neither an aggregate nor a GROUP BY expression", ast.Format(it.Expr)))
+	}
+	return nil
+}
+
+// constantExpr reports whether e is a literal, or a cast of one.
+func constantExpr(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.NumberLit, *ast.StringLit, *ast.BoolLit, *ast.NullLit, *ast.TypedLit:
+		return true
+	case *ast.CastExpr:
+		return constantExpr(x.X)
+	case *ast.UnaryExpr:
+		return constantExpr(x.X)
+	case *ast.ParenExpr:
+		return constantExpr(x.X)
+	}
+	return false
 }
 
 // transformSpec checks CREATE TRANSFORMATION n against cat and returns the
@@ -383,6 +531,48 @@ func (st *statement) transformSpec(n *ast.CreateTransformationStmt, cat *catalog
 	for _, t := range deps.Tables {
 		spec.Sources = append(spec.Sources, t.Name)
 	}
+	if via := feedsBack(cat, target.ID, deps.Tables); via != "" {
+		return spec, sqlerr.New(catalog.CodeInvalidObjectDef, "transformation %s would feed its own source: %s", n.Name.Name, via).
+			WithPos(n.Target.Pos()).WithHint("transformations that write each other's sources would grow without end")
+	}
 	spec.Reads = deps.Reads
 	return spec, nil
+}
+
+// feedsBack reports, as a path of table names, whether rows written to
+// target reach one of sources through existing transformations; "" when
+// they do not.
+func feedsBack(cat *catalog.Catalog, target catalog.TableID, sources []*catalog.Table) string {
+	src := map[catalog.TableID]bool{}
+	for _, t := range sources {
+		src[t.ID] = true
+	}
+	name := func(id catalog.TableID) string {
+		if t, ok := cat.TableByID(id); ok {
+			return t.Name
+		}
+		return "?"
+	}
+	seen := map[catalog.TableID]bool{}
+	var walk func(id catalog.TableID, path string) string
+	walk = func(id catalog.TableID, path string) string {
+		if seen[id] {
+			return ""
+		}
+		seen[id] = true
+		for _, x := range cat.Transformations() {
+			if !slices.Contains(x.Sources, id) {
+				continue
+			}
+			next := path + " → " + name(x.Target) + " (" + x.Name + ")"
+			if src[x.Target] {
+				return next
+			}
+			if p := walk(x.Target, next); p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	return walk(target, name(target))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -39,6 +40,9 @@ const pollEvery = 10 * time.Millisecond
 type runner struct {
 	eng  *storage.Engine
 	wake chan struct{}
+	// ctx is cancelled when the engine begins closing, so that a long
+	// read (a state rebuilt after a restart) does not hold Close up.
+	ctx context.Context
 
 	mu sync.Mutex
 	xs map[catalog.TransformationID]*xstate
@@ -57,9 +61,13 @@ type xstate struct {
 	processed uint64
 	state     map[string][]types.Value
 	// err is the last step's failure, at snapshot commit errAt; nil once a
-	// step succeeds.
-	err   error
-	errAt uint64
+	// step succeeds. The next attempt is at retryAt, or as soon as the
+	// catalog is no longer that of errCatalog.
+	err        error
+	errAt      uint64
+	backoff    time.Duration
+	retryAt    time.Time
+	errCatalog uint64
 }
 
 var runners struct {
@@ -78,7 +86,16 @@ func runnerFor(eng *storage.Engine) *runner {
 		runners.m = map[*storage.Engine]*runner{}
 	}
 	r := &runner{eng: eng, wake: make(chan struct{}, 1), xs: map[catalog.TransformationID]*xstate{}, stepped: make(chan struct{})}
-	if !eng.Go(r.loop) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.ctx = ctx
+	if !eng.Go(func() {
+		go func() {
+			<-eng.Closing()
+			cancel()
+		}()
+		r.loop()
+	}) {
+		cancel()
 		r.stepped = nil // closed: sync answers ErrClosed
 		return r
 	}
@@ -166,7 +183,7 @@ func (r *runner) step() bool {
 		}
 		// A commit racing a DDL is planned again on the new catalog; a
 		// step that took part of the new commits goes on with the rest.
-		for attempt := 0; attempt < maxReplans; {
+		for attempt := 0; attempt < maxReplans && r.ctx.Err() == nil; {
 			more, err := r.advance(x.ID)
 			if errors.Is(err, storage.ErrSchemaChanged) {
 				attempt++
@@ -194,20 +211,28 @@ func (r *runner) state(x *catalog.Transformation) *xstate {
 	return s
 }
 
-// fail records a step's failure.
+// fail records a step's failure, at snapshot commit at, and when to try
+// again.
 func (r *runner) fail(s *xstate, at uint64, err error) error {
 	r.mu.Lock()
 	s.err, s.errAt = err, at
+	s.backoff = min(max(2*s.backoff, pollEvery), maxBackoff)
+	s.retryAt = time.Now().Add(s.backoff)
+	s.errCatalog = r.eng.Catalog().Commit()
 	r.mu.Unlock()
 	return err
 }
+
+// maxBackoff is the longest pause between the attempts of a failing
+// transformation.
+const maxBackoff = 2 * time.Second
 
 // maxDeltaRows bounds the source rows one step of a transformation reads
 // (counted by system.commits' rows of the commits that wrote a source): a
 // transformation created over a large table, or one far behind, catches
 // up in commits of about this many input rows, never holding all of its
 // output in memory at once. A single larger source commit is one step.
-const maxDeltaRows = 1 << 16
+var maxDeltaRows uint64 = 1 << 16
 
 // advance processes the source rows transformation id has not seen, on the
 // newest snapshot, or the first maxDeltaRows of them; more says there are
@@ -231,7 +256,13 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		return nil
 	}
 	s := r.state(x)
-	if s.processed >= snap.Commit() {
+	at := snap.Commit()
+	if s.processed >= at {
+		return nil
+	}
+	if s.err != nil && time.Now().Before(s.retryAt) && s.errCatalog == cat.Commit() {
+		// Failing: retried with a growing pause, at once after a DDL
+		// (which may be what makes it work).
 		return nil
 	}
 	q, touched := deltaEnd(snap, sourceSet(cat, x), s.processed)
@@ -239,16 +270,16 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 	if !touched {
 		// Nothing was written to a source: nothing to read.
 		r.mu.Lock()
-		s.processed, s.err = q, nil
+		s.processed, s.err, s.backoff = q, nil, 0
 		r.mu.Unlock()
 		return nil
 	}
-	ctx := context.Background()
+	ctx := r.ctx
 	env := r.env(snap)
 	if s.c == nil || s.compiledAt != cat.Commit() {
 		target, ok := cat.TableByID(x.Target)
 		if !ok {
-			return r.fail(s, q, fmt.Errorf("target table of transformation %s is gone", x.Name))
+			return r.fail(s, at, fmt.Errorf("target table of transformation %s is gone", x.Name))
 		}
 		var group *catalog.Group
 		if target.Keyed() {
@@ -256,7 +287,10 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		}
 		c, err := compileTransform(x.Select, target, group, env)
 		if err != nil {
-			return r.fail(s, q, err)
+			return r.fail(s, at, err)
+		}
+		if s.c != nil && !slices.Equal(s.c.partTypes, c.partTypes) {
+			s.loaded = false // the state's values have the old types
 		}
 		s.c, s.compiledAt = c, cat.Commit()
 	}
@@ -266,28 +300,28 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		if s.processed > 0 {
 			rows, err := r.deltaRows(ctx, c, env, 0, s.processed)
 			if err != nil {
-				return r.fail(s, q, err)
+				return r.fail(s, at, err)
 			}
 			if st, err = mergeGroups(c, st, rows); err != nil {
-				return r.fail(s, q, err)
+				return r.fail(s, at, err)
 			}
 		}
 		s.state, s.loaded = st, true
 	}
 	rows, err := r.deltaRows(ctx, c, env, s.processed, q)
 	if err != nil {
-		return r.fail(s, q, err)
+		return r.fail(s, at, err)
 	}
 	var changed map[string][]types.Value
 	if c.agg {
 		if changed, err = mergeGroups(c, s.state, rows); err != nil {
-			return r.fail(s, q, err)
+			return r.fail(s, at, err)
 		}
 		rows = rows[:0]
 		for _, part := range changed {
 			out, err := finalRow(c, part)
 			if err != nil {
-				return r.fail(s, q, err)
+				return r.fail(s, at, err)
 			}
 			rows = append(rows, out)
 		}
@@ -295,7 +329,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 	if len(rows) > 0 {
 		w, err := newWriter(c.target, c.listed, c.group, len(rows), 0)
 		if err != nil {
-			return r.fail(s, q, err)
+			return r.fail(s, at, err)
 		}
 		cells := make([]cell, len(c.listed))
 		for _, row := range rows {
@@ -303,7 +337,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 				cells[i] = cell{v: row[i]}
 			}
 			if err := w.add(cells); err != nil {
-				return r.fail(s, q, err)
+				return r.fail(s, at, err)
 			}
 		}
 		txn := w.txn(cat.Commit())
@@ -313,14 +347,14 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 			if errors.Is(err, storage.ErrSchemaChanged) {
 				return err
 			}
-			return r.fail(s, q, err)
+			return r.fail(s, at, err)
 		}
 	}
 	r.mu.Lock()
 	for k, v := range changed {
 		s.state[k] = v
 	}
-	s.processed, s.err = q, nil
+	s.processed, s.err, s.backoff = q, nil, 0
 	r.mu.Unlock()
 	return nil
 }

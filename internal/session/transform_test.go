@@ -1,0 +1,67 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-db/strata/internal/sql/parser"
+)
+
+// insertRows returns an INSERT of n rows (k, v) into table, k cycling
+// through 0..3.
+func insertRows(table string, n, v int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "INSERT INTO %s VALUES ", table)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "(%d, %d)", i%4, v)
+	}
+	return sb.String()
+}
+
+// TestTransformChunks (R12.2): a transformation created over more source
+// rows than one step reads catches up in several commits, each with its
+// checkpoint, and counts every row once; one failing in its first chunk
+// fails SYNC TRANSFORMATIONS instead of leaving it waiting.
+func TestTransformChunks(t *testing.T) {
+	// Restored after the harness's engine closes (cleanups run last
+	// first), when no runner reads it any more.
+	old := maxDeltaRows
+	t.Cleanup(func() { maxDeltaRows = old })
+	maxDeltaRows = 10
+	h := newHarness(t)
+	h.ok("CREATE TABLE ev (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	h.ok("CREATE TABLE tot (k INT64 NOT NULL, n INT64 NULL, s INT64 NULL, PRIMARY KEY (k)) MODE UPSERT")
+	for i := 0; i < 6; i++ {
+		h.ok(insertRows("ev", 6, i))
+	}
+	h.ok("CREATE TRANSFORMATION t INTO tot AS SELECT k, count(*) AS n, sum(v) AS s FROM ev GROUP BY k")
+	h.ok("SYNC TRANSFORMATIONS")
+	// 36 rows: k 0 and 1 get two rows of each commit, k 2 and 3 one.
+	h.wantQuery("SELECT k, n, s FROM tot ORDER BY k", "0 12 30\n1 12 30\n2 6 15\n3 6 15")
+	// Six-row commits, ten rows a step: one commit a step.
+	h.wantQuery("SELECT count(*) FROM system.commits WHERE kind = 'transformation'", "6")
+
+	h.ok("CREATE TABLE ev2 (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	h.ok("CREATE TABLE small (k INT64 NOT NULL, s UINT8 NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok(insertRows("ev2", 6, -1)) // the first chunk's sums do not fit UINT8
+	h.ok(insertRows("ev2", 6, 1))
+	h.ok("CREATE TRANSFORMATION bad INTO small AS SELECT k, sum(v) AS s FROM ev2 GROUP BY k")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const sync = "SYNC TRANSFORMATIONS"
+	stmt, err := parser.Parse(sync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.s.Execute(ctx, stmt, sync, nil)
+	if err == nil || !strings.Contains(err.Error(), "transformation bad") || ctx.Err() != nil {
+		t.Fatalf("SYNC with a transformation failing in its first chunk: %v (context: %v)", err, ctx.Err())
+	}
+	h.wantQuery("SELECT status FROM system.transformations WHERE name = 'bad'", "failing")
+}
