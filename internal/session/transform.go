@@ -241,6 +241,10 @@ func checkTransformExpr(e ast.Expr, top bool) error {
 			err = notMaintainable(x.Pos(), "a subquery")
 		case *ast.ExistsExpr:
 			err = notMaintainable(x.Pos(), "EXISTS")
+		case *ast.Param:
+			// The stored query runs with no parameters (PostgreSQL's
+			// CREATE VIEW refuses them too).
+			err = notMaintainable(x.Pos(), fmt.Sprintf("parameter $%d", x.Index))
 		case *ast.FuncCall:
 			if x.Over != nil {
 				err = notMaintainable(x.Pos(), "a window function")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/sql/parser"
+	"github.com/strata-db/strata/internal/types"
 )
 
 // insertRows returns an INSERT of n rows (k, v) into table, k cycling
@@ -64,4 +65,17 @@ func TestTransformChunks(t *testing.T) {
 		t.Fatalf("SYNC with a transformation failing in its first chunk: %v (context: %v)", err, ctx.Err())
 	}
 	h.wantQuery("SELECT status FROM system.transformations WHERE name = 'bad'", "failing")
+}
+
+// TestTransformParams: a transformation's query is stored and run without
+// the statement's parameters, so a parameter in it is refused.
+func TestTransformParams(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE ev (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	h.ok("CREATE TABLE cp (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	_, err := h.run("CREATE TRANSFORMATION x INTO cp AS SELECT k, v FROM ev WHERE v > $1", types.NewInt64(3))
+	if err == nil || !strings.Contains(err.Error(), "parameter $1") {
+		t.Fatalf("a parameter in a transformation's query: %v", err)
+	}
+	h.wantQuery("SELECT count(*) FROM system.transformations", "0")
 }
