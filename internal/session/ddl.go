@@ -70,7 +70,9 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 			}
 		}
 	case *ast.CreateTransformationStmt:
-		tag = "CREATE TRANSFORMATION"
+		// It changes the target (its group gets an owner), as CREATE
+		// INDEX changes its table.
+		tag, tables = "CREATE TRANSFORMATION", []string{n.Target.Name}
 		var spec catalog.TransformationSpec
 		if spec, err = st.transformSpec(n, cat); err == nil {
 			fn = func(c *catalog.Catalog, commit uint64) error {
