@@ -604,7 +604,7 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		p.enter()
 		defer p.leave()
 		p.next()
-		if p.startsQuery() {
+		if p.startsQuery() || p.parenQueryAhead() {
 			q := p.selectStmt()
 			p.expect(token.RPAREN)
 			d := &ast.DerivedTable{Query: q, Alias: p.optAlias()}
@@ -725,4 +725,42 @@ func (p *parser) groupingItem() ast.Expr {
 		return &ast.GroupingSet{Span: p.span(start), Kind: ast.GroupingSets, Items: items}
 	}
 	return p.expr()
+}
+
+// parenQueryAhead reports, at a "(" inside a "(" in FROM, whether the
+// outer parentheses hold a query whose first operand is parenthesised,
+// ((SELECT …) UNION ALL SELECT …) AS q, rather than a table expression
+// that starts with a derived table, ((SELECT …) AS x JOIN y ON …): the
+// inner parentheses must hold a query, and what follows them must continue
+// one (a set operation, ORDER BY, LIMIT, OFFSET, FETCH, or the end of the
+// outer parentheses).
+func (p *parser) parenQueryAhead() bool {
+	if p.tok != token.LPAREN {
+		return false
+	}
+	n := 1
+	for p.peek(n) == token.LPAREN {
+		n++
+	}
+	switch p.peek(n) {
+	case token.SELECT, token.WITH, token.VALUES:
+	default:
+		return false
+	}
+	depth := n // the current token and the n-1 after it are all "("
+	for ; depth > 0; n++ {
+		switch p.peek(n) {
+		case token.LPAREN:
+			depth++
+		case token.RPAREN:
+			depth--
+		case token.EOF:
+			return false
+		}
+	}
+	switch p.peek(n) {
+	case token.UNION, token.INTERSECT, token.EXCEPT, token.ORDER, token.LIMIT, token.OFFSET, token.FETCH, token.RPAREN:
+		return true
+	}
+	return false
 }
