@@ -68,6 +68,9 @@ type compiled struct {
 	// a later catalog that changes them (ALTER COLUMN … TYPE of a source
 	// column) rebuilds the state, whose values have the old ones.
 	partTypes []types.Type
+	// reads are the source columns the query's scans read: what the
+	// catalog keeps from being renamed or dropped.
+	reads []catalog.ColumnRef
 	// target and listed are the table written and the column each output
 	// goes to (by name); group is the attribute group, nil for an append
 	// target.
@@ -349,12 +352,24 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 	if err := checkPlanNodes(p.Root, q.Pos()); err != nil {
 		return nil, deps, err
 	}
+	c.reads = scanReads(p.Root, nil)
 	block, agg := isAggQuery(unparen(q))
 	if !agg {
 		return c, deps, nil
 	}
 	c.agg = true
-	if err := checkGroupKey(block); err != nil {
+	// The names the block's FROM gives: a GROUP BY name is one of them
+	// before it is an output alias, as in PostgreSQL.
+	inQ := &ast.SelectStmt{Body: &ast.SelectBlock{Items: []*ast.SelectItem{{Expr: &ast.StarExpr{}}}, From: block.From}}
+	ip, err := plan.Build(inQ, env)
+	if err != nil {
+		return nil, deps, err
+	}
+	inputs := map[string]bool{}
+	for _, col := range ip.Columns() {
+		inputs[col.Name] = true
+	}
+	if err := checkGroupKey(block, inputs); err != nil {
 		return nil, deps, err
 	}
 	// The partial query: the same block, its items the keys and the
@@ -365,7 +380,7 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 	pb.GroupBy = nil
 	for _, g := range block.GroupBy {
 		if n, ok := g.(*ast.NumberLit); ok {
-			g = block.Items[groupItem(n, block.Items)].Expr
+			g = block.Items[groupItem(n, block.Items, inputs)].Expr
 		}
 		pb.GroupBy = append(pb.GroupBy, g)
 	}
@@ -431,9 +446,28 @@ func checkPlanNodes(n plan.Node, pos int) error {
 	return nil
 }
 
+// scanReads appends the columns the scans under n read, each once.
+func scanReads(n plan.Node, dst []catalog.ColumnRef) []catalog.ColumnRef {
+	if sc, ok := n.(*plan.Scan); ok {
+		for _, id := range sc.ColIDs {
+			if col, ok := sc.Table.ColumnByID(id); ok {
+				ref := catalog.ColumnRef{Table: sc.Table.Name, Column: col.Name}
+				if !slices.Contains(dst, ref) {
+					dst = append(dst, ref)
+				}
+			}
+		}
+	}
+	for _, in := range n.Inputs() {
+		dst = scanReads(in, dst)
+	}
+	return dst
+}
+
 // groupItem returns the index of the output item GROUP BY expression g
-// names (by position, by its text, or by the item's alias), -1 if none.
-func groupItem(g ast.Expr, items []*ast.SelectItem) int {
+// names (by position, by its text, or by the item's alias when no input
+// column has that name), -1 if none.
+func groupItem(g ast.Expr, items []*ast.SelectItem, inputs map[string]bool) int {
 	if n, ok := g.(*ast.NumberLit); ok {
 		i, err := strconv.Atoi(n.Text)
 		if err != nil || i < 1 || i > len(items) {
@@ -447,7 +481,7 @@ func groupItem(g ast.Expr, items []*ast.SelectItem) int {
 			return i
 		}
 	}
-	if c, ok := g.(*ast.ColumnRef); ok && c.Table == "" {
+	if c, ok := g.(*ast.ColumnRef); ok && c.Table == "" && !inputs[c.Name] {
 		for i, it := range items {
 			if it.Alias != nil && it.Alias.Name == c.Name {
 				return i
@@ -463,10 +497,10 @@ func groupItem(g ast.Expr, items []*ast.SelectItem) int {
 // groups the query keeps apart, and an output that is neither (now(),
 // random()) would change a group's key from one step to the next. Without
 // GROUP BY they must be constants.
-func checkGroupKey(b *ast.SelectBlock) error {
+func checkGroupKey(b *ast.SelectBlock, inputs map[string]bool) error {
 	grouped := make([]bool, len(b.Items))
 	for _, g := range b.GroupBy {
-		i := groupItem(g, b.Items)
+		i := groupItem(g, b.Items, inputs)
 		if i < 0 {
 			return notMaintainable(g.Pos(), fmt.Sprintf("GROUP BY %s, which is not an output column (a transformation keeps one row per output key; output it, or group by less)", ast.Format(g)))
 		}
@@ -528,7 +562,7 @@ func (st *statement) transformSpec(n *ast.CreateTransformationStmt, cat *catalog
 		}
 		group = g
 	}
-	_, deps, err := compileQuery(n.Query, target, group, planEnv(st.env()))
+	c, deps, err := compileQuery(n.Query, target, group, planEnv(st.env()))
 	if err != nil {
 		return spec, err
 	}
@@ -539,7 +573,7 @@ func (st *statement) transformSpec(n *ast.CreateTransformationStmt, cat *catalog
 		return spec, sqlerr.New(catalog.CodeInvalidObjectDef, "transformation %s would feed its own source: %s", n.Name.Name, via).
 			WithPos(n.Target.Pos()).WithHint("transformations that write each other's sources would grow without end")
 	}
-	spec.Reads = deps.Reads
+	spec.Reads = c.reads
 	return spec, nil
 }
 

@@ -265,15 +265,6 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		// (which may be what makes it work).
 		return nil
 	}
-	q, touched := deltaEnd(snap, sourceSet(cat, x), s.processed)
-	*more = q < snap.Commit()
-	if !touched {
-		// Nothing was written to a source: nothing to read.
-		r.mu.Lock()
-		s.processed, s.err, s.backoff = q, nil, 0
-		r.mu.Unlock()
-		return nil
-	}
 	ctx := r.ctx
 	env := r.env(snap)
 	if s.c == nil || s.compiledAt != cat.Commit() {
@@ -293,6 +284,20 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 			s.loaded = false // the state's values have the old types
 		}
 		s.c, s.compiledAt = c, cat.Commit()
+	}
+	// A row query into a keyed table reads one source commit a step: its
+	// rows are upserts in the order of the commits that made them, which
+	// one query over several commits (its UNION ALL branches one after
+	// the other) would not keep.
+	oneCommit := !s.c.agg && s.c.target.Keyed()
+	q, touched := deltaEnd(snap, sourceSet(cat, x), s.processed, oneCommit)
+	*more = q < snap.Commit()
+	if !touched {
+		// Nothing was written to a source: nothing to read.
+		r.mu.Lock()
+		s.processed, s.err, s.backoff = q, nil, 0
+		r.mu.Unlock()
+		return nil
 	}
 	c := s.c
 	if c.agg && !s.loaded {
@@ -380,11 +385,13 @@ func writesSource(ci storage.CommitInfo, sources map[string]bool) bool {
 
 // deltaEnd returns the commit a step after processed goes up to: snap's,
 // or an earlier one where the source commits after processed come to more
-// than maxDeltaRows rows (at least one source commit is taken). touched
+// than maxDeltaRows rows (at least one source commit is taken), or, with
+// oneCommit, the one before the second commit that may have written a
+// source. touched
 // says whether a commit up to it may have written a source: one naming a
 // source, or any DDL, after which a source may have another name than the
 // commits before it give.
-func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64) (end uint64, touched bool) {
+func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64, oneCommit bool) (end uint64, touched bool) {
 	commits := snap.Commits()
 	var rows uint64
 	for c := processed + 1; c <= snap.Commit() && c <= uint64(len(commits)); c++ {
@@ -396,7 +403,7 @@ func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64)
 		if !writesSource(ci, sources) {
 			continue
 		}
-		if rows > 0 && rows+ci.Rows > maxDeltaRows {
+		if touched && oneCommit || rows > 0 && rows+ci.Rows > maxDeltaRows {
 			return c - 1, true
 		}
 		rows += ci.Rows
@@ -495,7 +502,23 @@ func mergeGroups(c *compiled, state map[string][]types.Value, rows [][]types.Val
 		}
 		changed[string(buf)] = cur
 	}
+	// A group whose values did not change (a max not beaten, a
+	// whole-table aggregate over new rows all filtered out) would write
+	// the row it wrote before: skip it.
+	for k, v := range changed {
+		if old, ok := state[k]; ok && slices.EqualFunc(old, v, sameValue) {
+			delete(changed, k)
+		}
+	}
 	return changed, nil
+}
+
+// sameValue reports whether a and b are both NULL or equal.
+func sameValue(a, b types.Value) bool {
+	if a.IsNull() || b.IsNull() {
+		return a.IsNull() == b.IsNull()
+	}
+	return types.Compare(a, b) == 0
 }
 
 // addValues adds two partial sums or counts, NULL (no value yet) being
