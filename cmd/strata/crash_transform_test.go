@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -44,17 +43,7 @@ func TestTransformationCrash(t *testing.T) {
 	var nextSeq int64
 	var acked int
 	for round := 0; round <= rounds; round++ {
-		addr := freeAddr(t)
-		var logs bytes.Buffer
-		srv := exec.Command(bin, "serve", "--data", data, "--listen", addr)
-		srv.Stdout, srv.Stderr = &logs, &logs
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- srv.Wait() }()
-		waitListening(t, addr, exited, &logs)
-		url := "postgres://crash@" + addr + "/strata?sslmode=disable"
+		srv, exited, logs, url := startServer(t, bin, data)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		c, err := pgx.Connect(ctx, url)
 		if err != nil {

@@ -73,17 +73,7 @@ func TestCrashOverWire(t *testing.T) {
 		return nextID
 	}
 	for round := 0; round <= rounds; round++ {
-		addr := freeAddr(t)
-		var logs bytes.Buffer
-		srv := exec.Command(bin, "serve", "--data", data, "--listen", addr)
-		srv.Stdout, srv.Stderr = &logs, &logs
-		if err := srv.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- srv.Wait() }()
-		waitListening(t, addr, exited, &logs)
-		url := "postgres://crash@" + addr + "/strata?sslmode=disable"
+		srv, exited, logs, url := startServer(t, bin, data)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		c, err := pgx.Connect(ctx, url)
 		if err != nil {
@@ -200,6 +190,23 @@ func TestCrashOverWire(t *testing.T) {
 		t.Fatalf("only %d acknowledged writes over %d rounds: the test did not exercise the server", acked, rounds)
 	}
 	t.Logf("%d acknowledged writes, %d sent, %d kills", acked, len(led.attempted), rounds)
+}
+
+// startServer starts `strata serve` (the binary bin) on data at a free
+// loopback address and waits until it listens; exited receives its exit.
+func startServer(t *testing.T, bin, data string) (srv *exec.Cmd, exited chan error, logs *bytes.Buffer, url string) {
+	t.Helper()
+	addr := freeAddr(t)
+	logs = &bytes.Buffer{}
+	srv = exec.Command(bin, "serve", "--data", data, "--listen", addr)
+	srv.Stdout, srv.Stderr = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	waitListening(t, addr, exited, logs)
+	return srv, exited, logs, "postgres://crash@" + addr + "/strata?sslmode=disable"
 }
 
 // verifyLedger checks the restarted server against what the clients were told.

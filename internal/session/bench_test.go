@@ -10,6 +10,20 @@ import (
 	"github.com/strata-db/strata/internal/storage"
 )
 
+// benchExec returns a function that parses and runs one statement on s,
+// failing b on any error.
+func benchExec(b *testing.B, s *Session) func(sql string) {
+	return func(sql string) {
+		stmt, err := parser.Parse(sql)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Execute(context.Background(), stmt, sql, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkInsertValues measures a 10 000-row INSERT … VALUES into the
 // seed's two-group table: evaluation, casts, the split by group and one
 // commit, parse excluded.
@@ -21,15 +35,7 @@ func BenchmarkInsertValues(b *testing.B) {
 	defer eng.Close()
 	s := New(eng, Options{})
 	ctx := context.Background()
-	run := func(sql string) {
-		stmt, err := parser.Parse(sql)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Execute(ctx, stmt, sql, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
+	run := benchExec(b, s)
 	run(`CREATE TABLE balances (chain_id UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL,
 		amount UINT256 NULL, updated_at DATETIME64(3, 'UTC') NULL, balance_index UINT128 NULL, balance_version UINT64 NULL,
 		note STRING, PRIMARY KEY (chain_id, address, token),
@@ -73,15 +79,7 @@ func BenchmarkTxnPointRead(b *testing.B) {
 			defer eng.Close()
 			s := New(eng, Options{})
 			ctx := context.Background()
-			run := func(sql string) {
-				stmt, err := parser.Parse(sql)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := s.Execute(ctx, stmt, sql, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			run := benchExec(b, s)
 			run(`CREATE TABLE t (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) MODE UPSERT`)
 			var sb strings.Builder
 			sb.WriteString("INSERT INTO t VALUES ")
@@ -136,16 +134,7 @@ func BenchmarkTransformation(b *testing.B) {
 			}
 			defer eng.Close()
 			s := New(eng, Options{})
-			ctx := context.Background()
-			run := func(sql string) {
-				stmt, err := parser.Parse(sql)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := s.Execute(ctx, stmt, sql, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			run := benchExec(b, s)
 			run(`CREATE TABLE transfers (chain_id UINT16 NOT NULL, from_address STRING NOT NULL, to_address STRING NOT NULL,
 				token STRING NOT NULL, amount UINT256 NOT NULL, transfer_index UINT128 NOT NULL) MODE APPEND`)
 			run(`CREATE TABLE balances (chain_id UINT16 NOT NULL, address STRING NOT NULL, token STRING NOT NULL,
