@@ -731,36 +731,61 @@ func (p *parser) groupingItem() ast.Expr {
 // outer parentheses hold a query whose first operand is parenthesised,
 // ((SELECT …) UNION ALL SELECT …) AS q, rather than a table expression
 // that starts with a derived table, ((SELECT …) AS x JOIN y ON …): the
-// inner parentheses must hold a query, and what follows them must continue
-// one (a set operation, ORDER BY, LIMIT, OFFSET, FETCH, or the end of the
-// outer parentheses).
+// current parentheses must hold a query, and what follows them must
+// continue one.
 func (p *parser) parenQueryAhead() bool {
 	if p.tok != token.LPAREN {
 		return false
 	}
-	n := 1
-	for p.peek(n) == token.LPAREN {
-		n++
-	}
-	switch p.peek(n) {
+	end, ok := p.parenQueryAt(0)
+	return ok && continuesQuery(p.tokAt(end+1))
+}
+
+// parenQueryAt reports whether the parentheses opening at token i (0 is
+// the current token) hold a query, and where they close: they do when a
+// query starts right inside them, or when they hold parentheses that do,
+// followed by what continues a query.
+func (p *parser) parenQueryAt(i int) (end int, ok bool) {
+	switch p.tokAt(i + 1) {
 	case token.SELECT, token.WITH, token.VALUES:
+	case token.LPAREN:
+		inner, ok := p.parenQueryAt(i + 1)
+		if !ok || !continuesQuery(p.tokAt(inner+1)) {
+			return 0, false
+		}
 	default:
-		return false
+		return 0, false
 	}
-	depth := n // the current token and the n-1 after it are all "("
-	for ; depth > 0; n++ {
-		switch p.peek(n) {
+	depth := 0
+	for j := i; ; j++ {
+		switch p.tokAt(j) {
 		case token.LPAREN:
 			depth++
 		case token.RPAREN:
-			depth--
+			if depth--; depth == 0 {
+				return j, true
+			}
 		case token.EOF:
-			return false
+			return 0, false
 		}
 	}
-	switch p.peek(n) {
+}
+
+// continuesQuery reports whether tok, after a parenthesised query, goes on
+// with it (a set operation, ORDER BY, LIMIT, OFFSET, FETCH) or closes the
+// parentheses around it.
+func continuesQuery(tok token.Token) bool {
+	switch tok {
 	case token.UNION, token.INTERSECT, token.EXCEPT, token.ORDER, token.LIMIT, token.OFFSET, token.FETCH, token.RPAREN:
 		return true
 	}
 	return false
+}
+
+// tokAt returns the token i places from the current one (0: the current).
+func (p *parser) tokAt(i int) token.Token {
+	if i == 0 {
+		return p.tok
+	}
+	return p.peek(i)
 }
