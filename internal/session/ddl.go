@@ -75,10 +75,7 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 		tag, tables = "CREATE TRANSFORMATION", []string{n.Target.Name}
 		var spec catalog.TransformationSpec
 		if spec, err = st.transformSpec(n, cat); err == nil {
-			fn = func(c *catalog.Catalog, commit uint64) error {
-				_, err := c.CreateTransformation(spec, commit)
-				return err
-			}
+			fn = createTransformation(spec, n.Target.Pos())
 		}
 	case *ast.CreateIndexStmt:
 		tag, tables = "CREATE INDEX", []string{n.Table.Name}

@@ -53,6 +53,9 @@ type outCol struct {
 	part int
 	name string
 	typ  types.Type
+	// constant marks a non-aggregate output that is a literal: the same
+	// in every group, it may go to a column outside the target's key.
+	constant bool
 }
 
 // compiled is a transformation's query, ready for the runner.
@@ -352,7 +355,7 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 	if err := checkPlanNodes(p.Root, q.Pos()); err != nil {
 		return nil, deps, err
 	}
-	c.reads = scanReads(p.Root, nil)
+	c.reads = astReads(q, deps.Tables, scanReads(p.Root, nil))
 	block, agg := isAggQuery(unparen(q))
 	if !agg {
 		return c, deps, nil
@@ -377,13 +380,6 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 	// out (the items move: avg takes two).
 	pb := *block
 	pb.Items = nil
-	pb.GroupBy = nil
-	for _, g := range block.GroupBy {
-		if n, ok := g.(*ast.NumberLit); ok {
-			g = block.Items[groupItem(n, block.Items, inputs)].Expr
-		}
-		pb.GroupBy = append(pb.GroupBy, g)
-	}
 	for i, it := range block.Items {
 		f, isCall := it.Expr.(*ast.FuncCall)
 		kind, isAgg := outKey, false
@@ -393,6 +389,7 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 		c.outs[i].part = len(pb.Items)
 		if !isAgg {
 			c.keys = append(c.keys, len(pb.Items))
+			c.outs[i].constant = constantExpr(it.Expr)
 			pb.Items = append(pb.Items, it)
 			continue
 		}
@@ -406,6 +403,18 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 			continue
 		}
 		pb.Items = append(pb.Items, &ast.SelectItem{Span: it.Span, Expr: it.Expr})
+	}
+	// GROUP BY positions name the same items at their new places.
+	pb.GroupBy = nil
+	for _, g := range block.GroupBy {
+		if n, ok := g.(*ast.NumberLit); ok {
+			part := c.outs[groupItem(n, block.Items, inputs)].part
+			g = &ast.NumberLit{Span: n.Span, Text: strconv.Itoa(part + 1)}
+		}
+		pb.GroupBy = append(pb.GroupBy, g)
+	}
+	if err := checkAggTarget(c, target, q.Pos()); err != nil {
+		return nil, deps, err
 	}
 	pq := *unparen(q)
 	pq.Body = &pb
@@ -421,6 +430,38 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 		c.partTypes = append(c.partTypes, col.Type)
 	}
 	return c, deps, nil
+}
+
+// checkAggTarget requires an aggregate's target to hold one row per group:
+// a keyed table whose key columns are exactly the non-aggregate outputs.
+// Into an append table every step would append each changed group again;
+// a key written by an aggregate would add a row per new value and keep
+// the old; a key narrower than the groups would keep one of several
+// groups' rows, whichever came last.
+func checkAggTarget(c *compiled, target *catalog.Table, pos int) error {
+	if !target.Keyed() {
+		return notMaintainable(pos, fmt.Sprintf("GROUP BY into table %s, which is MODE APPEND (an aggregate's target keeps one row per group: give it a PRIMARY KEY of the GROUP BY outputs)", target.Name))
+	}
+	keys := map[catalog.ColumnID]bool{}
+	for _, k := range target.KeyColumns() {
+		keys[k.ID] = true
+	}
+	for i, o := range c.outs {
+		isKey := keys[c.listed[i].ID]
+		switch {
+		case o.kind == outKey && !isKey && !o.constant:
+			return notMaintainable(pos, fmt.Sprintf("GROUP BY output %s, which is not part of the primary key of %s (the target's key must be exactly the GROUP BY outputs)", o.name, target.Name))
+		case o.kind != outKey && isKey:
+			return notMaintainable(pos, fmt.Sprintf("an aggregate into %s, part of the primary key of %s (the target's key must be exactly the GROUP BY outputs)", o.name, target.Name))
+		}
+		delete(keys, c.listed[i].ID)
+	}
+	for _, k := range target.KeyColumns() {
+		if keys[k.ID] {
+			return notMaintainable(pos, fmt.Sprintf("an aggregate without primary key column %s of %s among its GROUP BY outputs (the target's key must be exactly the GROUP BY outputs)", k.Name, target.Name))
+		}
+	}
+	return nil
 }
 
 // checkPlanNodes refuses a plan reading anything but tables through scans
@@ -444,6 +485,29 @@ func checkPlanNodes(n plan.Node, pos int) error {
 		}
 	}
 	return nil
+}
+
+// astReads appends the columns of tables that q names anywhere: the
+// binder folds some references away (v + NULL is NULL), so the scans do
+// not read every column the stored text needs when it is compiled again.
+// A name is taken for every source that has it: more than read, never
+// less.
+func astReads(q *ast.SelectStmt, tables []*catalog.Table, dst []catalog.ColumnRef) []catalog.ColumnRef {
+	names := map[string]bool{}
+	ast.Inspect(q, func(n ast.Node) bool {
+		if c, ok := n.(*ast.ColumnRef); ok {
+			names[c.Name] = true
+		}
+		return true
+	})
+	for _, t := range tables {
+		for _, col := range t.Columns {
+			if ref := (catalog.ColumnRef{Table: t.Name, Column: col.Name}); names[col.Name] && !slices.Contains(dst, ref) {
+				dst = append(dst, ref)
+			}
+		}
+	}
+	return dst
 }
 
 // scanReads appends the columns the scans under n read, each once.
@@ -492,11 +556,10 @@ func groupItem(g ast.Expr, items []*ast.SelectItem, inputs map[string]bool) int 
 }
 
 // checkGroupKey requires an aggregate's non-aggregate outputs to be its
-// GROUP BY expressions, each once: a group's state is kept by them
+// GROUP BY expressions, or constants: a group's state is kept by them
 // (transform_run.go), so grouping by more than the outputs would merge
 // groups the query keeps apart, and an output that is neither (now(),
-// random()) would change a group's key from one step to the next. Without
-// GROUP BY they must be constants.
+// random()) would change a group's key from one step to the next.
 func checkGroupKey(b *ast.SelectBlock, inputs map[string]bool) error {
 	grouped := make([]bool, len(b.Items))
 	for _, g := range b.GroupBy {
@@ -512,7 +575,7 @@ func checkGroupKey(b *ast.SelectBlock, inputs map[string]bool) error {
 				continue
 			}
 		}
-		if grouped[i] || len(b.GroupBy) == 0 && constantExpr(it.Expr) {
+		if grouped[i] || constantExpr(it.Expr) {
 			continue
 		}
 		return notMaintainable(it.Pos(), fmt.Sprintf("output %s, which is neither an aggregate nor a GROUP BY expression", ast.Format(it.Expr)))
@@ -569,21 +632,38 @@ func (st *statement) transformSpec(n *ast.CreateTransformationStmt, cat *catalog
 	for _, t := range deps.Tables {
 		spec.Sources = append(spec.Sources, t.Name)
 	}
-	if via := feedsBack(cat, target.ID, deps.Tables); via != "" {
-		return spec, sqlerr.New(catalog.CodeInvalidObjectDef, "transformation %s would feed its own source: %s", n.Name.Name, via).
-			WithPos(n.Target.Pos()).WithHint("transformations that write each other's sources would grow without end")
-	}
 	spec.Reads = c.reads
 	return spec, nil
 }
 
+// createTransformation is the DDL of CREATE TRANSFORMATION spec: run on
+// the newest catalog, so that two transformations created at once cannot
+// both pass the check that neither feeds the other's source.
+func createTransformation(spec catalog.TransformationSpec, pos int) func(c *catalog.Catalog, commit uint64) error {
+	return func(c *catalog.Catalog, commit uint64) error {
+		if via := feedsBack(c, spec.Target, spec.Sources); via != "" {
+			return sqlerr.New(catalog.CodeInvalidObjectDef, "transformation %s would feed its own source: %s", spec.Name, via).
+				WithPos(pos).WithHint("transformations that write each other's sources would grow without end")
+		}
+		_, err := c.CreateTransformation(spec, commit)
+		return err
+	}
+}
+
 // feedsBack reports, as a path of table names, whether rows written to
-// target reach one of sources through existing transformations; "" when
-// they do not.
-func feedsBack(cat *catalog.Catalog, target catalog.TableID, sources []*catalog.Table) string {
+// table target reach one of the tables sources through existing
+// transformations; "" when they do not.
+func feedsBack(cat *catalog.Catalog, targetName string, sources []string) string {
+	t, ok := cat.Table(targetName)
+	if !ok {
+		return "" // CreateTransformation reports it
+	}
+	target := t.ID
 	src := map[catalog.TableID]bool{}
-	for _, t := range sources {
-		src[t.ID] = true
+	for _, name := range sources {
+		if t, ok := cat.Table(name); ok {
+			src[t.ID] = true
+		}
 	}
 	name := func(id catalog.TableID) string {
 		if t, ok := cat.TableByID(id); ok {

@@ -154,14 +154,11 @@ func checkpointName(id catalog.TransformationID) string {
 // step brings every transformation up to the newest commit and reports
 // whether there is any.
 func (r *runner) step() bool {
-	defer func() {
-		r.mu.Lock()
-		if r.stepped != nil {
-			close(r.stepped)
-			r.stepped = make(chan struct{})
-		}
-		r.mu.Unlock()
-	}()
+	defer r.signal()
+	// A step brings each transformation up to the commit it began at, so
+	// that commits arriving as fast as one is processed do not keep it on
+	// one transformation (and SYNC waiting for a step to end).
+	end := r.eng.LastCommit()
 	cat := r.eng.Catalog()
 	xs := cat.Transformations()
 	r.mu.Lock()
@@ -185,16 +182,37 @@ func (r *runner) step() bool {
 		// step that took part of the new commits goes on with the rest.
 		for attempt := 0; attempt < maxReplans && r.ctx.Err() == nil; {
 			more, err := r.advance(x.ID)
+			r.signal()
 			if errors.Is(err, storage.ErrSchemaChanged) {
 				attempt++
 				continue
 			}
-			if err != nil || !more {
+			if err != nil || !more || r.processed(x.ID) >= end {
 				break
 			}
 		}
 	}
 	return len(xs) > 0
+}
+
+// signal wakes whoever waits for the runner's progress (sync).
+func (r *runner) signal() {
+	r.mu.Lock()
+	if r.stepped != nil {
+		close(r.stepped)
+		r.stepped = make(chan struct{})
+	}
+	r.mu.Unlock()
+}
+
+// processed returns the commit transformation id has processed up to.
+func (r *runner) processed(id catalog.TransformationID) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.xs[id]; s != nil {
+		return s.processed
+	}
+	return 0
 }
 
 // state returns the runner's record of transformation id, made on first
@@ -211,14 +229,13 @@ func (r *runner) state(x *catalog.Transformation) *xstate {
 	return s
 }
 
-// fail records a step's failure, at snapshot commit at, and when to try
-// again.
-func (r *runner) fail(s *xstate, at uint64, err error) error {
+// fail records a step's failure on snap, and when to try again.
+func (r *runner) fail(s *xstate, snap *storage.Snapshot, err error) error {
 	r.mu.Lock()
-	s.err, s.errAt = err, at
+	s.err, s.errAt = err, snap.Commit()
 	s.backoff = min(max(2*s.backoff, pollEvery), maxBackoff)
 	s.retryAt = time.Now().Add(s.backoff)
-	s.errCatalog = r.eng.Catalog().Commit()
+	s.errCatalog = snap.Catalog().Commit()
 	r.mu.Unlock()
 	return err
 }
@@ -270,7 +287,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 	if s.c == nil || s.compiledAt != cat.Commit() {
 		target, ok := cat.TableByID(x.Target)
 		if !ok {
-			return r.fail(s, at, fmt.Errorf("target table of transformation %s is gone", x.Name))
+			return r.fail(s, snap, fmt.Errorf("target table of transformation %s is gone", x.Name))
 		}
 		var group *catalog.Group
 		if target.Keyed() {
@@ -278,7 +295,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		}
 		c, err := compileTransform(x.Select, target, group, env)
 		if err != nil {
-			return r.fail(s, at, err)
+			return r.fail(s, snap, err)
 		}
 		if s.c != nil && !slices.Equal(s.c.partTypes, c.partTypes) {
 			s.loaded = false // the state's values have the old types
@@ -305,28 +322,28 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		if s.processed > 0 {
 			rows, err := r.deltaRows(ctx, c, env, 0, s.processed)
 			if err != nil {
-				return r.fail(s, at, err)
+				return r.fail(s, snap, err)
 			}
 			if st, err = mergeGroups(c, st, rows); err != nil {
-				return r.fail(s, at, err)
+				return r.fail(s, snap, err)
 			}
 		}
 		s.state, s.loaded = st, true
 	}
 	rows, err := r.deltaRows(ctx, c, env, s.processed, q)
 	if err != nil {
-		return r.fail(s, at, err)
+		return r.fail(s, snap, err)
 	}
 	var changed map[string][]types.Value
 	if c.agg {
 		if changed, err = mergeGroups(c, s.state, rows); err != nil {
-			return r.fail(s, at, err)
+			return r.fail(s, snap, err)
 		}
 		rows = rows[:0]
 		for _, part := range changed {
 			out, err := finalRow(c, part)
 			if err != nil {
-				return r.fail(s, at, err)
+				return r.fail(s, snap, err)
 			}
 			rows = append(rows, out)
 		}
@@ -334,7 +351,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 	if len(rows) > 0 {
 		w, err := newWriter(c.target, c.listed, c.group, len(rows), 0)
 		if err != nil {
-			return r.fail(s, at, err)
+			return r.fail(s, snap, err)
 		}
 		cells := make([]cell, len(c.listed))
 		for _, row := range rows {
@@ -342,7 +359,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 				cells[i] = cell{v: row[i]}
 			}
 			if err := w.add(cells); err != nil {
-				return r.fail(s, at, err)
+				return r.fail(s, snap, err)
 			}
 		}
 		txn := w.txn(cat.Commit())
@@ -352,7 +369,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 			if errors.Is(err, storage.ErrSchemaChanged) {
 				return err
 			}
-			return r.fail(s, at, err)
+			return r.fail(s, snap, err)
 		}
 	}
 	r.mu.Lock()
@@ -587,6 +604,11 @@ func avgOf(sum types.Value, n int64, t types.Type) (types.Value, error) {
 // target (SYNC TRANSFORMATIONS, R12.4); a transformation failing at or
 // after target fails it with that error.
 func (r *runner) sync(ctx context.Context, target uint64) error {
+	// One kick: after it the runner steps on its own while transformations
+	// exist (every pollEvery, or on retry after a failure's pause), and
+	// every step signals. Kicking again on every signal would spin with a
+	// transformation waiting out its pause.
+	r.kick()
 	for {
 		r.mu.Lock()
 		stepped := r.stepped
@@ -598,7 +620,6 @@ func (r *runner) sync(ctx context.Context, target uint64) error {
 		if done || err != nil {
 			return err
 		}
-		r.kick()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
