@@ -295,8 +295,8 @@ func isAggQuery(q *ast.SelectStmt) (*ast.SelectBlock, bool) {
 	return b, false
 }
 
-// compileTransform checks x's query against cat (on env, which binds it)
-// and compiles it for the runner.
+// compileTransform parses a stored transformation query and compiles it
+// for the runner against env's catalog (compileQuery).
 func compileTransform(text string, target *catalog.Table, group *catalog.Group, env *plan.Env) (*compiled, error) {
 	stmt, err := parser.Parse(text)
 	if err != nil {
@@ -325,6 +325,9 @@ func compileQuery(q *ast.SelectStmt, target *catalog.Table, group *catalog.Group
 	return c, deps, nil
 }
 
+// compileQueryDeps is compileQuery without the writer's check: the shape
+// checks, the binding, the output columns matched to target's, and for an
+// aggregate the partial query.
 func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.Group, env *plan.Env) (*compiled, plan.Deps, error) {
 	if err := checkTransformQuery(q, true); err != nil {
 		return nil, plan.Deps{}, err
