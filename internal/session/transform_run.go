@@ -404,10 +404,9 @@ func writesSource(ci storage.CommitInfo, sources map[string]bool) bool {
 // or an earlier one where the source commits after processed come to more
 // than maxDeltaRows rows (at least one source commit is taken), or, with
 // oneCommit, the one before the second commit that may have written a
-// source. touched
-// says whether a commit up to it may have written a source: one naming a
-// source, or any DDL, after which a source may have another name than the
-// commits before it give.
+// source. touched says whether a commit up to it may have written a
+// source: one naming a source, or any DDL, after which a source may have
+// another name than the commits before it give.
 func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64, oneCommit bool) (end uint64, touched bool) {
 	commits := snap.Commits()
 	var rows uint64
