@@ -302,12 +302,8 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		}
 		s.c, s.compiledAt = c, cat.Commit()
 	}
-	// A row query into a keyed table reads one source commit a step: its
-	// rows are upserts in the order of the commits that made them, which
-	// one query over several commits (its UNION ALL branches one after
-	// the other) would not keep.
-	oneCommit := !s.c.agg && s.c.target.Keyed()
-	q, touched := deltaEnd(snap, sourceSet(cat, x), s.processed, oneCommit)
+	sources := sourceSet(cat, x)
+	q, touched := deltaEnd(snap, sources, s.processed)
 	*more = q < snap.Commit()
 	if !touched {
 		// Nothing was written to a source: nothing to read.
@@ -330,8 +326,23 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		}
 		s.state, s.loaded = st, true
 	}
-	rows, err := r.deltaRows(ctx, c, env, s.processed, q)
-	if err != nil {
+	var rows [][]types.Value
+	var err error
+	if !c.agg && c.target.Keyed() {
+		// A row query into a keyed table: its rows are upserts, and a
+		// later commit's must come after an earlier one's, which one
+		// query over several commits (its UNION ALL branches one after
+		// the other) would not keep. So the query runs once per source
+		// commit, in commit order, all of them going into one output
+		// commit.
+		for _, c1 := range commitsOf(snap, sources, s.processed, q) {
+			part, err := r.deltaRows(ctx, c, env, c1-1, c1)
+			if err != nil {
+				return r.fail(s, snap, err)
+			}
+			rows = append(rows, part...)
+		}
+	} else if rows, err = r.deltaRows(ctx, c, env, s.processed, q); err != nil {
 		return r.fail(s, snap, err)
 	}
 	var changed map[string][]types.Value
@@ -402,12 +413,10 @@ func writesSource(ci storage.CommitInfo, sources map[string]bool) bool {
 
 // deltaEnd returns the commit a step after processed goes up to: snap's,
 // or an earlier one where the source commits after processed come to more
-// than maxDeltaRows rows (at least one source commit is taken), or, with
-// oneCommit, the one before the second commit that may have written a
-// source. touched says whether a commit up to it may have written a
+// than maxDeltaRows rows (at least one source commit is taken). touched says whether a commit up to it may have written a
 // source: one naming a source, or any DDL, after which a source may have
 // another name than the commits before it give.
-func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64, oneCommit bool) (end uint64, touched bool) {
+func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64) (end uint64, touched bool) {
 	commits := snap.Commits()
 	var rows uint64
 	for c := processed + 1; c <= snap.Commit() && c <= uint64(len(commits)); c++ {
@@ -419,13 +428,36 @@ func deltaEnd(snap *storage.Snapshot, sources map[string]bool, processed uint64,
 		if !writesSource(ci, sources) {
 			continue
 		}
-		if touched && oneCommit || rows > 0 && rows+ci.Rows > maxDeltaRows {
+		if rows > 0 && rows+ci.Rows > maxDeltaRows {
 			return c - 1, true
 		}
 		rows += ci.Rows
 		touched = true
 	}
 	return snap.Commit(), touched
+}
+
+// commitsOf returns the commits in (after, upTo] that may have written one
+// of sources: those naming one, or every commit of the range when it
+// holds a DDL (a rename makes the names of the commits before it
+// another's).
+func commitsOf(snap *storage.Snapshot, sources map[string]bool, after, upTo uint64) []uint64 {
+	commits := snap.Commits()
+	upTo = min(upTo, uint64(len(commits)))
+	var out []uint64
+	for c := after + 1; c <= upTo; c++ {
+		if commits[c-1].Kind == storage.KindDDL {
+			out = out[:0]
+			for c := after + 1; c <= upTo; c++ {
+				out = append(out, c)
+			}
+			return out
+		}
+		if writesSource(commits[c-1], sources) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // env is the query environment of the runner's reads on snap.
