@@ -71,8 +71,8 @@ type compiled struct {
 	// a later catalog that changes them (ALTER COLUMN … TYPE of a source
 	// column) rebuilds the state, whose values have the old ones.
 	partTypes []types.Type
-	// reads are the source columns the query's scans read: what the
-	// catalog keeps from being renamed or dropped.
+	// reads are the source columns the query names: what the catalog
+	// keeps from being renamed or dropped.
 	reads []catalog.ColumnRef
 	// target and listed are the table written and the column each output
 	// goes to (by name); group is the attribute group, nil for an append
@@ -358,7 +358,7 @@ func compileQueryDeps(q *ast.SelectStmt, target *catalog.Table, group *catalog.G
 	if err := checkPlanNodes(p.Root, q.Pos()); err != nil {
 		return nil, deps, err
 	}
-	c.reads = astReads(q, deps.Tables, scanReads(p.Root, nil))
+	c.reads = astReads(q, deps.Tables)
 	block, agg := isAggQuery(unparen(q))
 	if !agg {
 		return c, deps, nil
@@ -490,12 +490,13 @@ func checkPlanNodes(n plan.Node, pos int) error {
 	return nil
 }
 
-// astReads appends the columns of tables that q names anywhere: the
-// binder folds some references away (v + NULL is NULL), so the scans do
-// not read every column the stored text needs when it is compiled again.
-// A name is taken for every source that has it: more than read, never
-// less.
-func astReads(q *ast.SelectStmt, tables []*catalog.Table, dst []catalog.ColumnRef) []catalog.ColumnRef {
+// astReads returns the columns of tables that q names anywhere: what the
+// stored text needs to bind again. The query has no * and no join (USING,
+// NATURAL), so every column it reads is named; the scans' own columns are
+// not used, as the binder folds some references away (v + NULL is NULL)
+// and a count(*) reads a column the query never names. A name is taken
+// for every source that has it: more than read, never less.
+func astReads(q *ast.SelectStmt, tables []*catalog.Table) []catalog.ColumnRef {
 	names := map[string]bool{}
 	ast.Inspect(q, func(n ast.Node) bool {
 		if c, ok := n.(*ast.ColumnRef); ok {
@@ -503,32 +504,15 @@ func astReads(q *ast.SelectStmt, tables []*catalog.Table, dst []catalog.ColumnRe
 		}
 		return true
 	})
+	var out []catalog.ColumnRef
 	for _, t := range tables {
 		for _, col := range t.Columns {
-			if ref := (catalog.ColumnRef{Table: t.Name, Column: col.Name}); names[col.Name] && !slices.Contains(dst, ref) {
-				dst = append(dst, ref)
+			if names[col.Name] {
+				out = append(out, catalog.ColumnRef{Table: t.Name, Column: col.Name})
 			}
 		}
 	}
-	return dst
-}
-
-// scanReads appends the columns the scans under n read, each once.
-func scanReads(n plan.Node, dst []catalog.ColumnRef) []catalog.ColumnRef {
-	if sc, ok := n.(*plan.Scan); ok {
-		for _, id := range sc.ColIDs {
-			if col, ok := sc.Table.ColumnByID(id); ok {
-				ref := catalog.ColumnRef{Table: sc.Table.Name, Column: col.Name}
-				if !slices.Contains(dst, ref) {
-					dst = append(dst, ref)
-				}
-			}
-		}
-	}
-	for _, in := range n.Inputs() {
-		dst = scanReads(in, dst)
-	}
-	return dst
+	return out
 }
 
 // groupItem returns the index of the output item GROUP BY expression g
