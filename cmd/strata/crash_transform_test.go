@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,39 +41,25 @@ func TestTransformationCrash(t *testing.T) {
 	var seqMu sync.Mutex
 	var nextSeq int64
 	var acked int
-	for round := 0; round <= rounds; round++ {
-		srv, exited, logs, url := startServer(t, bin, data)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatalf("round %d: connect: %v\n%s", round, err, logs.String())
-		}
-		if round == 0 {
-			for _, ddl := range []string{
-				"CREATE TABLE events (k INT64, v INT64, seq INT64) MODE APPEND",
-				"CREATE TABLE totals (k INT64, n INT64 NULL, s INT64 NULL, lo INT64 NULL, hi INT64 NULL, av DECIMAL(30, 6) NULL, PRIMARY KEY (k)) MODE UPSERT",
-				"CREATE TABLE evens (k INT64, v INT64, seq INT64) MODE APPEND",
-				"CREATE TRANSFORMATION tot INTO totals AS SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi, avg(v) AS av FROM events GROUP BY k",
-				"CREATE TRANSFORMATION ev INTO evens AS SELECT k, v, seq FROM events WHERE v % 2 = 0",
-			} {
-				if _, err := c.Exec(ctx, ddl); err != nil {
-					t.Fatalf("%s: %v", ddl, err)
-				}
-			}
-		} else {
+	check := func(ctx context.Context, c *pgx.Conn, round int) {
+		if round > 0 {
 			verifyTransformed(t, ctx, c, round)
+			return
 		}
-		c.Close(ctx)
-		if round == rounds {
-			srv.Process.Signal(syscall.SIGTERM)
-			if err := <-exited; err != nil {
-				t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		for _, ddl := range []string{
+			"CREATE TABLE events (k INT64, v INT64, seq INT64) MODE APPEND",
+			"CREATE TABLE totals (k INT64, n INT64 NULL, s INT64 NULL, lo INT64 NULL, hi INT64 NULL, av DECIMAL(30, 6) NULL, PRIMARY KEY (k)) MODE UPSERT",
+			"CREATE TABLE evens (k INT64, v INT64, seq INT64) MODE APPEND",
+			"CREATE TRANSFORMATION tot INTO totals AS SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi, avg(v) AS av FROM events GROUP BY k",
+			"CREATE TRANSFORMATION ev INTO evens AS SELECT k, v, seq FROM events WHERE v % 2 = 0",
+		} {
+			if _, err := c.Exec(ctx, ddl); err != nil {
+				t.Fatalf("%s: %v", ddl, err)
 			}
-			cancel()
-			break
 		}
+	}
+	write := func(ctx context.Context, url string, round int, stop <-chan struct{}) {
 		var wg sync.WaitGroup
-		stop := make(chan struct{})
 		for w := 0; w < workers; w++ {
 			wg.Add(1)
 			go func() {
@@ -112,18 +97,9 @@ func TestTransformationCrash(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(time.Duration(100+rng.IntN(400)) * time.Millisecond)
-		if err := srv.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		<-exited
-		close(stop)
 		wg.Wait()
-		cancel()
-		if out, err := exec.Command(bin, "check", data).CombinedOutput(); err != nil {
-			t.Fatalf("round %d: strata check after SIGKILL: %v\n%s", round, err, out)
-		}
 	}
+	runCrashRounds(t, bin, data, rounds, func() time.Duration { return time.Duration(100+rng.IntN(400)) * time.Millisecond }, check, write)
 	if acked < rounds {
 		t.Fatalf("only %d acknowledged inserts over %d rounds: the test did not exercise the server", acked, rounds)
 	}

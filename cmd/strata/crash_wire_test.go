@@ -72,13 +72,7 @@ func TestCrashOverWire(t *testing.T) {
 		nextID++
 		return nextID
 	}
-	for round := 0; round <= rounds; round++ {
-		srv, exited, logs, url := startServer(t, bin, data)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatalf("round %d: connect: %v\n%s", round, err, logs.String())
-		}
+	check := func(ctx context.Context, c *pgx.Conn, round int) {
 		if round == 0 {
 			for _, ddl := range []string{
 				"CREATE TABLE log (id INT64, worker INT64) MODE APPEND",
@@ -89,33 +83,22 @@ func TestCrashOverWire(t *testing.T) {
 					t.Fatalf("%s: %v", ddl, err)
 				}
 			}
-		} else {
-			if round == 1 {
-				// A second process on the live directory is refused
-				// clearly, and the server goes on (verifyLedger queries it).
-				for _, args := range [][]string{{"serve", "--data", data, "--listen", freeAddr(t)}, {"sql", "--data", data, "-c", "SELECT 1"}} {
-					out, err := exec.Command(bin, args...).CombinedOutput()
-					if err == nil || !strings.Contains(string(out), "in use") {
-						t.Fatalf("strata %s on a served directory: %v\n%s", args[0], err, out)
-					}
+			return
+		}
+		if round == 1 {
+			// A second process on the live directory is refused
+			// clearly, and the server goes on (verifyLedger queries it).
+			for _, args := range [][]string{{"serve", "--data", data, "--listen", freeAddr(t)}, {"sql", "--data", data, "-c", "SELECT 1"}} {
+				out, err := exec.Command(bin, args...).CombinedOutput()
+				if err == nil || !strings.Contains(string(out), "in use") {
+					t.Fatalf("strata %s on a served directory: %v\n%s", args[0], err, out)
 				}
 			}
-			verifyLedger(t, ctx, c, led, round)
 		}
-		c.Close(ctx)
-		if round == rounds {
-			// The last start only verifies, and stops cleanly.
-			srv.Process.Signal(syscall.SIGTERM)
-			if err := <-exited; err != nil {
-				t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
-			}
-			cancel()
-			break
-		}
-
-		// Writers until the kill.
+		verifyLedger(t, ctx, c, led, round)
+	}
+	write := func(ctx context.Context, url string, round int, stop <-chan struct{}) {
 		var wg sync.WaitGroup
-		stop := make(chan struct{})
 		for w := int64(0); w < workers; w++ {
 			wg.Add(1)
 			go func() {
@@ -171,18 +154,9 @@ func TestCrashOverWire(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(time.Duration(50+rng.IntN(400)) * time.Millisecond)
-		if err := srv.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		<-exited
-		close(stop)
 		wg.Wait()
-		cancel()
-		if out, err := exec.Command(bin, "check", data).CombinedOutput(); err != nil {
-			t.Fatalf("round %d: strata check after SIGKILL: %v\n%s", round, err, out)
-		}
 	}
+	runCrashRounds(t, bin, data, rounds, func() time.Duration { return time.Duration(50+rng.IntN(400)) * time.Millisecond }, check, write)
 	led.mu.Lock()
 	acked := len(led.acked)
 	led.mu.Unlock()
@@ -190,6 +164,53 @@ func TestCrashOverWire(t *testing.T) {
 		t.Fatalf("only %d acknowledged writes over %d rounds: the test did not exercise the server", acked, rounds)
 	}
 	t.Logf("%d acknowledged writes, %d sent, %d kills", acked, len(led.attempted), rounds)
+}
+
+// runCrashRounds drives a kill-and-restart test on one data directory:
+// for round 0 to rounds it starts `strata serve` (the binary bin), connects
+// and runs check (round 0 sets up), then, but in the last round, runs
+// write until a SIGKILL after pause() (write must return once stop is
+// closed or the server is gone) and `strata check` on the killed
+// directory. The last round ends with SIGTERM, which must exit cleanly.
+func runCrashRounds(t *testing.T, bin, data string, rounds int, pause func() time.Duration,
+	check func(ctx context.Context, c *pgx.Conn, round int),
+	write func(ctx context.Context, url string, round int, stop <-chan struct{})) {
+	t.Helper()
+	for round := 0; round <= rounds; round++ {
+		srv, exited, logs, url := startServer(t, bin, data)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatalf("round %d: connect: %v\n%s", round, err, logs.String())
+		}
+		check(ctx, c, round)
+		c.Close(ctx)
+		if round == rounds {
+			srv.Process.Signal(syscall.SIGTERM)
+			if err := <-exited; err != nil {
+				t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+			}
+			cancel()
+			return
+		}
+		stop := make(chan struct{})
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			write(ctx, url, round, stop)
+		}()
+		time.Sleep(pause())
+		if err := srv.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
+		close(stop)
+		<-wrote
+		cancel()
+		if out, err := exec.Command(bin, "check", data).CombinedOutput(); err != nil {
+			t.Fatalf("round %d: strata check after SIGKILL: %v\n%s", round, err, out)
+		}
+	}
 }
 
 // startServer starts `strata serve` (the binary bin) on data at a free
