@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -27,12 +25,7 @@ func TestTransformationCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills servers")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "strata")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	data := filepath.Join(dir, "data")
+	bin, data := buildBinary(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,12 +50,7 @@ func TestCrashOverWire(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills servers")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "strata")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	data := filepath.Join(dir, "data")
+	bin, data := buildBinary(t)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	seed := rng.Uint64()
 	t.Logf("seed %d", seed)

@@ -95,6 +95,18 @@ func TestServeSubprocess(t *testing.T) {
 	}
 }
 
+// buildBinary builds the strata command into a temporary directory and
+// returns its path and a data directory path beside it (not created).
+func buildBinary(t *testing.T) (bin, data string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "strata")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin, filepath.Join(dir, "data")
+}
+
 func freeAddr(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
