@@ -609,6 +609,8 @@ func finalRow(c *compiled, part []types.Value) ([]types.Value, error) {
 	return out, nil
 }
 
+// avgOf is avg's result of type t from the sum and count of its values,
+// computed as package exec computes it.
 func avgOf(sum types.Value, n int64, t types.Type) (types.Value, error) {
 	switch t.Kind {
 	case types.Float64:
@@ -690,8 +692,8 @@ func transformError(name string, err error) error {
 	return sqlerr.New(sqlerr.CodeInternal, "transformation %s: %v", name, err)
 }
 
-// status is what system.transformations shows of x: the commit processed
-// up to, the source commits after it, and the last error.
+// transformStatus is what system.transformations shows of x: the commit
+// processed up to, the source commits after it, and the last error.
 func transformStatus(src system.Source, x *catalog.Transformation) system.TransformationStatus {
 	snap, ok := src.(*storage.Snapshot)
 	if !ok {
