@@ -12,11 +12,15 @@
 //	strata_merge_backlog                  shards the compaction policy would merge now
 //	strata_query_duration_seconds         histogram of statement latency, as the server saw it
 //	strata_connections                    open client connections
+//	strata_transformation_lag{name}       commits that wrote a transformation's sources, not yet processed
+//	strata_transformation_processed_commit{name}  the commit it has processed up to
+//	strata_transformation_failing{name}   1 while its last step failed (system.transformations' last_error)
 //
 // plus the Go runtime's and the process's standard collectors.
 //
 // Everything but the query histogram is read when scraped, from
-// storage.Engine.Stats and the server's connection count, so the commit
+// storage.Engine.Stats, the transformations' progress and the server's
+// connection count, so the commit
 // path and the read path carry no metric code: a scrape costs a pass over
 // the commit list and the shards, a statement one histogram observation.
 package metrics
@@ -43,6 +47,51 @@ type StatsSource interface {
 type Metrics struct {
 	reg     *prometheus.Registry
 	queries prometheus.Histogram
+}
+
+// Transformation is one transformation's progress at a scrape, as
+// system.transformations shows it.
+type Transformation struct {
+	Name      string
+	Processed uint64
+	Lag       uint64
+	Failing   bool
+}
+
+// WatchTransformations adds the transformation gauges, read from progress
+// at each scrape (session.Transformations of the served engine).
+func (m *Metrics) WatchTransformations(progress func() []Transformation) {
+	m.reg.MustRegister(&transformCollector{progress: progress})
+}
+
+var (
+	descTransformLag = prometheus.NewDesc("strata_transformation_lag",
+		"Commits that wrote one of the transformation's sources and that it has not processed yet.", []string{"name"}, nil)
+	descTransformProcessed = prometheus.NewDesc("strata_transformation_processed_commit",
+		"The commit the transformation has processed up to.", []string{"name"}, nil)
+	descTransformFailing = prometheus.NewDesc("strata_transformation_failing",
+		"1 while the transformation's last step failed (system.transformations.last_error), else 0.", []string{"name"}, nil)
+)
+
+// transformCollector reads the transformations' progress at a scrape.
+type transformCollector struct{ progress func() []Transformation }
+
+func (c *transformCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descTransformLag
+	ch <- descTransformProcessed
+	ch <- descTransformFailing
+}
+
+func (c *transformCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, x := range c.progress() {
+		failing := 0.0
+		if x.Failing {
+			failing = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descTransformLag, prometheus.GaugeValue, float64(x.Lag), x.Name)
+		ch <- prometheus.MustNewConstMetric(descTransformProcessed, prometheus.GaugeValue, float64(x.Processed), x.Name)
+		ch <- prometheus.MustNewConstMetric(descTransformFailing, prometheus.GaugeValue, failing, x.Name)
+	}
 }
 
 // New returns the metrics of eng; connections, if not nil, reports the open

@@ -132,3 +132,32 @@ func TestHandlerServesText(t *testing.T) {
 		t.Error("the Go runtime collector is missing")
 	}
 }
+
+// TestTransformationMetrics: each transformation's lag, processed commit
+// and failing flag, labelled by name, read at the scrape.
+func TestTransformationMetrics(t *testing.T) {
+	m := New(&fakeSource{}, nil)
+	xs := []Transformation{{Name: "a", Processed: 40, Lag: 3}, {Name: "b", Processed: 7, Failing: true}}
+	m.WatchTransformations(func() []Transformation { return xs })
+	fams := gather(t, m)
+	got := map[string]float64{}
+	for _, name := range []string{"strata_transformation_lag", "strata_transformation_processed_commit", "strata_transformation_failing"} {
+		f := fams[name]
+		if f == nil || len(f.Metric) != 2 {
+			t.Fatalf("%s: %v, want a sample per transformation", name, f)
+		}
+		for _, mt := range f.Metric {
+			got[name+"/"+mt.Label[0].GetValue()] = mt.Gauge.GetValue()
+		}
+	}
+	want := map[string]float64{
+		"strata_transformation_lag/a": 3, "strata_transformation_lag/b": 0,
+		"strata_transformation_processed_commit/a": 40, "strata_transformation_processed_commit/b": 7,
+		"strata_transformation_failing/a": 0, "strata_transformation_failing/b": 1,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+}

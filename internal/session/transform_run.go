@@ -726,3 +726,25 @@ func transformStatus(src system.Source, x *catalog.Transformation) system.Transf
 }
 
 func init() { system.TransformationStatusOf = transformStatus }
+
+// TransformationProgress is one transformation's progress as
+// system.transformations shows it.
+type TransformationProgress struct {
+	Name      string
+	Processed uint64
+	Lag       uint64
+	Failing   bool
+}
+
+// Transformations returns the progress of eng's transformations, for
+// metrics.
+func Transformations(eng *storage.Engine) []TransformationProgress {
+	snap := eng.ScopedSnapshot()
+	defer snap.Release()
+	var out []TransformationProgress
+	for _, x := range snap.Catalog().Transformations() {
+		st := transformStatus(snap, x)
+		out = append(out, TransformationProgress{Name: x.Name, Processed: st.Processed, Lag: st.Lag, Failing: st.LastError != ""})
+	}
+	return out
+}

@@ -79,3 +79,34 @@ func TestTransformParams(t *testing.T) {
 	}
 	h.wantQuery("SELECT count(*) FROM system.transformations", "0")
 }
+
+// TestTransformationsProgress: what the metrics read is what
+// system.transformations shows.
+func TestTransformationsProgress(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE ev (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	h.ok("CREATE TABLE cp (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	h.ok("CREATE TABLE small (k INT64 NOT NULL, s UINT8 NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("CREATE TRANSFORMATION good INTO cp AS SELECT k, v FROM ev")
+	h.ok("CREATE TRANSFORMATION bad INTO small AS SELECT k, sum(v) AS s FROM ev GROUP BY k")
+	h.ok(insertRows("ev", 4, -1))
+	if _, err := h.run("SYNC TRANSFORMATIONS"); err == nil {
+		t.Fatalf("SYNC with a failing transformation succeeded")
+	}
+	// SYNC fails as soon as bad does; good catches up on the runner's
+	// next step.
+	var got []TransformationProgress
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		got = Transformations(h.eng)
+		if len(got) != 2 || got[0].Name != "bad" || got[1].Name != "good" {
+			t.Fatalf("Transformations: %+v", got)
+		}
+		if got[1].Lag == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if !got[0].Failing || got[0].Lag != 1 || got[1].Failing || got[1].Lag != 0 || got[1].Processed < got[0].Processed {
+		t.Fatalf("Transformations: %+v", got)
+	}
+	h.wantQuery("SELECT name, lag, status FROM system.transformations ORDER BY name", "bad 1 failing\ngood 0 running")
+}
