@@ -718,7 +718,7 @@ func transformStatus(src system.Source, x *catalog.Transformation) system.Transf
 	sources := sourceSet(snap.Catalog(), x)
 	commits := snap.Commits()
 	for i := st.Processed; i < uint64(len(commits)) && i < snap.Commit(); i++ {
-		if writesSource(commits[i], sources) {
+		if commits[i].Kind != storage.KindDDL && writesSource(commits[i], sources) {
 			st.Lag++
 		}
 	}
