@@ -28,10 +28,13 @@ import (
 //     the changed groups' outputs.
 //
 // Anything a delta of new rows cannot maintain is refused when the
-// transformation is created: joins, subqueries in expressions, DISTINCT,
-// HAVING, window functions, ORDER BY, LIMIT, WITH, VALUES, aggregates
-// below the outermost block, an aggregate inside an expression or with
-// DISTINCT or FILTER, and set operations other than UNION ALL.
+// transformation is created (docs/transformations.md lists it all):
+// joins and FROM lists, subqueries, DISTINCT, HAVING, window functions,
+// ORDER BY, LIMIT, WITH, VALUES, system tables, *, parameters, GROUPING
+// SETS, aggregates below the outermost block, inside an expression or with
+// DISTINCT or FILTER, set operations other than UNION ALL, GROUP BY keys
+// that are not outputs, and an aggregate's target not keyed by exactly its
+// GROUP BY outputs (checkGroupKey, checkAggTarget, checkPlanNodes).
 
 // outKind is what an output column of a transformation is.
 type outKind uint8
