@@ -258,7 +258,8 @@ func checkTransformExpr(e ast.Expr, top bool) error {
 			if x.Over != nil {
 				err = notMaintainable(x.Pos(), "a window function")
 			} else if plan.IsAggregate(x.Name) {
-				err = notMaintainable(x.Pos(), fmt.Sprintf("%s() here (an aggregate must be a whole output column of the outermost query, one of count, sum, min, max, avg)", x.Name))
+				err = notMaintainable(x.Pos(), fmt.Sprintf("%s() here (an aggregate must be a whole output column of the outermost query, one of count, sum, min, max, avg; "+
+					"no cast is needed around it: outputs take the target column's type when written)", x.Name))
 			}
 		}
 		return err == nil
