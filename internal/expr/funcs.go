@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strings"
@@ -51,6 +52,9 @@ func (e *Func) Eval(c *Ctx, b *types.Batch) (*types.Vector, error) {
 	}
 	if e.effect && c.Runner == nil {
 		return nil, sqlerr.NotSupported(e.Pos, "%s() changes the session and runs only in a query", e.Name)
+	}
+	if e.Name == "pg_sleep" {
+		return e.evalSleep(c, b)
 	}
 	vs := make([]*types.Vector, len(e.Args))
 	for i, a := range e.Args {
@@ -667,4 +671,39 @@ func IntervalPartType(field string) types.Type {
 		return types.Of(types.Int64)
 	}
 	return types.Type{Kind: types.Decimal, Precision: 38, Scale: uint8(scale)}
+}
+
+// evalSleep is pg_sleep(seconds): it waits that long for each row (not at
+// all for NULL or a number not above zero) and returns NULL. The
+// statement's context ends the wait with its error (a cancel, a timeout).
+func (e *Func) evalSleep(c *Ctx, b *types.Batch) (*types.Vector, error) {
+	secs, err := e.Args[0].Eval(c, b)
+	if err != nil {
+		return nil, err
+	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for i := 0; i < b.Rows; i++ {
+		if secs.IsNull(i) {
+			continue
+		}
+		d := time.Duration(secs.Get(i).Float64() * float64(time.Second))
+		if d <= 0 {
+			continue
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	out := c.vec(e.T, b.Rows)
+	for i := 0; i < b.Rows; i++ {
+		out.AppendNull()
+	}
+	return out, nil
 }

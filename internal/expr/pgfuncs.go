@@ -358,6 +358,17 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 	case "set_config":
 		ok := params(3, tText, tText, tBool)
 		return setConfig(f, sig, ok, env, pos)
+	case "pg_sleep":
+		// pg_sleep(seconds) waits, once per row, and returns NULL (void in
+		// PostgreSQL). A cancel or a statement timeout ends the wait
+		// (Func.evalSleep); it runs only when the query does, never when
+		// the planner folds constants.
+		if !params(1, types.Of(types.Float64)) {
+			return bad()
+		}
+		f.strict = false
+		f.effect = true
+		f.fn = func([]types.Value, types.Type) (types.Value, error) { return types.Null(tText), nil }
 	case "pg_backend_pid":
 		if !params(0) {
 			return bad()

@@ -871,7 +871,11 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 	if err := renameCols(r, cols, t.Pos()); err != nil {
 		return nil, err
 	}
-	return n, b.addRel(sc, r, t.Pos())
+	node, err := b.retainRows(tbl, n)
+	if err != nil {
+		return nil, err
+	}
+	return node, b.addRel(sc, r, t.Pos())
 }
 
 // virtualRef binds a reference to virtual relation v, named schema.name,
@@ -915,7 +919,53 @@ func (b *binder) checkAsOf(t *catalog.Table, a *asOf, own bool) (uint64, error) 
 	if t.Mode == catalog.ModeUpsert {
 		return 0, sqlerr.New(sqlerr.CodeFeatureNotSupported, "table %s is an upsert table and keeps no history; AS OF needs MODE VERSIONED", t.Name).WithPos(a.pos).WithHint("create the table WITH MODE VERSIONED to read it at an earlier commit")
 	}
+	if err := b.checkHorizon(t, a); err != nil {
+		return 0, err
+	}
 	return a.commit, nil
+}
+
+// checkHorizon refuses a read of t at a commit older than its retention
+// horizon (R6.3, R9.3): what stopped counting before it may be gone.
+func (b *binder) checkHorizon(t *catalog.Table, a *asOf) error {
+	r := b.env.Source.Retention(t.ID)
+	if r.Horizon == 0 || a.commit >= r.Horizon {
+		return nil
+	}
+	what := "its rows"
+	if t.Mode == catalog.ModeVersioned {
+		what = "the versions it replaced"
+	}
+	return sqlerr.New(sqlerr.CodeInvalidParameter, "commit %d is older than the retention horizon of table %s, commit %d: retention policy %s (%s) expires %s",
+		a.commit, t.Name, r.Horizon, r.Policy.Name, r.Policy.SettingsText(), what).WithPos(a.pos).
+		WithHint("read %s AS OF COMMIT %d or later; system.table_storage_plans shows each table's horizon", t.Name, r.Horizon)
+}
+
+// retainRows wraps scan n of append table t in the filter that leaves out
+// the rows its retention policy expires by a column (R9.3): those whose
+// column is before the cutoff (NULL never expires). Rows that expire by
+// commit time are left out by storage itself (Retention.Horizon).
+func (b *binder) retainRows(t *catalog.Table, n *Scan) (Node, error) {
+	r := b.env.Source.Retention(t.ID)
+	if r.ByCol == 0 {
+		return n, nil
+	}
+	for i, id := range n.ColIDs {
+		if id != r.ByCol {
+			continue
+		}
+		c := n.Cols[i]
+		cut, err := types.FromTime(c.T, r.Cutoff)
+		if err != nil {
+			return nil, fmt.Errorf("plan: retention cutoff of table %s: %w", t.Name, err)
+		}
+		keep := &expr.Logic{Or: true, Args: []expr.Expr{
+			&expr.Is{X: colExpr(c), Kind: expr.IsNull},
+			&expr.Cmp{Op: expr.GE, L: colExpr(c), R: &expr.Const{V: cut}},
+		}}
+		return &Filter{In: n, Cond: keep}, nil
+	}
+	return n, nil
 }
 
 // tableFunc binds versions(t) (R7.1).
@@ -950,6 +1000,9 @@ func (b *binder) tableFunc(f *ast.TableFunc, sc *scope, inh *asOf) (Node, error)
 	alias, cols := aliasOf(f.Alias, "versions")
 	n := &Versions{Table: tbl, Alias: alias}
 	if a != nil {
+		if err := b.checkHorizon(tbl, a); err != nil {
+			return nil, err
+		}
 		n.AsOf = a.commit
 	}
 	r := &rel{name: alias, b: b}

@@ -30,6 +30,10 @@ type Source interface {
 	// CommitAt returns the newest commit at or before t (AS OF TIMESTAMP,
 	// R6.7); false when t is before the first commit.
 	CommitAt(t time.Time) (uint64, bool)
+	// Retention says what table t's retention policy expires for this
+	// statement (R9.3): reads before its horizon are refused, rows it
+	// expires by a column are filtered out.
+	Retention(t catalog.TableID) storage.Retention
 	Shards(t catalog.TableID) []storage.ShardInfo // EXPLAIN
 	Parts(t catalog.TableID) []storage.PartInfo
 }

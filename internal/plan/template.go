@@ -449,6 +449,11 @@ func (t *Template) values(env *Env) ([]types.Value, uint64, bool) {
 		}
 		commit = c.Uint64()
 	}
+	if commit != 0 && t.scan != nil {
+		if r := env.Source.Retention(t.scan.Table.ID); commit < r.Horizon {
+			return nil, 0, false // Build says the commit is past the retention horizon
+		}
+	}
 	return key, commit, true
 }
 

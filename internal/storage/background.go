@@ -96,6 +96,13 @@ func (e *Engine) runBackground(ctx context.Context, b *background) {
 				return
 			}
 		}
+		if err == nil {
+			// Retention expires data as time passes, with no flush to
+			// kick the merger: look again when a shard may be due.
+			if w := e.expiryWake(); w > 0 && (deferred <= 0 || w < deferred) {
+				deferred = w
+			}
+		}
 		if deferred > 0 && err == nil {
 			// Look again once the engine may be idle; a commit meanwhile
 			// only pushes the fold back by another look.

@@ -154,6 +154,9 @@ type Engine struct {
 		closed bool
 	}
 	inflight sync.WaitGroup
+	// retainMax is the latest clock reading retention was judged at, in
+	// Unix nanoseconds (retentionClock).
+	retainMax atomic.Int64
 	// clockMu serialises calls of Options.Clock (Engine.now).
 	clockMu sync.Mutex
 
@@ -177,6 +180,10 @@ type Engine struct {
 	// mergeMu serialises merges (MergeNow and the background merger), so
 	// the parts a merge chose stay live until it retires them.
 	mergeMu sync.Mutex
+	// expired holds, per shard, the retention cutoff of the last merge of
+	// all its parts, which dropped what had expired by then (expiryDue);
+	// under mergeMu.
+	expired map[shardKey]time.Time
 	// asofRejected holds, per shard, the run (asofRunKey) whose AS OF
 	// index build wrote nothing, so that indexLoop does not read it
 	// again; under mergeMu.

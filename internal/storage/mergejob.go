@@ -64,6 +64,9 @@ func (e *Engine) MergeNow(ctx context.Context, opts ...MergeOption) error {
 // folds only an idle engine); each shard is folded at most once per call.
 func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() bool) error {
 	done := map[shardKey]bool{}
+	// expiredNow holds the shards merged for retention by this call: once
+	// is enough, and the policy's merges of them go on.
+	expiredNow := map[shardKey]bool{}
 	flushed := false
 	for {
 		if err := ctx.Err(); err != nil {
@@ -72,7 +75,7 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 		if err := e.failed(); err != nil {
 			return err
 		}
-		job, ok := e.nextMerge(full, done)
+		job, ok := e.nextMerge(full, !paced, done, expiredNow)
 		if !ok && !full && settle != nil {
 			if job, ok = e.nextSettle(done); ok && !settle() {
 				ok = false
@@ -110,6 +113,9 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 		}
 		if err := e.runMerge(job, paced); err != nil {
 			return err
+		}
+		if job.plan.Why == merge.Expire {
+			expiredNow[shardKey{job.table, job.shard}] = true
 		}
 		if full || job.plan.Why == merge.Settle {
 			// One full merge leaves a shard final; commits that arrive
@@ -168,13 +174,26 @@ func (e *Engine) failed() error {
 }
 
 // nextMerge looks at every shard of the published state, tables and
-// shards in id order, and returns the first merge due: by the policy, or
-// to final runs when full.
-func (e *Engine) nextMerge(full bool, done map[shardKey]bool) (mergeJob, bool) {
+// shards in id order, and returns the first merge due: to drop what
+// retention expired (at once when expireNow, for MergeNow's caller), by
+// the policy, or to final runs when full.
+func (e *Engine) nextMerge(full, expireNow bool, done, expiredNow map[shardKey]bool) (mergeJob, bool) {
 	set := func(st *state, t *catalog.Table) merge.Settings {
 		return merge.SettingsOf(st.cat.Bound(t, catalog.RoleCompaction))
 	}
-	return e.firstJob(done, func(st *state, t *catalog.Table, mps []manifest.Part) (merge.Plan, bool) {
+	return e.firstJob(done, func(st *state, t *catalog.Table, num uint32, mps []manifest.Part) (merge.Plan, bool) {
+		// A shard this call merged for retention already is not looked
+		// at for it again.
+		if !expiredNow[shardKey{t.ID, num}] {
+			if h, ok := e.expiryDue(st, t, num, mps, expireNow); ok {
+				if full {
+					return merge.Full(mps, merge.Expire), true
+				}
+				if p, ok := merge.Through(mps, h, merge.Expire); ok {
+					return p, true
+				}
+			}
+		}
 		if full {
 			if finalRuns(t, mps) {
 				return merge.Plan{}, false
@@ -187,7 +206,7 @@ func (e *Engine) nextMerge(full bool, done map[shardKey]bool) (mergeJob, bool) {
 
 // nextSettle returns the first fold of an idle shard due (merge.Settles).
 func (e *Engine) nextSettle(done map[shardKey]bool) (mergeJob, bool) {
-	return e.firstJob(done, func(_ *state, t *catalog.Table, mps []manifest.Part) (merge.Plan, bool) {
+	return e.firstJob(done, func(_ *state, t *catalog.Table, _ uint32, mps []manifest.Part) (merge.Plan, bool) {
 		return merge.Settles(mps, finalRuns(t, mps))
 	})
 }
@@ -195,7 +214,7 @@ func (e *Engine) nextSettle(done map[shardKey]bool) (mergeJob, bool) {
 // firstJob runs choose over every shard with parts of the published state
 // not in done, tables and shards in id order, and returns the first merge
 // it plans.
-func (e *Engine) firstJob(done map[shardKey]bool, choose func(st *state, t *catalog.Table, mps []manifest.Part) (merge.Plan, bool)) (mergeJob, bool) {
+func (e *Engine) firstJob(done map[shardKey]bool, choose func(st *state, t *catalog.Table, shard uint32, mps []manifest.Part) (merge.Plan, bool)) (mergeJob, bool) {
 	st := e.cur.Load()
 	ids := make([]catalog.TableID, 0, len(st.tables))
 	for id := range st.tables {
@@ -217,7 +236,7 @@ func (e *Engine) firstJob(done map[shardKey]bool, choose func(st *state, t *cata
 				mps[i] = pf.man
 				byID[pf.man.ID] = pf
 			}
-			plan, ok := choose(st, t, mps)
+			plan, ok := choose(st, t, sd.num, mps)
 			if !ok {
 				continue
 			}
@@ -288,8 +307,13 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	if paced {
 		pace = e.paceMerge
 	}
+	ret := e.retentionAt(st, t)
+	expire, err := expiryOf(t, ret)
+	if err != nil {
+		return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
+	}
 	outs, stats, err := merge.Merge(readers, merge.Options{
-		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest,
+		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest, Expire: expire,
 		PartRows: e.opts.MergePartRows,
 		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why), Pace: pace},
 		Pace:     pace,
@@ -352,10 +376,28 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		}
 		return err
 	}
+	if ret.Active() && job.plan.Oldest && (job.plan.Why == merge.Expire || len(job.inputs) == shardParts(st, job.table, job.shard)) {
+		if e.expired == nil {
+			e.expired = map[shardKey]time.Time{}
+		}
+		e.expired[shardKey{t.ID, job.shard}] = ret.Cutoff
+	}
 	e.log.Debug("storage: merged", "table", t.Name, "shard", job.shard, "why", job.plan.Why.String(),
 		"inputs", len(job.inputs), "outputs", len(files), "rows_in", stats.In, "rows_out", stats.Out,
-		"took", time.Since(start))
+		"expired", stats.Expired, "took", time.Since(start))
 	return nil
+}
+
+// shardParts returns how many parts shard num of table holds in st.
+func shardParts(st *state, table catalog.TableID, num uint32) int {
+	if td, ok := st.tables[table]; ok {
+		for _, sd := range td.shards {
+			if sd.num == num {
+				return len(sd.parts)
+			}
+		}
+	}
+	return -1
 }
 
 // errMergeStale says a merge's shard changed under it (the table was

@@ -33,6 +33,8 @@ type reader struct {
 	needKey  bool
 	commit   bool // add _commit
 	versions bool // add the VersionsCols
+	// retain, in a versions read, leaves out the versions it expires.
+	retain   Retention
 	outTypes []types.Type
 	batchCap int
 	batch    *types.Batch
@@ -422,7 +424,7 @@ func (rd *reader) emitVersions(e *keyEntry, n uint64) error {
 		for i := range g.vers {
 			r := g.res[i]
 			s := version.StateAt(r, n)
-			if s == version.Invisible || s == version.Dropped {
+			if s == version.Invisible || s == version.Dropped || rd.retain.expired(r) {
 				continue
 			}
 			rd.stats.RowsRead++
@@ -542,6 +544,11 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 		return ScanStats{}, err
 	}
 	if !td.keyed {
+		// Rows a retention policy expired by commit time are left out
+		// whether or not a merge has dropped them yet (R9.3).
+		if r := s.Retention(spec.Table); r.Horizon > spec.After {
+			spec.After = r.Horizon
+		}
 		err = s.scanAppend(ctx, rd, td, &spec, n, fn)
 	} else {
 		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitCurrentFn)
@@ -735,6 +742,9 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
+	// Versions past the retention horizon are left out whether or not a
+	// merge has dropped them yet (R9.3).
+	ret := s.Retention(spec.Table)
 	// The versions of one key seek it in each part (keyversions.go).
 	key := oneKeyOf(t, spec.Ranges)
 	if key != nil && spec.BatchRows <= 0 {
@@ -745,6 +755,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 		if err != nil {
 			return ScanStats{}, err
 		}
+		rd.retain = ret
 		done, err := rd.versionsOfKey(ctx, td, key, n)
 		if done {
 			if err == nil {
@@ -766,6 +777,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
+	rd.retain = ret
 	err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
 	if err == nil {
 		err = rd.flushLast(fn)

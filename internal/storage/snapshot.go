@@ -30,6 +30,10 @@ type Snapshot struct {
 	// the Snapshot becomes unreachable without Release.
 	gen     *partGen
 	cleanup runtime.Cleanup
+	// retainAt is the instant retention is judged at for every read of
+	// this snapshot (retentionNow), in Unix nanoseconds; 0 until the
+	// first asks.
+	retainAt atomic.Int64
 }
 
 // Snapshot returns a view at the newest published commit, which holds

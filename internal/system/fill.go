@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -73,9 +74,12 @@ func fillPolicies(src Source, add func(...types.Value)) {
 }
 
 // fillPlans has one row per table and role (R9.7). Its state says what
-// the role looks like now, from the storage statistics.
+// the role looks like now, from the storage statistics; horizon_commit is
+// the retention row's horizon, the oldest commit a read AS OF may name
+// (R9.3), NULL in the other roles' rows.
 func fillPlans(src Source, add func(...types.Value)) {
 	cat := src.Catalog()
+	ret, hasRet := src.(Retainer)
 	for _, t := range cat.Tables() {
 		shards := src.Shards(t.ID)
 		var rows, bytes uint64
@@ -86,11 +90,16 @@ func fillPlans(src Source, add func(...types.Value)) {
 		for _, r := range catalog.Roles() {
 			p := cat.Bound(t, r)
 			var state string
+			horizon := types.Null(tUint)
 			switch r {
 			case catalog.RoleRetention:
-				// Nothing expires yet: every commit since the table was
-				// created stays readable.
-				state = fmt.Sprintf("horizon commit %d", t.CreatedCommit)
+				var rt storage.Retention
+				if hasRet {
+					rt = ret.Retention(t.ID)
+				}
+				h := max(rt.Horizon, t.CreatedCommit)
+				horizon = u64(h)
+				state = retentionState(t, rt, h)
 			case catalog.RoleStorage:
 				state = fmt.Sprintf("local %d bytes, object store 0 bytes", bytes)
 			case catalog.RolePlacement:
@@ -98,9 +107,42 @@ func fillPlans(src Source, add func(...types.Value)) {
 			case catalog.RoleCompaction:
 				state = fmt.Sprintf("%d parts, %d rows", parts, rows)
 			}
-			add(str(t.Name), str(r.String()), str(p.Name), strOrNull(p.SettingsText()), str(state))
+			add(str(t.Name), str(r.String()), str(p.Name), strOrNull(p.SettingsText()), str(state), horizon)
 		}
 	}
+}
+
+// retentionState describes what retention rt expires of table t, whose
+// horizon is h.
+func retentionState(t *catalog.Table, rt storage.Retention, h uint64) string {
+	if !rt.Active() {
+		if rt.Policy == nil {
+			return fmt.Sprintf("horizon commit %d", h)
+		}
+		// A setting for another mode expires nothing here (docs/retention.md).
+		why := "its history setting applies to versioned tables"
+		switch t.Mode {
+		case catalog.ModeUpsert:
+			why = "an upsert table keeps no history"
+		case catalog.ModeAppend:
+			why = "its rows setting is not set; history applies to versioned tables"
+		case catalog.ModeVersioned:
+			why = "its history setting is not set; rows applies to append tables"
+		}
+		return fmt.Sprintf("horizon commit %d; nothing expires: %s", h, why)
+	}
+	cut := rt.Cutoff.UTC().Format("2006-01-02 15:04:05.000000")
+	switch {
+	case rt.ByCol != 0:
+		name := "?"
+		if c, ok := t.AnyColumn(rt.ByCol); ok {
+			name = c.Name
+		}
+		return fmt.Sprintf("horizon commit %d; rows with %s before %s UTC are expired", h, name, cut)
+	case t.Mode == catalog.ModeAppend:
+		return fmt.Sprintf("horizon commit %d; rows committed before %s UTC are expired", h, cut)
+	}
+	return fmt.Sprintf("horizon commit %d; versions that stopped counting before %s UTC are expired", h, cut)
 }
 
 func fillCodecs(src Source, add func(...types.Value)) {

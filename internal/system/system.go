@@ -36,6 +36,12 @@ type Source interface {
 	Parts(t catalog.TableID) []storage.PartInfo
 }
 
+// Retainer is the part of a snapshot that says what each table's
+// retention policy expires (system.table_storage_plans).
+type Retainer interface {
+	Retention(t catalog.TableID) storage.Retention
+}
+
 // Stats is the part of a snapshot only system tables need.
 type Stats interface {
 	Commits() []storage.CommitInfo
@@ -158,7 +164,7 @@ var tables = []*Table{
 	{Name: "table_column_codecs", Columns: cols("table_name", tString, "column_name", tString, "type", tString,
 		"codec", tString, "compressed_bytes", tUint, "uncompressed_bytes", tUint), fill: fillCodecs},
 	{Name: "table_storage_plans", Columns: cols("table_name", tString, "role", tString, "policy", tString,
-		"settings", tString, "state", tString), fill: fillPlans},
+		"settings", tString, "state", tString, "horizon_commit", tUint), fill: fillPlans},
 	{Name: "tables", Columns: cols("name", tString, "mode", tString, "shards", tInt, "order_by", tString,
 		"created_commit", tUint, "shard_by", tString, "shards_auto", tBool, "key", tString, "altered_commit", tUint,
 		"generation", tUint), fill: fillTables},

@@ -285,3 +285,23 @@ func WinnerAt(rs []Resolved, n uint64) int {
 func ExistsAt(rs []Resolved, n uint64) bool {
 	return WinnerAt(rs, n) >= 0
 }
+
+// Expired reports whether a version resolved as r is past retention
+// horizon h (R9.3): it stopped counting at or before commit h, because it
+// was superseded or deleted there or earlier, or it lost on arrival (late)
+// or repeated another (dropped) there or earlier. A current version never
+// expires, and h = 0 expires nothing.
+//
+// A read at any commit n ≥ h needs no expired version: each one's last
+// commit as winner is before h. And dropping them does not change how the
+// others resolve at n ≥ h: every version a kept one lost to, or was
+// superseded by, still counted after h and is kept too.
+func Expired(r Resolved, h uint64) bool {
+	switch r.State {
+	case Superseded, Deleted:
+		return r.EndedAt <= h
+	case Late, Dropped:
+		return r.Commit <= h
+	}
+	return false
+}

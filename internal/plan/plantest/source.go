@@ -38,6 +38,9 @@ func (f *Source) Catalog() *catalog.Catalog { return f.Cat }
 // CommitAt implements plan.Source: every time is commit 1.
 func (f *Source) CommitAt(time.Time) (uint64, bool) { return 1, true }
 
+// Retention implements plan.Source: nothing expires.
+func (f *Source) Retention(catalog.TableID) storage.Retention { return storage.Retention{} }
+
 // Shards implements plan.Source: one shard.
 func (f *Source) Shards(catalog.TableID) []storage.ShardInfo {
 	return []storage.ShardInfo{{Shard: 0}}

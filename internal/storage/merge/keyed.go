@@ -310,6 +310,8 @@ func (k *keyedSink) emit() error {
 			k.copyRow(k.delta, i, zeroRes)
 		case r.state == version.Current:
 			k.copyRow(k.cur, i, r)
+		case k.expired(i, r):
+			k.m.stats.Expired++
 		default:
 			k.copyRow(k.hist, i, r)
 		}
@@ -318,6 +320,14 @@ func (k *keyedSink) emit() error {
 		k.tomb(dels[di])
 	}
 	return nil
+}
+
+// expired reports whether staged version i, resolved as r by a versioned
+// merge with Oldest, is past the merge's retention horizon.
+func (k *keyedSink) expired(i int, r res) bool {
+	h := k.m.opts.Expire.Horizon
+	return h != 0 && k.versioned &&
+		version.Expired(version.Resolved{Commit: k.stage.Commit[i], State: r.state, EndedAt: r.endedAt}, h)
 }
 
 // copyRow appends staged row i to o with resolution r.

@@ -11,6 +11,7 @@ import (
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/part"
+	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
 	"github.com/strata-db/strata/internal/vfs"
 )
@@ -52,6 +53,22 @@ type Options struct {
 	// to hold the merge back (the engine's background merges give way to
 	// foreground reads on a machine with few cores).
 	Pace func()
+	// Expire drops what the table's retention policy has expired (R9.3).
+	Expire Expiry
+}
+
+// Expiry is what a merge drops because retention expired it. Reads leave
+// the same rows out whether or not a merge has dropped them, so a merge
+// may drop any of them, or none.
+type Expiry struct {
+	// Horizon: in a versioned merge with Oldest, the versions that
+	// stopped counting at or before it (version.Expired) are dropped; in
+	// an append merge, the rows committed at or before it. 0 drops none.
+	Horizon uint64
+	// ByCol and Before: in an append merge, rows whose column ByCol holds
+	// a value before Before are dropped (NULL is kept). ByCol 0 drops none.
+	ByCol  catalog.ColumnID
+	Before types.Value
 }
 
 // PaceRows is how many input rows a merge reads between calls of
@@ -74,6 +91,8 @@ type Stats struct {
 	// Discarded counts rows an upsert merge left out: losers, versions a
 	// delete ended, and deletes no longer needed.
 	Discarded int64
+	// Expired counts rows left out because retention expired them.
+	Expired int64
 }
 
 // ErrInput is wrapped by errors about inputs that break the contract:
@@ -233,6 +252,12 @@ type appendSink struct {
 }
 
 func (a *appendSink) row(src *part.Data, in, i int) error {
+	if x := &a.m.opts.Expire; x.Horizon != 0 || x.ByCol != 0 {
+		if a.expired(src, i) {
+			a.m.stats.Expired++
+			return nil
+		}
+	}
 	d := a.out.d
 	if err := a.m.lay.copyCols(d, src, in, i, 0, false); err != nil {
 		return err
@@ -242,6 +267,28 @@ func (a *appendSink) row(src *part.Data, in, i int) error {
 }
 
 func (a *appendSink) finish() error { return nil }
+
+// expired reports whether row i of src is past the merge's Expiry.
+func (a *appendSink) expired(src *part.Data, i int) bool {
+	x := &a.m.opts.Expire
+	if src.Commit[i] <= x.Horizon {
+		return true
+	}
+	if x.ByCol == 0 {
+		return false
+	}
+	for j, id := range src.IDs {
+		if id != x.ByCol {
+			continue
+		}
+		v := src.Cols[j]
+		if v == nil || v.IsNull(i) {
+			return false
+		}
+		return types.Compare(v.Get(i), x.Before) < 0
+	}
+	return false
+}
 
 // output accumulates one output run, written as parts of about PartRows
 // rows.

@@ -69,6 +69,9 @@ const (
 	// Settle: the shard is idle and its newer runs are worth folding into
 	// its final runs (Settle).
 	Settle
+	// Expire: the table's retention policy has expired rows the shard
+	// still holds (R9.3); the engine decides when, Options.Expire what.
+	Expire
 )
 
 // String returns the reason's name.
@@ -80,6 +83,8 @@ func (w Why) String() string {
 		return "budget"
 	case Settle:
 		return "settle"
+	case Expire:
+		return "expire"
 	}
 	return "none"
 }
@@ -202,6 +207,21 @@ func Settles(parts []manifest.Part, final bool) (Plan, bool) {
 func Full(parts []manifest.Part, why Why) Plan {
 	runs := Runs(parts)
 	return plan(runs, 0, len(runs), why)
+}
+
+// Through is the merge of a shard's oldest runs, every run whose commits
+// begin at or before commit h (all of them for h = math.MaxUint64): the
+// runs that may hold rows committed by h. false when there is none.
+func Through(parts []manifest.Part, h uint64, why Why) (Plan, bool) {
+	runs := Runs(parts)
+	j := 0
+	for j < len(runs) && runs[j].MinCommit <= h {
+		j++
+	}
+	if j == 0 {
+		return Plan{}, false
+	}
+	return plan(runs, 0, j, why), true
 }
 
 // tier finds the cheapest window of FanIn to MaxFanIn adjacent runs, each

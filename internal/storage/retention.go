@@ -1,0 +1,238 @@
+package storage
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/manifest"
+	"github.com/strata-db/strata/internal/storage/merge"
+	"github.com/strata-db/strata/internal/types"
+	"github.com/strata-db/strata/internal/version"
+)
+
+// Retention is what a table's retention policy (R9.3) expires at one
+// instant. Reads apply it whether or not the data is still on disk, so a
+// result never depends on how far the background merges have got; merges
+// then drop what it expires (mergejob.go, expiry in storage/merge).
+//
+// A versioned table with history = d keeps every current version and the
+// non-current versions that stopped counting at or after now - d: the
+// horizon is the last commit made before that instant, the oldest commit
+// a read AS OF may name (a read there needs no version that stopped
+// counting earlier). An append table with rows = d expires rows committed
+// before now - d (the same horizon; a read AS OF it or later leaves out the
+// expired rows), and with rows = d, by = col the rows whose col is before
+// now - d (NULL never expires), at every commit, so no AS OF is refused.
+type Retention struct {
+	// Policy is the bound retention policy, nil for the built-in default
+	// (nothing expires).
+	Policy *catalog.Policy
+	// Horizon is the oldest commit a read AS OF may name; 0 when every
+	// commit may be read. Versions that stopped counting at or before it
+	// (version.Expired), and append rows committed at or before it, are
+	// expired.
+	Horizon uint64
+	// Cutoff is the instant before which data expires; zero when nothing
+	// does.
+	Cutoff time.Time
+	// ByCol is the column append rows expire by (rows = d, by = col); 0
+	// when they expire by commit time.
+	ByCol catalog.ColumnID
+	// Period is the setting's length: data expires once it is this old.
+	Period time.Duration
+}
+
+// Active reports whether anything can expire under r.
+func (r Retention) Active() bool { return !r.Cutoff.IsZero() }
+
+// Retention returns what table t's retention policy expires as of this
+// snapshot. Every call on one snapshot reads the clock at the same
+// instant (the first call's), so a statement sees one cutoff for all its
+// reads.
+func (s *Snapshot) Retention(t catalog.TableID) Retention {
+	tbl, ok := s.st.cat.TableByID(t)
+	if !ok {
+		return Retention{}
+	}
+	p := s.st.cat.Bound(tbl, catalog.RoleRetention)
+	if p.Name == catalog.DefaultPolicyName {
+		return Retention{}
+	}
+	return retentionOf(tbl, p, s.retentionNow(), s.Commits())
+}
+
+// retentionAt is Retention for background work on published state st:
+// the clock read now.
+func (e *Engine) retentionAt(st *state, tbl *catalog.Table) Retention {
+	p := st.cat.Bound(tbl, catalog.RoleRetention)
+	if p.Name == catalog.DefaultPolicyName {
+		return Retention{}
+	}
+	return retentionOf(tbl, p, e.retentionClock(), st.commits[:min(len(st.commits), int(st.commit))])
+}
+
+// retentionNow is the instant retention is judged at for this snapshot.
+func (s *Snapshot) retentionNow() time.Time {
+	if v := s.retainAt.Load(); v != 0 {
+		return time.Unix(0, v)
+	}
+	now := s.e.retentionClock()
+	if !s.retainAt.CompareAndSwap(0, now.UnixNano()) {
+		return time.Unix(0, s.retainAt.Load())
+	}
+	return now
+}
+
+// retentionClock reads the clock for retention, never earlier than a
+// reading it gave before: merges drop what a cutoff expires, so a clock
+// set back must not make an earlier horizon readable again within this
+// process.
+func (e *Engine) retentionClock() time.Time {
+	e.clockMu.Lock()
+	now := e.opts.Clock().UnixNano()
+	e.clockMu.Unlock()
+	for {
+		last := e.retainMax.Load()
+		if now <= last {
+			return time.Unix(0, last)
+		}
+		if e.retainMax.CompareAndSwap(last, now) {
+			return time.Unix(0, now)
+		}
+	}
+}
+
+// retentionOf applies policy p of table t at instant now, with the
+// database's commits (oldest first, commit times never decreasing).
+func retentionOf(t *catalog.Table, p *catalog.Policy, now time.Time, commits []CommitInfo) Retention {
+	r := Retention{Policy: p}
+	var d time.Duration
+	var ok bool
+	switch t.Mode {
+	case catalog.ModeVersioned:
+		d, ok = p.Duration("history")
+	case catalog.ModeAppend:
+		d, ok = p.Duration("rows")
+		if by, has := p.Text("by"); has && ok {
+			if c, found := t.Column(by); found {
+				r.ByCol = c.ID
+			}
+		}
+	}
+	if !ok {
+		return r
+	}
+	r.Cutoff, r.Period = now.Add(-d), d
+	if r.ByCol != 0 {
+		return r
+	}
+	// The last commit made before the cutoff.
+	i := sort.Search(len(commits), func(i int) bool { return !commits[i].At.Before(r.Cutoff) })
+	if i > 0 && commits[i-1].Commit >= t.CreatedCommit {
+		r.Horizon = commits[i-1].Commit
+	}
+	return r
+}
+
+// expired reports whether version resolution res is past r's horizon.
+func (r Retention) expired(res version.Resolved) bool {
+	return r.Horizon != 0 && version.Expired(res, r.Horizon)
+}
+
+// expiryOf is what a merge of table t drops under retention r.
+func expiryOf(t *catalog.Table, r Retention) (merge.Expiry, error) {
+	if !r.Active() {
+		return merge.Expiry{}, nil
+	}
+	x := merge.Expiry{Horizon: r.Horizon, ByCol: r.ByCol}
+	if r.ByCol != 0 {
+		c, ok := t.AnyColumn(r.ByCol)
+		if !ok {
+			return merge.Expiry{}, fmt.Errorf("retention of table %s: no column %d", t.Name, r.ByCol)
+		}
+		v, err := types.FromTime(c.Type, r.Cutoff)
+		if err != nil {
+			return merge.Expiry{}, fmt.Errorf("retention of table %s: cutoff for column %s: %w", t.Name, c.Name, err)
+		}
+		x.Before = v
+	}
+	return x, nil
+}
+
+// expiryDue reports whether shard num of table t, whose parts are mps, is
+// due a merge to drop what retention expired (R9.3), and of which runs:
+// those whose commits begin at or before the commit it returns. Reads
+// leave expired data out anyway, so this only bounds how long it stays on
+// disk: a shard is merged again once its cutoff has moved on by a quarter
+// of the retention period since the last such merge (and at once when
+// now: MergeNow's caller waits for it), and only if some part may hold
+// expired rows. A shard first looked at since Open counts as merged at the
+// cutoff of that moment, so a restart does not rewrite every shard at once.
+func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manifest.Part, now bool) (uint64, bool) {
+	if t.Mode == catalog.ModeUpsert {
+		return 0, false
+	}
+	r := e.retentionAt(st, t)
+	if !r.Active() || r.Horizon == 0 && r.ByCol == 0 {
+		return 0, false
+	}
+	// Rows that expire by commit were committed by the horizon; versions
+	// that stopped counting by it too, in history runs or deltas. Rows
+	// that expire by a column may be anywhere.
+	through := r.Horizon
+	if r.ByCol != 0 {
+		through = math.MaxUint64
+	}
+	may := false
+	for _, p := range mps {
+		may = may || p.MinCommit <= through && p.Kind != manifest.KindCurrent
+	}
+	if !may {
+		return 0, false
+	}
+	if e.expired == nil {
+		e.expired = map[shardKey]time.Time{}
+	}
+	k := shardKey{t.ID, num}
+	last, seen := e.expired[k]
+	if !seen && !now {
+		e.expired[k] = r.Cutoff
+		return 0, false
+	}
+	if seen && !r.Cutoff.After(last) {
+		return 0, false
+	}
+	return through, now || r.Cutoff.Sub(last) >= r.Period/4
+}
+
+// expiryWake is how long the background merger may sleep before a shard
+// can be due a merge for retention (expiryDue): a quarter of the shortest
+// retention period of a table, within [expiryWakeMin, expiryWakeMax]; 0
+// when no table has one.
+func (e *Engine) expiryWake() time.Duration {
+	st := e.cur.Load()
+	var w time.Duration
+	for id := range st.tables {
+		t, ok := st.cat.TableByID(id)
+		if !ok || st.cat.Bound(t, catalog.RoleRetention).Name == catalog.DefaultPolicyName {
+			continue
+		}
+		r := e.retentionAt(st, t)
+		if !r.Active() || t.Mode == catalog.ModeUpsert {
+			continue
+		}
+		if q := min(max(r.Period/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
+			w = q
+		}
+	}
+	return w
+}
+
+// The bounds of expiryWake.
+const (
+	expiryWakeMin = 50 * time.Millisecond
+	expiryWakeMax = time.Hour
+)
