@@ -163,6 +163,7 @@ type transformJSON struct {
 	Sources       []TableID        `json:"sources"`
 	Reads         []ColumnKey      `json:"reads,omitempty"`
 	CreatedCommit uint64           `json:"created_commit"`
+	Stateful      bool             `json:"stateful,omitempty"`
 }
 
 type userJSON struct {
@@ -210,7 +211,7 @@ func (c *Catalog) Encode() ([]byte, error) {
 	}
 	for _, x := range c.Transformations() {
 		f.Transformations = append(f.Transformations, transformJSON{ID: x.ID, Name: x.Name, Target: x.Target, Group: x.Group,
-			Select: x.Select, Sources: x.Sources, Reads: x.Reads, CreatedCommit: x.CreatedCommit})
+			Select: x.Select, Sources: x.Sources, Reads: x.Reads, CreatedCommit: x.CreatedCommit, Stateful: x.Stateful})
 	}
 	for _, u := range c.Users() {
 		f.Users = append(f.Users, userJSON(*u))
@@ -336,7 +337,7 @@ func Decode(data []byte) (*Catalog, error) {
 	}
 	for _, xj := range f.Transformations {
 		c.transforms[xj.Name] = &Transformation{ID: xj.ID, Name: xj.Name, Target: xj.Target, Group: xj.Group,
-			Select: xj.Select, Sources: xj.Sources, Reads: xj.Reads, CreatedCommit: xj.CreatedCommit}
+			Select: xj.Select, Sources: xj.Sources, Reads: xj.Reads, CreatedCommit: xj.CreatedCommit, Stateful: xj.Stateful}
 	}
 	for _, uj := range f.Users {
 		u := User(uj)

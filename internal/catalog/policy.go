@@ -497,6 +497,9 @@ func (c *Catalog) bindPolicies(t *Table, names []string) error {
 		if err := servePolicy(p, t); err != nil {
 			return err
 		}
+		if err := c.statefulReaders(t, p); err != nil {
+			return err
+		}
 		t.Policies.set(p.Role, name)
 	}
 	return nil

@@ -26,6 +26,9 @@ type TransformationSpec struct {
 	// resolved them. While the transformation exists they cannot be
 	// renamed or dropped, because the stored SELECT names them.
 	Reads []ColumnRef
+	// Stateful marks an aggregate, whose state is rebuilt from its
+	// sources' rows at startup: no source may expire rows (R9.3).
+	Stateful bool
 }
 
 // ColumnRef names a column of a table, as written.
@@ -55,6 +58,8 @@ type Transformation struct {
 	// CreatedCommit is the commit of CREATE TRANSFORMATION: the query
 	// first processes every source row committed up to it (R12.2).
 	CreatedCommit uint64
+	// Stateful marks an aggregate (TransformationSpec.Stateful).
+	Stateful bool
 }
 
 func (x *Transformation) clone() *Transformation {
@@ -87,7 +92,7 @@ func (c *Catalog) CreateTransformation(spec TransformationSpec, commit uint64) (
 	if len(spec.Sources) == 0 {
 		return nil, errorf(CodeInvalidObjectDef, "transformation %s reads no table", spec.Name)
 	}
-	x := &Transformation{Name: spec.Name, Target: target.ID, Group: NoGroup, Select: spec.Select, CreatedCommit: commit}
+	x := &Transformation{Name: spec.Name, Target: target.ID, Group: NoGroup, Select: spec.Select, CreatedCommit: commit, Stateful: spec.Stateful}
 	for _, name := range spec.Sources {
 		src, ok := c.Table(name)
 		if !ok {
@@ -99,6 +104,11 @@ func (c *Catalog) CreateTransformation(spec TransformationSpec, commit uint64) (
 		}
 		if src.ID == target.ID {
 			return nil, errorf(CodeInvalidObjectDef, "transformation %s reads and writes table %s", spec.Name, name)
+		}
+		if spec.Stateful {
+			if err := c.statefulSource(spec.Name, src, c.Bound(src, RoleRetention)); err != nil {
+				return nil, err
+			}
 		}
 		if !slices.Contains(x.Sources, src.ID) {
 			x.Sources = append(x.Sources, src.ID)
@@ -209,6 +219,35 @@ func (c *Catalog) transformationUsing(id TableID) *Transformation {
 	for _, x := range c.sortedTransformations() {
 		if x.Target == id || slices.Contains(x.Sources, id) {
 			return x
+		}
+	}
+	return nil
+}
+
+// statefulSource refuses retention policy p on src, a source of the
+// aggregate transformation named x: the aggregate's state is rebuilt from
+// the source rows at startup, so rows that expired would drop out of its
+// totals (docs/retention.md).
+func (c *Catalog) statefulSource(x string, src *Table, p *Policy) error {
+	if p.Role != RoleRetention || src.Mode != ModeAppend {
+		return nil
+	}
+	if _, expires := p.Setting("rows"); !expires {
+		return nil
+	}
+	return errorf(CodeFeatureNotSupported,
+		"table %s cannot expire rows (retention policy %s) while aggregate transformation %s reads it: its totals are rebuilt from the source rows at startup, and expired rows would drop out of them",
+		src.Name, p.Name, x)
+}
+
+// statefulReaders checks retention policy p against every aggregate
+// transformation that reads table t.
+func (c *Catalog) statefulReaders(t *Table, p *Policy) error {
+	for _, x := range c.Transformations() {
+		if x.Stateful && slices.Contains(x.Sources, t.ID) {
+			if err := c.statefulSource(x.Name, t, p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -624,6 +624,7 @@ func (st *statement) transformSpec(n *ast.CreateTransformationStmt, cat *catalog
 		spec.Sources = append(spec.Sources, t.Name)
 	}
 	spec.Reads = c.reads
+	spec.Stateful = c.agg
 	return spec, nil
 }
 
