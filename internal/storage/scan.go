@@ -530,6 +530,10 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
+	// Retention is judged on the statement's snapshot, even for a read
+	// AS OF that goes to the one a pending snapshot was built on: one
+	// instant for every read of the statement.
+	outer := s
 	s = s.readsAt(spec.AsOf)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
@@ -546,7 +550,7 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 	if !td.keyed {
 		// Rows a retention policy expired by commit time are left out
 		// whether or not a merge has dropped them yet (R9.3).
-		if r := s.Retention(spec.Table); r.Horizon > spec.After {
+		if r := outer.Retention(spec.Table); r.Horizon > spec.After {
 			spec.After = r.Horizon
 		}
 		err = s.scanAppend(ctx, rd, td, &spec, n, fn)
@@ -730,6 +734,10 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	// The snapshot holds the parts read; it must stay reachable until the
 	// read ends (lifetime.go).
 	defer runtime.KeepAlive(s)
+	// Versions past the retention horizon are left out whether or not a
+	// merge has dropped them yet (R9.3), judged on the statement's
+	// snapshot as in Scan.
+	ret := s.Retention(spec.Table)
 	s = s.readsAt(spec.AsOf)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
@@ -742,9 +750,6 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
-	// Versions past the retention horizon are left out whether or not a
-	// merge has dropped them yet (R9.3).
-	ret := s.Retention(spec.Table)
 	// The versions of one key seek it in each part (keyversions.go).
 	key := oneKeyOf(t, spec.Ranges)
 	if key != nil && spec.BatchRows <= 0 {
