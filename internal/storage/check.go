@@ -63,11 +63,11 @@ func (e *Engine) Check() error {
 			if sd.keyed == nil {
 				continue
 			}
-			if err := checkKeyed(t, sd.num, sd.keyed); err != nil {
+			if err := checkKeyed(t, sd.num, sd.keyed, e.horizonFn(t)); err != nil {
 				errs = append(errs, err)
 			}
 			if f := sd.frozen; f != nil {
-				if err := checkKeyed(t, sd.num, f.keyed); err != nil {
+				if err := checkKeyed(t, sd.num, f.keyed, e.horizonFn(t)); err != nil {
 					errs = append(errs, fmt.Errorf("frozen memtable: %w", err))
 				}
 			}
@@ -222,7 +222,7 @@ func checkCommits(cs []CommitInfo) []error {
 // versioned table, with version.Resolve and compares (upsert memtables
 // keep only winners, which Resolve cannot replay, so only their order is
 // checked).
-func checkKeyed(t *catalog.Table, num uint32, m *keyedMem) error {
+func checkKeyed(t *catalog.Table, num uint32, m *keyedMem, horizon func(uint64) uint64) error {
 	m.ordered()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -232,6 +232,7 @@ func checkKeyed(t *catalog.Table, num uint32, m *keyedMem) error {
 			ords = append(ords, version.Ordering{})
 		}
 		ords[g.ID] = ordering(t, g)
+		ords[g.ID].Horizon = horizon
 	}
 	var prev []byte
 	var vs []version.Version

@@ -258,6 +258,10 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 	}
 	var seq uint32
 	var scratch []byte
+	if len(rec.writes) > 0 {
+		e.applying.Store(&applyingCommit{commit: rec.commit, at: rec.at})
+		defer e.applying.Store(nil)
+	}
 	for i := range rec.writes {
 		w := &rec.writes[i]
 		td := st.tables[w.Table]
@@ -379,6 +383,7 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 	if err != nil {
 		return err
 	}
+	kw.ord.Horizon = e.horizonFn(t)
 	for s, rs := range perShard {
 		if len(rs) == 0 || flushed(td.shards[s]) {
 			continue

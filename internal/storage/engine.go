@@ -157,6 +157,10 @@ type Engine struct {
 	// retainMax is the latest clock reading retention was judged at, in
 	// Unix nanoseconds (retentionClock).
 	retainMax atomic.Int64
+	// horizons caches each versioned table's horizonFn; applying is the
+	// commit applyRecord is applying (horizonAt reads its time).
+	horizons sync.Map
+	applying atomic.Pointer[applyingCommit]
 	// clockMu serialises calls of Options.Clock (Engine.now).
 	clockMu sync.Mutex
 

@@ -100,7 +100,7 @@ func putLookupReader(k lookupReaderKey, rd *reader) {
 	rd.stats = ScanStats{}
 	rd.seek = nil
 	rd.trace = nil
-	rd.retain = Retention{}
+	rd.retain, rd.horizon = Retention{}, nil
 	// Entries name part Data and layouts of the snapshot just read: drop
 	// them so a pooled reader does not keep their pages alive (layouts are
 	// per memtable, and there are few). The classified run (rd.runOf,

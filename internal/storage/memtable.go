@@ -637,7 +637,18 @@ func (acc *versionAcc) add(versioned bool, g *groupHist, nv memVersion, ord vers
 	}
 	switch outcome {
 	case version.Repeat:
-		return nil
+		if !versioned || ord.Horizon == nil || other.Commit > ord.Horizon(v.Commit) {
+			return nil
+		}
+		// Under retention, whether v repeats the version it equals
+		// depends on when that one stopped counting, which versions in
+		// parts may have decided: the memtable sees only its own. Keep v,
+		// marked dropped as this memtable sees it; a read that resolves
+		// the key with its parts decides again (rule 3, Ordering.Horizon).
+		res.State = version.Dropped
+		res.WonAt, res.EndedAt = version.NoCommit, version.NoCommit
+		res.SupersededBy = other.Commit
+		res.By = g.find(other)
 	case version.Lost:
 		if !versioned {
 			return nil

@@ -111,6 +111,25 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 			}
 			return e.prewarmLoop(ctx, paced, settle)
 		}
+		if job.plan.Why == merge.Expire && e.keepsHistory(job.table) {
+			// Versions expire only in a merge of every version of the
+			// shard committed before the instant they are judged at
+			// (merge.Expiry): take the instant, flush, merge it all.
+			at, err := e.expiryInstant(ctx)
+			if err != nil {
+				return err
+			}
+			if err := e.Flush(ctx); err != nil {
+				return err
+			}
+			key := shardKey{job.table, job.shard}
+			var ok bool
+			if job, ok = e.shardJob(key.table, key.shard, merge.Expire); !ok {
+				expiredNow[key] = true
+				continue
+			}
+			job.expireAt = at
+		}
 		if err := e.runMerge(job, paced); err != nil {
 			return err
 		}
@@ -157,6 +176,35 @@ type mergeJob struct {
 	shard  uint32
 	plan   merge.Plan
 	inputs []*partFile // in plan.Inputs order
+	// expireAt, for a versioned table, is the instant its retention is
+	// judged at for the merge, zero when the merge expires no version:
+	// only a merge of every part after a flush may (merge.Expiry).
+	expireAt time.Time
+}
+
+// keepsHistory reports whether table id is a versioned table.
+func (e *Engine) keepsHistory(id catalog.TableID) bool {
+	t, ok := e.cur.Load().cat.TableByID(id)
+	return ok && t.Mode == catalog.ModeVersioned
+}
+
+// shardJob is the merge of every part of shard num of table, for why.
+func (e *Engine) shardJob(table catalog.TableID, num uint32, why merge.Why) (mergeJob, bool) {
+	td, ok := e.cur.Load().tables[table]
+	if !ok {
+		return mergeJob{}, false
+	}
+	for _, sd := range td.shards {
+		if sd.num != num || len(sd.parts) == 0 {
+			continue
+		}
+		mps := make([]manifest.Part, len(sd.parts))
+		for i, pf := range sd.parts {
+			mps[i] = pf.man
+		}
+		return mergeJob{table: table, shard: num, plan: merge.Full(mps, why), inputs: slices.Clone(sd.parts)}, true
+	}
+	return mergeJob{}, false
 }
 
 // failed returns the error that put the engine in the failed state, or
@@ -307,13 +355,23 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	if paced {
 		pace = e.paceMerge
 	}
-	ret := e.retentionAt(st, t)
+	// Append rows expire in any merge; versions only in one that holds
+	// every version committed before its instant (job.expireAt).
+	var ret Retention
+	switch {
+	case t.Mode == catalog.ModeAppend:
+		ret = e.retentionAt(st, t)
+	case !job.expireAt.IsZero():
+		if p := st.cat.Bound(t, catalog.RoleRetention); p.Name != catalog.DefaultPolicyName {
+			ret = retentionOf(t, p, job.expireAt, st.commits[:min(len(st.commits), int(st.commit))])
+		}
+	}
 	expire, err := expiryOf(t, ret)
 	if err != nil {
 		return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
 	}
 	outs, stats, err := merge.Merge(readers, merge.Options{
-		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest, Expire: expire,
+		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest, Expire: expire, Horizon: e.horizonFn(t),
 		PartRows: e.opts.MergePartRows,
 		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why), Pace: pace},
 		Pace:     pace,

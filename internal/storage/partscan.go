@@ -386,6 +386,7 @@ func (rd *reader) resolveKey(key []byte, ins []keyInput, versioned bool) (*keyEn
 				return nil, fmt.Errorf("storage: table %s: unknown group %d", rd.t.Name, in.group)
 			}
 			ord = ordering(rd.t, g)
+			ord.Horizon = rd.horizon
 			rd.ords[in.group] = ord
 		}
 		if err := scratch.addVersion(e.group(in.group, ord), in.mv, ord); err != nil {

@@ -158,7 +158,7 @@ func (e *Engine) applyPending(st, base *state, writes []Write) error {
 			case td.keyed && psd.keyed.list.n == 0, !td.keyed && psd.app.rows == 0:
 				continue
 			case td.keyed:
-				m, err := mergeMemtables(t, sd.keyed, n, psd.keyed)
+				m, err := mergeMemtables(t, sd.keyed, n, psd.keyed, e.horizonFn(t))
 				if err != nil {
 					return err
 				}
@@ -222,12 +222,12 @@ func (m *appendMem) note(commit uint64) {
 // the skip list is built by appending. old is read under its read lock,
 // released every cloneBatch keys so that commits to it wait for no more
 // than that.
-func mergeMemtables(t *catalog.Table, old *keyedMem, n uint64, pend *keyedMem) (*keyedMem, error) {
+func mergeMemtables(t *catalog.Table, old *keyedMem, n uint64, pend *keyedMem, horizon func(uint64) uint64) (*keyedMem, error) {
 	m := newKeyedMem(old.versioned)
 	for id, b := range pend.colBytes {
 		m.colBytes[id] += b
 	}
-	b := &memBuilder{m: m, t: t, ords: map[catalog.GroupID]version.Ordering{}}
+	b := &memBuilder{m: m, t: t, ords: map[catalog.GroupID]version.Ordering{}, horizon: horizon}
 	b.initTail()
 	old.ordered()
 	pend.ordered()
@@ -327,8 +327,10 @@ type memBuilder struct {
 	m    *keyedMem
 	t    *catalog.Table
 	ords map[catalog.GroupID]version.Ordering
-	ins  []keyInput
-	tail [maxHeight]*keyEntry
+	// horizon is the table's Ordering.Horizon (Engine.horizonFn).
+	horizon func(uint64) uint64
+	ins     []keyInput
+	tail    [maxHeight]*keyEntry
 	// Slabs the cloned entries are cut from: one allocation per many keys.
 	entries []keyEntry
 	groups  []groupHist
@@ -442,6 +444,7 @@ func (b *memBuilder) resolve(key []byte, ins []keyInput) error {
 				return fmt.Errorf("storage: table %s: unknown group %d", b.t.Name, in.group)
 			}
 			ord = ordering(b.t, g)
+			ord.Horizon = b.horizon
 			b.ords[in.group] = ord
 		}
 		mv := in.mv

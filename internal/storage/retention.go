@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -236,3 +237,89 @@ const (
 	expiryWakeMin = 50 * time.Millisecond
 	expiryWakeMax = time.Hour
 )
+
+// horizonFn returns the version.Ordering.Horizon of table t's groups:
+// for a commit, the retention horizon as it stood when that commit was
+// made, so that whether a write repeats an earlier version (rule 3) is
+// decided at its arrival (R3.4 with R9.3). nil for a table that keeps no
+// history. It reads the table's bound policy when called, which is rare:
+// only for a version equal to a counted one in ordering values and values.
+func (e *Engine) horizonFn(t *catalog.Table) func(uint64) uint64 {
+	if t.Mode != catalog.ModeVersioned {
+		return nil
+	}
+	if f, ok := e.horizons.Load(t.ID); ok {
+		return f.(func(uint64) uint64)
+	}
+	id := t.ID
+	f := func(c uint64) uint64 { return e.horizonAt(id, c) }
+	actual, _ := e.horizons.LoadOrStore(id, f)
+	return actual.(func(uint64) uint64)
+}
+
+// horizonAt is the horizon of table id's history as it stood at commit c:
+// the last commit made before c's commit time minus the history period of
+// the table's retention policy now; 0 when nothing had expired.
+func (e *Engine) horizonAt(id catalog.TableID, c uint64) uint64 {
+	st := e.cur.Load()
+	t, ok := st.cat.TableByID(id)
+	if !ok {
+		return 0
+	}
+	p := st.cat.Bound(t, catalog.RoleRetention)
+	if p.Name == catalog.DefaultPolicyName {
+		return 0
+	}
+	d, ok := p.Duration("history")
+	if !ok {
+		return 0
+	}
+	var at time.Time
+	switch a := e.applying.Load(); {
+	case c >= 1 && c <= uint64(len(st.commits)):
+		at = st.commits[c-1].At
+	case a != nil && a.commit == c:
+		at = a.at // being applied: not published yet
+	default:
+		at = e.retentionClock() // a transaction's pending writes
+	}
+	cutoff := at.Add(-d)
+	commits := st.commits
+	i := sort.Search(len(commits), func(i int) bool { return !commits[i].At.Before(cutoff) })
+	if i > 0 && commits[i-1].Commit >= t.CreatedCommit {
+		return commits[i-1].Commit
+	}
+	return 0
+}
+
+// applyingCommit is the commit applyRecord is applying, with its time.
+type applyingCommit struct {
+	commit uint64
+	at     time.Time
+}
+
+// expiryInstant is the instant a merge that expires versions judges
+// retention at: the clock now. Every commit made before it must be in the
+// parts the merge reads, so it becomes the floor of later commits' times
+// (which never go back anyway), and it returns once every commit numbered
+// before that is applied: a flush after it holds them all.
+func (e *Engine) expiryInstant(ctx context.Context) (time.Time, error) {
+	now := e.retentionClock().UTC().Truncate(time.Microsecond)
+	e.pipe.Lock()
+	if now.After(e.pipe.lastAt) {
+		e.pipe.lastAt = now
+	}
+	next := e.pipe.next
+	e.pipe.Unlock()
+	for e.cur.Load().commit+1 < next {
+		if err := e.failed(); err != nil {
+			return time.Time{}, err
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return now, nil
+}

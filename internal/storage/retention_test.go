@@ -172,10 +172,16 @@ func (m *retentionModel) committed(n uint64) {
 }
 
 // counts returns how many versions count at all (every one but the
-// repeats) and how many of those horizon hz expires.
-func (m *retentionModel) counts(tb testing.TB, hz uint64) (kept, expired int) {
+// repeats) and how many of those horizon hz expires; horizon is the
+// engine's Ordering.Horizon (a repeat is judged by the horizon at its
+// commit).
+func (m *retentionModel) counts(tb testing.TB, hz uint64, horizon func(uint64) uint64) (kept, expired int) {
 	tb.Helper()
-	rs, err := version.Resolve(m.ords, m.vs, m.ds)
+	ords := slices.Clone(m.ords)
+	for i := range ords {
+		ords[i].Horizon = horizon
+	}
+	rs, err := version.Resolve(ords, m.vs, m.ds)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -356,7 +362,7 @@ func TestRetentionMergeKeepsReads(t *testing.T) {
 			if hz == 0 || hz >= last {
 				t.Fatalf("horizon %d, newest commit %d", hz, last)
 			}
-			kept, expired := m.counts(t, hz)
+			kept, expired := m.counts(t, hz, h.e.horizonFn(tbl))
 			totalExpired += expired
 			want := retentionReads(t, s1, tbl, hz, last, keys)
 			// versions() leaves out exactly the expired versions, which
@@ -698,20 +704,15 @@ func TestRetentionBackground(t *testing.T) {
 	}
 }
 
-// TestRetentionRepeatOfExpiredVersion: a version D that repeats an older
-// version V of its key (same ordering values and values, R3.4) is a repeat
-// while V is stored: it adds nothing. Once V is past the horizon (it was
-// superseded before it), dropping V must not turn D, or a later repeat of
-// V, into a version that counts, or reads at commits after the horizon
-// depend on whether, and which, merges have run.
-//
-// KNOWN BUG: both cases fail today (the merge drops V, then reads resolve
-// D without it and D wins the tie), so the test runs only with
-// STRATA_RETENTION_KNOWN_BUGS=1.
+// TestRetentionRepeatOfExpiredVersion: a version D equal to an older
+// version V of its key (same ordering values and values, R3.4) repeats it
+// only if V had not stopped counting by the horizon of D's commit
+// (version.Ordering.Horizon): here V was superseded 2000 s before D, past
+// the 1000 s period, so D counts, and wins its tie with W. Reads must say
+// so whether a merge dropped V before D, after it, or not at all (before
+// the rule was judged at D's arrival, a merge that dropped V turned D from
+// a repeat into the winner).
 func TestRetentionRepeatOfExpiredVersion(t *testing.T) {
-	if os.Getenv("STRATA_RETENTION_KNOWN_BUGS") == "" {
-		t.Skip("known bug: a repeat of an expired version counts once a merge dropped that version; STRATA_RETENTION_KNOWN_BUGS=1 runs this")
-	}
 	setup := func(t *testing.T) (*harness, *catalog.Table, uint64) {
 		h := newHarness(t)
 		h.createRetention("keep", [2]string{"history", "1000 seconds"})
@@ -744,6 +745,9 @@ func TestRetentionRepeatOfExpiredVersion(t *testing.T) {
 		defer s2.Release()
 		if hz := s2.Retention(tbl.ID).Horizon; hz != c2 {
 			t.Fatalf("horizon after the merge %d, want %d", hz, c2)
+		}
+		if want := []string{fmt.Sprintf("k=1 v=a idx=5 _commit=%d", c3)}; !slices.Equal(wantScan, want) {
+			t.Errorf("scan at %d before the merge: %v, want D current: %v", c3, wantScan, want)
 		}
 		if got := snapScan(t, s2, tbl, c3); !slices.Equal(got, wantScan) {
 			t.Errorf("scan at %d after the merge:\n got %v\nwant %v", c3, got, wantScan)

@@ -34,7 +34,10 @@ type reader struct {
 	commit   bool // add _commit
 	versions bool // add the VersionsCols
 	// retain, in a versions read, leaves out the versions it expires.
-	retain   Retention
+	retain Retention
+	// horizon is the Ordering.Horizon of the table's groups (horizonFn)
+	// for the keys resolveKey resolves.
+	horizon  func(uint64) uint64
 	outTypes []types.Type
 	batchCap int
 	batch    *types.Batch
@@ -419,6 +422,7 @@ func (rd *reader) emitVersions(e *keyEntry, n uint64) error {
 		ord, ok := rd.ords[g.id]
 		if !ok {
 			ord = ordering(rd.t, grp)
+			ord.Horizon = rd.horizon // resolveKey shares rd.ords
 			rd.ords[g.id] = ord
 		}
 		for i := range g.vers {
@@ -547,6 +551,7 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 	if err != nil {
 		return ScanStats{}, err
 	}
+	rd.horizon = s.e.horizonFn(t)
 	if !td.keyed {
 		// Rows a retention policy expired by commit time are left out
 		// whether or not a merge has dropped them yet (R9.3).
@@ -760,7 +765,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 		if err != nil {
 			return ScanStats{}, err
 		}
-		rd.retain = ret
+		rd.retain, rd.horizon = ret, s.e.horizonFn(t)
 		done, err := rd.versionsOfKey(ctx, td, key, n)
 		if done {
 			if err == nil {
@@ -782,7 +787,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err != nil {
 		return ScanStats{}, err
 	}
-	rd.retain = ret
+	rd.retain, rd.horizon = ret, s.e.horizonFn(t)
 	err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitVersionsFn)
 	if err == nil {
 		err = rd.flushLast(fn)
@@ -853,6 +858,7 @@ func (s *Snapshot) lookup(ctx context.Context, table catalog.TableID, key []type
 		return nil, false, err
 	}
 	rd.trace = spec.Trace
+	rd.horizon = s.e.horizonFn(t)
 	if pooled {
 		defer func() {
 			if err == nil {

@@ -47,6 +47,13 @@ type Ordering struct {
 	// called only while building a Reason, never while deciding. Nil
 	// prints hex.
 	Format func(dst []byte, col int, enc []byte) []byte
+	// Horizon, when set, returns for a commit c the retention horizon as
+	// it stood when c was made (R9.3): a version that stopped counting at
+	// or before it (Expired) is not one a version committed at c can
+	// repeat (rule 3). So whether a write is a repeat is decided at its
+	// arrival and never depends on whether the expired version is still
+	// stored. nil when the group's versions never expire.
+	Horizon func(c uint64) uint64
 }
 
 // Columns returns the number of ordering columns: len(Valid)+len(Revision).

@@ -76,11 +76,15 @@ type Register struct {
 	counted []entry
 }
 
-// entry is one counted version: only what deciding needs.
+// entry is one counted version: only what deciding needs. end is the
+// commit at which it stopped counting as a winner, Forever while it wins,
+// its own commit if it lost on arrival: what Ordering.Horizon is held
+// against (rule 3 under retention).
 type entry struct {
 	order  [][]byte
 	values []byte
 	pos    Pos
+	end    uint64
 }
 
 // Init empties r and sets the group's ordering, keeping r's memory.
@@ -178,7 +182,7 @@ func (r *Register) AddIn(v *Version, s *Slab) (Step, error) {
 	if err := r.advance(p); err != nil {
 		return Step{}, err
 	}
-	e := entry{order: v.Order, values: v.Values, pos: p}
+	e := entry{order: v.Order, values: v.Values, pos: p, end: Forever}
 	n := len(r.counted)
 	if r.cols == 0 {
 		// Rule 1: ordered by commit alone, the newest write always wins
@@ -195,6 +199,9 @@ func (r *Register) AddIn(v *Version, s *Slab) (Step, error) {
 	// The common case, writes arriving in order: v's ordering values beat
 	// the winner's outright, so it wins and can repeat nothing (I3).
 	if n == 0 || compareOrder(r.cols, r.counted[n-1].order, v.Order) < 0 {
+		if n > 0 {
+			r.counted[n-1].end = p.Commit
+		}
 		r.counted = append(r.counted, e)
 		if n == 0 {
 			return Step{Outcome: Won}, nil
@@ -214,21 +221,28 @@ func (r *Register) AddIn(v *Version, s *Slab) (Step, error) {
 		}
 	}
 	// Rule 3: the only versions v can repeat have its ordering values, and
-	// I3 puts them directly before lo.
+	// I3 puts them directly before lo. Under retention a version that
+	// stopped counting by the horizon of v's commit is one v cannot
+	// repeat (Ordering.Horizon).
 	tied := false
 	for j := lo - 1; j >= 0 && equalOrder(r.cols, r.counted[j].order, v.Order); j-- {
 		tied = true
 		if bytes.Equal(r.counted[j].values, v.Values) {
+			if h := r.ord.Horizon; h != nil && r.counted[j].end <= h(p.Commit) {
+				continue
+			}
 			return Step{Outcome: Repeat, Other: r.counted[j].pos, HasOther: true, Tied: true}, nil
 		}
 	}
 	if lo == n {
 		// A tie with the winner on every ordering value, broken by
 		// position in v's favour.
+		r.counted[n-1].end = p.Commit
 		r.counted = append(r.counted, e)
 		return Step{Outcome: Won, Other: r.counted[n-1].pos, HasOther: true, Tied: tied}, nil
 	}
 	winner := r.counted[n-1].pos
+	e.end = p.Commit
 	r.counted = append(r.counted, entry{})
 	copy(r.counted[lo+1:], r.counted[lo:n])
 	r.counted[lo] = e

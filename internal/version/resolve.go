@@ -187,6 +187,10 @@ func resolveEpoch(ord *Ordering, vs []Version, ep []int, del *Delete, rs []Resol
 	for _, i := range ep {
 		rs[i] = Resolved{Commit: vs[i].Commit, Seq: vs[i].Seq, By: -1}
 	}
+	if n > 0 && ord.Horizon != nil {
+		resolveEpochRetained(ord, vs, ep, del, rs, scratch)
+		return
+	}
 	if n > 0 {
 		// Rule 3: of the versions equal in ordering values and values,
 		// only the first to arrive counts. Sorting by (ordering values,
@@ -233,6 +237,64 @@ func resolveEpoch(ord *Ordering, vs []Version, ep []int, del *Delete, rs []Resol
 		}
 		best = i
 	}
+	if best < 0 {
+		return
+	}
+	b := &rs[best]
+	if del != nil {
+		b.State, b.EndedAt, b.SupersededBy = Deleted, del.Commit, del.Commit
+		return
+	}
+	b.State, b.EndedAt = Current, Forever
+}
+
+// resolveEpochRetained is resolveEpoch for an ordered group whose versions
+// expire (Ordering.Horizon): in arrival order, a version repeats a counted
+// one (rule 3) only if that one had not stopped counting by the horizon of
+// the new version's commit, so a family of equal versions can have a new
+// first arrival once its earlier one expired. The rest is rules 1 and 6 as
+// in resolveEpoch. It costs a scan of the counted versions per version.
+func resolveEpochRetained(ord *Ordering, vs []Version, ep []int, del *Delete, rs []Resolved, scratch *[]int) {
+	n := ord.Columns()
+	counted := (*scratch)[:0]
+	best := -1
+	end := func(j int) uint64 {
+		switch {
+		case j == best:
+			return Forever
+		case rs[j].State == Late:
+			return vs[j].Commit
+		}
+		return rs[j].EndedAt
+	}
+	for _, i := range ep {
+		v, r := &vs[i], &rs[i]
+		h := ord.Horizon(v.Commit)
+		rep := -1
+		for k := len(counted) - 1; k >= 0; k-- {
+			j := counted[k]
+			if equalOrder(n, vs[j].Order, v.Order) && bytes.Equal(vs[j].Values, v.Values) && end(j) > h {
+				rep = j
+				break
+			}
+		}
+		if rep >= 0 {
+			r.State, r.By, r.SupersededBy = Dropped, rep, vs[rep].Commit
+			continue
+		}
+		counted = append(counted, i)
+		if best >= 0 && greater(n, &vs[best], v) {
+			r.State, r.SupersededBy, r.By = Late, vs[best].Commit, best
+			continue
+		}
+		r.WonAt = v.Commit
+		if best >= 0 {
+			b := &rs[best]
+			b.State, b.EndedAt, b.SupersededBy, b.By = Superseded, v.Commit, v.Commit, i
+		}
+		best = i
+	}
+	*scratch = counted
 	if best < 0 {
 		return
 	}

@@ -50,7 +50,7 @@ func newKeyedSink(m *merger) (*keyedSink, error) {
 			k.ords = append(k.ords, version.Ordering{})
 			k.known = append(k.known, false)
 		}
-		k.ords[g.ID] = version.Ordering{Valid: t.Names(g.ValidBy), Revision: t.Names(g.RevisionBy)}
+		k.ords[g.ID] = version.Ordering{Valid: t.Names(g.ValidBy), Revision: t.Names(g.RevisionBy), Horizon: m.opts.Horizon}
 		k.known[g.ID] = true
 	}
 	switch {

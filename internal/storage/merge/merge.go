@@ -55,6 +55,11 @@ type Options struct {
 	Pace func()
 	// Expire drops what the table's retention policy has expired (R9.3).
 	Expire Expiry
+	// Horizon is the Ordering.Horizon of the table's groups: under
+	// retention, whether a version repeats an earlier one is decided by
+	// the horizon at its commit (version rule 3). nil when nothing
+	// expires.
+	Horizon func(uint64) uint64
 }
 
 // Expiry is what a merge drops because retention expired it. Reads leave
@@ -64,6 +69,10 @@ type Expiry struct {
 	// Horizon: in a versioned merge with Oldest, the versions that
 	// stopped counting at or before it (version.Expired) are dropped; in
 	// an append merge, the rows committed at or before it. 0 drops none.
+	// A versioned merge may drop them only if it holds every version of
+	// the shard committed before the instant the horizon was judged at:
+	// a repeat of an expired version (which the merge discards) must not
+	// outlive it in a part left out.
 	Horizon uint64
 	// ByCol and Before: in an append merge, rows whose column ByCol holds
 	// a value before Before are dropped (NULL is kept). ByCol 0 drops none.
