@@ -157,11 +157,15 @@ var VersionsCols = []string{"_group", "_commit", "_state", "_superseded_by", "_r
 
 // ShardInfo is one row of system.shards.
 type ShardInfo struct {
-	Table    catalog.TableID
-	Shard    uint32
-	Rows     uint64
-	Bytes    uint64
-	Parts    int
+	Table catalog.TableID
+	Shard uint32
+	Rows  uint64
+	// Bytes counts memtables and parts wherever they are; ObjectBytes
+	// the parts' bytes in object stores (R9.4).
+	Bytes, ObjectBytes uint64
+	Parts              int
+	// Location is "local", then the URL of each object store holding
+	// some of the shard's parts, comma-separated.
 	Location string
 }
 

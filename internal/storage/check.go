@@ -1,13 +1,14 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/objstore"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/storage/wal"
@@ -122,15 +123,36 @@ func CheckDir(dir string, opts Options) error {
 }
 
 func checkParts(fsys vfs.FS, dir string, ms *manifest.Snapshot) []error {
-	var files []string
-	for f := range ms.LiveFiles() {
-		files = append(files, f)
-	}
-	sort.Strings(files)
 	var errs []error
-	for _, f := range files {
-		if err := part.Check(fsys, filepath.Join(dir, filepath.FromSlash(f))); err != nil {
-			errs = append(errs, err)
+	stores := map[string]*objstore.Store{}
+	defer func() {
+		for _, s := range stores {
+			_ = s.Close()
+		}
+	}()
+	for _, id := range ms.Tables() {
+		for _, sh := range ms.Shards(id) {
+			for _, p := range ms.Parts(id, sh.Shard) {
+				if p.Location == manifest.LocationLocal {
+					if err := part.Check(fsys, filepath.Join(dir, filepath.FromSlash(p.File))); err != nil {
+						errs = append(errs, err)
+					}
+					continue
+				}
+				// A part moved to an object store (tier.go) is read there.
+				s, ok := stores[p.Location]
+				if !ok {
+					var err error
+					if s, err = objstore.Open(context.Background(), p.Location, dir); err != nil {
+						errs = append(errs, fmt.Errorf("%w: part %d: %v", ErrCheck, p.ID, err))
+						continue
+					}
+					stores[p.Location] = s
+				}
+				if err := part.Check(s.FS(), p.File); err != nil {
+					errs = append(errs, err)
+				}
+			}
 		}
 	}
 	return errs

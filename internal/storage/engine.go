@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/objstore"
 	"github.com/strata-db/strata/internal/hugepage"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/part"
@@ -157,6 +158,10 @@ type Engine struct {
 	// retainMax is the latest clock reading retention was judged at, in
 	// Unix nanoseconds (retentionClock).
 	retainMax atomic.Int64
+	// stores are the object stores parts were moved to or read from,
+	// by URL (tier.go).
+	storesMu sync.Mutex
+	stores   map[string]*objstore.Store
 	// horizons caches each versioned table's horizonFn; applying is the
 	// commit applyRecord is applying (horizonAt reads its time).
 	horizons sync.Map
@@ -370,16 +375,19 @@ func (e *Engine) open() error {
 		st.tables[t.ID] = td
 		for _, sd := range td.shards {
 			for _, p := range ms.Parts(uint64(t.ID), sd.num) {
-				path := filepath.Join(e.dir, filepath.FromSlash(p.File))
-				r, err := part.OpenCached(e.fs, path, e.pages)
+				fsys, path, err := e.partFS(p)
+				if err != nil {
+					return err
+				}
+				r, err := part.OpenCached(fsys, path, e.pages)
 				if err != nil {
 					return fmt.Errorf("storage: open part of table %s: %w", t.Name, err)
 				}
 				if p.Kind == manifest.KindAsOf {
-					sd.asof = append(sd.asof, newPartFile(e.fs, path, p, r))
+					sd.asof = append(sd.asof, newPartFile(fsys, path, p, r))
 					continue
 				}
-				sd.parts = append(sd.parts, newPartFile(e.fs, path, p, r))
+				sd.parts = append(sd.parts, newPartFile(fsys, path, p, r))
 			}
 		}
 	}
@@ -634,6 +642,7 @@ func (e *Engine) Close() error {
 		e.ap.Unlock()
 	}
 	errs = append(errs, e.closeFiles())
+	e.closeStores()
 	return errors.Join(errs...)
 }
 

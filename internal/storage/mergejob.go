@@ -103,6 +103,11 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 			if err := e.splitLoop(); err != nil {
 				return err
 			}
+			// Parts old enough move to their table's object store once
+			// merges are done with them (tier.go).
+			if err := e.tierLoop(ctx); err != nil {
+				return err
+			}
 			if err := e.indexLoop(ctx, paced); err != nil {
 				return err
 			}

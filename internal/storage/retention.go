@@ -210,9 +210,10 @@ func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manife
 }
 
 // expiryWake is how long the background merger may sleep before a shard
-// can be due a merge for retention (expiryDue): a quarter of the shortest
-// retention period of a table, within [expiryWakeMin, expiryWakeMax]; 0
-// when no table has one.
+// can be due a merge for retention (expiryDue) or a part due a move to an
+// object store (tierLoop): a quarter of the shortest retention period or
+// move_after of a table, within [expiryWakeMin, expiryWakeMax]; 0 when no
+// table has either.
 func (e *Engine) expiryWake() time.Duration {
 	st := e.cur.Load()
 	var w time.Duration
@@ -226,6 +227,22 @@ func (e *Engine) expiryWake() time.Duration {
 			continue
 		}
 		if q := min(max(r.Period/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
+			w = q
+		}
+	}
+	// Parts move to an object store as they age, with no flush to kick
+	// the merger either (tier.go).
+	for id := range st.tables {
+		t, ok := st.cat.TableByID(id)
+		if !ok {
+			continue
+		}
+		p := st.cat.Bound(t, catalog.RoleStorage)
+		if _, ok := p.Text("object_store"); !ok {
+			continue
+		}
+		after, _ := p.Duration("move_after")
+		if q := min(max(after/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
 			w = q
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -146,6 +147,12 @@ func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 			info.Rows += pf.man.Rows
 			info.Bytes += pf.man.Bytes
 			info.Parts++
+			if l := pf.man.Location; l != manifest.LocationLocal {
+				info.ObjectBytes += pf.man.Bytes
+				if !strings.Contains(info.Location+", ", ", "+l+", ") {
+					info.Location += ", " + l
+				}
+			}
 		}
 		// The AS OF index takes disk but holds no row of its own.
 		for _, pf := range sd.asof {

@@ -82,10 +82,10 @@ func fillPlans(src Source, add func(...types.Value)) {
 	ret, hasRet := src.(Retainer)
 	for _, t := range cat.Tables() {
 		shards := src.Shards(t.ID)
-		var rows, bytes uint64
+		var rows, bytes, object uint64
 		parts := 0
 		for _, s := range shards {
-			rows, bytes, parts = rows+s.Rows, bytes+s.Bytes, parts+s.Parts
+			rows, bytes, object, parts = rows+s.Rows, bytes+s.Bytes, object+s.ObjectBytes, parts+s.Parts
 		}
 		for _, r := range catalog.Roles() {
 			p := cat.Bound(t, r)
@@ -101,7 +101,7 @@ func fillPlans(src Source, add func(...types.Value)) {
 				horizon = u64(h)
 				state = retentionState(t, rt, h)
 			case catalog.RoleStorage:
-				state = fmt.Sprintf("local %d bytes, object store 0 bytes", bytes)
+				state = fmt.Sprintf("local %d bytes, object store %d bytes", bytes-object, object)
 			case catalog.RolePlacement:
 				state = fmt.Sprintf("%d shards on the local volume", len(shards))
 			case catalog.RoleCompaction:

@@ -282,7 +282,9 @@ func (b *builder) addParts(e *Edit) error {
 		if err := p.validate(); err != nil {
 			return invalidf("%v", err)
 		}
-		if _, live := b.idx.ids[p.ID]; live || b.addedIDs[p.ID] {
+		// A part removed by this edit may come back under the same id
+		// elsewhere: a part moved to an object store (the same rows).
+		if _, live := b.idx.ids[p.ID]; live && !b.removedIDs[p.ID] || b.addedIDs[p.ID] {
 			return invalidf("part id %d is already used", p.ID)
 		}
 		if p.ID >= b.reserved {

@@ -115,7 +115,7 @@ func (p *Part) validate() error {
 		if !filepath.IsLocal(p.File) {
 			return fmt.Errorf("part %d names file %q, which is not a path inside the data directory", p.ID, p.File)
 		}
-	case !strings.Contains(p.Location, "://"):
+	case !strings.Contains(p.Location, ":"):
 		return fmt.Errorf("part %d has location %q; want %q or an object store URL", p.ID, p.Location, LocationLocal)
 	}
 	return nil

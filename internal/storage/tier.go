@@ -1,0 +1,170 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/objstore"
+	"github.com/strata-db/strata/internal/storage/manifest"
+	"github.com/strata-db/strata/internal/storage/part"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// Tiering (SPEC R9.4, docs/tiering.md): a table bound to a storage policy
+// with object_store = URL has each part whose newest commit is older than
+// move_after (at once when the policy sets none) copied to the object
+// store and relocated there in one manifest edit: the part keeps its id
+// and its rows, only its Location and File (the object key) change, so no
+// read's result changes. Reads then open it through objstore's vfs.FS,
+// by ranges; merges read it the same way and write their outputs locally,
+// which move again once old enough; a part retired from the object store
+// is deleted there by its last holder, as a local one is.
+//
+// Crash safety: the upload comes first and the manifest edit after, so a
+// crash between leaves an object no manifest names (in the store, never
+// read) and the part still local; after the edit, the local file the
+// manifest no longer names is removed at the next start
+// (removeStrayParts), if the crash came before its last holder did.
+
+// store returns the object store at u, opened once per engine.
+func (e *Engine) store(u string) (*objstore.Store, error) {
+	e.storesMu.Lock()
+	defer e.storesMu.Unlock()
+	if s, ok := e.stores[u]; ok {
+		return s, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := objstore.Open(ctx, u, e.dir)
+	if err != nil {
+		return nil, err
+	}
+	if e.stores == nil {
+		e.stores = map[string]*objstore.Store{}
+	}
+	e.stores[u] = s
+	return s, nil
+}
+
+// closeStores closes every object store opened.
+func (e *Engine) closeStores() {
+	e.storesMu.Lock()
+	defer e.storesMu.Unlock()
+	for _, s := range e.stores {
+		_ = s.Close()
+	}
+	e.stores = nil
+}
+
+// partFS returns where part p's file is and its path there.
+func (e *Engine) partFS(p manifest.Part) (vfs.FS, string, error) {
+	if p.Location == manifest.LocationLocal {
+		return e.fs, filepath.Join(e.dir, filepath.FromSlash(p.File)), nil
+	}
+	s, err := e.store(p.Location)
+	if err != nil {
+		return nil, "", fmt.Errorf("storage: part %d: %w", p.ID, err)
+	}
+	return s.FS(), p.File, nil
+}
+
+// tierLoop moves every local part that is due to its table's object
+// store. It runs under mergeMu (mergeLoop), so no merge retires a part
+// while it is copied.
+func (e *Engine) tierLoop(ctx context.Context) error {
+	st := e.cur.Load()
+	ids := make([]catalog.TableID, 0, len(st.tables))
+	for id := range st.tables {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		t, ok := st.cat.TableByID(id)
+		if !ok {
+			continue
+		}
+		p := st.cat.Bound(t, catalog.RoleStorage)
+		u, ok := p.Text("object_store")
+		if !ok {
+			continue
+		}
+		after, _ := p.Duration("move_after")
+		cutoff := e.retentionClock().Add(-after)
+		for _, sd := range st.tables[id].shards {
+			for _, pf := range sd.parts {
+				if pf.man.Location != manifest.LocationLocal || pf.man.MaxCommit == 0 ||
+					pf.man.MaxCommit > uint64(len(st.commits)) || st.commits[pf.man.MaxCommit-1].At.After(cutoff) {
+					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := e.tierPart(ctx, t, sd.num, pf, u); err != nil {
+					if errors.Is(err, errMergeStale) {
+						continue
+					}
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// tierPart copies part pf of shard num of table t to the object store at
+// u and relocates it there.
+func (e *Engine) tierPart(ctx context.Context, t *catalog.Table, num uint32, pf *partFile, u string) error {
+	s, err := e.store(u)
+	if err != nil {
+		return fmt.Errorf("storage: table %s: %w", t.Name, err)
+	}
+	if !pf.refs.acquire() {
+		return errMergeStale
+	}
+	defer pf.refs.release()
+	key := fmt.Sprintf("%d-%d-%d.part", t.ID, num, pf.man.ID)
+	f, err := e.fs.Open(filepath.Join(e.dir, filepath.FromSlash(pf.man.File)))
+	if err != nil {
+		return fmt.Errorf("storage: table %s: move part %d: %w", t.Name, pf.man.ID, err)
+	}
+	err = s.Put(ctx, key, f)
+	_ = f.Close()
+	if err != nil {
+		return fmt.Errorf("storage: table %s: move part %d: %w", t.Name, pf.man.ID, err)
+	}
+	drop := func() {
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = s.Delete(dctx, key)
+	}
+	r, err := part.OpenCached(s.FS(), key, e.pages)
+	if err != nil {
+		drop()
+		return fmt.Errorf("storage: table %s: move part %d: %w", t.Name, pf.man.ID, err)
+	}
+	np := pf.man
+	np.Location, np.File = u, key
+	moved := newPartFile(s.FS(), key, np, r)
+	err = e.publishShard(t.ID, num, "move to the object store", func(sd *shardData) (manifest.Edit, *shardData, error) {
+		i := slices.Index(sd.parts, pf)
+		if i < 0 {
+			return manifest.Edit{}, nil, errMergeStale
+		}
+		parts := slices.Clone(sd.parts)
+		parts[i] = moved
+		ed := manifest.Edit{RemoveParts: []manifest.PartRef{pf.man.Ref()}, AddParts: []manifest.Part{np}}
+		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: sd.asof}, nil
+	})
+	if err != nil {
+		_ = r.Close()
+		drop()
+		return err
+	}
+	e.log.Debug("storage: moved a part to the object store", "table", t.Name, "shard", num, "part", np.ID, "bytes", np.Bytes, "store", u)
+	return nil
+}
