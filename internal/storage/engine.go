@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
-	"github.com/strata-db/strata/internal/objstore"
 	"github.com/strata-db/strata/internal/hugepage"
+	"github.com/strata-db/strata/internal/objstore"
 	"github.com/strata-db/strata/internal/storage/manifest"
 	"github.com/strata-db/strata/internal/storage/part"
 	"github.com/strata-db/strata/internal/storage/wal"
