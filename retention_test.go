@@ -96,3 +96,96 @@ func TestRetentionHorizonMoves(t *testing.T) {
 	check(5, "[5]")
 	check(4, "older than the retention horizon")
 }
+
+// TestRetentionPolicyChanges binds, lengthens and shortens retention on
+// tables that hold data (R9.2, R9.3): each setting expires what it
+// expired while it was bound and judges the writes of its own commits, so
+// every read is the same whether or not merges ran in between, and a
+// longer interval bound later brings nothing back.
+func TestRetentionPolicyChanges(t *testing.T) {
+	type step struct {
+		sql     string
+		advance time.Duration
+	}
+	run := func(t *testing.T, steps []step, checkpoints bool, reads []string) string {
+		clock := &pinnedClock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+		db, err := strata.Open(t.TempDir(), strata.Options{Clock: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		s := db.NewSession()
+		for _, st := range steps {
+			clock.advance(st.advance)
+			if st.sql != "" {
+				mustRun(t, s, st.sql)
+			}
+			if checkpoints {
+				mustRun(t, s, `CHECKPOINT`)
+			}
+		}
+		var b strings.Builder
+		for _, q := range reads {
+			b.WriteString(render(s.Run(context.Background(), q)))
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name  string
+		steps []step
+		reads []string
+		want  []string // substrings of the answer
+	}{{
+		name: "append, a longer interval later",
+		steps: []step{
+			{sql: `CREATE POLICY short FOR RETENTION (rows = INTERVAL '1000 seconds')`},
+			{sql: `CREATE POLICY long FOR RETENTION (rows = INTERVAL '100000 seconds')`},
+			{sql: `CREATE TABLE a (x INT64) MODE APPEND POLICY short`},
+			{sql: `INSERT INTO a VALUES (1), (2)`},             // 4
+			{sql: `INSERT INTO a VALUES (3)`, advance: 3000e9}, // 5
+			{sql: `ALTER TABLE a SET POLICY long`},
+		},
+		reads: []string{`SELECT x FROM a ORDER BY x`, `SELECT horizon_commit FROM system.table_storage_plans WHERE table_name = 'a' AND role = 'retention'`, `SELECT x FROM a AS OF COMMIT 3`},
+		want:  []string{"[3];", "[4];", "older than the retention horizon of table a, commit 4"},
+	}, {
+		name: "versioned, bound after a repeat arrived",
+		steps: []step{
+			{sql: `CREATE POLICY keep FOR RETENTION (history = INTERVAL '1000 seconds')`},
+			{sql: `CREATE TABLE h (k INT64 NOT NULL, v STRING, i INT64, PRIMARY KEY (k)) MODE VERSIONED VALID BY (i)`},
+			{sql: `INSERT INTO h VALUES (1, 'a', 5)`},
+			{sql: `INSERT INTO h VALUES (1, 'b', 5)`},
+			{sql: `INSERT INTO h VALUES (1, 'a', 5)`, advance: 2000e9}, // a repeat: nothing expired when it came
+			{sql: `ALTER TABLE h SET POLICY keep`, advance: 10e9},
+		},
+		reads: []string{`SELECT v FROM h`, `SELECT count(*) FROM versions(h)`},
+		want:  []string{"[b];", "[1];"},
+	}, {
+		name: "versioned, a shorter interval later",
+		steps: []step{
+			{sql: `CREATE POLICY long FOR RETENTION (history = INTERVAL '100000 seconds')`},
+			{sql: `CREATE POLICY short FOR RETENTION (history = INTERVAL '1000 seconds')`},
+			{sql: `CREATE TABLE h (k INT64 NOT NULL, v STRING, i INT64, PRIMARY KEY (k)) MODE VERSIONED VALID BY (i) POLICY long`},
+			{sql: `INSERT INTO h VALUES (1, 'a', 5)`},
+			{sql: `INSERT INTO h VALUES (1, 'b', 5)`},
+			{sql: `INSERT INTO h VALUES (1, 'a', 5)`, advance: 2000e9}, // a repeat under the long interval
+			{sql: `ALTER TABLE h SET POLICY short`, advance: 10e9},
+		},
+		reads: []string{`SELECT v FROM h`, `SELECT count(*) FROM versions(h)`},
+		want:  []string{"[b];", "[1];"},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			plain := run(t, c.steps, false, c.reads)
+			merged := run(t, c.steps, true, c.reads)
+			if plain != merged {
+				t.Fatalf("reads depend on merges:\nwithout CHECKPOINTs:\n%s\nwith them:\n%s", plain, merged)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(plain, w) {
+					t.Errorf("answer lacks %q:\n%s", w, plain)
+				}
+			}
+		})
+	}
+}

@@ -69,23 +69,24 @@ type viewJSON struct {
 }
 
 type tableJSON struct {
-	ID            TableID      `json:"id"`
-	Name          string       `json:"name"`
-	Mode          string       `json:"mode"`
-	Columns       []columnJSON `json:"columns"`
-	Dropped       []columnJSON `json:"dropped,omitempty"`
-	Key           []ColumnID   `json:"key,omitempty"`
-	Groups        []groupJSON  `json:"groups,omitempty"`
-	ShardBy       []ColumnID   `json:"shard_by,omitempty"`
-	Shards        int          `json:"shards,omitempty"`
-	ShardsAuto    bool         `json:"shards_auto,omitempty"`
-	OrderBy       []ColumnID   `json:"order_by,omitempty"`
-	Policies      Bindings     `json:"policies"`
-	CreatedCommit uint64       `json:"created_commit"`
-	AlteredCommit uint64       `json:"altered_commit"`
-	Generation    uint64       `json:"generation"`
-	NextColumn    ColumnID     `json:"next_column"`
-	NextGroup     GroupID      `json:"next_group"`
+	ID            TableID            `json:"id"`
+	Name          string             `json:"name"`
+	Mode          string             `json:"mode"`
+	Columns       []columnJSON       `json:"columns"`
+	Dropped       []columnJSON       `json:"dropped,omitempty"`
+	Key           []ColumnID         `json:"key,omitempty"`
+	Groups        []groupJSON        `json:"groups,omitempty"`
+	ShardBy       []ColumnID         `json:"shard_by,omitempty"`
+	Shards        int                `json:"shards,omitempty"`
+	ShardsAuto    bool               `json:"shards_auto,omitempty"`
+	OrderBy       []ColumnID         `json:"order_by,omitempty"`
+	Policies      Bindings           `json:"policies"`
+	RetentionLog  []RetentionBinding `json:"retention_log,omitempty"`
+	CreatedCommit uint64             `json:"created_commit"`
+	AlteredCommit uint64             `json:"altered_commit"`
+	Generation    uint64             `json:"generation"`
+	NextColumn    ColumnID           `json:"next_column"`
+	NextGroup     GroupID            `json:"next_group"`
 }
 
 type typeJSON struct {
@@ -240,7 +241,7 @@ func (c *Catalog) tablesByID() []*Table {
 func encodeTable(t *Table) tableJSON {
 	tj := tableJSON{
 		ID: t.ID, Name: t.Name, Mode: t.Mode.String(), Key: t.Key, ShardBy: t.ShardBy, Shards: t.Shards,
-		ShardsAuto: t.ShardsAuto, OrderBy: t.OrderBy, Policies: t.Policies, CreatedCommit: t.CreatedCommit,
+		ShardsAuto: t.ShardsAuto, OrderBy: t.OrderBy, Policies: t.Policies, RetentionLog: t.RetentionLog, CreatedCommit: t.CreatedCommit,
 		AlteredCommit: t.AlteredCommit, Generation: t.Generation, NextColumn: t.nextColumn, NextGroup: t.nextGroup,
 		Columns: []columnJSON{},
 	}
@@ -372,7 +373,7 @@ func decodeTable(tj tableJSON) (*Table, error) {
 	}
 	t := &Table{
 		ID: tj.ID, Name: tj.Name, Mode: mode, Key: tj.Key, ShardBy: tj.ShardBy, Shards: tj.Shards,
-		ShardsAuto: tj.ShardsAuto, OrderBy: tj.OrderBy, Policies: tj.Policies, CreatedCommit: tj.CreatedCommit,
+		ShardsAuto: tj.ShardsAuto, OrderBy: tj.OrderBy, Policies: tj.Policies, RetentionLog: tj.RetentionLog, CreatedCommit: tj.CreatedCommit,
 		AlteredCommit: tj.AlteredCommit, Generation: tj.Generation, nextColumn: tj.NextColumn, nextGroup: tj.NextGroup,
 	}
 	for _, list := range []struct {

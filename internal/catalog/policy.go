@@ -480,7 +480,7 @@ func (c *Catalog) Policies() []*Policy {
 
 // bindPolicies binds the named policies to t (which the caller may still
 // discard), at most one per role, each able to serve t.
-func (c *Catalog) bindPolicies(t *Table, names []string) error {
+func (c *Catalog) bindPolicies(t *Table, names []string, commit uint64) error {
 	var seen [numRoles]string
 	for _, name := range names {
 		p, ok := c.policies[name]
@@ -499,6 +499,11 @@ func (c *Catalog) bindPolicies(t *Table, names []string) error {
 		}
 		if err := c.statefulReaders(t, p); err != nil {
 			return err
+		}
+		if p.Role == RoleRetention {
+			if err := t.logRetention(p, commit); err != nil {
+				return err
+			}
 		}
 		t.Policies.set(p.Role, name)
 	}
@@ -625,4 +630,52 @@ func ParseSize(text string) (int64, error) {
 		return 0, fmt.Errorf("size %q is too large", text)
 	}
 	return n * per, nil
+}
+
+// RetentionBinding is the retention settings a table had from commit From
+// on (R9.3). A table keeps every binding it had (Table.RetentionLog), so
+// that what expired under earlier settings stays expired after a change,
+// and a write is judged by the settings of its own commit (repeats,
+// version rule 3): reads never depend on which merges ran.
+type RetentionBinding struct {
+	From uint64 `json:"from"`
+	// History and Rows are the policy's intervals, 0 when unset; By is
+	// the column rows expire by, 0 for commit time.
+	History time.Duration `json:"history,omitempty"`
+	Rows    time.Duration `json:"rows,omitempty"`
+	By      ColumnID      `json:"by,omitempty"`
+}
+
+// logRetention records that retention policy p applies to t from commit
+// on. Rows that expire by a column cannot switch to another column: what
+// the first one expired would come back.
+func (t *Table) logRetention(p *Policy, commit uint64) error {
+	b := RetentionBinding{From: commit}
+	b.History, _ = p.Duration("history")
+	b.Rows, _ = p.Duration("rows")
+	if by, ok := p.Text("by"); ok {
+		if col, ok := t.Column(by); ok {
+			b.By = col.ID
+		}
+	}
+	if n := len(t.RetentionLog); n > 0 {
+		last := t.RetentionLog[n-1]
+		if last.History == b.History && last.Rows == b.Rows && last.By == b.By {
+			return nil
+		}
+		if last.By != 0 && b.By != 0 && last.By != b.By {
+			return errorf(CodeFeatureNotSupported, "table %s expires rows by column %s; retention policy %s, which expires them by another column, cannot replace that: rows the first expired would come back",
+				t.Name, columnNameOf(t, last.By), p.Name)
+		}
+	}
+	t.RetentionLog = append(t.RetentionLog, b)
+	return nil
+}
+
+// columnNameOf names column id of t, dropped or not.
+func columnNameOf(t *Table, id ColumnID) string {
+	if c, ok := t.AnyColumn(id); ok {
+		return c.Name
+	}
+	return fmt.Sprintf("#%d", id)
 }

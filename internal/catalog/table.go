@@ -105,6 +105,9 @@ type Table struct {
 	// otherwise; empty for an append table without ORDER BY.
 	OrderBy  []ColumnID
 	Policies Bindings
+	// RetentionLog is every retention binding the table had, oldest
+	// first (RetentionBinding); empty while it has had none.
+	RetentionLog []RetentionBinding
 	// CreatedCommit is the commit of CREATE TABLE; AlteredCommit the
 	// commit of the latest ALTER TABLE (CreatedCommit until one happens).
 	CreatedCommit uint64
@@ -226,6 +229,7 @@ func (t *Table) clone() *Table {
 	}
 	n.ShardBy = slices.Clone(t.ShardBy)
 	n.OrderBy = slices.Clone(t.OrderBy)
+	n.RetentionLog = slices.Clone(t.RetentionLog)
 	return &n
 }
 
@@ -277,7 +281,7 @@ func (c *Catalog) CreateTable(spec TableSpec, commit uint64) (t *Table, created 
 	if err != nil {
 		return nil, false, err
 	}
-	if err := c.bindPolicies(t, spec.Policies); err != nil {
+	if err := c.bindPolicies(t, spec.Policies, commit); err != nil {
 		return nil, false, err
 	}
 	t.ID = c.nextTable
@@ -561,6 +565,6 @@ func (c *Catalog) SetPolicy(spec SetPolicySpec, commit uint64) (*Table, error) {
 		return nil, errorf(CodeInvalidTableDef, "SET POLICY on table %s names no policy", spec.Table)
 	}
 	return c.alterTable(spec.Table, commit, func(t *Table) error {
-		return c.bindPolicies(t, spec.Policies)
+		return c.bindPolicies(t, spec.Policies, commit)
 	})
 }

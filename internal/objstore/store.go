@@ -59,7 +59,7 @@ func Open(ctx context.Context, rawURL, dir string) (*Store, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		if err := os.MkdirAll(p, 0o755); err != nil {
+		if err := (vfs.OS{}).MkdirAll(p); err != nil {
 			return nil, fmt.Errorf("objstore: %w", err)
 		}
 		if b, err = blob.OpenBucket(ctx, "file://"+filepath.ToSlash(p)+"?no_tmp_dir=1&metadata=skip"); err != nil {
@@ -106,16 +106,16 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) error {
 		if err := syncPath(filepath.Join(s.dir, filepath.FromSlash(key))); err != nil {
 			return fmt.Errorf("objstore: put %s: %w", key, err)
 		}
-		if err := syncPath(s.dir); err != nil {
+		if err := (vfs.OS{}).SyncDir(s.dir); err != nil {
 			return fmt.Errorf("objstore: put %s: %w", key, err)
 		}
 	}
 	return nil
 }
 
-// syncPath fsyncs a file or a directory.
+// syncPath fsyncs a file.
 func syncPath(path string) error {
-	f, err := os.Open(path)
+	f, err := (vfs.OS{}).Open(path)
 	if err != nil {
 		return err
 	}

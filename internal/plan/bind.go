@@ -955,7 +955,7 @@ func (b *binder) retainRows(t *catalog.Table, n *Scan) (Node, error) {
 			continue
 		}
 		c := n.Cols[i]
-		cut, err := types.FromTime(c.T, r.Cutoff)
+		cut, err := types.FromTime(c.T, r.ByCutoff.UTC())
 		if err != nil {
 			return nil, fmt.Errorf("plan: retention cutoff of table %s: %w", t.Name, err)
 		}

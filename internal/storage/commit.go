@@ -259,8 +259,9 @@ func (e *Engine) applyRecord(rec *commitRecord, cat *catalog.Catalog, prep *comm
 	var seq uint32
 	var scratch []byte
 	if len(rec.writes) > 0 {
-		e.applying.Store(&applyingCommit{commit: rec.commit, at: rec.at})
-		defer e.applying.Store(nil)
+		e.applyingAt.Store(rec.at.UnixNano())
+		e.applyingCommit.Store(rec.commit)
+		defer e.applyingCommit.Store(0)
 	}
 	for i := range rec.writes {
 		w := &rec.writes[i]

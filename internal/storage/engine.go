@@ -165,7 +165,10 @@ type Engine struct {
 	// horizons caches each versioned table's horizonFn; applying is the
 	// commit applyRecord is applying (horizonAt reads its time).
 	horizons sync.Map
-	applying atomic.Pointer[applyingCommit]
+	// applyingCommit and applyingAt are the commit applyRecord is
+	// applying and its time (one at a time, in commit order).
+	applyingCommit atomic.Uint64
+	applyingAt     atomic.Int64
 	// clockMu serialises calls of Options.Clock (Engine.now).
 	clockMu sync.Mutex
 

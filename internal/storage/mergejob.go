@@ -67,6 +67,7 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 	// expiredNow holds the shards merged for retention by this call: once
 	// is enough, and the policy's merges of them go on.
 	expiredNow := map[shardKey]bool{}
+	var expireAt time.Time // the instant of this call's merges for retention
 	flushed := false
 	for {
 		if err := ctx.Err(); err != nil {
@@ -119,14 +120,20 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 		if job.plan.Why == merge.Expire && e.keepsHistory(job.table) {
 			// Versions expire only in a merge of every version of the
 			// shard committed before the instant they are judged at
-			// (merge.Expiry): take the instant, flush, merge it all.
-			at, err := e.expiryInstant(ctx)
-			if err != nil {
-				return err
+			// (merge.Expiry): take the instant, flush, merge it all. One
+			// instant and one flush serve every such merge of this call:
+			// no later commit is dated before the instant.
+			if expireAt.IsZero() {
+				at, err := e.expiryInstant(ctx)
+				if err != nil {
+					return err
+				}
+				if err := e.Flush(ctx); err != nil {
+					return err
+				}
+				expireAt = at
 			}
-			if err := e.Flush(ctx); err != nil {
-				return err
-			}
+			at := expireAt
 			key := shardKey{job.table, job.shard}
 			var ok bool
 			if job, ok = e.shardJob(key.table, key.shard, merge.Expire); !ok {
@@ -367,8 +374,8 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	case t.Mode == catalog.ModeAppend:
 		ret = e.retentionAt(st, t)
 	case !job.expireAt.IsZero():
-		if p := st.cat.Bound(t, catalog.RoleRetention); p.Name != catalog.DefaultPolicyName {
-			ret = retentionOf(t, p, job.expireAt, st.commits[:min(len(st.commits), int(st.commit))])
+		if retains(t) {
+			ret = retentionOf(st.cat, t, job.expireAt, st.commit, st.commits[:min(len(st.commits), int(st.commit))])
 		}
 	}
 	expire, err := expiryOf(t, ret)

@@ -36,13 +36,16 @@ type Retention struct {
 	// (version.Expired), and append rows committed at or before it, are
 	// expired.
 	Horizon uint64
-	// Cutoff is the instant before which data expires; zero when nothing
-	// does.
+	// Cutoff is the latest instant before which something expires (the
+	// horizon's or ByCutoff); zero when nothing does.
 	Cutoff time.Time
-	// ByCol is the column append rows expire by (rows = d, by = col); 0
-	// when they expire by commit time.
-	ByCol catalog.ColumnID
-	// Period is the setting's length: data expires once it is this old.
+	// ByCol is the column append rows expire by (rows = d, by = col), 0
+	// for none; ByCutoff is the instant before which its value expires a
+	// row.
+	ByCol    catalog.ColumnID
+	ByCutoff time.Time
+	// Period is the length of the setting bound now: data expires once it
+	// is this old. 0 when only earlier settings expired something.
 	Period time.Duration
 }
 
@@ -55,24 +58,26 @@ func (r Retention) Active() bool { return !r.Cutoff.IsZero() }
 // reads.
 func (s *Snapshot) Retention(t catalog.TableID) Retention {
 	tbl, ok := s.st.cat.TableByID(t)
-	if !ok {
+	if !ok || !retains(tbl) {
 		return Retention{}
 	}
-	p := s.st.cat.Bound(tbl, catalog.RoleRetention)
-	if p.Name == catalog.DefaultPolicyName {
-		return Retention{}
-	}
-	return retentionOf(tbl, p, s.retentionNow(), s.Commits())
+	return retentionOf(s.st.cat, tbl, s.retentionNow(), s.st.commit, s.Commits())
 }
 
 // retentionAt is Retention for background work on published state st:
 // the clock read now.
 func (e *Engine) retentionAt(st *state, tbl *catalog.Table) Retention {
-	p := st.cat.Bound(tbl, catalog.RoleRetention)
-	if p.Name == catalog.DefaultPolicyName {
+	if !retains(tbl) {
 		return Retention{}
 	}
-	return retentionOf(tbl, p, e.retentionClock(), st.commits[:min(len(st.commits), int(st.commit))])
+	return retentionOf(st.cat, tbl, e.retentionClock(), st.commit, st.commits[:min(len(st.commits), int(st.commit))])
+}
+
+// retains reports whether table t has ever had a retention policy bound:
+// only then can anything of it expire. It costs no allocation, which the
+// reads of every table ask it for.
+func retains(t *catalog.Table) bool {
+	return len(t.RetentionLog) > 0 || t.Policies.Retention != catalog.DefaultPolicyName && t.Policies.Retention != ""
 }
 
 // retentionNow is the instant retention is judged at for this snapshot.
@@ -106,36 +111,89 @@ func (e *Engine) retentionClock() time.Time {
 	}
 }
 
-// retentionOf applies policy p of table t at instant now, with the
-// database's commits (oldest first, commit times never decreasing).
-func retentionOf(t *catalog.Table, p *catalog.Policy, now time.Time, commits []CommitInfo) Retention {
-	r := Retention{Policy: p}
-	var d time.Duration
-	var ok bool
-	switch t.Mode {
-	case catalog.ModeVersioned:
-		d, ok = p.Duration("history")
-	case catalog.ModeAppend:
-		d, ok = p.Duration("rows")
-		if by, has := p.Text("by"); has && ok {
-			if c, found := t.Column(by); found {
-				r.ByCol = c.ID
+// retentionOf applies table t's retention bindings in force at commit
+// upTo (catalog.Table.RetentionLog) at instant now, with the database's
+// commits (oldest first, commit times never decreasing). Each binding
+// expires what was older than its interval by the time the next one
+// took over (or by now, for the last): the horizon and cutoffs are the
+// greatest of those, so a longer interval bound later brings back
+// nothing an earlier one expired.
+func retentionOf(cat *catalog.Catalog, t *catalog.Table, now time.Time, upTo uint64, commits []CommitInfo) Retention {
+	r := Retention{Policy: cat.Bound(t, catalog.RoleRetention)}
+	log := t.RetentionLog
+	if len(log) == 0 && r.Policy.Name != catalog.DefaultPolicyName {
+		// A table from before bindings were logged: its policy from its
+		// creation.
+		log = []catalog.RetentionBinding{bindingOf(t, r.Policy, t.CreatedCommit)}
+	}
+	n := 0
+	for n < len(log) && log[n].From <= upTo {
+		n++
+	}
+	log = log[:n]
+	for i, b := range log {
+		end := now
+		if i+1 < len(log) {
+			if f := log[i+1].From; f >= 1 && f <= uint64(len(commits)) && commits[f-1].At.Before(now) {
+				end = commits[f-1].At
+			}
+		}
+		last := i == len(log)-1
+		switch t.Mode {
+		case catalog.ModeVersioned:
+			if b.History > 0 {
+				r.expireBefore(end.Add(-b.History), t, commits)
+			}
+			if last {
+				r.Period = b.History
+			}
+		case catalog.ModeAppend:
+			if b.Rows == 0 {
+				continue
+			}
+			if last {
+				r.Period = b.Rows
+			}
+			if b.By == 0 {
+				r.expireBefore(end.Add(-b.Rows), t, commits)
+				continue
+			}
+			// catalog.Table.logRetention keeps one by column.
+			r.ByCol = b.By
+			if cut := end.Add(-b.Rows); cut.After(r.ByCutoff) {
+				r.ByCutoff = cut
+			}
+			if r.ByCutoff.After(r.Cutoff) {
+				r.Cutoff = r.ByCutoff
 			}
 		}
 	}
-	if !ok {
-		return r
+	return r
+}
+
+// bindingOf is retention policy p as a binding of t from commit from.
+func bindingOf(t *catalog.Table, p *catalog.Policy, from uint64) catalog.RetentionBinding {
+	b := catalog.RetentionBinding{From: from}
+	b.History, _ = p.Duration("history")
+	b.Rows, _ = p.Duration("rows")
+	if by, ok := p.Text("by"); ok {
+		if c, ok := t.Column(by); ok {
+			b.By = c.ID
+		}
 	}
-	r.Cutoff, r.Period = now.Add(-d), d
-	if r.ByCol != 0 {
-		return r
+	return b
+}
+
+// expireBefore moves r's horizon to the last commit made before cut, if
+// that is later (and not before t was created).
+func (r *Retention) expireBefore(cut time.Time, t *catalog.Table, commits []CommitInfo) {
+	if cut.After(r.Cutoff) {
+		r.Cutoff = cut
 	}
-	// The last commit made before the cutoff.
-	i := sort.Search(len(commits), func(i int) bool { return !commits[i].At.Before(r.Cutoff) })
-	if i > 0 && commits[i-1].Commit >= t.CreatedCommit {
+	i := sort.Search(len(commits), func(i int) bool { return !commits[i].At.Before(cut) })
+	if i > 0 && commits[i-1].Commit >= t.CreatedCommit && commits[i-1].Commit > r.Horizon {
 		r.Horizon = commits[i-1].Commit
 	}
-	return r
 }
 
 // expired reports whether version resolution res is past r's horizon.
@@ -154,7 +212,7 @@ func expiryOf(t *catalog.Table, r Retention) (merge.Expiry, error) {
 		if !ok {
 			return merge.Expiry{}, fmt.Errorf("retention of table %s: no column %d", t.Name, r.ByCol)
 		}
-		v, err := types.FromTime(c.Type, r.Cutoff)
+		v, err := types.FromTime(c.Type, r.ByCutoff.UTC())
 		if err != nil {
 			return merge.Expiry{}, fmt.Errorf("retention of table %s: cutoff for column %s: %w", t.Name, c.Name, err)
 		}
@@ -275,44 +333,28 @@ func (e *Engine) horizonFn(t *catalog.Table) func(uint64) uint64 {
 }
 
 // horizonAt is the horizon of table id's history as it stood at commit c:
-// the last commit made before c's commit time minus the history period of
-// the table's retention policy now; 0 when nothing had expired.
+// under the retention bindings in force at c, at c's commit time; 0 when
+// nothing had expired.
 func (e *Engine) horizonAt(id catalog.TableID, c uint64) uint64 {
 	st := e.cur.Load()
 	t, ok := st.cat.TableByID(id)
-	if !ok {
-		return 0
-	}
-	p := st.cat.Bound(t, catalog.RoleRetention)
-	if p.Name == catalog.DefaultPolicyName {
-		return 0
-	}
-	d, ok := p.Duration("history")
-	if !ok {
+	if !ok || !retains(t) {
 		return 0
 	}
 	var at time.Time
-	switch a := e.applying.Load(); {
+	switch {
 	case c >= 1 && c <= uint64(len(st.commits)):
 		at = st.commits[c-1].At
-	case a != nil && a.commit == c:
-		at = a.at // being applied: not published yet
+	case e.applyingCommit.Load() == c:
+		at = time.Unix(0, e.applyingAt.Load()) // being applied: not published yet
 	default:
-		at = e.retentionClock() // a transaction's pending writes
+		// Not committed: a transaction's pending writes carry the commit
+		// they read at, so this is not reached; judge at the newest.
+		if n := len(st.commits); n > 0 {
+			at = st.commits[n-1].At
+		}
 	}
-	cutoff := at.Add(-d)
-	commits := st.commits
-	i := sort.Search(len(commits), func(i int) bool { return !commits[i].At.Before(cutoff) })
-	if i > 0 && commits[i-1].Commit >= t.CreatedCommit {
-		return commits[i-1].Commit
-	}
-	return 0
-}
-
-// applyingCommit is the commit applyRecord is applying, with its time.
-type applyingCommit struct {
-	commit uint64
-	at     time.Time
+	return retentionOf(st.cat, t, at, c, st.commits).Horizon
 }
 
 // expiryInstant is the instant a merge that expires versions judges

@@ -822,3 +822,25 @@ func TestRetentionPendingOneCutoff(t *testing.T) {
 			c1, got, want, snapScan(t, p, tbl, c1), p.readsAt(c1).Retention(tbl.ID).Horizon, c2)
 	}
 }
+
+// TestRetentionDateCutoffIsUTC: a DATE expires once its whole UTC day is
+// before the cutoff, whatever zone the instant was read in (the process's
+// local zone included).
+func TestRetentionDateCutoffIsUTC(t *testing.T) {
+	h := newHarness(t)
+	h.create(catalog.TableSpec{Name: "d", Mode: catalog.ModeAppend, Columns: []catalog.ColumnSpec{{Name: "day", Type: types.Of(types.Date)}}})
+	tbl := h.table("d")
+	col, _ := tbl.Column("day")
+	tokyo := time.FixedZone("JST", 9*3600)
+	// 2026-10-01 05:00 in Tokyo is 2026-09-30 20:00 UTC: the cutoff's UTC
+	// day is the 30th, so the 30th is not yet wholly before it.
+	cut := time.Date(2026, 10, 1, 5, 0, 0, 0, tokyo)
+	x, err := expiryOf(tbl, Retention{ByCol: col.ID, ByCutoff: cut, Cutoff: cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := types.ParseText(types.Of(types.Date), "2026-09-30")
+	if types.Compare(x.Before, want) != 0 {
+		t.Fatalf("rows expire before %v, want %v", x.Before, want)
+	}
+}

@@ -138,7 +138,11 @@ func retentionState(t *catalog.Table, rt storage.Retention, h uint64) string {
 		if c, ok := t.AnyColumn(rt.ByCol); ok {
 			name = c.Name
 		}
-		return fmt.Sprintf("horizon commit %d; rows with %s before %s UTC are expired", h, name, cut)
+		by := fmt.Sprintf("horizon commit %d; rows with %s before %s UTC are expired", h, name, rt.ByCutoff.UTC().Format("2006-01-02 15:04:05.000000"))
+		if rt.Horizon != 0 {
+			by += fmt.Sprintf(", and rows committed by commit %d (an earlier policy)", rt.Horizon)
+		}
+		return by
 	case t.Mode == catalog.ModeAppend:
 		return fmt.Sprintf("horizon commit %d; rows committed before %s UTC are expired", h, cut)
 	}
