@@ -7,8 +7,8 @@
 // file:rel/dir is relative to the data directory), s3://bucket/prefix with
 // gocloud's query parameters (region, endpoint, use_path_style, …) and
 // credentials from the environment (AWS_ACCESS_KEY_ID, …). gs:// and
-// azblob:// are accepted by the catalog but need their drivers built in
-// (the objstore_gcs and objstore_azure build tags).
+// azblob:// have no driver built in (their SDKs would double the
+// binary); Supported says so, and CREATE POLICY refuses them.
 package objstore
 
 import (
@@ -83,6 +83,19 @@ func Open(ctx context.Context, rawURL, dir string) (*Store, error) {
 		}
 	}
 	return &Store{url: rawURL, b: b}, nil
+}
+
+// Supported returns an error naming what to do when this binary has no
+// driver for rawURL's scheme (gs://, azblob:// are not built in).
+func Supported(rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return err
+	}
+	if u.Scheme == "file" || blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+		return nil
+	}
+	return fmt.Errorf("object store scheme %s is not built into this server; use s3:// (any S3-compatible endpoint: s3://bucket/prefix?endpoint=…&region=…&use_path_style=true) or a file: folder", u.Scheme)
 }
 
 // URL returns the store's URL as the policy names it.

@@ -96,8 +96,16 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 		var spec catalog.PolicySpec
 		if spec, err = policySpec(n); err == nil {
 			fn = func(c *catalog.Catalog, commit uint64) error {
-				_, _, err := c.CreatePolicy(spec, commit)
-				return err
+				p, _, err := c.CreatePolicy(spec, commit)
+				if err != nil || p.Role != catalog.RoleStorage {
+					return err
+				}
+				if u, ok := p.Text("object_store"); ok {
+					if err := storage.CheckObjectStore(u); err != nil {
+						return sqlerr.New(sqlerr.CodeFeatureNotSupported, "policy %s: %v", p.Name, err).WithPos(n.Pos())
+					}
+				}
+				return nil
 			}
 		}
 	case *ast.CreateUserStmt:

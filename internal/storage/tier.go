@@ -31,6 +31,11 @@ import (
 // manifest no longer names is removed at the next start
 // (removeStrayParts), if the crash came before its last holder did.
 
+// CheckObjectStore returns an error when object storage at rawURL cannot
+// be served by this binary (a scheme without its driver), for CREATE
+// POLICY to refuse it up front.
+func CheckObjectStore(rawURL string) error { return objstore.Supported(rawURL) }
+
 // store returns the object store at u, opened once per engine.
 func (e *Engine) store(u string) (*objstore.Store, error) {
 	e.storesMu.Lock()
