@@ -58,7 +58,13 @@ func upsertSQL(from, n, round int) string {
 
 func loadBalances(b *testing.B) (*Session, uint64) {
 	b.Helper()
-	db, err := Open(b.TempDir(), Options{})
+	return loadBalancesWith(b, Options{})
+}
+
+// loadBalancesWith is loadBalances on a database opened with opts.
+func loadBalancesWith(b *testing.B, opts Options) (*Session, uint64) {
+	b.Helper()
+	db, err := Open(b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
