@@ -246,6 +246,12 @@ func (c *Catalog) nameDependency(t *Table, col *Column) string {
 			return "the `by` column of retention policy " + p.Name
 		}
 	}
+	for _, b := range t.RetentionLog {
+		if b.By == col.ID {
+			// Rows an earlier policy expired by it stay expired by it.
+			return "the column rows of the table expire by (an earlier retention policy)"
+		}
+	}
 	if g, ok := t.GroupByID(col.Group); ok && g.Owner != "" {
 		return "written by transformation " + g.Owner + " (attribute group " + g.Name + ")"
 	}

@@ -501,6 +501,15 @@ func (c *Catalog) bindPolicies(t *Table, names []string, commit uint64) error {
 			return err
 		}
 		if p.Role == RoleRetention {
+			if len(t.RetentionLog) == 0 && t.CreatedCommit != 0 && t.CreatedCommit < commit {
+				// A table from before bindings were logged: its policy so
+				// far, from its creation.
+				if old, ok := c.policies[t.Policies.Retention]; ok {
+					if err := t.logRetention(old, t.CreatedCommit); err != nil {
+						return err
+					}
+				}
+			}
 			if err := t.logRetention(p, commit); err != nil {
 				return err
 			}
@@ -663,9 +672,13 @@ func (t *Table) logRetention(p *Policy, commit uint64) error {
 		if last.History == b.History && last.Rows == b.Rows && last.By == b.By {
 			return nil
 		}
-		if last.By != 0 && b.By != 0 && last.By != b.By {
-			return errorf(CodeFeatureNotSupported, "table %s expires rows by column %s; retention policy %s, which expires them by another column, cannot replace that: rows the first expired would come back",
-				t.Name, columnNameOf(t, last.By), p.Name)
+	}
+	if b.By != 0 {
+		for _, old := range t.RetentionLog {
+			if old.By != 0 && old.By != b.By {
+				return errorf(CodeFeatureNotSupported, "table %s has expired rows by column %s; retention policy %s, which expires them by another column, cannot be bound to it: rows the first expired would come back",
+					t.Name, columnNameOf(t, old.By), p.Name)
+			}
 		}
 	}
 	t.RetentionLog = append(t.RetentionLog, b)

@@ -37,6 +37,8 @@ type Store struct {
 	// dir is the folder of a file:// store, "" for any other: its objects
 	// are fsynced once written, since nothing else makes them durable.
 	dir string
+	// deletes counts the deletes FS().Remove started.
+	deletes sync.WaitGroup
 }
 
 // Open opens the object store at rawURL; a relative file URL is taken
@@ -58,6 +60,9 @@ func Open(ctx context.Context, rawURL, dir string) (*Store, error) {
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
+		}
+		if err := checkFolder(p, dir); err != nil {
+			return nil, fmt.Errorf("objstore: %q: %w", rawURL, err)
 		}
 		if err := (vfs.OS{}).MkdirAll(p); err != nil {
 			return nil, fmt.Errorf("objstore: %w", err)
@@ -85,17 +90,55 @@ func Open(ctx context.Context, rawURL, dir string) (*Store, error) {
 	return &Store{url: rawURL, b: b}, nil
 }
 
-// Supported returns an error naming what to do when this binary has no
-// driver for rawURL's scheme (gs://, azblob:// are not built in).
-func Supported(rawURL string) error {
+// Supported returns an error naming what is wrong when the object store
+// at rawURL cannot serve the database in dir: a scheme this binary has no
+// driver for (gs://, azblob:// are not built in), a file URL with a host
+// or naming a folder the database itself uses, a query parameter the
+// driver does not know. It opens no connection and writes nothing.
+func Supported(rawURL, dir string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return err
 	}
-	if u.Scheme == "file" || blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+	switch {
+	case u.Scheme == "file":
+		p := u.Path
+		if u.Opaque != "" {
+			p = u.Opaque
+		}
+		if u.Host != "" && u.Host != "localhost" {
+			return fmt.Errorf("a file URL names a local folder: file:///abs/path or file:rel/path, not host %s", u.Host)
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return checkFolder(p, dir)
+	case !blob.DefaultURLMux().ValidBucketScheme(u.Scheme):
+		return fmt.Errorf("object store scheme %s is not built into this server; use s3:// (any S3-compatible endpoint: s3://bucket/prefix?endpoint=…&region=…&use_path_style=true) or a file: folder", u.Scheme)
+	}
+	// The driver checks its parameters when it opens the bucket, which
+	// for S3 makes no request.
+	s, err := Open(context.Background(), rawURL, dir)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+// checkFolder refuses a file store folder the database's own files are
+// in: its directory itself, or its parts or wal folders (the engine
+// removes files there that it does not name as its own).
+func checkFolder(p, dir string) error {
+	if dir == "" {
 		return nil
 	}
-	return fmt.Errorf("object store scheme %s is not built into this server; use s3:// (any S3-compatible endpoint: s3://bucket/prefix?endpoint=…&region=…&use_path_style=true) or a file: folder", u.Scheme)
+	p, dir = filepath.Clean(p), filepath.Clean(dir)
+	for _, own := range []string{dir, filepath.Join(dir, "parts"), filepath.Join(dir, "wal")} {
+		if rel, err := filepath.Rel(own, p); err == nil && (rel == "." || own != dir && !strings.HasPrefix(rel, "..")) {
+			return fmt.Errorf("folder %s is the data directory's own (%s): name another, such as file:cold", p, own)
+		}
+	}
+	return nil
 }
 
 // URL returns the store's URL as the policy names it.
@@ -104,6 +147,8 @@ func (s *Store) URL() string { return s.url }
 // Put uploads what r reads as object key. The object exists, whole and
 // durable, once Put returns nil.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader) error {
+	ctx, cancel := context.WithTimeout(ctx, putTimeout)
+	defer cancel()
 	w, err := s.b.NewWriter(ctx, key, &blob.WriterOptions{ContentType: "application/octet-stream"})
 	if err != nil {
 		return fmt.Errorf("objstore: put %s: %w", key, err)
@@ -147,8 +192,11 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// Close closes the bucket.
-func (s *Store) Close() error { return s.b.Close() }
+// Close waits for the deletes under way and closes the bucket.
+func (s *Store) Close() error {
+	s.deletes.Wait()
+	return s.b.Close()
+}
 
 // FS returns a read-only vfs.FS over the store's objects: Open reads an
 // object by ranges, Stat sizes it, Remove deletes it; the rest fail.
@@ -159,8 +207,11 @@ type storeFS struct{ s *Store }
 var errReadOnly = errors.New("objstore: objects are written whole by Put, never through the file system")
 
 // timeout bounds one request: a store that does not answer fails the read
-// instead of hanging it.
-const timeout = 2 * time.Minute
+// instead of hanging it; putTimeout bounds one upload.
+const (
+	timeout    = 2 * time.Minute
+	putTimeout = 30 * time.Minute
+)
 
 func (f storeFS) Open(name string) (vfs.File, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -183,10 +234,19 @@ func (f storeFS) Stat(name string) (fs.FileInfo, error) {
 	return o.Stat()
 }
 
+// Remove deletes the object in the background: the engine retires a part
+// under locks commits wait on, and a request to a slow store must not
+// hold them. Close waits for the deletes under way. A delete that fails
+// leaves the object behind, unnamed by any manifest (docs/tiering.md).
 func (f storeFS) Remove(name string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	return f.s.Delete(ctx, name)
+	f.s.deletes.Add(1)
+	go func() {
+		defer f.s.deletes.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_ = f.s.Delete(ctx, name)
+	}()
+	return nil
 }
 
 func (storeFS) Create(string) (vfs.File, error)        { return nil, errReadOnly }

@@ -46,12 +46,14 @@ func roundTrip(t *testing.T, s *Store) {
 	if err := s.FS().Remove("1-0-7.part"); err != nil {
 		t.Fatal(err)
 	}
+	s.deletes.Wait() // Remove deletes in the background
 	if _, err := s.FS().Open("1-0-7.part"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("open after remove: %v", err)
 	}
 	if err := s.FS().Remove("1-0-7.part"); err != nil {
 		t.Fatalf("removing a missing object: %v", err)
 	}
+	s.deletes.Wait()
 }
 
 func TestFileStore(t *testing.T) {
@@ -66,6 +68,27 @@ func TestFileStore(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), "file://elsewhere/x", dir); err == nil || !strings.Contains(err.Error(), "local folder") {
 		t.Fatalf("a file URL with a host: %v", err)
+	}
+	// The data directory's own folders are refused: the engine removes
+	// files there that it does not name.
+	for _, u := range []string{"file:parts", "file:parts/x", "file:wal", "file:.", "file://" + dir} {
+		if err := Supported(u, dir); err == nil || !strings.Contains(err.Error(), "data directory's own") {
+			t.Errorf("Supported(%s): %v", u, err)
+		}
+		if _, err := Open(context.Background(), u, dir); err == nil {
+			t.Errorf("Open(%s) succeeded", u)
+		}
+	}
+	for _, u := range []string{"file:cold", "file:partsx", "file://" + dir + "/cold"} {
+		if err := Supported(u, dir); err != nil {
+			t.Errorf("Supported(%s): %v", u, err)
+		}
+	}
+	if err := Supported("gs://b/p", dir); err == nil || !strings.Contains(err.Error(), "not built into") {
+		t.Errorf("Supported(gs://): %v", err)
+	}
+	if err := Supported("s3://b/p?regoin=x", dir); err == nil {
+		t.Error("Supported accepts an S3 URL with an unknown parameter")
 	}
 }
 

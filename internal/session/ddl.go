@@ -95,17 +95,22 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 		tag = "CREATE POLICY"
 		var spec catalog.PolicySpec
 		if spec, err = policySpec(n); err == nil {
-			fn = func(c *catalog.Catalog, commit uint64) error {
-				p, _, err := c.CreatePolicy(spec, commit)
-				if err != nil || p.Role != catalog.RoleStorage {
-					return err
-				}
-				if u, ok := p.Text("object_store"); ok {
-					if err := storage.CheckObjectStore(u); err != nil {
-						return sqlerr.New(sqlerr.CodeFeatureNotSupported, "policy %s: %v", p.Name, err).WithPos(n.Pos())
+			// An object store this server cannot use is refused here, not
+			// when the first part would move (outside the commit's lock:
+			// the S3 driver reads its configuration).
+			if r, ok := catalog.ParseRole(spec.Role); ok && r == catalog.RoleStorage {
+				for _, set := range spec.Settings {
+					if set.Key != "object_store" || set.Value.Kind != catalog.ValueString {
+						continue
+					}
+					if err := st.s.eng.CheckObjectStore(set.Value.Text); err != nil {
+						return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "policy %s: object_store %s: %v", spec.Name, set.Value.Text, err).WithPos(n.Pos())
 					}
 				}
-				return nil
+			}
+			fn = func(c *catalog.Catalog, commit uint64) error {
+				_, _, err := c.CreatePolicy(spec, commit)
+				return err
 			}
 		}
 	case *ast.CreateUserStmt:

@@ -68,6 +68,7 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 	// is enough, and the policy's merges of them go on.
 	expiredNow := map[shardKey]bool{}
 	var expireAt time.Time // the instant of this call's merges for retention
+	var expireUpTo uint64  // and the last commit before it
 	flushed := false
 	for {
 		if err := ctx.Err(); err != nil {
@@ -104,12 +105,12 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 			if err := e.splitLoop(); err != nil {
 				return err
 			}
-			// Parts old enough move to their table's object store once
-			// merges are done with them (tier.go).
-			if err := e.tierLoop(ctx); err != nil {
+			if err := e.indexLoop(ctx, paced); err != nil {
 				return err
 			}
-			if err := e.indexLoop(ctx, paced); err != nil {
+			// Parts old enough move to their table's object store once
+			// merges and AS OF indexes are done with them (tier.go).
+			if err := e.tierLoop(ctx); err != nil {
 				return err
 			}
 			if settle == nil {
@@ -124,14 +125,14 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 			// instant and one flush serve every such merge of this call:
 			// no later commit is dated before the instant.
 			if expireAt.IsZero() {
-				at, err := e.expiryInstant(ctx)
+				at, upTo, err := e.expiryInstant(ctx)
 				if err != nil {
 					return err
 				}
 				if err := e.Flush(ctx); err != nil {
 					return err
 				}
-				expireAt = at
+				expireAt, expireUpTo = at, upTo
 			}
 			at := expireAt
 			key := shardKey{job.table, job.shard}
@@ -140,7 +141,7 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 				expiredNow[key] = true
 				continue
 			}
-			job.expireAt = at
+			job.expireAt, job.expireUpTo = at, expireUpTo
 		}
 		if err := e.runMerge(job, paced); err != nil {
 			return err
@@ -192,6 +193,9 @@ type mergeJob struct {
 	// judged at for the merge, zero when the merge expires no version:
 	// only a merge of every part after a flush may (merge.Expiry).
 	expireAt time.Time
+	// expireUpTo is the last commit made before expireAt: the retention
+	// settings in force there are the merge's.
+	expireUpTo uint64
 }
 
 // keepsHistory reports whether table id is a versioned table.
@@ -375,7 +379,7 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		ret = e.retentionAt(st, t)
 	case !job.expireAt.IsZero():
 		if retains(t) {
-			ret = retentionOf(st.cat, t, job.expireAt, st.commit, st.commits[:min(len(st.commits), int(st.commit))])
+			ret = retentionOf(st.cat, t, job.expireAt, job.expireUpTo, st.commits[:min(len(st.commits), int(st.commit))])
 		}
 	}
 	expire, err := expiryOf(t, ret)

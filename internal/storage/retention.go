@@ -281,7 +281,8 @@ func (e *Engine) expiryWake() time.Duration {
 			continue
 		}
 		r := e.retentionAt(st, t)
-		if !r.Active() || t.Mode == catalog.ModeUpsert {
+		if !r.Active() || t.Mode == catalog.ModeUpsert || r.Period == 0 {
+			// Period 0: only earlier settings expired something, once.
 			continue
 		}
 		if q := min(max(r.Period/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
@@ -300,6 +301,10 @@ func (e *Engine) expiryWake() time.Duration {
 			continue
 		}
 		after, _ := p.Duration("move_after")
+		if after == 0 {
+			// Parts move once flushed: every flush kicks the merger.
+			continue
+		}
 		if q := min(max(after/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
 			w = q
 		}
@@ -362,7 +367,11 @@ func (e *Engine) horizonAt(id catalog.TableID, c uint64) uint64 {
 // parts the merge reads, so it becomes the floor of later commits' times
 // (which never go back anyway), and it returns once every commit numbered
 // before that is applied: a flush after it holds them all.
-func (e *Engine) expiryInstant(ctx context.Context) (time.Time, error) {
+//
+// It returns the instant and the last commit made before it: the merge
+// applies the retention settings in force at that commit, not ones bound
+// later (those judge the commits after them).
+func (e *Engine) expiryInstant(ctx context.Context) (time.Time, uint64, error) {
 	now := e.retentionClock().UTC().Truncate(time.Microsecond)
 	e.pipe.Lock()
 	if now.After(e.pipe.lastAt) {
@@ -372,13 +381,13 @@ func (e *Engine) expiryInstant(ctx context.Context) (time.Time, error) {
 	e.pipe.Unlock()
 	for e.cur.Load().commit+1 < next {
 		if err := e.failed(); err != nil {
-			return time.Time{}, err
+			return time.Time{}, 0, err
 		}
 		select {
 		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
+			return time.Time{}, 0, ctx.Err()
 		case <-time.After(time.Millisecond):
 		}
 	}
-	return now, nil
+	return now, next - 1, nil
 }

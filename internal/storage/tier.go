@@ -32,9 +32,9 @@ import (
 // (removeStrayParts), if the crash came before its last holder did.
 
 // CheckObjectStore returns an error when object storage at rawURL cannot
-// be served by this binary (a scheme without its driver), for CREATE
-// POLICY to refuse it up front.
-func CheckObjectStore(rawURL string) error { return objstore.Supported(rawURL) }
+// serve this database (objstore.Supported), for CREATE POLICY to refuse
+// it up front.
+func (e *Engine) CheckObjectStore(rawURL string) error { return objstore.Supported(rawURL, e.dir) }
 
 // store returns the object store at u, opened once per engine.
 func (e *Engine) store(u string) (*objstore.Store, error) {
@@ -100,7 +100,11 @@ func (e *Engine) tierLoop(ctx context.Context) error {
 		}
 		after, _ := p.Duration("move_after")
 		cutoff := e.retentionClock().Add(-after)
+		failed := false
 		for _, sd := range st.tables[id].shards {
+			if failed {
+				break
+			}
 			for _, pf := range sd.parts {
 				if pf.man.Location != manifest.LocationLocal || pf.man.MaxCommit == 0 ||
 					pf.man.MaxCommit > uint64(len(st.commits)) || st.commits[pf.man.MaxCommit-1].At.After(cutoff) {
@@ -113,7 +117,15 @@ func (e *Engine) tierLoop(ctx context.Context) error {
 					if errors.Is(err, errMergeStale) {
 						continue
 					}
-					return err
+					if errors.Is(err, ErrFailed) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+						return err
+					}
+					// One store that fails must not stop the merges,
+					// AS OF indexes and moves of every other table: the
+					// part stays local and is tried again next pass.
+					e.log.Warn("storage: moving a part to the object store failed", "table", t.Name, "part", pf.man.ID, "err", err)
+					failed = true
+					break
 				}
 			}
 		}
