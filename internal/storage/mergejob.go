@@ -280,12 +280,7 @@ func (e *Engine) nextSettle(done map[shardKey]bool) (mergeJob, bool) {
 // it plans.
 func (e *Engine) firstJob(done map[shardKey]bool, choose func(st *state, t *catalog.Table, shard uint32, mps []manifest.Part) (merge.Plan, bool)) (mergeJob, bool) {
 	st := e.cur.Load()
-	ids := make([]catalog.TableID, 0, len(st.tables))
-	for id := range st.tables {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range st.tableIDs() {
 		t, ok := st.cat.TableByID(id)
 		if !ok {
 			continue
@@ -460,6 +455,16 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		"inputs", len(job.inputs), "outputs", len(files), "rows_in", stats.In, "rows_out", stats.Out,
 		"expired", stats.Expired, "took", time.Since(start))
 	return nil
+}
+
+// tableIDs returns the ids of st's tables in ascending order.
+func (st *state) tableIDs() []catalog.TableID {
+	ids := make([]catalog.TableID, 0, len(st.tables))
+	for id := range st.tables {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // shardParts returns how many parts shard num of table holds in st.

@@ -83,12 +83,7 @@ func (e *Engine) partFS(p manifest.Part) (vfs.FS, string, error) {
 // while it is copied.
 func (e *Engine) tierLoop(ctx context.Context) error {
 	st := e.cur.Load()
-	ids := make([]catalog.TableID, 0, len(st.tables))
-	for id := range st.tables {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range st.tableIDs() {
 		t, ok := st.cat.TableByID(id)
 		if !ok {
 			continue

@@ -225,18 +225,31 @@ func resolveEpoch(ord *Ordering, vs []Version, ep []int, del *Delete, rs []Resol
 		if r.State == Dropped {
 			continue
 		}
-		v := &vs[i]
-		if best >= 0 && greater(n, &vs[best], v) {
-			r.State, r.SupersededBy, r.By = Late, vs[best].Commit, best
-			continue
-		}
-		r.WonAt = v.Commit
-		if best >= 0 {
-			b := &rs[best]
-			b.State, b.EndedAt, b.SupersededBy, b.By = Superseded, v.Commit, v.Commit, i
-		}
-		best = i
+		best = arrive(n, vs, rs, i, best)
 	}
+	endEpoch(rs, best, del)
+}
+
+// arrive applies rules 1 and 6 to version i, counted, arriving after the
+// epoch's versions before it, whose winner so far is best (-1: none): it
+// is late, or it wins and supersedes best. It returns the winner.
+func arrive(n int, vs []Version, rs []Resolved, i, best int) int {
+	v, r := &vs[i], &rs[i]
+	if best >= 0 && greater(n, &vs[best], v) {
+		r.State, r.SupersededBy, r.By = Late, vs[best].Commit, best
+		return best
+	}
+	r.WonAt = v.Commit
+	if best >= 0 {
+		b := &rs[best]
+		b.State, b.EndedAt, b.SupersededBy, b.By = Superseded, v.Commit, v.Commit, i
+	}
+	return i
+}
+
+// endEpoch settles the epoch's final winner best (-1: none): deleted by
+// del, or current.
+func endEpoch(rs []Resolved, best int, del *Delete) {
 	if best < 0 {
 		return
 	}
@@ -283,27 +296,10 @@ func resolveEpochRetained(ord *Ordering, vs []Version, ep []int, del *Delete, rs
 			continue
 		}
 		counted = append(counted, i)
-		if best >= 0 && greater(n, &vs[best], v) {
-			r.State, r.SupersededBy, r.By = Late, vs[best].Commit, best
-			continue
-		}
-		r.WonAt = v.Commit
-		if best >= 0 {
-			b := &rs[best]
-			b.State, b.EndedAt, b.SupersededBy, b.By = Superseded, v.Commit, v.Commit, i
-		}
-		best = i
+		best = arrive(n, vs, rs, i, best)
 	}
 	*scratch = counted
-	if best < 0 {
-		return
-	}
-	b := &rs[best]
-	if del != nil {
-		b.State, b.EndedAt, b.SupersededBy = Deleted, del.Commit, del.Commit
-		return
-	}
-	b.State, b.EndedAt = Current, Forever
+	endEpoch(rs, best, del)
 }
 
 // greater reports whether a is greater than b under rule 1.
