@@ -83,7 +83,9 @@ func (e *Engine) unwarmed() (deltas, runs, hists []*partFile) {
 		}
 		for _, sd := range td.shards {
 			for _, pf := range sd.parts {
-				if pf.prewarmed.Load() {
+				// A part moved to an object store is cold by choice: not
+				// read back whole to warm the cache (docs/tiering.md).
+				if pf.prewarmed.Load() || pf.man.Location != manifest.LocationLocal {
 					continue
 				}
 				switch pf.man.Kind {

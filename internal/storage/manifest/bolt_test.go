@@ -724,3 +724,40 @@ func BenchmarkOpen(b *testing.B) {
 		}
 	}
 }
+
+// TestRelocatePart: a part moved to an object store is removed and added
+// back under its id in one edit, in its own shard only, and reads back
+// relocated after a reopen.
+func TestRelocatePart(t *testing.T) {
+	b, path := openTemp(t)
+	lower, upper, _ := FullRange.Split()
+	mustApply(t, b, Edit{
+		AppendCommits: []Commit{{Seq: 1, At: t0, Kind: CommitDDL, Tables: []string{"a"}}},
+		SetShards:     []Shard{{Table: 1, Shard: 0, Range: lower, State: StateActive}, {Table: 1, Shard: 1, Range: upper, State: StateActive}},
+	})
+	p := part(t, b, 1, 0)
+	mustApply(t, b, Edit{AppendCommits: commits(b, 1, "a"), AddParts: []Part{p}})
+	moved := p
+	moved.Location, moved.File = "file:cold", "1-0-1.part"
+	elsewhere := moved
+	elsewhere.Shard = 1
+	if err := b.Apply(Edit{RemoveParts: []PartRef{p.Ref()}, AddParts: []Part{elsewhere}}); !errors.Is(err, ErrInvalidEdit) {
+		t.Fatalf("re-adding a removed id in another shard: %v", err)
+	}
+	if err := b.Apply(Edit{AddParts: []Part{moved}}); !errors.Is(err, ErrInvalidEdit) {
+		t.Fatalf("adding a live id without removing it: %v", err)
+	}
+	mustApply(t, b, Edit{RemoveParts: []PartRef{p.Ref()}, AddParts: []Part{moved}})
+	mustCheck(t, b)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b = openAt(t, path)
+	got := b.Snapshot().Parts(1, 0)
+	if len(got) != 1 || got[0].Location != "file:cold" || got[0].File != "1-0-1.part" || got[0].ID != p.ID {
+		t.Fatalf("after a reopen: %+v", got)
+	}
+	if _, live := b.Snapshot().LiveFiles()[p.File]; live {
+		t.Fatalf("the local file %s is still named", p.File)
+	}
+}

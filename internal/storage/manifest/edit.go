@@ -282,9 +282,10 @@ func (b *builder) addParts(e *Edit) error {
 		if err := p.validate(); err != nil {
 			return invalidf("%v", err)
 		}
-		// A part removed by this edit may come back under the same id
-		// elsewhere: a part moved to an object store (the same rows).
-		if _, live := b.idx.ids[p.ID]; live && !b.removedIDs[p.ID] || b.addedIDs[p.ID] {
+		// A part removed by this edit may come back under the same id in
+		// the same shard: a part moved to an object store (the same rows,
+		// another Location and File).
+		if entry, live := b.idx.ids[p.ID]; live && (!b.removedIDs[p.ID] || entry.ref != p.Ref()) || b.addedIDs[p.ID] {
 			return invalidf("part id %d is already used", p.ID)
 		}
 		if p.ID >= b.reserved {
