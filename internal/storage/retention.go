@@ -27,9 +27,11 @@ import (
 // before now - d (the same horizon; a read AS OF it or later leaves out the
 // expired rows), and with rows = d, by = col the rows whose col is before
 // now - d (NULL never expires), at every commit, so no AS OF is refused.
+// A table keeps every binding it had (catalog.RetentionBinding), and each
+// keeps expired what it expired while it was bound (retentionOf).
 type Retention struct {
-	// Policy is the bound retention policy, nil for the built-in default
-	// (nothing expires).
+	// Policy is the retention policy bound now, nil for a table that never
+	// had one (nothing expires).
 	Policy *catalog.Policy
 	// Horizon is the oldest commit a read AS OF may name; 0 when every
 	// commit may be read. Versions that stopped counting at or before it
