@@ -192,6 +192,24 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// List returns the keys of the store's objects (under its prefix).
+func (s *Store) List(ctx context.Context) ([]string, error) {
+	var keys []string
+	it := s.b.List(nil)
+	for {
+		o, err := it.Next(ctx)
+		if err == io.EOF {
+			return keys, nil
+		}
+		if err != nil {
+			return keys, fmt.Errorf("objstore: list %s: %w", s.url, err)
+		}
+		if !o.IsDir {
+			keys = append(keys, o.Key)
+		}
+	}
+}
+
 // Close waits for the deletes under way and closes the bucket.
 func (s *Store) Close() error {
 	s.deletes.Wait()

@@ -352,6 +352,11 @@ func Open(dir string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.startBackground()
+	// Objects a crash or a failed delete left in the object stores go
+	// once the database is open (tier.go).
+	if !e.opts.NoBackgroundMerges {
+		e.Go(e.sweepStores)
+	}
 	return e, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"time"
 
@@ -179,4 +180,71 @@ func (e *Engine) tierPart(ctx context.Context, t *catalog.Table, num uint32, pf 
 	}
 	e.log.Debug("storage: moved a part to the object store", "table", t.Name, "shard", num, "part", np.ID, "bytes", np.Bytes, "store", u)
 	return nil
+}
+
+// partKey matches the object keys tierPart writes.
+var partKey = regexp.MustCompile(`^[0-9]+-[0-9]+-[0-9]+\.part$`)
+
+// sweepStores deletes, from every object store a storage policy names, the
+// part objects no manifest names: left by a crash between an upload and
+// its manifest edit, or by a delete that failed (docs/tiering.md). It
+// runs once after Open, on a worker, holding mergeMu so that no move is
+// under way between its listing and its deletes; each store gets a
+// minute. Object stores are one prefix per database: another database's
+// objects there would be deleted too.
+func (e *Engine) sweepStores() {
+	e.mergeMu.Lock()
+	defer e.mergeMu.Unlock()
+	st := e.cur.Load()
+	live := map[string]map[string]bool{}
+	for _, td := range st.tables {
+		for _, sd := range td.shards {
+			for _, pf := range slices.Concat(sd.parts, sd.asof) {
+				if l := pf.man.Location; l != manifest.LocationLocal {
+					if live[l] == nil {
+						live[l] = map[string]bool{}
+					}
+					live[l][pf.man.File] = true
+				}
+			}
+		}
+	}
+	urls := map[string]bool{}
+	for _, p := range st.cat.Policies() {
+		if u, ok := p.Text("object_store"); ok && p.Role == catalog.RoleStorage {
+			urls[u] = true
+		}
+	}
+	for u := range live {
+		urls[u] = true
+	}
+	for u := range urls {
+		select {
+		case <-e.closing:
+			return
+		default:
+		}
+		s, err := e.store(u)
+		if err != nil {
+			e.log.Warn("storage: object store sweep", "store", u, "err", err)
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		keys, err := s.List(ctx)
+		if err != nil {
+			e.log.Warn("storage: object store sweep", "store", u, "err", err)
+		}
+		removed := 0
+		for _, k := range keys {
+			if partKey.MatchString(k) && !live[u][k] {
+				if err := s.Delete(ctx, k); err == nil {
+					removed++
+				}
+			}
+		}
+		cancel()
+		if removed > 0 {
+			e.log.Info("storage: removed objects no manifest names", "store", u, "objects", removed)
+		}
+	}
 }
