@@ -25,24 +25,12 @@ func BenchmarkTiered(b *testing.B) {
 		b.Run(where+"/point", func(b *testing.B) { benchQuery(b, s, point, 1) })
 	}
 	reads(b, "local")
-	for _, q := range []string{
-		`CREATE POLICY cold FOR STORAGE (object_store = 'file:cold', move_after = INTERVAL '1 second')`,
-		`ALTER TABLE balances SET POLICY cold`,
-	} {
-		if _, err := s.Run(ctx, q); err != nil {
-			b.Fatal(err)
-		}
-	}
-	clock.advance(2 * time.Second)
-	start, cpu := time.Now(), cputime.Process()
-	if _, err := s.Run(ctx, "CHECKPOINT"); err != nil {
-		b.Fatal(err)
-	}
+	took, cpu := bindAndCheckpoint(b, s, clock, `CREATE POLICY cold FOR STORAGE (object_store = 'file:cold', move_after = INTERVAL '1 second')`, "cold")
 	r, err := s.Run(ctx, "SELECT count(*), sum(bytes) FROM system.parts WHERE table_name = 'balances' AND location <> 'local'")
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("moved %v parts (count, bytes) in %v, %v CPU", r.Rows, time.Since(start), cputime.Process()-cpu)
+	b.Logf("moved %v parts (count, bytes) in %v, %v CPU", r.Rows, took, cpu)
 	reads(b, "object")
 }
 
@@ -64,23 +52,8 @@ func BenchmarkRetentionExpiry(b *testing.B) {
 			return fmt.Sprint(r.Rows)
 		}
 		before := rows()
-		for _, q := range []string{
-			`CREATE POLICY keep FOR RETENTION (history = INTERVAL '1 second')`,
-			`ALTER TABLE balances SET POLICY keep`,
-		} {
-			if _, err := s.Run(ctx, q); err != nil {
-				b.Fatal(err)
-			}
-		}
-		// The background merger may start the merge once the clock
-		// moves; CHECKPOINT then waits for it: the time is the merge's
-		// either way.
-		clock.advance(2 * time.Second)
-		start, cpu := time.Now(), cputime.Process()
-		if _, err := s.Run(ctx, "CHECKPOINT"); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("expired in %v (%v CPU); stored rows, bytes: %s before, %s after", time.Since(start), cputime.Process()-cpu, before, rows())
+		took, cpu := bindAndCheckpoint(b, s, clock, `CREATE POLICY keep FOR RETENTION (history = INTERVAL '1 second')`, "keep")
+		b.Logf("expired in %v (%v CPU); stored rows, bytes: %s before, %s after", took, cpu, before, rows())
 		b.StartTimer()
 	}
 }
@@ -104,4 +77,24 @@ func (c *benchClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.skip += d
 	c.mu.Unlock()
+}
+
+// bindAndCheckpoint creates a policy, binds it (name) to the balances
+// table, moves the clock 2 s on and times the CHECKPOINT that then does
+// what the policy asks. The background merger may start that work once
+// the clock moves; CHECKPOINT then waits for it: the time is the work's
+// either way.
+func bindAndCheckpoint(b *testing.B, s *Session, clock *benchClock, create, name string) (time.Duration, time.Duration) {
+	ctx := context.Background()
+	for _, q := range []string{create, "ALTER TABLE balances SET POLICY " + name} {
+		if _, err := s.Run(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	clock.advance(2 * time.Second)
+	start, cpu := time.Now(), cputime.Process()
+	if _, err := s.Run(ctx, "CHECKPOINT"); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start), cputime.Process() - cpu
 }

@@ -22,6 +22,22 @@ func (c *pinnedClock) Now() time.Time {
 	return c.now
 }
 
+// newPinnedClock is a pinnedClock at a fixed date.
+func newPinnedClock() *pinnedClock {
+	return &pinnedClock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+// openPinned returns a function opening the database in dir with clock.
+func openPinned(t *testing.T, dir string, clock *pinnedClock) func() *strata.DB {
+	return func() *strata.DB {
+		db, err := strata.Open(dir, strata.Options{Clock: clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+}
+
 func (c *pinnedClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
@@ -34,15 +50,8 @@ func (c *pinnedClock) advance(d time.Duration) {
 // plain and prepared (templated) point SELECTs alike, and it survives a
 // restart.
 func TestRetentionHorizonMoves(t *testing.T) {
-	clock := &pinnedClock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-	dir := t.TempDir()
-	open := func() *strata.DB {
-		db, err := strata.Open(dir, strata.Options{Clock: clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	clock := newPinnedClock()
+	open := openPinned(t, t.TempDir(), clock)
 	db := open()
 	s := db.NewSession()
 	mustRun(t, s, `CREATE POLICY day FOR RETENTION (history = INTERVAL '1 day')`)                          // 1
@@ -108,11 +117,8 @@ func TestRetentionPolicyChanges(t *testing.T) {
 		advance time.Duration
 	}
 	run := func(t *testing.T, steps []step, checkpoints bool, reads []string) string {
-		clock := &pinnedClock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-		db, err := strata.Open(t.TempDir(), strata.Options{Clock: clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
+		clock := newPinnedClock()
+		db := openPinned(t, t.TempDir(), clock)()
 		defer db.Close()
 		s := db.NewSession()
 		for _, st := range steps {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	strata "github.com/strata-db/strata"
 )
 
 // TestTieringMovesAndReads follows parts to an object store (R9.4) with a
@@ -16,16 +14,10 @@ import (
 // the same at every commit before and after and across a restart, and a
 // dropped table's objects go with the next flush.
 func TestTieringMovesAndReads(t *testing.T) {
-	clock := &pinnedClock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	clock := newPinnedClock()
 	dir := t.TempDir()
 	cold := filepath.Join(dir, "cold")
-	open := func() *strata.DB {
-		db, err := strata.Open(dir, strata.Options{Clock: clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	open := openPinned(t, dir, clock)
 	db := open()
 	s := db.NewSession()
 	mustRun(t, s, `CREATE POLICY cold FOR STORAGE (object_store = 'file:cold', move_after = INTERVAL '4 seconds')`)

@@ -655,11 +655,10 @@ type RetentionBinding struct {
 	By      ColumnID      `json:"by,omitempty"`
 }
 
-// logRetention records that retention policy p applies to t from commit
-// on. Rows that expire by a column cannot switch to another column: what
-// the first one expired would come back.
-func (t *Table) logRetention(p *Policy, commit uint64) error {
-	b := RetentionBinding{From: commit}
+// RetentionBindingOf is retention policy p as a binding of table t from
+// commit from.
+func RetentionBindingOf(t *Table, p *Policy, from uint64) RetentionBinding {
+	b := RetentionBinding{From: from}
 	b.History, _ = p.Duration("history")
 	b.Rows, _ = p.Duration("rows")
 	if by, ok := p.Text("by"); ok {
@@ -667,6 +666,14 @@ func (t *Table) logRetention(p *Policy, commit uint64) error {
 			b.By = col.ID
 		}
 	}
+	return b
+}
+
+// logRetention records that retention policy p applies to t from commit
+// on. Rows that expire by a column cannot switch to another column: what
+// the first one expired would come back.
+func (t *Table) logRetention(p *Policy, commit uint64) error {
+	b := RetentionBindingOf(t, p, commit)
 	if n := len(t.RetentionLog); n > 0 {
 		last := t.RetentionLog[n-1]
 		if last.History == b.History && last.Rows == b.Rows && last.By == b.By {

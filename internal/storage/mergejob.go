@@ -206,21 +206,12 @@ func (e *Engine) keepsHistory(id catalog.TableID) bool {
 
 // shardJob is the merge of every part of shard num of table, for why.
 func (e *Engine) shardJob(table catalog.TableID, num uint32, why merge.Why) (mergeJob, bool) {
-	td, ok := e.cur.Load().tables[table]
-	if !ok {
-		return mergeJob{}, false
-	}
-	for _, sd := range td.shards {
-		if sd.num != num || len(sd.parts) == 0 {
-			continue
+	return e.firstJob(nil, func(_ *state, t *catalog.Table, n uint32, mps []manifest.Part) (merge.Plan, bool) {
+		if t.ID != table || n != num {
+			return merge.Plan{}, false
 		}
-		mps := make([]manifest.Part, len(sd.parts))
-		for i, pf := range sd.parts {
-			mps[i] = pf.man
-		}
-		return mergeJob{table: table, shard: num, plan: merge.Full(mps, why), inputs: slices.Clone(sd.parts)}, true
-	}
-	return mergeJob{}, false
+		return merge.Full(mps, why), true
+	})
 }
 
 // failed returns the error that put the engine in the failed state, or
@@ -250,7 +241,8 @@ func (e *Engine) nextMerge(full, expireNow bool, done, expiredNow map[shardKey]b
 		// at for it again.
 		if !expiredNow[shardKey{t.ID, num}] {
 			if h, ok := e.expiryDue(st, t, num, mps, expireNow); ok {
-				if full {
+				if full || t.Mode == catalog.ModeVersioned {
+					// A versioned shard expires whole (mergeLoop).
 					return merge.Full(mps, merge.Expire), true
 				}
 				if p, ok := merge.Through(mps, h, merge.Expire); ok {

@@ -126,7 +126,7 @@ func retentionOf(cat *catalog.Catalog, t *catalog.Table, now time.Time, upTo uin
 	if len(log) == 0 && r.Policy.Name != catalog.DefaultPolicyName {
 		// A table from before bindings were logged: its policy from its
 		// creation.
-		log = []catalog.RetentionBinding{bindingOf(t, r.Policy, t.CreatedCommit)}
+		log = []catalog.RetentionBinding{catalog.RetentionBindingOf(t, r.Policy, t.CreatedCommit)}
 	}
 	n := 0
 	for n < len(log) && log[n].From <= upTo {
@@ -171,19 +171,6 @@ func retentionOf(cat *catalog.Catalog, t *catalog.Table, now time.Time, upTo uin
 		}
 	}
 	return r
-}
-
-// bindingOf is retention policy p as a binding of t from commit from.
-func bindingOf(t *catalog.Table, p *catalog.Policy, from uint64) catalog.RetentionBinding {
-	b := catalog.RetentionBinding{From: from}
-	b.History, _ = p.Duration("history")
-	b.Rows, _ = p.Duration("rows")
-	if by, ok := p.Text("by"); ok {
-		if c, ok := t.Column(by); ok {
-			b.By = c.ID
-		}
-	}
-	return b
 }
 
 // expireBefore moves r's horizon to the last commit made before cut, if
@@ -277,38 +264,30 @@ func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manife
 func (e *Engine) expiryWake() time.Duration {
 	st := e.cur.Load()
 	var w time.Duration
-	for id := range st.tables {
-		t, ok := st.cat.TableByID(id)
-		if !ok || st.cat.Bound(t, catalog.RoleRetention).Name == catalog.DefaultPolicyName {
-			continue
-		}
-		r := e.retentionAt(st, t)
-		if !r.Active() || t.Mode == catalog.ModeUpsert || r.Period == 0 {
-			// Period 0: only earlier settings expired something, once.
-			continue
-		}
-		if q := min(max(r.Period/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
+	wake := func(period time.Duration) {
+		if q := min(max(period/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
 			w = q
 		}
 	}
-	// Parts move to an object store as they age, with no flush to kick
-	// the merger either (tier.go).
 	for id := range st.tables {
 		t, ok := st.cat.TableByID(id)
 		if !ok {
 			continue
 		}
-		p := st.cat.Bound(t, catalog.RoleStorage)
-		if _, ok := p.Text("object_store"); !ok {
-			continue
+		// Period 0: only earlier settings expired something, once.
+		if r := e.retentionAt(st, t); r.Active() && t.Mode != catalog.ModeUpsert && r.Period > 0 {
+			wake(r.Period)
 		}
-		after, _ := p.Duration("move_after")
-		if after == 0 {
-			// Parts move once flushed: every flush kicks the merger.
-			continue
-		}
-		if q := min(max(after/4, expiryWakeMin), expiryWakeMax); w == 0 || q < w {
-			w = q
+		// Parts move to an object store as they age, with no flush to
+		// kick the merger either (tier.go); without move_after they move
+		// as flushes write them, and every flush kicks it.
+		if t.Policies.Storage != catalog.DefaultPolicyName {
+			p := st.cat.Bound(t, catalog.RoleStorage)
+			if _, ok := p.Text("object_store"); ok {
+				if after, _ := p.Duration("move_after"); after > 0 {
+					wake(after)
+				}
+			}
 		}
 	}
 	return w
@@ -324,8 +303,9 @@ const (
 // for a commit, the retention horizon as it stood when that commit was
 // made, so that whether a write repeats an earlier version (rule 3) is
 // decided at its arrival (R3.4 with R9.3). nil for a table that keeps no
-// history. It reads the table's bound policy when called, which is rare:
-// only for a version equal to a counted one in ordering values and values.
+// history. It reads the table's retention bindings when called, which is
+// rare: only for a version equal to a counted one in ordering values and
+// values.
 func (e *Engine) horizonFn(t *catalog.Table) func(uint64) uint64 {
 	if t.Mode != catalog.ModeVersioned {
 		return nil
