@@ -104,16 +104,12 @@ func TestTierCrash(t *testing.T) {
 			verifyTiered(t, ctx, c, led, round)
 			return
 		}
-		for _, ddl := range []string{
+		execAll(t, ctx, c,
 			"CREATE POLICY cold FOR STORAGE (object_store = 'file:cold', move_after = INTERVAL '1 second')",
 			"CREATE POLICY keep2 FOR RETENTION (history = INTERVAL '2 seconds')",
 			"CREATE TABLE v (k INT64 NOT NULL, val INT64, i INT64, PRIMARY KEY (k)) MODE VERSIONED VALID BY (i) POLICY cold, keep2",
 			"CREATE TABLE a (seq INT64, w INT64) MODE APPEND POLICY cold",
-		} {
-			if _, err := c.Exec(ctx, ddl); err != nil {
-				t.Fatalf("%s: %v", ddl, err)
-			}
-		}
+		)
 	}
 	write := func(ctx context.Context, url string, round int, stop <-chan struct{}) {
 		start := time.Now()

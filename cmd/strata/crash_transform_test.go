@@ -39,17 +39,13 @@ func TestTransformationCrash(t *testing.T) {
 			verifyTransformed(t, ctx, c, round)
 			return
 		}
-		for _, ddl := range []string{
+		execAll(t, ctx, c,
 			"CREATE TABLE events (k INT64, v INT64, seq INT64) MODE APPEND",
 			"CREATE TABLE totals (k INT64, n INT64 NULL, s INT64 NULL, lo INT64 NULL, hi INT64 NULL, av DECIMAL(30, 6) NULL, PRIMARY KEY (k)) MODE UPSERT",
 			"CREATE TABLE evens (k INT64, v INT64, seq INT64) MODE APPEND",
 			"CREATE TRANSFORMATION tot INTO totals AS SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi, avg(v) AS av FROM events GROUP BY k",
 			"CREATE TRANSFORMATION ev INTO evens AS SELECT k, v, seq FROM events WHERE v % 2 = 0",
-		} {
-			if _, err := c.Exec(ctx, ddl); err != nil {
-				t.Fatalf("%s: %v", ddl, err)
-			}
-		}
+		)
 	}
 	write := func(ctx context.Context, url string, round int, stop <-chan struct{}) {
 		var wg sync.WaitGroup

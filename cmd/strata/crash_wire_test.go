@@ -224,6 +224,16 @@ func startServer(t *testing.T, bin, data string) (srv *exec.Cmd, exited chan err
 	return srv, exited, logs, "postgres://crash@" + addr + "/strata?sslmode=disable"
 }
 
+// execAll runs each statement on c, failing the test at the first error.
+func execAll(t *testing.T, ctx context.Context, c *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // verifyLedger checks the restarted server against what the clients were told.
 func verifyLedger(t *testing.T, ctx context.Context, c *pgx.Conn, led *wireLedger, round int) {
 	t.Helper()

@@ -51,17 +51,8 @@ func Open(ctx context.Context, rawURL, dir string) (*Store, error) {
 	var b *blob.Bucket
 	switch u.Scheme {
 	case "file":
-		p := u.Path
-		if u.Opaque != "" {
-			p = u.Opaque
-		}
-		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("objstore: %q: a file URL names a local folder: file:///abs/path or file:rel/path", rawURL)
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if err := checkFolder(p, dir); err != nil {
+		p, err := folderOf(u, dir)
+		if err != nil {
 			return nil, fmt.Errorf("objstore: %q: %w", rawURL, err)
 		}
 		if err := (vfs.OS{}).MkdirAll(p); err != nil {
@@ -102,17 +93,8 @@ func Supported(rawURL, dir string) error {
 	}
 	switch {
 	case u.Scheme == "file":
-		p := u.Path
-		if u.Opaque != "" {
-			p = u.Opaque
-		}
-		if u.Host != "" && u.Host != "localhost" {
-			return fmt.Errorf("a file URL names a local folder: file:///abs/path or file:rel/path, not host %s", u.Host)
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		return checkFolder(p, dir)
+		_, err := folderOf(u, dir)
+		return err
 	case !blob.DefaultURLMux().ValidBucketScheme(u.Scheme):
 		return fmt.Errorf("object store scheme %s is not built into this server; use s3:// (any S3-compatible endpoint: s3://bucket/prefix?endpoint=…&region=…&use_path_style=true) or a file: folder", u.Scheme)
 	}
@@ -123,6 +105,22 @@ func Supported(rawURL, dir string) error {
 		return err
 	}
 	return s.Close()
+}
+
+// folderOf returns the folder file URL u names, a relative one taken in
+// dir, after checkFolder.
+func folderOf(u *url.URL, dir string) (string, error) {
+	p := u.Path
+	if u.Opaque != "" {
+		p = u.Opaque
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("a file URL names a local folder: file:///abs/path or file:rel/path, not host %s", u.Host)
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p, checkFolder(p, dir)
 }
 
 // checkFolder refuses a file store folder the database's own files are
@@ -140,9 +138,6 @@ func checkFolder(p, dir string) error {
 	}
 	return nil
 }
-
-// URL returns the store's URL as the policy names it.
-func (s *Store) URL() string { return s.url }
 
 // Put uploads what r reads as object key. The object exists, whole and
 // durable, once Put returns nil.

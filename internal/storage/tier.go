@@ -86,7 +86,7 @@ func (e *Engine) tierLoop(ctx context.Context) error {
 	st := e.cur.Load()
 	for _, id := range st.tableIDs() {
 		t, ok := st.cat.TableByID(id)
-		if !ok {
+		if !ok || t.Policies.Storage == catalog.DefaultPolicyName {
 			continue
 		}
 		p := st.cat.Bound(t, catalog.RoleStorage)
@@ -141,7 +141,11 @@ func (e *Engine) tierPart(ctx context.Context, t *catalog.Table, num uint32, pf 
 	}
 	defer pf.refs.release()
 	key := fmt.Sprintf("%d-%d-%d.part", t.ID, num, pf.man.ID)
-	f, err := e.fs.Open(filepath.Join(e.dir, filepath.FromSlash(pf.man.File)))
+	fsys, path, err := e.partFS(pf.man)
+	if err != nil {
+		return err
+	}
+	f, err := fsys.Open(path)
 	if err != nil {
 		return fmt.Errorf("storage: table %s: move part %d: %w", t.Name, pf.man.ID, err)
 	}
