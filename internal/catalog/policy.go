@@ -308,6 +308,11 @@ func (c *Catalog) CreatePolicy(spec PolicySpec, commit uint64) (p *Policy, creat
 		}
 		p.Settings = append(p.Settings, set)
 	}
+	if n, ok := p.Int("replicas"); ok && role == RolePlacement && n > 1 {
+		// R9.6's replicas are copies on other nodes of a cluster; a
+		// single server has no other node to put them on.
+		return nil, false, errorf(CodeFeatureNotSupported, "setting replicas = %d of policy %s: this server is a single node and keeps one copy of each part; replicas need a cluster", n, p.Name)
+	}
 	if role == RoleRetention {
 		_, hasRows := p.Setting("rows")
 		if _, hasBy := p.Setting("by"); hasBy && !hasRows {

@@ -30,7 +30,7 @@ func TestSpecPolicies(t *testing.T) {
 		policy("events_30d", "retention", "rows", interval("30 days"), "by", ident("event_time")),
 		policy("tiered", "STORAGE", "object_store", str("s3://bucket/prefix"), "move_after", interval("7 days")),
 		policy("merge_big", "COMPACTION", "target_part_bytes", str("256MB"), "max_parts_per_shard", integer(8)),
-		policy("two_disks", "PLACEMENT", "volumes", list(str("/mnt/a"), str("/mnt/b")), "replicas", integer(2)),
+		policy("two_disks", "PLACEMENT", "volumes", list(str("/mnt/a"), str("/mnt/b")), "replicas", integer(1)),
 	}
 	for i, s := range specs {
 		p, created, err := c.CreatePolicy(s, uint64(i+1))
@@ -70,12 +70,12 @@ func TestSpecPolicies(t *testing.T) {
 	check("two_disks", func(p *Policy) bool {
 		v, _ := p.List("volumes")
 		r, _ := p.Int("replicas")
-		return slices.Equal(v, []string{"/mnt/a", "/mnt/b"}) && r == 2
+		return slices.Equal(v, []string{"/mnt/a", "/mnt/b"}) && r == 1
 	})
 	if p, _ := c.Policy("tiered"); p.SettingsText() != "object_store = 's3://bucket/prefix', move_after = INTERVAL '7 days'" {
 		t.Errorf("settings text %q", p.SettingsText())
 	}
-	if p, _ := c.Policy("two_disks"); p.SettingsText() != "volumes = ('/mnt/a', '/mnt/b'), replicas = 2" {
+	if p, _ := c.Policy("two_disks"); p.SettingsText() != "volumes = ('/mnt/a', '/mnt/b'), replicas = 1" {
 		t.Errorf("settings text %q", p.SettingsText())
 	}
 	names := []string{}
@@ -127,6 +127,7 @@ func TestPolicyErrors(t *testing.T) {
 		{"volumes integer", policy("p", "placement", "volumes", integer(2)), CodeInvalidParameter, `volumes of policy p must be a list of strings`},
 		{"volumes mixed", policy("p", "placement", "volumes", list(str("/a"), integer(2))), CodeInvalidParameter, `every entry must be a non-empty string`},
 		{"volumes twice", policy("p", "placement", "volumes", list(str("/a"), str("/a"))), CodeInvalidParameter, `'/a' is listed twice`},
+		{"replicas on one node", policy("p", "placement", "volumes", str("/a"), "replicas", integer(2)), CodeFeatureNotSupported, `replicas = 2 of policy p: this server is a single node`},
 		{"volumes empty", policy("p", "placement", "volumes", list()), CodeInvalidParameter, `the list is empty`},
 	}
 	for _, tc := range cases {

@@ -108,6 +108,22 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 					}
 				}
 			}
+			if r, ok := catalog.ParseRole(spec.Role); ok && r == catalog.RolePlacement {
+				for _, set := range spec.Settings {
+					if set.Key != "volumes" {
+						continue
+					}
+					var vols []string
+					for _, v := range append([]catalog.Value{set.Value}, set.Value.List...) {
+						if v.Kind == catalog.ValueString {
+							vols = append(vols, v.Text)
+						}
+					}
+					if err := st.s.eng.CheckVolumes(vols); err != nil {
+						return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "policy %s: %v", spec.Name, err).WithPos(n.Pos())
+					}
+				}
+			}
 			fn = func(c *catalog.Catalog, commit uint64) error {
 				_, _, err := c.CreatePolicy(spec, commit)
 				return err

@@ -164,9 +164,16 @@ type ShardInfo struct {
 	// the parts' bytes in object stores (R9.4).
 	Bytes, ObjectBytes uint64
 	Parts              int
-	// Location is "local", then the URL of each object store holding
-	// some of the shard's parts, comma-separated.
+	// Location is "local", then each placement volume (volume:path) and
+	// the URL of each object store holding some of the shard's parts,
+	// comma-separated.
 	Location string
+	// Home is where the shard's new parts go: "local" (the data
+	// directory) or its placement volume, volume:path (R9.6).
+	Home string
+	// Misplaced counts the parts on a local disk other than Home, which
+	// the background merger is to move there.
+	Misplaced int
 }
 
 // PartInfo is one row of system.parts.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -631,8 +630,8 @@ func (e *Engine) writeAsOfPart(t *catalog.Table, shard uint32, level uint8, cols
 	if err != nil {
 		return nil, fmt.Errorf("storage: AS OF index: %w", err)
 	}
-	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, shard, pid)))
-	path := filepath.Join(e.dir, filepath.FromSlash(file))
+	slot := e.newPartSlot(t, shard, pid)
+	path := slot.path
 	m := part.Meta{Table: t.ID, Shard: shard, Part: pid, Kind: part.KindAsOf, Level: level, Columns: cols}
 	info, err := part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, PageRows: asOfPageRows})
 	if err != nil {
@@ -646,8 +645,8 @@ func (e *Engine) writeAsOfPart(t *catalog.Table, shard uint32, level uint8, cols
 	nm := r.Meta()
 	mp := manifest.Part{Table: uint64(t.ID), Shard: shard, ID: pid, Level: level, Kind: manifest.KindAsOf,
 		Rows: info.Rows, Bytes: uint64(info.Bytes), MinCommit: lo, MaxCommit: hi,
-		MinKey: bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: file,
-		Location: manifest.LocationLocal, CreatedAt: time.Now().UTC()}
+		MinKey: bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: slot.file,
+		Location: slot.loc, CreatedAt: time.Now().UTC()}
 	return newPartFile(e.fs, path, mp, r), nil
 }
 

@@ -133,8 +133,12 @@ func checkParts(fsys vfs.FS, dir string, ms *manifest.Snapshot) []error {
 	for _, id := range ms.Tables() {
 		for _, sh := range ms.Shards(id) {
 			for _, p := range ms.Parts(id, sh.Shard) {
-				if p.Location == manifest.LocationLocal {
-					if err := part.Check(fsys, filepath.Join(dir, filepath.FromSlash(p.File))); err != nil {
+				if p.OnDisk() {
+					path, err := diskPath(dir, p.Location, p.File)
+					if err == nil {
+						err = part.Check(fsys, path)
+					}
+					if err != nil {
 						errs = append(errs, err)
 					}
 					continue

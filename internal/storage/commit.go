@@ -215,6 +215,9 @@ func (e *Engine) applyInOrder(rc *readyCommit) error {
 			// Every DDL is a commit, and the catalog lives in the manifest
 			// with the commits up to it.
 			err = e.syncManifest(e.cur.Load())
+			// A DDL may bind a placement policy, whose moves need no
+			// write to start them (placement.go).
+			e.kickMerges()
 		}
 		if err == nil {
 			// A full memtable is frozen and flushed in the background.

@@ -162,6 +162,10 @@ type Engine struct {
 	// by URL (tier.go).
 	storesMu sync.Mutex
 	stores   map[string]*objstore.Store
+	// volWarned is when each placement volume that failed was last
+	// logged (placement.go, volumeWarn).
+	volWarnMu sync.Mutex
+	volWarned map[string]time.Time
 	// horizons caches each versioned table's horizonFn; applying is the
 	// commit applyRecord is applying (horizonAt reads its time).
 	horizons sync.Map
@@ -450,7 +454,10 @@ func (e *Engine) open() error {
 	if err := e.syncManifest(st); err != nil {
 		return err
 	}
-	return e.removeStrayParts()
+	if err := e.removeStrayParts(); err != nil {
+		return err
+	}
+	return e.removeStrayVolumeParts(e.cur.Load())
 }
 
 // removeStrayParts deletes files under parts/ that no manifest part names:

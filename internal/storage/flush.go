@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"math/bits"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -537,8 +536,8 @@ func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFil
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", t.ID, num, pid)))
-	path := filepath.Join(e.dir, filepath.FromSlash(file))
+	slot := e.newPartSlot(t, num, pid)
+	path := slot.path
 	// Blocks of 8192 rows: a point lookup decodes one block per part, and
 	// at 64 Ki rows (part.DefaultBlockRows) that is most of its cost.
 	info, err := part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()})
@@ -556,8 +555,8 @@ func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFil
 		kind = manifest.KindAppend
 	}
 	return newPartFile(e.fs, path, manifest.Part{Table: uint64(t.ID), Shard: num, ID: pid, Kind: kind, Rows: info.Rows, Bytes: uint64(info.Bytes),
-		MinCommit: m.MinCommit, MaxCommit: m.MaxCommit, MinKey: m.MinSort, MaxKey: m.MaxSort, File: file,
-		Location: manifest.LocationLocal, CreatedAt: time.Now().UTC()}, r), nil
+		MinCommit: m.MinCommit, MaxCommit: m.MaxCommit, MinKey: m.MinSort, MaxKey: m.MaxSort, File: slot.file,
+		Location: slot.loc, CreatedAt: time.Now().UTC()}, r), nil
 }
 
 // partColumns describes the columns ids for a part, in id order, with

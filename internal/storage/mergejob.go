@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -111,6 +110,10 @@ func (e *Engine) mergeLoop(ctx context.Context, full, paced bool, settle func() 
 			// Parts old enough move to their table's object store once
 			// merges and AS OF indexes are done with them (tier.go).
 			if err := e.tierLoop(ctx); err != nil {
+				return err
+			}
+			// The rest go to their shard's placement volume (placement.go).
+			if err := e.placeLoop(ctx); err != nil {
 				return err
 			}
 			if settle == nil {
@@ -373,6 +376,9 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	if err != nil {
 		return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
 	}
+	// Where each output went (newPartSlot); Merge calls Create from this
+	// goroutine, one output at a time.
+	slots := map[string]partSlot{}
 	outs, stats, err := merge.Merge(readers, merge.Options{
 		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest, Expire: expire, Horizon: e.horizonFn(t),
 		PartRows: e.opts.MergePartRows,
@@ -383,7 +389,9 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 			if err != nil {
 				return "", 0, err
 			}
-			return filepath.Join(e.dir, "parts", fmt.Sprintf("%d-%d-%d.part", t.ID, job.shard, id)), id, nil
+			slot := e.newPartSlot(t, job.shard, id)
+			slots[slot.path] = slot
+			return slot.path, id, nil
 		},
 	})
 	if err != nil {
@@ -407,14 +415,7 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 			return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
 		}
 		mp := o.Part
-		rel, err := filepath.Rel(e.dir, path)
-		if err != nil {
-			_ = r.Close()
-			drop()
-			return fmt.Errorf("storage: merge: %w", err)
-		}
-		mp.File = filepath.ToSlash(rel)
-		mp.Location = manifest.LocationLocal
+		mp.File, mp.Location = slots[path].file, slots[path].loc
 		mp.CreatedAt = now
 		// Every output claims the whole commit range of the merge, so that
 		// merge.Runs groups the outputs into one run again (a current part

@@ -85,7 +85,7 @@ func (e *Engine) unwarmed() (deltas, runs, hists []*partFile) {
 			for _, pf := range sd.parts {
 				// A part moved to an object store is cold by choice: not
 				// read back whole to warm the cache (docs/tiering.md).
-				if pf.prewarmed.Load() || pf.man.Location != manifest.LocationLocal {
+				if pf.prewarmed.Load() || !pf.man.OnDisk() {
 					continue
 				}
 				switch pf.man.Kind {

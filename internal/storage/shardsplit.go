@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -377,8 +376,8 @@ func (sp *splitter) split(pf *partFile) error {
 		if err != nil {
 			return fmt.Errorf("storage: split: %w", err)
 		}
-		file := filepath.ToSlash(filepath.Join("parts", fmt.Sprintf("%d-%d-%d.part", sp.t.ID, sp.nums[h], pid)))
-		path := filepath.Join(sp.e.dir, filepath.FromSlash(file))
+		slot := sp.e.newPartSlot(sp.t, sp.nums[h], pid)
+		path := slot.path
 		m := part.Meta{Table: sp.t.ID, Shard: sp.nums[h], Part: pid, Kind: meta.Kind, Level: meta.Level, Columns: meta.Columns, OrderFrom: meta.OrderFrom}
 		info, err := part.Write(sp.e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows})
 		if err != nil {
@@ -395,8 +394,8 @@ func (sp *splitter) split(pf *partFile) error {
 			// The input's commit range, which may be wider than the rows'
 			// (a merge output's is the merge's): runs stay runs.
 			MinCommit: pf.man.MinCommit, MaxCommit: pf.man.MaxCommit,
-			MinKey: bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: file,
-			Location: manifest.LocationLocal, CreatedAt: time.Now().UTC()}
+			MinKey: bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: slot.file,
+			Location: slot.loc, CreatedAt: time.Now().UTC()}
 		sp.outs[h] = append(sp.outs[h], newPartFile(sp.e.fs, path, mp, nr))
 	}
 	return nil

@@ -125,13 +125,13 @@ func (s *Snapshot) table(id catalog.TableID) (*catalog.Table, *tableData, error)
 // stored rows: every retained version, delete marker and append row,
 // in parts and memtable.
 func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
-	_, td, err := s.table(table)
+	t, td, err := s.table(table)
 	if err != nil {
 		return nil
 	}
 	out := make([]ShardInfo, 0, len(td.shards))
 	for _, sd := range td.shards {
-		info := ShardInfo{Table: table, Shard: sd.num, Location: manifest.LocationLocal, Bytes: sd.memBytes()}
+		info := ShardInfo{Table: table, Shard: sd.num, Location: manifest.LocationLocal, Bytes: sd.memBytes(), Home: s.e.homeOf(s.st.cat, t, sd.num)}
 		for _, m := range sd.memtables() {
 			if m.keyed != nil {
 				m.keyed.mu.RLock()
@@ -147,8 +147,13 @@ func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 			info.Rows += pf.man.Rows
 			info.Bytes += pf.man.Bytes
 			info.Parts++
+			if pf.man.OnDisk() && pf.man.Location != info.Home {
+				info.Misplaced++
+			}
 			if l := pf.man.Location; l != manifest.LocationLocal {
-				info.ObjectBytes += pf.man.Bytes
+				if !pf.man.OnDisk() {
+					info.ObjectBytes += pf.man.Bytes
+				}
 				if !strings.Contains(info.Location+", ", ", "+l+", ") {
 					info.Location += ", " + l
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"time"
@@ -69,8 +68,9 @@ func (e *Engine) closeStores() {
 
 // partFS returns where part p's file is and its path there.
 func (e *Engine) partFS(p manifest.Part) (vfs.FS, string, error) {
-	if p.Location == manifest.LocationLocal {
-		return e.fs, filepath.Join(e.dir, filepath.FromSlash(p.File)), nil
+	if p.OnDisk() {
+		path, err := e.slotPath(p.Location, p.File)
+		return e.fs, path, err
 	}
 	s, err := e.store(p.Location)
 	if err != nil {
@@ -102,7 +102,7 @@ func (e *Engine) tierLoop(ctx context.Context) error {
 				break
 			}
 			for _, pf := range sd.parts {
-				if pf.man.Location != manifest.LocationLocal || pf.man.MaxCommit == 0 ||
+				if !pf.man.OnDisk() || pf.man.MaxCommit == 0 ||
 					pf.man.MaxCommit > uint64(len(st.commits)) || st.commits[pf.man.MaxCommit-1].At.After(cutoff) {
 					continue
 				}
@@ -204,7 +204,7 @@ func (e *Engine) sweepStores() {
 	for _, td := range st.tables {
 		for _, sd := range td.shards {
 			for _, pf := range slices.Concat(sd.parts, sd.asof) {
-				if l := pf.man.Location; l != manifest.LocationLocal {
+				if l := pf.man.Location; !pf.man.OnDisk() {
 					if live[l] == nil {
 						live[l] = map[string]bool{}
 					}

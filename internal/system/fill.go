@@ -103,7 +103,7 @@ func fillPlans(src Source, add func(...types.Value)) {
 			case catalog.RoleStorage:
 				state = fmt.Sprintf("local %d bytes, object store %d bytes", bytes-object, object)
 			case catalog.RolePlacement:
-				state = fmt.Sprintf("%d shards on the local volume", len(shards))
+				state = placementState(shards)
 			case catalog.RoleCompaction:
 				state = fmt.Sprintf("%d parts, %d rows", parts, rows)
 			}
@@ -252,4 +252,38 @@ func fillViews(src Source, add func(...types.Value)) {
 		}
 		add(str(v.Name), str(v.Select), str(strings.Join(v.Columns, ", ")), str(strings.Join(tables, ", ")), u64(v.CreatedCommit))
 	}
+}
+
+// placementState says where a table's shards are (R9.6): how many on
+// each place their new parts go, and how many parts wait to move there.
+func placementState(shards []storage.ShardInfo) string {
+	var homes []string
+	count := map[string]int{}
+	misplaced := 0
+	for _, s := range shards {
+		if count[s.Home] == 0 {
+			homes = append(homes, s.Home)
+		}
+		count[s.Home]++
+		misplaced += s.Misplaced
+	}
+	var b strings.Builder
+	for i, h := range homes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		noun := "shards"
+		if count[h] == 1 {
+			noun = "shard"
+		}
+		if v, ok := strings.CutPrefix(h, "volume:"); ok {
+			fmt.Fprintf(&b, "%d %s on volume %s", count[h], noun, v)
+		} else {
+			fmt.Fprintf(&b, "%d %s in the data directory", count[h], noun)
+		}
+	}
+	if misplaced > 0 {
+		fmt.Fprintf(&b, ", %d parts to move", misplaced)
+	}
+	return b.String()
 }

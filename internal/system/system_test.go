@@ -120,7 +120,7 @@ func TestRows(t *testing.T) {
 	check("shards", "kv|0|5|100|1|local")
 	check("parts", "kv|0|9|1|5|100|2|2|NULL")
 	check("table_column_codecs", "kv|k|STRING|ZSTD(1)|10|40", "kv|v|INT64|DELTA, ZSTD(1)|0|0")
-	check("table_storage_plans", "kv|placement|default|NULL|1 shards on the local volume|NULL",
+	check("table_storage_plans", "kv|placement|default|NULL|1 shard in the data directory|NULL",
 		"kv|storage|default|NULL|local 100 bytes, object store 0 bytes|NULL", "kv|retention|default|NULL|horizon commit 1|1",
 		"kv|compaction|default|NULL|1 parts, 5 rows|NULL")
 	// a source without statistics has no commits to show, and no error

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -20,6 +22,7 @@ import (
 //	            next_part_id -> uint record: every allocated id is below it
 //	            catalog -> catalog record
 //	            wal_checkpoint -> uint record
+//	            database_id -> 32 hex digits, random, set once
 //	shards      table:8 shard:4 (big-endian) -> shard record
 //	flushed     table:8 shard:4 -> uint record
 //	parts       table:8 shard:4 id:8 -> part record
@@ -37,6 +40,7 @@ var (
 	keyNextPartID    = []byte("next_part_id")
 	keyCatalog       = []byte("catalog")
 	keyWALCheckpoint = []byte("wal_checkpoint")
+	keyDatabaseID    = []byte("database_id")
 
 	allBuckets = [][]byte{bucketMeta, bucketShards, bucketFlushed, bucketParts, bucketCommits, bucketTransforms}
 )
@@ -56,6 +60,7 @@ type Bolt struct {
 	db       *bolt.DB
 	path     string
 	readOnly bool
+	dbID     string // keyDatabaseID; empty in a read-only open of an older file
 
 	cur atomic.Pointer[Snapshot]
 	// closed is set under mu; NextPartID also reads it under ids alone.
@@ -113,6 +118,17 @@ func (b *Bolt) init() error {
 				}
 			}
 			meta := tx.Bucket(bucketMeta)
+			if meta.Get(keyDatabaseID) == nil {
+				// Set once, by the first writable open (databases made
+				// before it existed get theirs then).
+				var id [16]byte
+				if _, err := rand.Read(id[:]); err != nil {
+					return err
+				}
+				if err := meta.Put(keyDatabaseID, []byte(hex.EncodeToString(id[:]))); err != nil {
+					return err
+				}
+			}
 			if meta.Get(keyFormat) == nil {
 				created = true
 				if err := meta.Put(keyFormat, encodeUint(storeFormat)); err != nil {
@@ -139,6 +155,7 @@ func (b *Bolt) init() error {
 		err error
 	)
 	if err := b.db.View(func(tx *bolt.Tx) error {
+		b.dbID = string(tx.Bucket(bucketMeta).Get(keyDatabaseID))
 		st, err = load(tx)
 		return err
 	}); err != nil {
@@ -152,6 +169,10 @@ func (b *Bolt) init() error {
 	b.ids.next, b.ids.reserved = st.reserved, st.reserved
 	return nil
 }
+
+// DatabaseID returns the database's random id, which names its folder on
+// each placement volume (so that two databases may share a volume).
+func (b *Bolt) DatabaseID() string { return b.dbID }
 
 // Path returns the manifest file's path.
 func (b *Bolt) Path() string { return b.path }

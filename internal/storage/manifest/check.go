@@ -132,7 +132,7 @@ func load(tx *bolt.Tx) (*state, error) {
 		if prev, dup := st.idx.ids[p.ID]; dup {
 			return corruptf("part id %d is in two shards: %s and %s", p.ID, prev.ref, p.Ref())
 		}
-		if other, dup := st.idx.files[p.File]; dup {
+		if other, dup := st.idx.files[p.where()]; dup {
 			return corruptf("parts %d and %d name the same file %q", other, p.ID, p.File)
 		}
 		// Keys are in (table, shard, id) order, so appending keeps each

@@ -77,7 +77,7 @@ const maxNameLen = 4096
 // checks do not scan every part.
 type index struct {
 	ids   map[uint64]liveEntry
-	files map[string]uint64 // file -> part id
+	files map[string]uint64 // Part.where -> part id
 }
 
 type liveEntry struct {
@@ -91,8 +91,8 @@ func newIndex() *index {
 
 // add records a live part.
 func (idx *index) add(p *Part) {
-	idx.ids[p.ID] = liveEntry{ref: p.Ref(), file: p.File}
-	idx.files[p.File] = p.ID
+	idx.ids[p.ID] = liveEntry{ref: p.Ref(), file: p.where()}
+	idx.files[p.where()] = p.ID
 }
 
 // builder turns a base snapshot and an edit into the next snapshot,
@@ -291,7 +291,7 @@ func (b *builder) addParts(e *Edit) error {
 		if p.ID >= b.reserved {
 			return invalidf("part id %d was not allocated by NextPartID (counter is %d)", p.ID, b.reserved)
 		}
-		if _, live := b.idx.files[p.File]; live || b.addedFiles[p.File] {
+		if _, live := b.idx.files[p.where()]; live || b.addedFiles[p.where()] {
 			return invalidf("part %d names file %q, which another part names", p.ID, p.File)
 		}
 		sh := b.shard(p.Table, p.Shard)
@@ -304,7 +304,7 @@ func (b *builder) addParts(e *Edit) error {
 		j, _ := findPart(sh.parts, p.ID)
 		sh.parts = slices.Insert(sh.parts, j, p)
 		b.addedIDs[p.ID] = true
-		b.addedFiles[p.File] = true
+		b.addedFiles[p.where()] = true
 	}
 	return nil
 }

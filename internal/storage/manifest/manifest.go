@@ -20,6 +20,9 @@ type Store interface {
 	// NextPartID returns an id no part has had or will have, even across
 	// crashes. Ids increase but may skip.
 	NextPartID() (uint64, error)
+	// DatabaseID returns the database's id, random and set once, which
+	// names its folder on each placement volume.
+	DatabaseID() string
 	// LiveFiles returns every file a live part names.
 	LiveFiles() map[string]struct{}
 	// Check verifies that the stored structures agree with each other and

@@ -75,11 +75,13 @@ type Part struct {
 	// MinKey and MaxKey bound the encoded ORDER BY prefix, compared with
 	// bytes.Compare. A nil and an empty key are the same key.
 	MinKey, MaxKey []byte
-	// File is the path of the data file relative to the data directory
-	// (or the object key when Location is an object store).
+	// File is the path of the data file relative to the data directory,
+	// or to the volume when Location names one, or the object key when
+	// Location is an object store.
 	File string
-	// Location is LocationLocal or the URL of the object store holding
-	// File (s3://bucket/prefix, file:///mnt/cold, ...).
+	// Location is LocationLocal, VolumePrefix and a placement volume's
+	// path (R9.6), or the URL of the object store holding File
+	// (s3://bucket/prefix, file:///mnt/cold, ...).
 	Location string
 	// CreatedAt is when the part was written; tiering and retention read it.
 	CreatedAt time.Time
@@ -115,14 +117,40 @@ func (p *Part) validate() error {
 		if !filepath.IsLocal(p.File) {
 			return fmt.Errorf("part %d names file %q, which is not a path inside the data directory", p.ID, p.File)
 		}
+	case strings.HasPrefix(p.Location, VolumePrefix):
+		// The same on a volume: the engine sweeps its folder there.
+		if len(p.Location) == len(VolumePrefix) || !filepath.IsLocal(p.File) {
+			return fmt.Errorf("part %d names file %q on %q, which is not a path inside a volume", p.ID, p.File, p.Location)
+		}
 	case !strings.Contains(p.Location, ":"):
 		return fmt.Errorf("part %d has location %q; want %q or an object store URL", p.ID, p.Location, LocationLocal)
 	}
 	return nil
 }
 
-// LocationLocal is the Location of a part whose file is on a local volume.
+// LocationLocal is the Location of a part whose file is in the data
+// directory.
 const LocationLocal = "local"
+
+// VolumePrefix begins the Location of a part whose file is on a placement
+// volume (R9.6): "volume:" and the volume's path as its policy names it,
+// absolute or relative to the data directory.
+const VolumePrefix = "volume:"
+
+// OnDisk reports whether the part's file is on a local disk: in the data
+// directory or on a placement volume, not in an object store.
+func (p *Part) OnDisk() bool {
+	return p.Location == LocationLocal || strings.HasPrefix(p.Location, VolumePrefix)
+}
+
+// where is what tells two parts' files apart: the file, and the location
+// when it is not the data directory (two volumes may hold one name).
+func (p *Part) where() string {
+	if p.Location == LocationLocal {
+		return p.File
+	}
+	return p.Location + "\x00" + p.File
+}
 
 // PartRef names a live part. Table and Shard are part of the reference so
 // that removing a part from the wrong shard is caught, not silently done.

@@ -1,0 +1,393 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/strata-db/strata/internal/catalog"
+	"github.com/strata-db/strata/internal/storage/manifest"
+	"github.com/strata-db/strata/internal/storage/part"
+	"github.com/strata-db/strata/internal/vfs"
+)
+
+// Placement (SPEC R9.6, docs/placement.md): a table bound to a placement
+// policy with volumes = (dir, ...) keeps each shard's parts on one of the
+// volumes, shard by shard: shard s of table t lives on volume
+// (t + s) mod n, so that the shards of one table, and the single shards of
+// many tables, spread over the volumes. Flushes, merges, splits and AS OF
+// indexes write a shard's new parts on its volume; parts written before
+// the policy was bound (or changed, or unbound: the default placement is
+// the data directory) are copied to their shard's volume by the
+// background merger and relocated in one manifest edit, as tiering moves
+// parts to an object store (tier.go). Parts in an object store stay there.
+//
+// A volume holds this database's parts in its own folder, strata-<id>
+// (manifest.Bolt.DatabaseID), so that two databases can share a volume
+// and each sweeps only its own files. The write-ahead log, the manifest
+// and the memtables stay in the data directory.
+//
+// A volume path is absolute, or relative to the data directory. An
+// absolute volume is never created: it is usually a mount point, and
+// creating a missing one would fill the disk under it instead. A relative
+// one is a folder of the data directory's disk, created when first
+// written. A volume that cannot be written when a part is due there
+// (missing, unmounted, full, read-only) gets the part in the data
+// directory instead, with a warning, and the background merger moves it
+// once the volume is there; system.table_storage_plans counts such parts.
+
+// CheckVolumes returns an error naming the first of a placement policy's
+// volumes this database cannot use, for CREATE POLICY to refuse it: a
+// relative path outside the data directory, one inside its own folders,
+// a path that is a file. A volume that does not exist yet is accepted
+// (parts wait in the data directory until it does, docs/placement.md).
+func (e *Engine) CheckVolumes(vols []string) error {
+	for _, v := range vols {
+		dir, err := e.volumeDir(v)
+		if err != nil {
+			return err
+		}
+		if dir == "" {
+			continue
+		}
+		if fi, err := e.fs.Stat(dir); err == nil && !fi.IsDir() {
+			return fmt.Errorf("volume %s is a file, not a directory", v)
+		}
+	}
+	return nil
+}
+
+// volumeDir resolves volume v of a placement policy: "" when it is the
+// data directory itself (its parts go in parts/, as without a policy).
+// The data directory's own folders cannot be volumes, nor can a relative
+// path that leaves the data directory.
+func (e *Engine) volumeDir(v string) (string, error) { return resolveVolume(e.dir, v) }
+
+// resolveVolume is volumeDir for the data directory dataDir.
+func resolveVolume(dataDir, v string) (string, error) {
+	base, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("volume %s: %w", v, err)
+	}
+	dir := filepath.Clean(v)
+	if !filepath.IsAbs(v) {
+		if !filepath.IsLocal(v) && dir != "." {
+			return "", fmt.Errorf("volume %s: a relative volume is a folder inside the data directory; name an absolute path for another disk", v)
+		}
+		dir = filepath.Join(base, v)
+	}
+	rel, err := filepath.Rel(base, dir)
+	if err == nil && rel == "." {
+		return "", nil
+	}
+	if err == nil && filepath.IsLocal(rel) {
+		first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		if first == "parts" || first == "wal" || first == manifest.FileName || first == "LOCK" {
+			return "", fmt.Errorf("volume %s is inside the data directory's own %s: name another folder", v, first)
+		}
+	}
+	return dir, nil
+}
+
+// volumeFolder is the folder this database's parts have on a volume.
+func (e *Engine) volumeFolder() string { return "strata-" + e.man.DatabaseID() }
+
+// homeOf returns where the new parts of shard num of table t go: the
+// manifest Location (LocationLocal, or manifest.VolumePrefix and the
+// volume as its policy names it; LocationLocal for a volume that is the
+// data directory).
+func (e *Engine) homeOf(cat *catalog.Catalog, t *catalog.Table, num uint32) string {
+	if t.Policies.Placement == catalog.DefaultPolicyName {
+		return manifest.LocationLocal
+	}
+	vols, ok := cat.Bound(t, catalog.RolePlacement).List("volumes")
+	if !ok || len(vols) == 0 {
+		return manifest.LocationLocal
+	}
+	v := vols[(uint64(t.ID)+uint64(num))%uint64(len(vols))]
+	if dir, err := e.volumeDir(v); err == nil && dir == "" {
+		return manifest.LocationLocal
+	}
+	return manifest.VolumePrefix + v
+}
+
+// partSlot is where a new part's file goes: the manifest's Location and
+// File, and the file's path.
+type partSlot struct{ loc, file, path string }
+
+// newPartSlot returns where to write part pid of shard num of table t:
+// the shard's volume (homeOf), or the data directory when it has none or
+// that volume cannot be written now.
+func (e *Engine) newPartSlot(t *catalog.Table, num uint32, pid uint64) partSlot {
+	name := fmt.Sprintf("%d-%d-%d.part", t.ID, num, pid)
+	if loc := e.homeOf(e.cur.Load().cat, t, num); loc != manifest.LocationLocal {
+		dir, err := e.volumeReady(loc)
+		if err == nil && dir != "" {
+			file := e.volumeFolder() + "/" + name
+			return partSlot{loc: loc, file: file, path: filepath.Join(dir, filepath.FromSlash(file))}
+		}
+		if err != nil {
+			e.volumeWarn(loc, "storage: a placement volume cannot be written; parts go to the data directory until it can", err)
+		}
+	}
+	file := "parts/" + name
+	return partSlot{loc: manifest.LocationLocal, file: file, path: filepath.Join(e.dir, filepath.FromSlash(file))}
+}
+
+// volumeWarn logs that the volume at Location loc failed, at most once a
+// minute per volume: a missing volume fails every flush and merger pass.
+func (e *Engine) volumeWarn(loc, msg string, err error) {
+	e.volWarnMu.Lock()
+	last, ok := e.volWarned[loc]
+	now := time.Now()
+	if ok && now.Sub(last) < time.Minute {
+		e.volWarnMu.Unlock()
+		return
+	}
+	if e.volWarned == nil {
+		e.volWarned = map[string]time.Time{}
+	}
+	e.volWarned[loc] = now
+	e.volWarnMu.Unlock()
+	e.log.Warn(msg, "volume", strings.TrimPrefix(loc, manifest.VolumePrefix), "err", err)
+}
+
+// volumeReady returns the directory of the volume at Location loc ("" for
+// the data directory) with this database's folder there made and durable.
+func (e *Engine) volumeReady(loc string) (string, error) {
+	v := strings.TrimPrefix(loc, manifest.VolumePrefix)
+	dir, err := e.volumeDir(v)
+	if err != nil || dir == "" {
+		return "", err
+	}
+	folder := filepath.Join(dir, e.volumeFolder())
+	if fi, err := e.fs.Stat(folder); err == nil && fi.IsDir() {
+		return dir, nil
+	}
+	if filepath.IsAbs(v) {
+		// A missing absolute volume is an unmounted disk: never create it.
+		if _, err := e.fs.Stat(dir); err != nil {
+			return "", err
+		}
+	}
+	if err := e.fs.MkdirAll(folder); err != nil {
+		return "", err
+	}
+	return dir, e.fs.SyncDir(dir)
+}
+
+// slotPath is the path of file of a part at a Location on a local disk.
+func (e *Engine) slotPath(loc, file string) (string, error) { return diskPath(e.dir, loc, file) }
+
+// diskPath is slotPath for the data directory dataDir.
+func diskPath(dataDir, loc, file string) (string, error) {
+	dir := dataDir
+	if loc != manifest.LocationLocal {
+		d, err := resolveVolume(dataDir, strings.TrimPrefix(loc, manifest.VolumePrefix))
+		if err != nil {
+			return "", err
+		}
+		if d != "" {
+			dir = d
+		}
+	}
+	return filepath.Join(dir, filepath.FromSlash(file)), nil
+}
+
+// placeLoop moves every part on a local disk that is not on its shard's
+// volume there (homeOf). It runs under mergeMu (mergeLoop), after the
+// moves to object stores, so a part due there does not move twice.
+func (e *Engine) placeLoop(ctx context.Context) error {
+	st := e.cur.Load()
+	for _, id := range st.tableIDs() {
+		t, ok := st.cat.TableByID(id)
+		if !ok {
+			continue
+		}
+	shards:
+		for _, sd := range st.tables[id].shards {
+			home := e.homeOf(st.cat, t, sd.num)
+			for _, pf := range slices.Concat(sd.parts, sd.asof) {
+				if pf.man.Location == home || !pf.man.OnDisk() {
+					continue
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := e.placePart(t, sd.num, pf, home); err != nil {
+					if errors.Is(err, errMergeStale) {
+						continue
+					}
+					if errors.Is(err, ErrFailed) {
+						return err
+					}
+					// A volume that fails leaves the shard where it is
+					// until the next pass; other shards go on.
+					e.volumeWarn(home, "storage: moving parts to a placement volume failed; they stay where they are until it can", err)
+					continue shards
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// placePart copies part pf of shard num of table t to Location home and
+// relocates it there in one manifest edit: the same id and rows, another
+// Location and File. The old file goes with its last reader.
+func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home string) error {
+	if !pf.refs.acquire() {
+		return errMergeStale
+	}
+	defer pf.refs.release()
+	base := filepath.Base(filepath.FromSlash(pf.man.File))
+	slot := partSlot{loc: manifest.LocationLocal, file: "parts/" + base}
+	if home != manifest.LocationLocal {
+		dir, err := e.volumeReady(home)
+		if err != nil {
+			return err
+		}
+		if dir != "" {
+			slot = partSlot{loc: home, file: e.volumeFolder() + "/" + base}
+		}
+	}
+	if slot.loc == pf.man.Location {
+		return nil
+	}
+	var err error
+	if slot.path, err = e.slotPath(slot.loc, slot.file); err != nil {
+		return err
+	}
+	src, err := e.slotPath(pf.man.Location, pf.man.File)
+	if err != nil {
+		return err
+	}
+	if err := copyFile(e.fs, src, slot.path); err != nil {
+		_ = e.fs.Remove(slot.path)
+		return fmt.Errorf("storage: table %s: move part %d to %s: %w", t.Name, pf.man.ID, slot.loc, err)
+	}
+	r, err := part.OpenCached(e.fs, slot.path, e.pages)
+	if err != nil {
+		_ = e.fs.Remove(slot.path)
+		return fmt.Errorf("storage: table %s: move part %d to %s: %w", t.Name, pf.man.ID, slot.loc, err)
+	}
+	np := pf.man
+	np.Location, np.File = slot.loc, slot.file
+	moved := newPartFile(e.fs, slot.path, np, r)
+	err = e.publishShard(t.ID, num, "move to a placement volume", func(sd *shardData) (manifest.Edit, *shardData, error) {
+		parts, asof := sd.parts, sd.asof
+		if i := slices.Index(parts, pf); i >= 0 {
+			parts = slices.Clone(parts)
+			parts[i] = moved
+		} else if i := slices.Index(asof, pf); i >= 0 {
+			asof = slices.Clone(asof)
+			asof[i] = moved
+		} else {
+			return manifest.Edit{}, nil, errMergeStale
+		}
+		ed := manifest.Edit{RemoveParts: []manifest.PartRef{pf.man.Ref()}, AddParts: []manifest.Part{np}}
+		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: asof}, nil
+	})
+	if err != nil {
+		_ = r.Close()
+		_ = e.fs.Remove(slot.path)
+		return err
+	}
+	e.log.Debug("storage: moved a part to its placement volume", "table", t.Name, "shard", num, "part", np.ID, "bytes", np.Bytes, "to", slot.loc)
+	return nil
+}
+
+// copyFile copies src to a new file dst and makes it durable, its
+// directory entry too.
+func copyFile(fsys vfs.FS, src, dst string) error {
+	in, err := fsys.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := fsys.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		_ = out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return fsys.SyncDir(filepath.Dir(dst))
+}
+
+// removeStrayVolumeParts deletes, from this database's folder on every
+// volume a placement policy names or a part is on, the part files no
+// manifest part names there: a flush, merge or move that crashed before
+// its manifest edit. A volume that cannot be read is skipped with a
+// warning (its parts, if any, failed to open before this).
+func (e *Engine) removeStrayVolumeParts(st *state) error {
+	live := map[string]map[string]bool{}
+	locs := map[string]bool{}
+	for _, td := range st.tables {
+		for _, sd := range td.shards {
+			for _, pf := range slices.Concat(sd.parts, sd.asof) {
+				if l := pf.man.Location; strings.HasPrefix(l, manifest.VolumePrefix) {
+					if live[l] == nil {
+						live[l] = map[string]bool{}
+					}
+					live[l][pf.man.File] = true
+					locs[l] = true
+				}
+			}
+		}
+	}
+	for _, p := range st.cat.Policies() {
+		if vols, ok := p.List("volumes"); ok && p.Role == catalog.RolePlacement {
+			for _, v := range vols {
+				locs[manifest.VolumePrefix+v] = true
+			}
+		}
+	}
+	for loc := range locs {
+		v := strings.TrimPrefix(loc, manifest.VolumePrefix)
+		dir, err := e.volumeDir(v)
+		if err != nil || dir == "" {
+			continue
+		}
+		folder := filepath.Join(dir, e.volumeFolder())
+		names, err := e.fs.List(folder)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			e.log.Warn("storage: cannot list a placement volume", "volume", v, "err", err)
+			continue
+		}
+		removed := 0
+		for _, n := range names {
+			if !partKey.MatchString(n) || live[loc][e.volumeFolder()+"/"+n] {
+				continue
+			}
+			if err := e.fs.Remove(filepath.Join(folder, n)); err != nil {
+				return fmt.Errorf("storage: remove stray part %s on volume %s: %w", n, v, err)
+			}
+			removed++
+		}
+		if removed > 0 {
+			e.log.Info("storage: removed part files no manifest names", "volume", v, "files", removed)
+			if err := e.fs.SyncDir(folder); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
