@@ -761,3 +761,50 @@ func TestRelocatePart(t *testing.T) {
 		t.Fatalf("the local file %s is still named", p.File)
 	}
 }
+
+// TestVolumeParts relocates a part between two placement volumes, where
+// it keeps its file name (R9.6): two volumes may each hold a file of one
+// name, one location may not hold two, a volume part's file must stay
+// inside the volume, and the database id is set once and kept.
+func TestVolumeParts(t *testing.T) {
+	b, path := openTemp(t)
+	id := b.DatabaseID()
+	if len(id) != 32 {
+		t.Fatalf("database id %q", id)
+	}
+	mustApply(t, b, Edit{
+		AppendCommits: []Commit{{Seq: 1, At: t0, Kind: CommitDDL, Tables: []string{"a"}}},
+		SetShards:     []Shard{{Table: 1, Shard: 0, Range: FullRange, State: StateActive}},
+	})
+	p := part(t, b, 1, 0)
+	p.Location, p.File = VolumePrefix+"/mnt/a", "strata-x/1-0-1.part"
+	mustApply(t, b, Edit{AppendCommits: commits(b, 1, "a"), AddParts: []Part{p}})
+	q := part(t, b, 1, 0)
+	q.Location, q.File = p.Location, p.File
+	if err := b.Apply(Edit{AddParts: []Part{q}}); !errors.Is(err, ErrInvalidEdit) {
+		t.Fatalf("two parts naming one file on one volume: %v", err)
+	}
+	out := q
+	out.File = "../1-0-2.part"
+	if err := b.Apply(Edit{AddParts: []Part{out}}); !errors.Is(err, ErrInvalidEdit) {
+		t.Fatalf("a volume file outside its volume: %v", err)
+	}
+	moved := p
+	moved.Location = VolumePrefix + "/mnt/b"
+	mustApply(t, b, Edit{RemoveParts: []PartRef{p.Ref()}, AddParts: []Part{moved}})
+	mustCheck(t, b)
+	if !moved.OnDisk() || (&Part{Location: "file:cold"}).OnDisk() {
+		t.Fatal("OnDisk")
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b = openAt(t, path)
+	got := b.Snapshot().Parts(1, 0)
+	if len(got) != 1 || got[0].Location != moved.Location || got[0].File != moved.File {
+		t.Fatalf("after a reopen: %+v", got)
+	}
+	if b.DatabaseID() != id {
+		t.Fatalf("database id %q after a reopen, was %q", b.DatabaseID(), id)
+	}
+}
