@@ -630,10 +630,13 @@ func (e *Engine) writeAsOfPart(t *catalog.Table, shard uint32, level uint8, cols
 	if err != nil {
 		return nil, fmt.Errorf("storage: AS OF index: %w", err)
 	}
-	slot := e.newPartSlot(t, shard, pid)
-	path := slot.path
 	m := part.Meta{Table: t.ID, Shard: shard, Part: pid, Kind: part.KindAsOf, Level: level, Columns: cols}
-	info, err := part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, PageRows: asOfPageRows})
+	var info part.Info
+	slot, err := e.writeSlot(t, shard, pid, func(path string) (err error) {
+		info, err = part.Write(e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, PageRows: asOfPageRows})
+		return err
+	})
+	path := slot.path
 	if err != nil {
 		return nil, fmt.Errorf("storage: AS OF index: %w", err)
 	}

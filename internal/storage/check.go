@@ -124,6 +124,10 @@ func CheckDir(dir string, opts Options) error {
 
 func checkParts(fsys vfs.FS, dir string, ms *manifest.Snapshot) []error {
 	var errs []error
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return []error{fmt.Errorf("storage: check: %w", err)}
+	}
 	stores := map[string]*objstore.Store{}
 	defer func() {
 		for _, s := range stores {
@@ -134,7 +138,7 @@ func checkParts(fsys vfs.FS, dir string, ms *manifest.Snapshot) []error {
 		for _, sh := range ms.Shards(id) {
 			for _, p := range ms.Parts(id, sh.Shard) {
 				if p.OnDisk() {
-					path, err := diskPath(dir, p.Location, p.File)
+					path, err := diskPath(base, p.Location, p.File)
 					if err == nil {
 						err = part.Check(fsys, path)
 					}

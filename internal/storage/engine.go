@@ -158,14 +158,20 @@ type Engine struct {
 	// retainMax is the latest clock reading retention was judged at, in
 	// Unix nanoseconds (retentionClock).
 	retainMax atomic.Int64
+	// absDir is dir made absolute at Open.
+	absDir string
+
 	// stores are the object stores parts were moved to or read from,
 	// by URL (tier.go).
 	storesMu sync.Mutex
 	stores   map[string]*objstore.Store
-	// volWarned is when each placement volume that failed was last
-	// logged (placement.go, volumeWarn).
-	volWarnMu sync.Mutex
-	volWarned map[string]time.Time
+	// vols is what placement.go keeps of volumes that failed: when each
+	// was last logged (volumeWarn) and until when a volume a part write
+	// failed on gets no new parts (slotFailed).
+	vols struct {
+		sync.Mutex
+		warned, down map[string]time.Time
+	}
 	// horizons caches each versioned table's horizonFn; applying is the
 	// commit applyRecord is applying (horizonAt reads its time).
 	horizons sync.Map
@@ -341,6 +347,13 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err := e.fs.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
+	// Placement volumes relative to the data directory resolve against
+	// it (placement.go), whatever the working directory becomes.
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	e.absDir = abs
 	for _, sub := range []string{"wal", "parts"} {
 		if err := e.fs.MkdirAll(filepath.Join(dir, sub)); err != nil {
 			return nil, fmt.Errorf("storage: open %s: %w", dir, err)

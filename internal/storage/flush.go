@@ -536,11 +536,14 @@ func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFil
 	if err != nil {
 		return nil, err
 	}
-	slot := e.newPartSlot(t, num, pid)
-	path := slot.path
 	// Blocks of 8192 rows: a point lookup decodes one block per part, and
 	// at 64 Ki rows (part.DefaultBlockRows) that is most of its cost.
-	info, err := part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()})
+	var info part.Info
+	slot, err := e.writeSlot(t, num, pid, func(path string) (err error) {
+		info, err = part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()})
+		return err
+	})
+	path := slot.path
 	if err != nil {
 		return nil, fmt.Errorf("storage: flush: %w", err)
 	}

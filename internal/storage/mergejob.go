@@ -395,6 +395,15 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		},
 	})
 	if err != nil {
+		// A volume that failed gets no outputs of the next try
+		// (placement.go).
+		select {
+		case <-e.closing:
+		default:
+			for _, slot := range slots {
+				e.slotFailed(slot, err)
+			}
+		}
 		return fmt.Errorf("storage: merge table %s shard %d: %w", t.Name, job.shard, err)
 	}
 	files := make([]*partFile, 0, len(outs))

@@ -44,15 +44,35 @@ import (
 
 // CheckVolumes returns an error naming the first of a placement policy's
 // volumes this database cannot use, for CREATE POLICY to refuse it: a
-// relative path outside the data directory, one inside its own folders,
-// a path that is a file. A volume that does not exist yet is accepted
-// (parts wait in the data directory until it does, docs/placement.md).
+// relative path outside the data directory, one inside its own folders
+// (also through a symbolic link), a path that is a file, two volumes that
+// are one directory. A volume that does not exist yet is accepted (parts
+// wait in the data directory until it does, docs/placement.md).
 func (e *Engine) CheckVolumes(vols []string) error {
+	var own []string
+	for _, sub := range []string{"parts", "wal"} {
+		own = append(own, realPath(filepath.Join(e.absDir, sub)))
+	}
+	seen := map[string]string{}
 	for _, v := range vols {
 		dir, err := e.volumeDir(v)
 		if err != nil {
 			return err
 		}
+		key := dir
+		if dir == "" {
+			key = e.absDir
+		}
+		key = realPath(key)
+		for _, o := range own {
+			if rel, err := filepath.Rel(o, key); err == nil && filepath.IsLocal(rel) {
+				return fmt.Errorf("volume %s is the data directory's own %s: name another folder", v, o)
+			}
+		}
+		if prev, dup := seen[key]; dup {
+			return fmt.Errorf("volumes %s and %s are one directory (%s)", prev, v, key)
+		}
+		seen[key] = v
 		if dir == "" {
 			continue
 		}
@@ -63,18 +83,24 @@ func (e *Engine) CheckVolumes(vols []string) error {
 	return nil
 }
 
+// realPath is dir with symbolic links resolved, or cleaned when it does
+// not exist (yet).
+func realPath(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
+}
+
 // volumeDir resolves volume v of a placement policy: "" when it is the
 // data directory itself (its parts go in parts/, as without a policy).
 // The data directory's own folders cannot be volumes, nor can a relative
 // path that leaves the data directory.
-func (e *Engine) volumeDir(v string) (string, error) { return resolveVolume(e.dir, v) }
+func (e *Engine) volumeDir(v string) (string, error) { return resolveVolume(e.absDir, v) }
 
-// resolveVolume is volumeDir for the data directory dataDir.
-func resolveVolume(dataDir, v string) (string, error) {
-	base, err := filepath.Abs(dataDir)
-	if err != nil {
-		return "", fmt.Errorf("volume %s: %w", v, err)
-	}
+// resolveVolume is volumeDir for the data directory at the absolute path
+// base.
+func resolveVolume(base, v string) (string, error) {
 	dir := filepath.Clean(v)
 	if !filepath.IsAbs(v) {
 		if !filepath.IsLocal(v) && dir != "." {
@@ -98,10 +124,13 @@ func resolveVolume(dataDir, v string) (string, error) {
 // volumeFolder is the folder this database's parts have on a volume.
 func (e *Engine) volumeFolder() string { return "strata-" + e.man.DatabaseID() }
 
+// volumeLoc is the Location of parts on volume v: spelled as the policy
+// names it, cleaned, so that '/mnt/a' and '/mnt/a/' are one location.
+func volumeLoc(v string) string { return manifest.VolumePrefix + filepath.Clean(v) }
+
 // homeOf returns where the new parts of shard num of table t go: the
-// manifest Location (LocationLocal, or manifest.VolumePrefix and the
-// volume as its policy names it; LocationLocal for a volume that is the
-// data directory).
+// manifest Location (LocationLocal, or volumeLoc of its volume;
+// LocationLocal for a volume that is the data directory).
 func (e *Engine) homeOf(cat *catalog.Catalog, t *catalog.Table, num uint32) string {
 	if t.Policies.Placement == catalog.DefaultPolicyName {
 		return manifest.LocationLocal
@@ -114,7 +143,7 @@ func (e *Engine) homeOf(cat *catalog.Catalog, t *catalog.Table, num uint32) stri
 	if dir, err := e.volumeDir(v); err == nil && dir == "" {
 		return manifest.LocationLocal
 	}
-	return manifest.VolumePrefix + v
+	return volumeLoc(v)
 }
 
 // partSlot is where a new part's file goes: the manifest's Location and
@@ -122,11 +151,17 @@ func (e *Engine) homeOf(cat *catalog.Catalog, t *catalog.Table, num uint32) stri
 type partSlot struct{ loc, file, path string }
 
 // newPartSlot returns where to write part pid of shard num of table t:
-// the shard's volume (homeOf), or the data directory when it has none or
-// that volume cannot be written now.
+// the shard's volume (homeOf, by the newest catalog), or the data
+// directory when it has none or that volume cannot be written now. A
+// caller whose write to the slot fails calls slotFailed, so that its
+// retry goes to the data directory.
 func (e *Engine) newPartSlot(t *catalog.Table, num uint32, pid uint64) partSlot {
 	name := fmt.Sprintf("%d-%d-%d.part", t.ID, num, pid)
-	if loc := e.homeOf(e.cur.Load().cat, t, num); loc != manifest.LocationLocal {
+	cat := e.cur.Load().cat
+	if ct, ok := cat.TableByID(t.ID); ok {
+		t = ct
+	}
+	if loc := e.homeOf(cat, t, num); loc != manifest.LocationLocal {
 		dir, err := e.volumeReady(loc)
 		if err == nil && dir != "" {
 			file := e.volumeFolder() + "/" + name
@@ -136,60 +171,132 @@ func (e *Engine) newPartSlot(t *catalog.Table, num uint32, pid uint64) partSlot 
 			e.volumeWarn(loc, "storage: a placement volume cannot be written; parts go to the data directory until it can", err)
 		}
 	}
+	return e.localSlot(name)
+}
+
+// localSlot is the data directory's slot for a part file name.
+func (e *Engine) localSlot(name string) partSlot {
 	file := "parts/" + name
 	return partSlot{loc: manifest.LocationLocal, file: file, path: filepath.Join(e.dir, filepath.FromSlash(file))}
+}
+
+// writeSlot writes part pid of shard num of table t by write(path) at
+// newPartSlot's place and, when that is a volume and the write fails,
+// once more in the data directory (slotFailed).
+func (e *Engine) writeSlot(t *catalog.Table, num uint32, pid uint64, write func(path string) error) (partSlot, error) {
+	slot := e.newPartSlot(t, num, pid)
+	err := write(slot.path)
+	if err != nil && slot.loc != manifest.LocationLocal {
+		e.slotFailed(slot, err)
+		slot = e.localSlot(filepath.Base(slot.path))
+		err = write(slot.path)
+	}
+	return slot, err
+}
+
+// volumeDownFor is how long a volume a part write failed on (full,
+// read-only, failing) gets no new parts: the data directory takes them,
+// and the background merger tries the volume again after.
+const volumeDownFor = 30 * time.Second
+
+// slotFailed notes that writing a part to slot failed with err: when the
+// slot is on a volume, new parts skip it for volumeDownFor.
+func (e *Engine) slotFailed(slot partSlot, err error) {
+	if slot.loc == manifest.LocationLocal {
+		return
+	}
+	e.vols.Lock()
+	if e.vols.down == nil {
+		e.vols.down = map[string]time.Time{}
+	}
+	e.vols.down[slot.loc] = time.Now().Add(volumeDownFor)
+	e.vols.Unlock()
+	e.volumeWarn(slot.loc, "storage: writing a part to a placement volume failed; parts go to the data directory for a while", err)
 }
 
 // volumeWarn logs that the volume at Location loc failed, at most once a
 // minute per volume: a missing volume fails every flush and merger pass.
 func (e *Engine) volumeWarn(loc, msg string, err error) {
-	e.volWarnMu.Lock()
-	last, ok := e.volWarned[loc]
+	e.vols.Lock()
+	last, ok := e.vols.warned[loc]
 	now := time.Now()
 	if ok && now.Sub(last) < time.Minute {
-		e.volWarnMu.Unlock()
+		e.vols.Unlock()
 		return
 	}
-	if e.volWarned == nil {
-		e.volWarned = map[string]time.Time{}
+	if e.vols.warned == nil {
+		e.vols.warned = map[string]time.Time{}
 	}
-	e.volWarned[loc] = now
-	e.volWarnMu.Unlock()
+	e.vols.warned[loc] = now
+	e.vols.Unlock()
 	e.log.Warn(msg, "volume", strings.TrimPrefix(loc, manifest.VolumePrefix), "err", err)
 }
 
+// errVolumeDown is volumeReady's error for a volume a write failed on
+// less than volumeDownFor ago.
+var errVolumeDown = errors.New("a part write failed there moments ago")
+
 // volumeReady returns the directory of the volume at Location loc ("" for
-// the data directory) with this database's folder there made and durable.
+// the data directory) with this database's folder there made, durable,
+// and recorded in the manifest. A folder the manifest says was made but
+// that is missing is a volume not mounted: it is an error, never made
+// again (on the disk under the mount point). An absolute volume itself is
+// never made.
 func (e *Engine) volumeReady(loc string) (string, error) {
 	v := strings.TrimPrefix(loc, manifest.VolumePrefix)
 	dir, err := e.volumeDir(v)
 	if err != nil || dir == "" {
 		return "", err
 	}
-	folder := filepath.Join(dir, e.volumeFolder())
-	if fi, err := e.fs.Stat(folder); err == nil && fi.IsDir() {
-		return dir, nil
+	e.vols.Lock()
+	until, down := e.vols.down[loc]
+	e.vols.Unlock()
+	if down && time.Now().Before(until) {
+		return "", errVolumeDown
 	}
-	if filepath.IsAbs(v) {
-		// A missing absolute volume is an unmounted disk: never create it.
+	folder := filepath.Join(dir, e.volumeFolder())
+	_, statErr := e.fs.Stat(folder)
+	made := e.man.HasVolume(loc)
+	switch {
+	case statErr == nil && made:
+		return dir, nil
+	case made:
+		return "", fmt.Errorf("this database's folder %s on the volume is missing: is the volume mounted? (%w)", folder, statErr)
+	case statErr != nil && filepath.IsAbs(v):
 		if _, err := e.fs.Stat(dir); err != nil {
 			return "", err
 		}
 	}
+	// Not made yet, or made by a run that stopped before recording it:
+	// make it and every missing parent, and make each entry durable.
 	if err := e.fs.MkdirAll(folder); err != nil {
 		return "", err
 	}
-	return dir, e.fs.SyncDir(dir)
+	// Up to the volume itself, or for a relative one up to the data
+	// directory, whose parents are not ours.
+	stop := e.absDir
+	if filepath.IsAbs(v) {
+		stop = dir
+	}
+	for d := folder; d != stop && filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if err := e.fs.SyncDir(filepath.Dir(d)); err != nil {
+			return "", err
+		}
+	}
+	if err := e.man.AddVolume(loc); err != nil {
+		return "", err
+	}
+	return dir, nil
 }
 
 // slotPath is the path of file of a part at a Location on a local disk.
-func (e *Engine) slotPath(loc, file string) (string, error) { return diskPath(e.dir, loc, file) }
+func (e *Engine) slotPath(loc, file string) (string, error) { return diskPath(e.absDir, loc, file) }
 
-// diskPath is slotPath for the data directory dataDir.
-func diskPath(dataDir, loc, file string) (string, error) {
-	dir := dataDir
+// diskPath is slotPath for the data directory at the absolute path base.
+func diskPath(base, loc, file string) (string, error) {
+	dir := base
 	if loc != manifest.LocationLocal {
-		d, err := resolveVolume(dataDir, strings.TrimPrefix(loc, manifest.VolumePrefix))
+		d, err := resolveVolume(base, strings.TrimPrefix(loc, manifest.VolumePrefix))
 		if err != nil {
 			return "", err
 		}
@@ -213,24 +320,26 @@ func (e *Engine) placeLoop(ctx context.Context) error {
 	shards:
 		for _, sd := range st.tables[id].shards {
 			home := e.homeOf(st.cat, t, sd.num)
-			for _, pf := range slices.Concat(sd.parts, sd.asof) {
-				if pf.man.Location == home || !pf.man.OnDisk() {
-					continue
-				}
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := e.placePart(t, sd.num, pf, home); err != nil {
-					if errors.Is(err, errMergeStale) {
+			for _, list := range [2][]*partFile{sd.parts, sd.asof} {
+				for _, pf := range list {
+					if pf.man.Location == home || !pf.man.OnDisk() {
 						continue
 					}
-					if errors.Is(err, ErrFailed) {
+					if err := ctx.Err(); err != nil {
 						return err
 					}
-					// A volume that fails leaves the shard where it is
-					// until the next pass; other shards go on.
-					e.volumeWarn(home, "storage: moving parts to a placement volume failed; they stay where they are until it can", err)
-					continue shards
+					if err := e.placePart(t, sd.num, pf, home); err != nil {
+						if errors.Is(err, errMergeStale) {
+							continue
+						}
+						if errors.Is(err, ErrFailed) {
+							return err
+						}
+						// A volume that fails leaves the shard where it is
+						// until the next pass; other shards go on.
+						e.volumeWarn(home, "storage: moving parts to a placement volume failed; they stay where they are until it can", err)
+						continue shards
+					}
 				}
 			}
 		}
@@ -246,7 +355,16 @@ func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home stri
 		return errMergeStale
 	}
 	defer pf.refs.release()
-	base := filepath.Base(filepath.FromSlash(pf.man.File))
+	// The copy gets a file name of its own (an unused id's): a part
+	// moved away and back while a reader still holds the old file must
+	// not overwrite it, nor the old file's removal by its last reader
+	// remove the copy; and two spellings of one directory must not copy
+	// a file onto itself.
+	fresh, err := e.man.NextPartID()
+	if err != nil {
+		return err
+	}
+	base := fmt.Sprintf("%d-%d-%d.part", t.ID, num, fresh)
 	slot := partSlot{loc: manifest.LocationLocal, file: "parts/" + base}
 	if home != manifest.LocationLocal {
 		dir, err := e.volumeReady(home)
@@ -260,7 +378,6 @@ func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home stri
 	if slot.loc == pf.man.Location {
 		return nil
 	}
-	var err error
 	if slot.path, err = e.slotPath(slot.loc, slot.file); err != nil {
 		return err
 	}
@@ -269,7 +386,10 @@ func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home stri
 		return err
 	}
 	if err := copyFile(e.fs, src, slot.path); err != nil {
-		_ = e.fs.Remove(slot.path)
+		if !errors.Is(err, fs.ErrExist) {
+			_ = e.fs.Remove(slot.path)
+		}
+		e.slotFailed(slot, err)
 		return fmt.Errorf("storage: table %s: move part %d to %s: %w", t.Name, pf.man.ID, slot.loc, err)
 	}
 	r, err := part.OpenCached(e.fs, slot.path, e.pages)
@@ -304,8 +424,12 @@ func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home stri
 }
 
 // copyFile copies src to a new file dst and makes it durable, its
-// directory entry too.
+// directory entry too. A dst that exists is an error wrapping
+// fs.ErrExist, and is left alone.
 func copyFile(fsys vfs.FS, src, dst string) error {
+	if _, err := fsys.Stat(dst); err == nil {
+		return fmt.Errorf("%s: %w", dst, fs.ErrExist)
+	}
 	in, err := fsys.Open(src)
 	if err != nil {
 		return err
@@ -330,22 +454,40 @@ func copyFile(fsys vfs.FS, src, dst string) error {
 }
 
 // removeStrayVolumeParts deletes, from this database's folder on every
-// volume a placement policy names or a part is on, the part files no
-// manifest part names there: a flush, merge or move that crashed before
-// its manifest edit. A volume that cannot be read is skipped with a
-// warning (its parts, if any, failed to open before this).
+// volume it ever made one on (manifest.Bolt.Volumes), a placement policy
+// names or a part is on, the part files no manifest part names: a flush,
+// merge or move that crashed before its manifest edit, or the old file of
+// a move whose last reader a crash came before. Files are compared by
+// their directory with symbolic links resolved, so two spellings of one
+// volume cannot make a live part look like a stray. A volume that cannot
+// be read is skipped with a warning.
 func (e *Engine) removeStrayVolumeParts(st *state) error {
-	live := map[string]map[string]bool{}
+	reals := map[string]string{}
+	real := func(dir string) string {
+		r, ok := reals[dir]
+		if !ok {
+			r = realPath(dir)
+			reals[dir] = r
+		}
+		return r
+	}
+	live := map[string]bool{}
 	locs := map[string]bool{}
 	for _, td := range st.tables {
 		for _, sd := range td.shards {
-			for _, pf := range slices.Concat(sd.parts, sd.asof) {
-				if l := pf.man.Location; strings.HasPrefix(l, manifest.VolumePrefix) {
-					if live[l] == nil {
-						live[l] = map[string]bool{}
+			for _, list := range [2][]*partFile{sd.parts, sd.asof} {
+				for _, pf := range list {
+					if !pf.man.OnDisk() {
+						continue
 					}
-					live[l][pf.man.File] = true
-					locs[l] = true
+					p, err := e.slotPath(pf.man.Location, pf.man.File)
+					if err != nil {
+						return err
+					}
+					live[filepath.Join(real(filepath.Dir(p)), filepath.Base(p))] = true
+					if pf.man.Location != manifest.LocationLocal {
+						locs[pf.man.Location] = true
+					}
 				}
 			}
 		}
@@ -353,9 +495,12 @@ func (e *Engine) removeStrayVolumeParts(st *state) error {
 	for _, p := range st.cat.Policies() {
 		if vols, ok := p.List("volumes"); ok && p.Role == catalog.RolePlacement {
 			for _, v := range vols {
-				locs[manifest.VolumePrefix+v] = true
+				locs[volumeLoc(v)] = true
 			}
 		}
+	}
+	for _, l := range e.man.Volumes() {
+		locs[l] = true
 	}
 	for loc := range locs {
 		v := strings.TrimPrefix(loc, manifest.VolumePrefix)
@@ -372,9 +517,10 @@ func (e *Engine) removeStrayVolumeParts(st *state) error {
 			e.log.Warn("storage: cannot list a placement volume", "volume", v, "err", err)
 			continue
 		}
+		rf := real(folder)
 		removed := 0
 		for _, n := range names {
-			if !partKey.MatchString(n) || live[loc][e.volumeFolder()+"/"+n] {
+			if !partKey.MatchString(n) || live[filepath.Join(rf, n)] {
 				continue
 			}
 			if err := e.fs.Remove(filepath.Join(folder, n)); err != nil {

@@ -376,10 +376,13 @@ func (sp *splitter) split(pf *partFile) error {
 		if err != nil {
 			return fmt.Errorf("storage: split: %w", err)
 		}
-		slot := sp.e.newPartSlot(sp.t, sp.nums[h], pid)
-		path := slot.path
 		m := part.Meta{Table: sp.t.ID, Shard: sp.nums[h], Part: pid, Kind: meta.Kind, Level: meta.Level, Columns: meta.Columns, OrderFrom: meta.OrderFrom}
-		info, err := part.Write(sp.e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows})
+		var info part.Info
+		slot, err := sp.e.writeSlot(sp.t, sp.nums[h], pid, func(path string) (err error) {
+			info, err = part.Write(sp.e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows})
+			return err
+		})
+		path := slot.path
 		if err != nil {
 			return fmt.Errorf("storage: split: %w", err)
 		}

@@ -162,6 +162,9 @@ func (s *Snapshot) Shards(table catalog.TableID) []ShardInfo {
 		// The AS OF index takes disk but holds no row of its own.
 		for _, pf := range sd.asof {
 			info.Bytes += pf.man.Bytes
+			if pf.man.OnDisk() && pf.man.Location != info.Home {
+				info.Misplaced++
+			}
 		}
 		out = append(out, info)
 	}

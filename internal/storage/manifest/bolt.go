@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,7 @@ import (
 //	parts       table:8 shard:4 id:8 -> part record
 //	commits     seq:8 -> commit record
 //	transforms  name -> transform record
+//	volumes     placement volume location -> 1: the folders made
 var (
 	bucketMeta       = []byte("meta")
 	bucketShards     = []byte("shards")
@@ -35,6 +37,9 @@ var (
 	bucketParts      = []byte("parts")
 	bucketCommits    = []byte("commits")
 	bucketTransforms = []byte("transforms")
+	// bucketVolumes is not in allBuckets: a file from before it has none
+	// and reads as having made no volume folder.
+	bucketVolumes = []byte("volumes")
 
 	keyFormat        = []byte("format")
 	keyNextPartID    = []byte("next_part_id")
@@ -65,6 +70,11 @@ type Bolt struct {
 	cur atomic.Pointer[Snapshot]
 	// closed is set under mu; NextPartID also reads it under ids alone.
 	closed atomic.Bool
+
+	// vols is the volumes bucket, read at open and written by AddVolume
+	// under volsMu.
+	volsMu sync.Mutex
+	vols   map[string]bool
 
 	mu struct {
 		sync.Mutex
@@ -112,7 +122,7 @@ func (b *Bolt) init() error {
 	if !b.readOnly {
 		created := false
 		err := b.db.Update(func(tx *bolt.Tx) error {
-			for _, name := range allBuckets {
+			for _, name := range append(allBuckets, bucketVolumes) {
 				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 					return err
 				}
@@ -156,6 +166,15 @@ func (b *Bolt) init() error {
 	)
 	if err := b.db.View(func(tx *bolt.Tx) error {
 		b.dbID = string(tx.Bucket(bucketMeta).Get(keyDatabaseID))
+		b.vols = map[string]bool{}
+		if vb := tx.Bucket(bucketVolumes); vb != nil {
+			if err := vb.ForEach(func(k, _ []byte) error {
+				b.vols[string(k)] = true
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 		st, err = load(tx)
 		return err
 	}); err != nil {
@@ -173,6 +192,50 @@ func (b *Bolt) init() error {
 // DatabaseID returns the database's random id, which names its folder on
 // each placement volume (so that two databases may share a volume).
 func (b *Bolt) DatabaseID() string { return b.dbID }
+
+// HasVolume reports whether AddVolume recorded loc.
+func (b *Bolt) HasVolume(loc string) bool {
+	b.volsMu.Lock()
+	defer b.volsMu.Unlock()
+	return b.vols[loc]
+}
+
+// Volumes returns every location AddVolume recorded, sorted.
+func (b *Bolt) Volumes() []string {
+	b.volsMu.Lock()
+	defer b.volsMu.Unlock()
+	out := make([]string, 0, len(b.vols))
+	for v := range b.vols {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// AddVolume durably records that this database made its folder on the
+// placement volume at loc, once: from then on a missing folder there is a
+// volume that is not mounted, never one to make again, and the folder is
+// swept at every open even when no policy names the volume any more.
+func (b *Bolt) AddVolume(loc string) error {
+	b.volsMu.Lock()
+	defer b.volsMu.Unlock()
+	if b.vols[loc] {
+		return nil
+	}
+	b.mu.Lock()
+	err := b.writableLocked()
+	b.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := b.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketVolumes).Put([]byte(loc), []byte{1})
+	}); err != nil {
+		return fmt.Errorf("manifest: record volume %s: %w", loc, err)
+	}
+	b.vols[loc] = true
+	return nil
+}
 
 // Path returns the manifest file's path.
 func (b *Bolt) Path() string { return b.path }

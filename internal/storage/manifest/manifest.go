@@ -23,6 +23,12 @@ type Store interface {
 	// DatabaseID returns the database's id, random and set once, which
 	// names its folder on each placement volume.
 	DatabaseID() string
+	// AddVolume durably records that the engine made its folder on the
+	// placement volume at a Location; HasVolume and Volumes read the
+	// record.
+	AddVolume(loc string) error
+	HasVolume(loc string) bool
+	Volumes() []string
 	// LiveFiles returns every file a live part names.
 	LiveFiles() map[string]struct{}
 	// Check verifies that the stored structures agree with each other and
