@@ -36,6 +36,11 @@ func (st *statement) replan(once func() (*Result, error)) (*Result, error) {
 			st.release()
 			continue
 		}
+		if errors.Is(err, storage.ErrSchemaChanged) && st.s.tx == nil {
+			// As many DDLs as tries raced it: a serialization failure the
+			// client may retry, not an internal error.
+			return nil, sqlerr.New("40001", "the schema changed %d times while the statement was planned; nothing was written, retry it", maxReplans+1)
+		}
 		return res, err
 	}
 }

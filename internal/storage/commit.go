@@ -87,6 +87,11 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	cat := e.pipe.cat
 	if txn.CatalogVersion != 0 && txn.CatalogVersion != cat.Commit() {
 		e.pipe.Unlock()
+		// The DDL that made cat took its number, but may not be durable
+		// and published yet; the caller plans again on the published
+		// catalog, which without this wait could still be the one it
+		// planned on, for every try it makes.
+		e.waitCatalog(ctx, cat.Commit())
 		return 0, fmt.Errorf("%w (planned at commit %d, now %d)", ErrSchemaChanged, txn.CatalogVersion, cat.Commit())
 	}
 	var newCat *catalog.Catalog
@@ -170,6 +175,21 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	}
 	e.lastCommit.Store(int64(time.Since(e.opened)))
 	return seq, nil
+}
+
+// waitCatalog waits until the published state's catalog is the one of
+// commit at least, the engine fails or closes, or ctx ends. A DDL is
+// published one fsync (and a manifest sync) after it took its number, so
+// it polls, from 50 µs up to 2 ms apart; a DDL is rare, the wait short.
+func (e *Engine) waitCatalog(ctx context.Context, commit uint64) {
+	pause := 50 * time.Microsecond
+	for e.cur.Load().cat.Commit() < commit {
+		if ctx.Err() != nil || e.failed() != nil {
+			return
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 2*time.Millisecond)
+	}
 }
 
 // payloads pools commit payload buffers. A 1 000-row commit's payload is a
