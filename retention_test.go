@@ -195,3 +195,51 @@ func TestRetentionPolicyChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestRetentionClockSetBack restarts a database whose merges expired
+// versions with the clock set back by more than the time since (R9.3,
+// docs/retention.md): the manifest keeps the clock reading the merge
+// judged at, so the horizon does not move back over versions already
+// dropped, and a new commit is not timed before that reading.
+func TestRetentionClockSetBack(t *testing.T) {
+	clock := newPinnedClock()
+	start := clock.Now()
+	dir := t.TempDir()
+	open := openPinned(t, dir, clock)
+	db := open()
+	s := db.NewSession()
+	mustRun(t, s, `CREATE POLICY hour FOR RETENTION (history = INTERVAL '1 hour')`)                         // 1
+	mustRun(t, s, `CREATE TABLE h (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) MODE VERSIONED POLICY hour`) // 2
+	for i := int64(3); i <= 6; i++ {
+		mustRun(t, s, `INSERT INTO h VALUES (1, $1)`, i) // commits 3..6, 30 minutes apart
+		clock.advance(30 * time.Minute)
+	}
+	clock.advance(3 * time.Hour) // every superseded version expired
+	mustRun(t, s, `CHECKPOINT`)  // and the merge for retention drops them
+	ctx := context.Background()
+	asOf4 := func() string { return render(s.Run(ctx, `SELECT v FROM h AS OF COMMIT 4 WHERE k = 1`)) }
+	if got := asOf4(); !strings.Contains(got, "older than the retention horizon") {
+		t.Fatalf("AS OF 4 after the merge: %s", got)
+	}
+	if got := render(mustRun(t, s, `SELECT count(*) FROM versions(h)`), nil); !strings.Contains(got, "[1]") {
+		t.Fatalf("versions after the merge: %s", got)
+	}
+	judged := clock.Now()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Back to 40 minutes after the first write: by that clock commit 4 (at
+	// 30 minutes) would be inside the hour, but its version is gone.
+	clock.advance(start.Add(40 * time.Minute).Sub(clock.Now()))
+	db = open()
+	defer db.Close()
+	s = db.NewSession()
+	if got := asOf4(); !strings.Contains(got, "older than the retention horizon") {
+		t.Fatalf("AS OF 4 after a restart with the clock set back: %s", got)
+	}
+	mustRun(t, s, `INSERT INTO h VALUES (2, 7)`) // commit 7
+	r := mustRun(t, s, `SELECT committed_at FROM system.commits WHERE commit = 7`)
+	if at, ok := r.Rows[0][0].Time(); !ok || at.Before(judged.Truncate(time.Microsecond)) {
+		t.Fatalf("commit 7 timed %v, before the merge's reading %v", r.Rows[0][0], judged)
+	}
+}

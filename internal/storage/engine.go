@@ -454,6 +454,16 @@ func (e *Engine) open() error {
 	if n := len(st.commits); n > 0 {
 		e.pipe.lastAt = st.commits[n-1].At
 	}
+	// A merge that expired data judged retention at this clock reading
+	// (manifest.Edit.RetentionClock): with the clock set back since, no
+	// cutoff may move before it (the data is gone), and no commit may be
+	// timed before it (expiryInstant's floor).
+	if rc := e.man.Snapshot().RetentionClock(); !rc.IsZero() {
+		e.retainMax.Store(rc.UnixNano())
+		if rc.After(e.pipe.lastAt) {
+			e.pipe.lastAt = rc
+		}
+	}
 	if sum.LastCommit > st.commit {
 		// A record that failed its fsync and could not be cut away
 		// (wal.Writer): its number stays taken (R5.1).

@@ -363,13 +363,22 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	}
 	// Append rows expire in any merge; versions only in one that holds
 	// every version committed before its instant (job.expireAt).
-	var ret Retention
+	// judged is the clock reading the merge expires at, recorded with
+	// its edit (manifest.Edit.RetentionClock).
+	var (
+		ret    Retention
+		judged time.Time
+	)
 	switch {
 	case t.Mode == catalog.ModeAppend:
-		ret = e.retentionAt(st, t)
+		if retains(t) {
+			judged = e.retentionClock()
+			ret = retentionOf(st.cat, t, judged, st.commit, st.commits[:min(len(st.commits), int(st.commit))])
+		}
 	case !job.expireAt.IsZero():
 		if retains(t) {
-			ret = retentionOf(st.cat, t, job.expireAt, job.expireUpTo, st.commits[:min(len(st.commits), int(st.commit))])
+			judged = job.expireAt
+			ret = retentionOf(st.cat, t, judged, job.expireUpTo, st.commits[:min(len(st.commits), int(st.commit))])
 		}
 	}
 	expire, err := expiryOf(t, ret)
@@ -434,6 +443,9 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 		files = append(files, newPartFile(e.fs, path, mp, r))
 	}
 	var ed manifest.Edit
+	if ret.Active() {
+		ed.RetentionClock = judged
+	}
 	for _, pf := range job.inputs {
 		ed.RemoveParts = append(ed.RemoveParts, pf.man.Ref())
 	}

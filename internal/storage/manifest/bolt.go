@@ -24,6 +24,7 @@ import (
 //	            catalog -> catalog record
 //	            wal_checkpoint -> uint record
 //	            database_id -> 32 hex digits, random, set once
+//	            retention_clock -> uint record: Unix nanoseconds
 //	shards      table:8 shard:4 (big-endian) -> shard record
 //	flushed     table:8 shard:4 -> uint record
 //	parts       table:8 shard:4 id:8 -> part record
@@ -46,6 +47,7 @@ var (
 	keyCatalog       = []byte("catalog")
 	keyWALCheckpoint = []byte("wal_checkpoint")
 	keyDatabaseID    = []byte("database_id")
+	keyRetention     = []byte("retention_clock")
 
 	allBuckets = [][]byte{bucketMeta, bucketShards, bucketFlushed, bucketParts, bucketCommits, bucketTransforms}
 )
@@ -417,6 +419,11 @@ func write(tx *bolt.Tx, e *Edit, next *Snapshot) error {
 	}
 	if e.WALCheckpoint != 0 {
 		if err := meta.Put(keyWALCheckpoint, encodeUint(e.WALCheckpoint)); err != nil {
+			return err
+		}
+	}
+	if !e.RetentionClock.IsZero() {
+		if err := meta.Put(keyRetention, encodeUint(uint64(next.retClock.UnixNano()))); err != nil {
 			return err
 		}
 	}

@@ -808,3 +808,26 @@ func TestVolumeParts(t *testing.T) {
 		t.Fatalf("database id %q after a reopen, was %q", b.DatabaseID(), id)
 	}
 }
+
+// TestRetentionClock keeps the latest clock reading a merge judged
+// retention at, across a reopen; an earlier one never moves it back.
+func TestRetentionClock(t *testing.T) {
+	b, path := openTemp(t)
+	if !b.Snapshot().RetentionClock().IsZero() {
+		t.Fatal("a new manifest has a retention clock")
+	}
+	later := t0.Add(time.Hour)
+	mustApply(t, b, Edit{AppendCommits: []Commit{{Seq: 1, At: t0, Kind: CommitDDL}}, RetentionClock: later})
+	mustApply(t, b, Edit{RetentionClock: t0})
+	if got := b.Snapshot().RetentionClock(); !got.Equal(later) {
+		t.Fatalf("retention clock %v, want %v", got, later)
+	}
+	mustCheck(t, b)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b = openAt(t, path)
+	if got := b.Snapshot().RetentionClock(); !got.Equal(later) {
+		t.Fatalf("after a reopen %v, want %v", got, later)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -43,6 +44,13 @@ func load(tx *bolt.Tx) (*state, error) {
 		if s.catalog, err = decodeCatalog(v); err != nil {
 			return nil, err
 		}
+	}
+	if v := meta.Get(keyRetention); v != nil {
+		n, err := decodeUint(v, "retention clock")
+		if err != nil {
+			return nil, err
+		}
+		s.retClock = time.Unix(0, int64(n)).UTC()
 	}
 	if v := meta.Get(keyWALCheckpoint); v != nil {
 		if s.walCheck, err = decodeUint(v, "WAL checkpoint"); err != nil {
@@ -308,6 +316,9 @@ func diffSnapshots(mem, disk *Snapshot) error {
 	}
 	if mem.catalog.Commit != disk.catalog.Commit || !bytes.Equal(mem.catalog.Data, disk.catalog.Data) {
 		return fmt.Errorf("catalog differs (commit %d in memory, %d on disk)", mem.catalog.Commit, disk.catalog.Commit)
+	}
+	if !mem.retClock.Equal(disk.retClock) {
+		return fmt.Errorf("retention clock %s in memory, %s on disk", mem.retClock, disk.retClock)
 	}
 	if mem.walCheck != disk.walCheck {
 		return fmt.Errorf("WAL checkpoint %d in memory, %d on disk", mem.walCheck, disk.walCheck)

@@ -55,6 +55,11 @@ type Edit struct {
 	// SetTransforms creates or replaces transformation checkpoints. An
 	// existing checkpoint's processed commit never moves back.
 	SetTransforms []Transform
+	// RetentionClock, when later than the recorded one, records the
+	// clock reading a merge judged retention at (R9.3): what it dropped
+	// is gone, so after a restart the engine never judges at an earlier
+	// instant, even with the clock set back. An earlier one is ignored.
+	RetentionClock time.Time
 	// WALCheckpoint, when nonzero, moves the database-wide WAL checkpoint
 	// forward; it never moves back and never passes the last commit.
 	WALCheckpoint uint64
@@ -129,7 +134,7 @@ func build(base *Snapshot, idx *index, reserved uint64, e *Edit) (*Snapshot, err
 	}
 	steps := []func(*Edit) error{
 		b.appendCommits, b.setShards, b.removeParts, b.addParts,
-		b.removeShards, b.setFlushed, b.setCatalog, b.transforms, b.walCheckpoint,
+		b.removeShards, b.setFlushed, b.setCatalog, b.transforms, b.walCheckpoint, b.retentionClock,
 	}
 	for _, step := range steps {
 		if err := step(e); err != nil {
@@ -401,6 +406,13 @@ func (b *builder) walCheckpoint(e *Edit) error {
 		return invalidf("WAL checkpoint %d is past the last commit %d", c, b.lastCommit())
 	}
 	b.next.walCheck = c
+	return nil
+}
+
+func (b *builder) retentionClock(e *Edit) error {
+	if t := normTime(e.RetentionClock); t.After(b.base.retClock) {
+		b.next.retClock = t
+	}
 	return nil
 }
 

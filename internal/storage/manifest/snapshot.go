@@ -18,6 +18,7 @@ type Snapshot struct {
 	catalog    CatalogUpdate
 	commits    []Commit // commits[i].Seq == i+1
 	walCheck   uint64
+	retClock   time.Time // Edit.RetentionClock, the latest
 	transforms map[string]*Transform
 }
 
@@ -94,6 +95,10 @@ func (s *Snapshot) FlushedThrough(table uint64, shard uint32) uint64 {
 	}
 	return sh.flushed
 }
+
+// RetentionClock returns the latest clock reading a merge judged
+// retention at (Edit.RetentionClock); zero when none did.
+func (s *Snapshot) RetentionClock() time.Time { return s.retClock }
 
 // WALCheckpoint returns the database-wide WAL checkpoint: the commit up to
 // which every shard's writes are in parts, so WAL segments holding only
