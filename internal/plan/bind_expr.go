@@ -142,12 +142,21 @@ func (b *binder) coerce(e expr.Expr, t types.Type, pos int) (expr.Expr, error) {
 
 // adapt gives a literal the type of the column it meets when it fits: an
 // integer or string literal against a column becomes a value of that
-// column's type (so UINT256 and DATETIME64 comparisons stay exact).
+// column's type (so UINT256 and DATETIME64 comparisons stay exact), and
+// a string literal against a literal of another type takes that type.
 func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
 	try := func(lit, other expr.Expr) expr.Expr {
 		k, ok := lit.(*expr.Const)
-		if !ok || !b.lits[lit] || b.lits[other] || k.V.IsNull() {
+		if !ok || !b.lits[lit] || k.V.IsNull() {
 			return lit
+		}
+		if b.lits[other] {
+			// Between two literals only a quoted one adapts, to the
+			// other's type if that is not text: '1' + 1 is 2, as in
+			// PostgreSQL, where a quoted literal has no type of its own.
+			if o, ok := other.(*expr.Const); !ok || k.V.Kind() != types.String || o.V.IsNull() || o.V.Kind() == types.String {
+				return lit
+			}
 		}
 		ot := other.Type()
 		if ot.Kind == types.Unknown {
