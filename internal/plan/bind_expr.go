@@ -619,6 +619,9 @@ func (b *binder) bitwise(tok token.Token, l, r expr.Expr, pos int) (expr.Expr, e
 	return &expr.Bitwise{Op: op, L: l, R: r, T: t}, nil
 }
 
+// sameTypeFuncs are the functions whose arguments all take one type.
+var sameTypeFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true, "nullif": true}
+
 // callTyped binds a call of the scalar function name on bound arguments
 // (an operator that PostgreSQL defines as a function call, such as ^ for
 // power).
@@ -853,6 +856,23 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 			return nil, err
 		}
 		args[i], ts[i] = e, e.Type()
+	}
+	if sameTypeFuncs[f.Name] && (f.Schema == "" || f.Schema == "pg_catalog") {
+		// Their arguments share one type, which a quoted literal takes from
+		// the first argument that is not one (greatest(k, '7')), as in
+		// PostgreSQL.
+		for _, ref := range args {
+			if k, ok := ref.(*expr.Const); ok && (k.V.IsNull() || b.lits[ref] && k.V.Kind() == types.String) || ref.Type().Kind == types.Unknown {
+				continue
+			}
+			for i, a := range args {
+				if k, ok := a.(*expr.Const); ok && b.lits[a] && !k.V.IsNull() && k.V.Kind() == types.String {
+					args[i], _ = b.adapt(a, ref)
+					ts[i] = args[i].Type()
+				}
+			}
+			break
+		}
 	}
 	if f.Name == "mod" && (f.Schema == "" || f.Schema == "pg_catalog") && len(args) == 2 {
 		// mod(a, b) is a % b, in the operator's types (PostgreSQL's int2,
