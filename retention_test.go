@@ -243,3 +243,47 @@ func TestRetentionClockSetBack(t *testing.T) {
 		t.Fatalf("commit 7 timed %v, before the merge's reading %v", r.Rows[0][0], judged)
 	}
 }
+
+// TestRetentionMergeSkipsSettledHistory checks that a merge for retention
+// rewrites a versioned shard only once the horizon reaches a version of
+// its history (manifest.Part.ExpiresFrom), not every quarter period after
+// it first expired something (R9.3, docs/retention.md).
+func TestRetentionMergeSkipsSettledHistory(t *testing.T) {
+	clock := newPinnedClock()
+	db := openPinned(t, t.TempDir(), clock)()
+	defer db.Close()
+	s := db.NewSession()
+	mustRun(t, s, `CREATE POLICY hour FOR RETENTION (history = INTERVAL '1 hour')`)                         // 1
+	mustRun(t, s, `CREATE TABLE h (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) MODE VERSIONED POLICY hour`) // 2
+	mustRun(t, s, `INSERT INTO h SELECT g, 1 FROM generate_series(1, 100) g`)                                // 3, at 0
+	clock.advance(10 * time.Minute)
+	mustRun(t, s, `INSERT INTO h SELECT g, 2 FROM generate_series(1, 50) g`) // 4, at 10 min: ends v 1 of keys 1..50
+	clock.advance(2 * time.Hour)
+	mustRun(t, s, `INSERT INTO h SELECT g, 3 FROM generate_series(51, 100) g`) // 5, at 2 h 10: ends v 1 of keys 51..100
+	clock.advance(30 * time.Minute)                                            // 2 h 40: the horizon is commit 4
+	mustRun(t, s, `CHECKPOINT`)
+	parts := func() string {
+		return render(mustRun(t, s, `SELECT part, level, rows FROM system.parts WHERE table_name = 'h' ORDER BY part`), nil)
+	}
+	versions := func() string { return render(mustRun(t, s, `SELECT count(*) FROM versions(h)`), nil) }
+	if got := versions(); !strings.Contains(got, "[150]") {
+		t.Fatalf("versions at 2 h 40: %s", got) // 200 written, keys 1..50's first expired
+	}
+	settled := parts()
+	// Half an hour on, twice a quarter period: the horizon is still
+	// commit 4, below every version the history holds (ended at 5).
+	clock.advance(30 * time.Minute)
+	mustRun(t, s, `CHECKPOINT`)
+	if got := parts(); got != settled {
+		t.Fatalf("a merge for retention rewrote a history the horizon had not reached:\nbefore %s\nafter  %s", settled, got)
+	}
+	// At 3 h 20 the horizon is commit 5: keys 51..100's first versions go.
+	clock.advance(10 * time.Minute)
+	mustRun(t, s, `CHECKPOINT`)
+	if got := versions(); !strings.Contains(got, "[100]") {
+		t.Fatalf("versions at 3 h 20: %s", got)
+	}
+	if got := parts(); got == settled {
+		t.Fatalf("no merge dropped the expired versions: %s", got)
+	}
+}

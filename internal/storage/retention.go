@@ -228,15 +228,23 @@ func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manife
 		return 0, false
 	}
 	// Rows that expire by commit were committed by the horizon; versions
-	// that stopped counting by it too, in history runs or deltas. Rows
-	// that expire by a column may be anywhere.
+	// that stopped counting by it too, in history runs or deltas (a
+	// history part knows the lowest horizon that expires any of its
+	// versions, so a settled history is not rewritten until the horizon
+	// reaches it). Rows that expire by a column may be anywhere.
 	through := r.Horizon
 	if r.ByCol != 0 {
 		through = math.MaxUint64
 	}
 	may := false
 	for _, p := range mps {
-		may = may || p.MinCommit <= through && p.Kind != manifest.KindCurrent
+		switch {
+		case p.Kind == manifest.KindCurrent:
+		case p.Kind == manifest.KindHistory && p.ExpiresFrom != 0 && r.ByCol == 0:
+			may = may || p.ExpiresFrom <= through
+		default:
+			may = may || p.MinCommit <= through
+		}
 	}
 	if !may {
 		return 0, false

@@ -397,6 +397,8 @@ func (sp *splitter) split(pf *partFile) error {
 			// The input's commit range, which may be wider than the rows'
 			// (a merge output's is the merge's): runs stay runs.
 			MinCommit: pf.man.MinCommit, MaxCommit: pf.man.MaxCommit,
+			// Half of the input's versions expire no sooner than all of them.
+			ExpiresFrom: pf.man.ExpiresFrom,
 			MinKey: bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: slot.file,
 			Location: slot.loc, CreatedAt: time.Now().UTC()}
 		sp.outs[h] = append(sp.outs[h], newPartFile(sp.e.fs, path, mp, nr))

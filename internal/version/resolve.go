@@ -355,11 +355,18 @@ func ExistsAt(rs []Resolved, n uint64) bool {
 // others resolve at n ≥ h: every version a kept one lost to, or was
 // superseded by, still counted after h and is kept too.
 func Expired(r Resolved, h uint64) bool {
+	at, ok := ExpiresAt(r)
+	return ok && at <= h
+}
+
+// ExpiresAt returns the lowest horizon at which a version resolved as r
+// is Expired, and false for one that never expires (a current version).
+func ExpiresAt(r Resolved) (uint64, bool) {
 	switch r.State {
 	case Superseded, Deleted:
-		return r.EndedAt <= h
+		return r.EndedAt, true
 	case Late, Dropped:
-		return r.Commit <= h
+		return r.Commit, true
 	}
-	return false
+	return 0, false
 }

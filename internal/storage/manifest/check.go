@@ -368,7 +368,7 @@ func partEqual(a, b *Part) bool {
 		a.MinCommit == b.MinCommit && a.MaxCommit == b.MaxCommit &&
 		bytes.Equal(a.MinKey, b.MinKey) && bytes.Equal(a.MaxKey, b.MaxKey) &&
 		a.File == b.File && a.Location == b.Location && a.CreatedAt.Equal(b.CreatedAt) &&
-		a.EpochFrom == b.EpochFrom && a.EpochTo == b.EpochTo
+		a.EpochFrom == b.EpochFrom && a.EpochTo == b.EpochTo && a.ExpiresFrom == b.ExpiresFrom
 }
 
 func commitEqual(a, b *Commit) bool {

@@ -296,22 +296,23 @@ func (d *decoder) finish(what string) error {
 
 // Part fields.
 const (
-	partTable     = 1
-	partShard     = 2
-	partID        = 3
-	partLevel     = 4
-	partKind      = 5
-	partRows      = 6
-	partBytes     = 7
-	partMinCommit = 8
-	partMaxCommit = 9
-	partMinKey    = 10
-	partMaxKey    = 11
-	partFile      = 12
-	partLocation  = 13
-	partCreatedAt = 14 // and 15, 16 (encoder.time)
-	partEpochFrom = 17
-	partEpochTo   = 18
+	partTable       = 1
+	partShard       = 2
+	partID          = 3
+	partLevel       = 4
+	partKind        = 5
+	partRows        = 6
+	partBytes       = 7
+	partMinCommit   = 8
+	partMaxCommit   = 9
+	partMinKey      = 10
+	partMaxKey      = 11
+	partFile        = 12
+	partLocation    = 13
+	partCreatedAt   = 14 // and 15, 16 (encoder.time)
+	partEpochFrom   = 17
+	partEpochTo     = 18
+	partExpiresFrom = 19
 )
 
 func encodePart(p *Part) []byte {
@@ -334,6 +335,9 @@ func encodePart(p *Part) []byte {
 		// Only index parts carry an epoch: older records stay byte-identical.
 		e.uint(partEpochFrom, p.EpochFrom)
 		e.uint(partEpochTo, p.EpochTo)
+	}
+	if p.ExpiresFrom != 0 {
+		e.uint(partExpiresFrom, p.ExpiresFrom)
 	}
 	return e.b
 }
@@ -380,6 +384,8 @@ func decodePart(b []byte, in *interner) (Part, error) {
 			p.EpochFrom = d.uint()
 		case partEpochTo:
 			p.EpochTo = d.uint()
+		case partExpiresFrom:
+			p.ExpiresFrom = d.uint()
 		default:
 			d.decodeTime(partCreatedAt, &created)
 		}

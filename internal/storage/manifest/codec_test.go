@@ -31,6 +31,8 @@ func TestCodecPartRoundTrip(t *testing.T) {
 			CreatedAt: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)}, // outside UnixNano's range
 		{ID: 3, Kind: KindAsOf, File: "ix", Location: "local", MinCommit: 4, MaxCommit: 90,
 			EpochFrom: 17, EpochTo: math.MaxUint64}, // an AS OF epoch keeps its range
+		{ID: 4, Kind: KindHistory, File: "h", Location: "volume:/mnt/a", ExpiresFrom: 12},
+		{ID: 5, Kind: KindHistory, File: "h2", Location: "local", ExpiresFrom: math.MaxUint64},
 	} {
 		got, err := decodePart(encodePart(&p), nil)
 		if err != nil {

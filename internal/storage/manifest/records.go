@@ -85,6 +85,12 @@ type Part struct {
 	Location string
 	// CreatedAt is when the part was written; tiering and retention read it.
 	CreatedAt time.Time
+	// ExpiresFrom is, for a KindHistory part, the lowest retention
+	// horizon that expires one of its versions (version.ExpiresAt), or
+	// math.MaxUint64 when none can; a lower horizon expires nothing of the
+	// part, so a merge for retention need not rewrite it (R9.3). 0 means
+	// not known (a part written before the field): judge by MinCommit.
+	ExpiresFrom uint64
 	// EpochFrom and EpochTo are, for a KindAsOf part, the commits
 	// [EpochFrom, EpochTo) its epoch covers; zero for every other kind.
 	EpochFrom, EpochTo uint64

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -402,6 +403,9 @@ func (o *output) write(d *part.Data, path string, id uint64) {
 	for _, c := range d.Commit {
 		mp.MinCommit, mp.MaxCommit = min(mp.MinCommit, c), max(mp.MaxCommit, c)
 	}
+	if o.kind == part.KindHistory {
+		mp.ExpiresFrom = expiresFrom(d)
+	}
 	d.Reset()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -413,6 +417,22 @@ func (o *output) write(d *part.Data, path string, id uint64) {
 		return
 	}
 	m.done = append(m.done, Output{Part: mp, Info: info})
+}
+
+// expiresFrom is manifest.Part.ExpiresFrom of a history part holding d:
+// the lowest horizon that expires one of its versions. Delete markers are
+// left out: no merge drops them.
+func expiresFrom(d *part.Data) uint64 {
+	from := uint64(math.MaxUint64)
+	for i := range d.Rows {
+		if d.Tomb[i] {
+			continue
+		}
+		if at, ok := version.ExpiresAt(version.Resolved{Commit: d.Commit[i], State: d.State[i], EndedAt: d.EndedAt[i]}); ok {
+			from = min(from, at)
+		}
+	}
+	return from
 }
 
 // cursor reads one input block by block.
