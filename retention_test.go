@@ -255,7 +255,7 @@ func TestRetentionMergeSkipsSettledHistory(t *testing.T) {
 	s := db.NewSession()
 	mustRun(t, s, `CREATE POLICY hour FOR RETENTION (history = INTERVAL '1 hour')`)                         // 1
 	mustRun(t, s, `CREATE TABLE h (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) MODE VERSIONED POLICY hour`) // 2
-	mustRun(t, s, `INSERT INTO h SELECT g, 1 FROM generate_series(1, 100) g`)                                // 3, at 0
+	mustRun(t, s, `INSERT INTO h SELECT g, 1 FROM generate_series(1, 100) g`)                               // 3, at 0
 	clock.advance(10 * time.Minute)
 	mustRun(t, s, `INSERT INTO h SELECT g, 2 FROM generate_series(1, 50) g`) // 4, at 10 min: ends v 1 of keys 1..50
 	clock.advance(2 * time.Hour)

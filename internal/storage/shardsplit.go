@@ -399,7 +399,7 @@ func (sp *splitter) split(pf *partFile) error {
 			MinCommit: pf.man.MinCommit, MaxCommit: pf.man.MaxCommit,
 			// Half of the input's versions expire no sooner than all of them.
 			ExpiresFrom: pf.man.ExpiresFrom,
-			MinKey: bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: slot.file,
+			MinKey:      bytes.Clone(nm.MinSort), MaxKey: bytes.Clone(nm.MaxSort), File: slot.file,
 			Location: slot.loc, CreatedAt: time.Now().UTC()}
 		sp.outs[h] = append(sp.outs[h], newPartFile(sp.e.fs, path, mp, nr))
 	}
