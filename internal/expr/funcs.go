@@ -222,7 +222,9 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			if a[0].IsNull() || a[1].IsNull() {
 				return a[0], nil
 			}
-			if c, err := types.Cast(a[1], a[0].Type()); err == nil && types.Equal(a[0], c) {
+			// Compared in the second argument's type, the common one:
+			// cast to the first's, 1.54 would round to a DECIMAL(2,1)'s 1.5.
+			if c, err := types.Cast(a[0], a[1].Type()); err == nil && types.Equal(c, a[1]) {
 				return types.Null(t), nil
 			}
 			return a[0], nil

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -164,6 +165,23 @@ func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
 		}
 		if k.V.Kind() != types.String && !(k.V.Kind().IsInteger() && ot.Kind.IsNumeric()) {
 			return lit
+		}
+		if k.V.Kind() == types.String && ot.Kind == types.Decimal {
+			// A quoted number meeting a DECIMAL keeps its own digits, as
+			// PostgreSQL reads it as numeric without a scale: cast to the
+			// other side's scale it would be rounded ('1.25' = 1.3).
+			text := strings.TrimSpace(k.V.Str())
+			neg := strings.HasPrefix(text, "-")
+			v, err := types.ParseNumber(strings.TrimPrefix(strings.TrimPrefix(text, "-"), "+"))
+			if err == nil && neg {
+				v, err = types.Neg(v)
+			}
+			if err != nil || v.Kind() == types.Float64 {
+				return lit
+			}
+			c := expr.NewConst(v)
+			b.lits[c] = true
+			return c
 		}
 		v, err := types.Cast(k.V, ot)
 		if err != nil {
