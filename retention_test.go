@@ -287,3 +287,36 @@ func TestRetentionMergeSkipsSettledHistory(t *testing.T) {
 		t.Fatalf("no merge dropped the expired versions: %s", got)
 	}
 }
+
+// TestRetentionClockWholeMicroseconds restarts with the clock set back
+// after an append table's merge expired rows at a clock reading with
+// nanoseconds: the commits stamped from that reading are whole
+// microseconds, so AS OF TIMESTAMP of their own committed_at finds them
+// (R6.7).
+func TestRetentionClockWholeMicroseconds(t *testing.T) {
+	clock := newPinnedClock()
+	start := clock.Now()
+	clock.advance(123456789 * time.Nanosecond)
+	open := openPinned(t, t.TempDir(), clock)
+	db := open()
+	s := db.NewSession()
+	mustRun(t, s, `CREATE POLICY short FOR RETENTION (rows = INTERVAL '1000 seconds')`)
+	mustRun(t, s, `CREATE TABLE a (x INT64) MODE APPEND POLICY short`)
+	mustRun(t, s, `CREATE TABLE v (k INT64 NOT NULL, x INT64, PRIMARY KEY (k)) MODE VERSIONED`)
+	mustRun(t, s, `INSERT INTO a VALUES (1)`)
+	clock.advance(2 * time.Hour)
+	mustRun(t, s, `INSERT INTO a VALUES (2)`)
+	mustRun(t, s, `CHECKPOINT`)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(start.Add(30 * time.Minute).Sub(clock.Now()))
+	db = open()
+	defer db.Close()
+	s = db.NewSession()
+	mustRun(t, s, `INSERT INTO v VALUES (1, 1)`)
+	got := render(mustRun(t, s, `SELECT x FROM v AS OF TIMESTAMP (SELECT max(committed_at) FROM system.commits) WHERE k = 1`), nil)
+	if !strings.Contains(got, "[1]") {
+		t.Fatalf("AS OF TIMESTAMP of the last commit's committed_at: %s", got)
+	}
+}

@@ -459,6 +459,12 @@ func (e *Engine) open() error {
 	// cutoff may move before it (the data is gone), and no commit may be
 	// timed before it (expiryInstant's floor).
 	if rc := e.man.Snapshot().RetentionClock(); !rc.IsZero() {
+		// Commit times are whole microseconds (e.now), so AS OF
+		// TIMESTAMP of a committed_at finds its commit; a reading with
+		// more is rounded up.
+		if t := rc.Truncate(time.Microsecond); t.Before(rc) {
+			rc = t.Add(time.Microsecond)
+		}
 		e.retainMax.Store(rc.UnixNano())
 		if rc.After(e.pipe.lastAt) {
 			e.pipe.lastAt = rc

@@ -372,7 +372,9 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	switch {
 	case t.Mode == catalog.ModeAppend:
 		if retains(t) {
-			judged = e.retentionClock()
+			// To the microsecond, as commit times are (e.now): the
+			// reading floors them after a restart.
+			judged = e.retentionClock().UTC().Truncate(time.Microsecond)
 			ret = retentionOf(st.cat, t, judged, st.commit, st.commits[:min(len(st.commits), int(st.commit))])
 		}
 	case !job.expireAt.IsZero():
