@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/strata-db/strata"
 )
 
 // TestPlacementVolumes follows a table's parts across placement volumes
@@ -29,13 +27,7 @@ func TestPlacementVolumes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	open := func() *strata.DB {
-		db, err := strata.Open(dir, strata.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	open := openPinned(t, dir, newPinnedClock())
 	db := open()
 	s := db.NewSession()
 	mustRun(t, s, `CREATE POLICY two FOR PLACEMENT (volumes = ('`+va+`', '`+vb+`'))`)
@@ -187,13 +179,7 @@ func TestPlacementMovesBackUnderReader(t *testing.T) {
 	if err := os.Symlink(va, alias); err != nil {
 		t.Fatal(err)
 	}
-	open := func() *strata.DB {
-		db, err := strata.Open(dir, strata.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
+	open := openPinned(t, dir, newPinnedClock())
 	db := open()
 	s := db.NewSession()
 	mustRun(t, s, `CREATE POLICY a FOR PLACEMENT (volumes = ('`+va+`'))`)

@@ -57,7 +57,7 @@ type placePart struct {
 // current rows and a's count and sum of seq, for AS OF COMMIT later.
 type placeSnap struct {
 	commit      uint64
-	v           map[int64][2]int64 // k → val, i
+	v           map[int64]tierCur // k → val, i
 	aRows, aSum int64
 }
 
@@ -184,7 +184,7 @@ func TestPlacementCrash(t *testing.T) {
 			execAll(t, ctx, c, stmts...)
 			led.mu.Lock()
 			defer led.mu.Unlock()
-			led.snaps = append(led.snaps, placeSnap{commit: placeLastCommit(t, ctx, c, round), v: map[int64][2]int64{}})
+			led.snaps = append(led.snaps, placeSnap{commit: placeLastCommit(t, ctx, c, round), v: map[int64]tierCur{}})
 			return
 		}
 		verifyPlaced(t, ctx, c, led, round, data, vols, policies)
@@ -575,22 +575,7 @@ func verifyPlaced(t *testing.T, ctx context.Context, c *pgx.Conn, led *placeLedg
 	rl := led.rows
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	query := func(q string, scan func(rows pgx.Rows) error) {
-		t.Helper()
-		rows, err := c.Query(ctx, q)
-		if err != nil {
-			t.Fatalf("round %d: %s: %v", round, q, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				t.Fatalf("round %d: %s: %v", round, q, err)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatalf("round %d: %s: %v", round, q, err)
-		}
-	}
+	query := roundQuery(t, ctx, c, round)
 
 	// The strays put in place after the kill went at the open.
 	for _, p := range led.planted {
@@ -679,34 +664,7 @@ func verifyPlaced(t *testing.T, ctx context.Context, c *pgx.Conn, led *placeLedg
 
 	// v's current rows: the greatest acknowledged i per key, or a later
 	// one that was sent.
-	current := map[int64][2]int64{}
-	query("SELECT k, val, i FROM v", func(rows pgx.Rows) error {
-		var k, val, i int64
-		if err := rows.Scan(&k, &val, &i); err != nil {
-			return err
-		}
-		if _, dup := current[k]; dup {
-			t.Errorf("round %d: key %d is current twice", round, k)
-		}
-		current[k] = [2]int64{val, i}
-		if k < 1 || k > tierKeys {
-			t.Errorf("round %d: v has key %d, never written", round, k)
-			return nil
-		}
-		x, ok := rl.vers[k][i]
-		switch {
-		case !ok || x.val != val:
-			t.Errorf("round %d: v has (k %d, val %d, i %d), which was never sent", round, k, val, i)
-		case i < rl.floorI[k]:
-			t.Errorf("round %d: key %d is at i %d (val %d), behind i %d, acknowledged or seen before", round, k, i, val, rl.floorI[k])
-		}
-		return nil
-	})
-	for k := int64(1); k <= tierKeys; k++ {
-		if _, ok := current[k]; !ok && rl.floorI[k] > 0 {
-			t.Errorf("round %d: key %d is lost (i %d was acknowledged)", round, k, rl.floorI[k])
-		}
-	}
+	current := rl.verifyCurrent(t, round, query)
 
 	// versions(v): with no retention every version that landed stays,
 	// once, whichever volumes its parts went through.
@@ -733,8 +691,8 @@ func verifyPlaced(t *testing.T, ctx context.Context, c *pgx.Conn, led *placeLedg
 		}
 		x.landed = true
 		cu := current[k]
-		if (state == "current") != (cu[1] == i) {
-			t.Errorf("round %d: versions(v) has (k %d, i %d) %s, v reads i %d current", round, k, i, state, cu[1])
+		if (state == "current") != (cu.i == i) {
+			t.Errorf("round %d: versions(v) has (k %d, i %d) %s, v reads i %d current", round, k, i, state, cu.i)
 		}
 		return nil
 	})
@@ -748,13 +706,13 @@ func verifyPlaced(t *testing.T, ctx context.Context, c *pgx.Conn, led *placeLedg
 
 	// Every earlier restart's reading, AS OF its commit.
 	for _, s := range led.snaps {
-		got := map[int64][2]int64{}
+		got := map[int64]tierCur{}
 		query(fmt.Sprintf("SELECT k, val, i FROM v AS OF COMMIT %d", s.commit), func(rows pgx.Rows) error {
 			var k, val, i int64
 			if err := rows.Scan(&k, &val, &i); err != nil {
 				return err
 			}
-			got[k] = [2]int64{val, i}
+			got[k] = tierCur{val, i}
 			return nil
 		})
 		if len(got) != len(s.v) {
@@ -784,7 +742,7 @@ func verifyPlaced(t *testing.T, ctx context.Context, c *pgx.Conn, led *placeLedg
 	}
 	for k, cu := range current {
 		if k >= 1 && k <= tierKeys {
-			rl.floorI[k] = max(rl.floorI[k], cu[1])
+			rl.floorI[k] = max(rl.floorI[k], cu.i)
 		}
 	}
 

@@ -303,13 +303,11 @@ func tierVersions(ctx context.Context, wc *pgx.Conn, led *tierLedger, wrng *rand
 	return nil
 }
 
-// verifyTiered checks the restarted server against what the clients of
-// TestTierCrash were told.
-func verifyTiered(t *testing.T, ctx context.Context, c *pgx.Conn, led *tierLedger, round int) {
-	t.Helper()
-	led.mu.Lock()
-	defer led.mu.Unlock()
-	query := func(q string, scan func(rows pgx.Rows) error) {
+// roundQuery returns a function that runs q on c and hands each row to
+// scan, failing the test (naming round) on any error.
+func roundQuery(t *testing.T, ctx context.Context, c *pgx.Conn, round int) func(q string, scan func(rows pgx.Rows) error) {
+	return func(q string, scan func(rows pgx.Rows) error) {
+		t.Helper()
 		rows, err := c.Query(ctx, q)
 		if err != nil {
 			t.Fatalf("round %d: %s: %v", round, q, err)
@@ -324,6 +322,55 @@ func verifyTiered(t *testing.T, ctx context.Context, c *pgx.Conn, led *tierLedge
 			t.Fatalf("round %d: %s: %v", round, q, err)
 		}
 	}
+}
+
+// tierCur is a current row of v: its val and i.
+type tierCur struct{ val, i int64 }
+
+// verifyCurrent checks v's current rows against the ledger (held by the
+// caller): one per key, each one sent, none behind the greatest i
+// acknowledged or seen before, no acknowledged key missing. It returns
+// them by key.
+func (led *tierLedger) verifyCurrent(t *testing.T, round int, query func(string, func(pgx.Rows) error)) map[int64]tierCur {
+	t.Helper()
+	current := map[int64]tierCur{}
+	query("SELECT k, val, i FROM v", func(rows pgx.Rows) error {
+		var k, val, i int64
+		if err := rows.Scan(&k, &val, &i); err != nil {
+			return err
+		}
+		if _, dup := current[k]; dup {
+			t.Errorf("round %d: key %d is current twice", round, k)
+		}
+		current[k] = tierCur{val, i}
+		if k < 1 || k > tierKeys {
+			t.Errorf("round %d: v has key %d, never written", round, k)
+			return nil
+		}
+		x, ok := led.vers[k][i]
+		switch {
+		case !ok || x.val != val:
+			t.Errorf("round %d: v has (k %d, val %d, i %d), which was never sent", round, k, val, i)
+		case i < led.floorI[k]:
+			t.Errorf("round %d: key %d is at i %d (val %d), behind i %d, acknowledged or seen before", round, k, i, val, led.floorI[k])
+		}
+		return nil
+	})
+	for k := int64(1); k <= tierKeys; k++ {
+		if _, ok := current[k]; !ok && led.floorI[k] > 0 {
+			t.Errorf("round %d: key %d is lost (i %d was acknowledged)", round, k, led.floorI[k])
+		}
+	}
+	return current
+}
+
+// verifyTiered checks the restarted server against what the clients of
+// TestTierCrash were told.
+func verifyTiered(t *testing.T, ctx context.Context, c *pgx.Conn, led *tierLedger, round int) {
+	t.Helper()
+	led.mu.Lock()
+	defer led.mu.Unlock()
+	query := roundQuery(t, ctx, c, round)
 
 	// The append table: every acknowledged row once, nothing never sent.
 	seen := map[int64]int{}
@@ -351,35 +398,7 @@ func verifyTiered(t *testing.T, ctx context.Context, c *pgx.Conn, led *tierLedge
 
 	// The versioned table's current rows: the greatest acknowledged i
 	// per key, or a later one that was sent.
-	type cur struct{ val, i int64 }
-	current := map[int64]cur{}
-	query("SELECT k, val, i FROM v", func(rows pgx.Rows) error {
-		var k, val, i int64
-		if err := rows.Scan(&k, &val, &i); err != nil {
-			return err
-		}
-		if _, dup := current[k]; dup {
-			t.Errorf("round %d: key %d is current twice", round, k)
-		}
-		current[k] = cur{val, i}
-		if k < 1 || k > tierKeys {
-			t.Errorf("round %d: v has key %d, never written", round, k)
-			return nil
-		}
-		x, ok := led.vers[k][i]
-		switch {
-		case !ok || x.val != val:
-			t.Errorf("round %d: v has (k %d, val %d, i %d), which was never sent", round, k, val, i)
-		case i < led.floorI[k]:
-			t.Errorf("round %d: key %d is at i %d (val %d), behind i %d, acknowledged or seen before", round, k, i, val, led.floorI[k])
-		}
-		return nil
-	})
-	for k := int64(1); k <= tierKeys; k++ {
-		if _, ok := current[k]; !ok && led.floorI[k] > 0 {
-			t.Errorf("round %d: key %d is lost (i %d was acknowledged)", round, k, led.floorI[k])
-		}
-	}
+	current := led.verifyCurrent(t, round, query)
 
 	// versions(v): only versions that were sent, each at most once, the
 	// current one as above; none that stopped counting more than the
