@@ -637,6 +637,24 @@ func (b *binder) bitwise(tok token.Token, l, r expr.Expr, pos int) (expr.Expr, e
 	return &expr.Bitwise{Op: op, L: l, R: r, T: t}, nil
 }
 
+// shareType gives each quoted literal among es, which are to take one
+// type, the type of the first of them that is not a quoted literal or a
+// NULL, as PostgreSQL resolves unknown literals (greatest(k, '7'), CASE
+// … THEN '1' ELSE 2).
+func (b *binder) shareType(es []expr.Expr) {
+	for _, ref := range es {
+		if k, ok := ref.(*expr.Const); ok && (k.V.IsNull() || b.lits[ref] && k.V.Kind() == types.String) || ref.Type().Kind == types.Unknown {
+			continue
+		}
+		for i, a := range es {
+			if k, ok := a.(*expr.Const); ok && b.lits[a] && !k.V.IsNull() && k.V.Kind() == types.String {
+				es[i], _ = b.adapt(a, ref)
+			}
+		}
+		return
+	}
+}
+
 // sameTypeFuncs are the functions whose arguments all take one type.
 var sameTypeFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true, "nullif": true}
 
@@ -751,25 +769,31 @@ func (b *binder) caseExpr(sc *scope, x *ast.CaseExpr) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		nt, ok := types.Common(t, th.Type())
-		if !ok {
-			return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "CASE types %s and %s cannot be matched", t, th.Type()).WithPos(w.Result.Pos())
-		}
-		t = nt
 		c.Whens = append(c.Whens, expr.When{Cond: cond})
 		thens = append(thens, th)
+	}
+	results, poss := thens, make([]int, 0, len(x.Whens)+1)
+	for _, w := range x.Whens {
+		poss = append(poss, w.Result.Pos())
 	}
 	if x.Else != nil {
 		el, err := b.expr(sc, x.Else)
 		if err != nil {
 			return nil, err
 		}
-		nt, ok := types.Common(t, el.Type())
+		results, poss = append(results, el), append(poss, x.Else.Pos())
+	}
+	b.shareType(results)
+	for i, r := range results {
+		nt, ok := types.Common(t, r.Type())
 		if !ok {
-			return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "CASE types %s and %s cannot be matched", t, el.Type()).WithPos(x.Else.Pos())
+			return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "CASE types %s and %s cannot be matched", t, r.Type()).WithPos(poss[i])
 		}
 		t = nt
-		c.Else = el
+	}
+	thens = results[:len(x.Whens)]
+	if x.Else != nil {
+		c.Else = results[len(x.Whens)]
 	}
 	if t.Kind == types.Unknown {
 		t = types.Of(types.String)
@@ -876,20 +900,10 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		args[i], ts[i] = e, e.Type()
 	}
 	if sameTypeFuncs[f.Name] && (f.Schema == "" || f.Schema == "pg_catalog") {
-		// Their arguments share one type, which a quoted literal takes from
-		// the first argument that is not one (greatest(k, '7')), as in
-		// PostgreSQL.
-		for _, ref := range args {
-			if k, ok := ref.(*expr.Const); ok && (k.V.IsNull() || b.lits[ref] && k.V.Kind() == types.String) || ref.Type().Kind == types.Unknown {
-				continue
-			}
-			for i, a := range args {
-				if k, ok := a.(*expr.Const); ok && b.lits[a] && !k.V.IsNull() && k.V.Kind() == types.String {
-					args[i], _ = b.adapt(a, ref)
-					ts[i] = args[i].Type()
-				}
-			}
-			break
+		// Their arguments share one type (greatest(k, '7')).
+		b.shareType(args)
+		for i, a := range args {
+			ts[i] = a.Type()
 		}
 	}
 	if f.Name == "mod" && (f.Schema == "" || f.Schema == "pg_catalog") && len(args) == 2 {
