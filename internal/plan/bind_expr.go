@@ -638,20 +638,35 @@ func (b *binder) bitwise(tok token.Token, l, r expr.Expr, pos int) (expr.Expr, e
 }
 
 // shareType gives each quoted literal among es, which are to take one
-// type, the type of the first of them that is not a quoted literal or a
-// NULL, as PostgreSQL resolves unknown literals (greatest(k, '7'), CASE
-// … THEN '1' ELSE 2).
+// type, the common type of the others (those that are not quoted
+// literals or untyped NULLs), as PostgreSQL resolves unknown literals
+// (greatest(k, '7'), CASE … THEN '1' ELSE 2): the common type, not the
+// first one's, so the order of the arms does not change a value.
 func (b *binder) shareType(es []expr.Expr) {
-	for _, ref := range es {
-		if k, ok := ref.(*expr.Const); ok && (k.V.IsNull() || b.lits[ref] && k.V.Kind() == types.String) || ref.Type().Kind == types.Unknown {
+	var common types.Type
+	found := false
+	for _, e := range es {
+		if k, ok := e.(*expr.Const); ok && b.lits[e] && !k.V.IsNull() && k.V.Kind() == types.String || e.Type().Kind == types.Unknown {
 			continue
 		}
-		for i, a := range es {
-			if k, ok := a.(*expr.Const); ok && b.lits[a] && !k.V.IsNull() && k.V.Kind() == types.String {
-				es[i], _ = b.adapt(a, ref)
-			}
+		if !found {
+			common, found = e.Type(), true
+			continue
 		}
+		c, ok := types.Common(common, e.Type())
+		if !ok {
+			return // an error the caller reports
+		}
+		common = c
+	}
+	if !found {
 		return
+	}
+	ref := expr.NewConst(types.Null(common))
+	for i, a := range es {
+		if k, ok := a.(*expr.Const); ok && b.lits[a] && !k.V.IsNull() && k.V.Kind() == types.String {
+			es[i], _ = b.adapt(a, ref)
+		}
 	}
 }
 
