@@ -400,7 +400,21 @@ func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home stri
 	np := pf.man
 	np.Location, np.File = slot.loc, slot.file
 	moved := newPartFile(e.fs, slot.path, np, r)
-	err = e.publishShard(t.ID, num, "move to a placement volume", func(sd *shardData) (manifest.Edit, *shardData, error) {
+	if err := e.relocate(t.ID, num, pf, moved, "move to a placement volume"); err != nil {
+		_ = r.Close()
+		_ = e.fs.Remove(slot.path)
+		return err
+	}
+	e.log.Debug("storage: moved a part to its placement volume", "table", t.Name, "shard", num, "part", np.ID, "bytes", np.Bytes, "to", slot.loc)
+	return nil
+}
+
+// relocate publishes moved in place of pf, a part or AS OF index part of
+// shard num of table tid, in one manifest edit that removes pf's record
+// and adds moved's (the same id, another Location and File): a move to a
+// placement volume or an object store. errMergeStale when pf is gone.
+func (e *Engine) relocate(tid catalog.TableID, num uint32, pf, moved *partFile, what string) error {
+	return e.publishShard(tid, num, what, func(sd *shardData) (manifest.Edit, *shardData, error) {
 		parts, asof := sd.parts, sd.asof
 		if i := slices.Index(parts, pf); i >= 0 {
 			parts = slices.Clone(parts)
@@ -411,16 +425,9 @@ func (e *Engine) placePart(t *catalog.Table, num uint32, pf *partFile, home stri
 		} else {
 			return manifest.Edit{}, nil, errMergeStale
 		}
-		ed := manifest.Edit{RemoveParts: []manifest.PartRef{pf.man.Ref()}, AddParts: []manifest.Part{np}}
+		ed := manifest.Edit{RemoveParts: []manifest.PartRef{pf.man.Ref()}, AddParts: []manifest.Part{moved.man}}
 		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: asof}, nil
 	})
-	if err != nil {
-		_ = r.Close()
-		_ = e.fs.Remove(slot.path)
-		return err
-	}
-	e.log.Debug("storage: moved a part to its placement volume", "table", t.Name, "shard", num, "part", np.ID, "bytes", np.Bytes, "to", slot.loc)
-	return nil
 }
 
 // copyFile copies src to a new file dst and makes it durable, its

@@ -167,17 +167,7 @@ func (e *Engine) tierPart(ctx context.Context, t *catalog.Table, num uint32, pf 
 	np := pf.man
 	np.Location, np.File = u, key
 	moved := newPartFile(s.FS(), key, np, r)
-	err = e.publishShard(t.ID, num, "move to the object store", func(sd *shardData) (manifest.Edit, *shardData, error) {
-		i := slices.Index(sd.parts, pf)
-		if i < 0 {
-			return manifest.Edit{}, nil, errMergeStale
-		}
-		parts := slices.Clone(sd.parts)
-		parts[i] = moved
-		ed := manifest.Edit{RemoveParts: []manifest.PartRef{pf.man.Ref()}, AddParts: []manifest.Part{np}}
-		return ed, &shardData{num: sd.num, rng: sd.rng, keyed: sd.keyed, app: sd.app, frozen: sd.frozen, parts: parts, asof: sd.asof}, nil
-	})
-	if err != nil {
+	if err := e.relocate(t.ID, num, pf, moved, "move to the object store"); err != nil {
 		_ = r.Close()
 		drop()
 		return err
