@@ -347,6 +347,26 @@ func (e *Engine) placeLoop(ctx context.Context) error {
 	return nil
 }
 
+// partsWaiting reports whether a part of table t is on a local disk
+// other than its shard's volume (placeLoop has yet to move it).
+func (e *Engine) partsWaiting(st *state, t *catalog.Table) bool {
+	td := st.tables[t.ID]
+	if td == nil {
+		return false
+	}
+	for _, sd := range td.shards {
+		home := e.homeOf(st.cat, t, sd.num)
+		for _, list := range [2][]*partFile{sd.parts, sd.asof} {
+			for _, pf := range list {
+				if pf.man.OnDisk() && pf.man.Location != home {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // placePart copies part pf of shard num of table t to Location home and
 // relocates it there in one manifest edit: the same id and rows, another
 // Location and File. The old file goes with its last reader.

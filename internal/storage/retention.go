@@ -267,8 +267,9 @@ func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manife
 // expiryWake is how long the background merger may sleep before a shard
 // can be due a merge for retention (expiryDue) or a part due a move to an
 // object store (tierLoop): a quarter of the shortest retention period or
-// move_after of a table, within [expiryWakeMin, expiryWakeMax]; 0 when no
-// table has either.
+// move_after of a table, within [expiryWakeMin, expiryWakeMax], and 30 s
+// while parts wait for their placement volume (placeLoop); 0 when no
+// table has any of these.
 func (e *Engine) expiryWake() time.Duration {
 	st := e.cur.Load()
 	var w time.Duration
@@ -285,6 +286,12 @@ func (e *Engine) expiryWake() time.Duration {
 		// Period 0: only earlier settings expired something, once.
 		if r := e.retentionAt(st, t); r.Active() && t.Mode != catalog.ModeUpsert && r.Period > 0 {
 			wake(r.Period)
+		}
+		// Parts that wait for their placement volume (missing, or a
+		// write failed there) move once it can be written, without a
+		// write to wake the merger: look every 30 s.
+		if t.Policies.Placement != catalog.DefaultPolicyName && e.partsWaiting(st, t) {
+			wake(4 * volumeDownFor)
 		}
 		// Parts move to an object store as they age, with no flush to
 		// kick the merger either (tier.go); without move_after they move
