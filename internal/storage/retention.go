@@ -216,8 +216,8 @@ func expiryOf(t *catalog.Table, r Retention) (merge.Expiry, error) {
 // leave expired data out anyway, so this only bounds how long it stays on
 // disk: a shard is merged again once its cutoff has moved on by a quarter
 // of the retention period since the last such merge (and at once when
-// now: MergeNow's caller waits for it), and only if some part may hold
-// expired rows. A shard first looked at since Open counts as merged at the
+// now, whenever the last was: MergeNow's caller waits for it), and only
+// if some part may hold expired rows. A shard first looked at since Open counts as merged at the
 // cutoff of that moment, so a restart does not rewrite every shard at once.
 func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manifest.Part, now bool) (uint64, bool) {
 	if t.Mode == catalog.ModeUpsert {
@@ -258,10 +258,16 @@ func (e *Engine) expiryDue(st *state, t *catalog.Table, num uint32, mps []manife
 		e.expired[k] = r.Cutoff
 		return 0, false
 	}
+	if now {
+		// CHECKPOINT merges whatever may hold expired data: the look
+		// that counted the shard as merged at this cutoff may have been
+		// the first after Open, which merged nothing.
+		return through, true
+	}
 	if seen && !r.Cutoff.After(last) {
 		return 0, false
 	}
-	return through, now || r.Cutoff.Sub(last) >= r.Period/4
+	return through, r.Cutoff.Sub(last) >= r.Period/4
 }
 
 // expiryWake is how long the background merger may sleep before a shard
