@@ -196,8 +196,10 @@ func (e *Engine) writeSlot(t *catalog.Table, num uint32, pid uint64, write func(
 
 // volumeDownFor is how long a volume a part write failed on (full,
 // read-only, failing) gets no new parts: the data directory takes them,
-// and the background merger tries the volume again after.
-const volumeDownFor = 30 * time.Second
+// and the background merger tries the volume again after; while parts
+// wait for a volume the merger looks that often (expiryWake). A variable
+// for tests only.
+var volumeDownFor = 30 * time.Second
 
 // slotFailed notes that writing a part to slot failed with err: when the
 // slot is on a volume, new parts skip it for volumeDownFor.

@@ -295,7 +295,7 @@ func (e *Engine) expiryWake() time.Duration {
 		}
 		// Parts that wait for their placement volume (missing, or a
 		// write failed there) move once it can be written, without a
-		// write to wake the merger: look every 30 s.
+		// write to wake the merger: look every volumeDownFor.
 		if t.Policies.Placement != catalog.DefaultPolicyName && e.partsWaiting(st, t) {
 			wake(4 * volumeDownFor)
 		}
