@@ -30,12 +30,29 @@ type harness struct {
 	splitBytes int64
 	// settleAfter is Options.SettleAfter.
 	settleAfter time.Duration
+	// now, when set, is Options.Clock instead of the clock ticking a
+	// second a call from clock.
+	now func() time.Time
 }
 
 func newHarness(t testing.TB) *harness {
-	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), clock: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)}
+	return (&harness{t: t}).start()
+}
+
+// start opens the harness's engine, on a new memory file system unless
+// it has one, closes it when the test ends, and returns h.
+func (h *harness) start() *harness {
+	if h.dir == "" {
+		h.dir = h.t.TempDir()
+	}
+	if h.mem == nil {
+		h.mem = vfs.NewMem()
+	}
+	if h.clock.IsZero() {
+		h.clock = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	}
 	h.open()
-	t.Cleanup(func() {
+	h.t.Cleanup(func() {
 		if h.e != nil {
 			_ = h.e.Close()
 		}
@@ -50,8 +67,12 @@ func (h *harness) open() {
 	// The AS OF index is off by default in the engine; the tests write it
 	// so every merge test also checks that no
 	// reader takes index rows for versions.
+	clock := h.now
+	if clock == nil {
+		clock = func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }
+	}
 	e, err := Open(h.dir, Options{FS: h.mem, NoBackgroundMerges: !h.bgMerges, MergePartRows: h.mergePartRows, ShardSplitBytes: h.splitBytes, SettleAfter: h.settleAfter, AsOfIndex: true, WarmWrites: true,
-		Clock: func() time.Time { h.clock = h.clock.Add(time.Second); return h.clock }})
+		Clock: clock})
 	if err != nil {
 		h.t.Fatalf("open: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/storage/manifest"
-	"github.com/strata-db/strata/internal/vfs"
 )
 
 // TestPlacementWaitingParts binds a table to a placement volume that does
@@ -18,18 +17,8 @@ func TestPlacementWaitingParts(t *testing.T) {
 	old := volumeDownFor
 	volumeDownFor = 200 * time.Millisecond
 	t.Cleanup(func() { volumeDownFor = old })
-	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true}
 	// No settling pass (SettleAfter < 0): it would wake the merger too.
-	e, err := Open(h.dir, Options{FS: h.mem, SettleAfter: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.e = e
-	t.Cleanup(func() {
-		if h.e != nil {
-			_ = h.e.Close()
-		}
-	})
+	h := (&harness{t: t, bgMerges: true, settleAfter: -1}).start()
 	const vol = "/volumes/a"
 	h.ddl(func(c *catalog.Catalog, commit uint64) error {
 		_, _, err := c.CreatePolicy(catalog.PolicySpec{Name: "one", Role: "placement", Settings: []catalog.SettingSpec{

@@ -15,7 +15,6 @@ import (
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
 	"github.com/strata-db/strata/internal/version"
-	"github.com/strata-db/strata/internal/vfs"
 )
 
 // createRetention commits CREATE POLICY name FOR RETENTION (settings...),
@@ -53,10 +52,15 @@ func snapScan(tb testing.TB, snap *Snapshot, t *catalog.Table, at uint64) []stri
 // snapVersions reads versions() of t through snap at commit at, sorted.
 func snapVersions(tb testing.TB, snap *Snapshot, t *catalog.Table, at uint64) []string {
 	tb.Helper()
-	spec := ScanSpec{Table: t.ID, AsOf: at, Cols: allCols(t), BatchRows: 4}
+	return versionsBy(tb, snap, t, ScanSpec{Table: t.ID, AsOf: at, Cols: allCols(t), BatchRows: 4})
+}
+
+// versionsBy reads versions() of t through snap as spec says, sorted.
+func versionsBy(tb testing.TB, snap *Snapshot, t *catalog.Table, spec ScanSpec) []string {
+	tb.Helper()
 	var bs []*types.Batch
 	if _, err := snap.Versions(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil }); err != nil {
-		tb.Fatalf("versions of %s at %d: %v", t.Name, at, err)
+		tb.Fatalf("versions of %s at %d: %v", t.Name, spec.AsOf, err)
 	}
 	out := render(append(t.Names(spec.Cols), VersionsCols...), bs)
 	slices.Sort(out)
@@ -268,14 +272,7 @@ func retentionReads(tb testing.TB, snap *Snapshot, tbl *catalog.Table, from, to 
 func keyVersions(tb testing.TB, snap *Snapshot, t *catalog.Table, k int) []string {
 	tb.Helper()
 	lo := types.AppendKey(nil, types.NewInt64(int64(k)))
-	spec := ScanSpec{Table: t.ID, Cols: allCols(t), Ranges: []KeyRange{{Lo: lo, Hi: keyPrefixEnd(lo)}}}
-	var bs []*types.Batch
-	if _, err := snap.Versions(context.Background(), spec, func(b *types.Batch) error { bs = append(bs, b); return nil }); err != nil {
-		tb.Fatalf("versions of %s key %d: %v", t.Name, k, err)
-	}
-	out := render(append(t.Names(spec.Cols), VersionsCols...), bs)
-	slices.Sort(out)
-	return out
+	return versionsBy(tb, snap, t, ScanSpec{Table: t.ID, Cols: allCols(t), Ranges: []KeyRange{{Lo: lo, Hi: keyPrefixEnd(lo)}}})
 }
 
 func diffRetentionReads(tb testing.TB, what string, want, got []string) {
@@ -567,17 +564,7 @@ func (c *clockAt) now() time.Time {
 // and a flush.
 func TestRetentionBackground(t *testing.T) {
 	clk := &clockAt{base: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC), start: time.Now()}
-	h := &harness{t: t, dir: t.TempDir(), mem: vfs.NewMem(), bgMerges: true}
-	e, err := Open(h.dir, Options{FS: h.mem, AsOfIndex: true, WarmWrites: true, Clock: clk.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.e = e
-	t.Cleanup(func() {
-		if h.e != nil {
-			_ = h.e.Close()
-		}
-	})
+	h := (&harness{t: t, bgMerges: true, now: clk.now}).start()
 	// A period of 2 s: the merger looks every 0.5 s, and a merge is due
 	// once the cutoff moved on by 0.5 s since it first saw the shard.
 	h.createRetention("keep", [2]string{"history", "2 seconds"})
@@ -681,9 +668,7 @@ func TestRetentionBackground(t *testing.T) {
 	h.e = nil
 	clk.skip.Add(int64(time.Hour))
 	opened := time.Now()
-	if h.e, err = Open(h.dir, Options{FS: h.mem, AsOfIndex: true, WarmWrites: true, Clock: clk.now}); err != nil {
-		t.Fatal(err)
-	}
+	h.open()
 	s = h.e.Snapshot()
 	defer s.Release()
 	// Reads leave the expired rows out at once.
