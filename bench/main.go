@@ -38,6 +38,7 @@ type config struct {
 	json    string
 	lookups int
 	reps    int
+	minTime time.Duration
 	keep    bool
 	cpuProf string
 	// firstProf profiles R2's first run alone; state prints each system's
@@ -90,7 +91,8 @@ func parseFlags(args []string) (*config, error) {
 	out := fs.String("out", "", "markdown file whose bench section (between the bench:begin/end markers) is rewritten")
 	js := fs.String("json", "", "write the results as a JSON list of {measure, system, scale, value, unit}")
 	lookups := fs.Int("lookups", 10_000, "random keys for the point lookups R1 and R4")
-	reps := fs.Int("reps", 5, "timed repetitions of R2, R3 and R5 (the median is reported)")
+	reps := fs.Int("reps", 5, "timed repetitions of R2, R3 and R5, at least (the median is reported)")
+	minTime := fs.Duration("min-time", 200*time.Millisecond, "repeat R2, R3 and R5 beyond -reps until their runs take this long together (at most 1 000 runs)")
 	keep := fs.Bool("keep", false, "keep the data directories (their path is printed)")
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
@@ -114,7 +116,7 @@ func parseFlags(args []string) (*config, error) {
 	if !ok {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
-	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, keep: *keep, cpuProf: *cpuProf,
+	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, minTime: *minTime, keep: *keep, cpuProf: *cpuProf,
 		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl, lookupCPU: *lookupCPU, engineLog: *engineLog}
 	profs := 0
 	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf, c.settledProf} {

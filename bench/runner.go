@@ -291,6 +291,61 @@ func stopInterrupted(rep *Report, systems []string, running string) {
 func pct(n, of int) float64 { return 100 * float64(n) / float64(of) }
 
 // median of a non-empty slice of durations.
+// maxReps bounds the timed runs of one repeated measure however short
+// its runs are.
+const maxReps = 1000
+
+// repeat times f at least cfg.reps times and until the runs together take
+// cfg.minTime (at most maxReps runs), returning each run's time. A read of
+// a millisecond timed five times has a median one stray pause of the
+// machine can move by half; a few hundred runs of it have one that stays.
+func (cfg *config) repeat(f func() error) ([]time.Duration, error) {
+	var ds []time.Duration
+	var total time.Duration
+	for len(ds) < cfg.reps || (total < cfg.minTime && len(ds) < maxReps) {
+		t := time.Now()
+		err := f()
+		d := time.Since(t)
+		if err != nil {
+			return ds, err
+		}
+		ds = append(ds, d)
+		total += d
+	}
+	return ds, nil
+}
+
+// repeatPair times a and b in turn, each at least cfg.reps times and
+// until each one's runs take cfg.minTime together (at most maxReps runs
+// each), returning each one's run times and the process's CPU over its
+// runs. The first error, labelled R2 or R3, ends it.
+func (cfg *config) repeatPair(a, b func() error) ([2][]time.Duration, [2]time.Duration, error) {
+	var ds [2][]time.Duration
+	var total, cpu [2]time.Duration
+	fs := [2]func() error{a, b}
+	more := func(i int) bool {
+		return len(ds[i]) < cfg.reps || (total[i] < cfg.minTime && len(ds[i]) < maxReps)
+	}
+	for more(0) || more(1) {
+		for i, f := range fs {
+			if !more(i) {
+				continue
+			}
+			c := processCPU()
+			t := time.Now()
+			err := f()
+			d := time.Since(t)
+			cpu[i] += processCPU() - c
+			if err != nil {
+				return ds, cpu, fmt.Errorf("%s: %w", []string{mR2, mR3}[i], err)
+			}
+			ds[i] = append(ds[i], d)
+			total[i] += d
+		}
+	}
+	return ds, cpu, nil
+}
+
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
@@ -340,9 +395,11 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 		}
 	}
 
-	// R2 and R3: a first run (its answer is the one checked; its time is
-	// reported apart, since it pays for what later runs find cached), then
-	// the median of reps timed runs.
+	// R2 and R3: a first run each (its answer is the one checked; its
+	// time is reported apart, since it pays for what later runs find
+	// cached), then the timed runs of the two in turn, so that the ratio
+	// of their medians (R3 ≤ 1.5× R2) compares runs of the same moments
+	// of a machine whose speed drifts by half from one second to the next.
 	got := map[bool]Agg{}
 	for _, asOf := range []bool{false, true} {
 		commit, m, first := uint64(0), mR2, mR2first
@@ -382,21 +439,20 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 			printState(ctx, sys, "after R2's first run")
 		}
 		got[asOf] = a
-		ds := make([]time.Duration, cfg.reps)
-		cpu = processCPU()
-		for i := range ds {
-			t := time.Now()
-			if _, err := sys.Aggregate(ctx, commit); err != nil {
-				return nil, fmt.Errorf("%s: %w", m, err)
-			}
-			ds[i] = time.Since(t)
-		}
-		cpu = processCPU() - cpu
-		rep.add(name, m, ms(median(ds)), unitMs)
-		// Each run's wall time, and the process's CPU over them all: more
+	}
+
+	pair, pairCPU, err := cfg.repeatPair(
+		func() error { _, err := sys.Aggregate(ctx, 0); return err },
+		func() error { _, err := sys.Aggregate(ctx, midCommit); return err })
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range []string{mR2, mR3} {
+		rep.add(name, m, ms(median(pair[i])), unitMs)
+		// Each run's wall time, and the process's CPU over them: more
 		// than the runs' time on one core is background work (merges
 		// after ingest) or the query on more cores.
-		fmt.Printf("%s: %s runs %s, %s CPU of this process\n", name, m, roundAll(ds), cpu.Round(time.Microsecond))
+		fmt.Printf("%s: %s runs %s, %s CPU of this process\n", name, m, roundAll(pair[i]), pairCPU[i].Round(time.Microsecond))
 	}
 
 	// R1 and R4: point lookups of the same random keys, current and AS OF
@@ -632,16 +688,14 @@ func runSystem(ctx context.Context, cfg *config, rep *Report, sys System, dir st
 
 	// R5: the history of the first lookup key.
 	chain, addr, tok := KeyOf(cfg.seed, keys[0])
-	ds := make([]time.Duration, cfg.reps)
 	var rows int
-	for i := range ds {
-		t := time.Now()
+	ds, err := cfg.repeat(func() error {
 		n, err := sys.Versions(ctx, chain, addr, tok)
-		ds[i] = time.Since(t)
-		if err != nil {
-			return nil, fmt.Errorf("R5: %w", err)
-		}
 		rows = n
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("R5: %w", err)
 	}
 	if rows == 0 {
 		rep.fail("%s R5: versions of (%d, %s, %s) returned no rows", name, chain, addr, tok)
@@ -994,6 +1048,12 @@ func writeHeapProfile(path string) error {
 
 // roundAll prints durations rounded to 10 µs.
 func roundAll(ds []time.Duration) string {
+	if len(ds) > 9 {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		r := func(d time.Duration) string { return d.Round(10 * time.Microsecond).String() }
+		return fmt.Sprintf("%d runs: min %s, p25 %s, median %s, p75 %s, max %s", len(s), r(s[0]), r(quantile(s, 0.25)), r(median(s)), r(quantile(s, 0.75)), r(s[len(s)-1]))
+	}
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		out[i] = d.Round(10 * time.Microsecond).String()
