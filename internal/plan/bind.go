@@ -1044,6 +1044,10 @@ func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
 		return nil, err
 	}
 	newest := b.env.Source.Commit()
+	if b.env.Describing && v.IsNull() && hasParam(a.Expr) {
+		// Described before its Bind: the commit read changes no column.
+		return &asOf{commit: newest, pos: pos}, nil
+	}
 	if a.Kind == ast.AsOfTimestamp {
 		if v.IsNull() {
 			return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "AS OF TIMESTAMP must be a timestamp, got NULL").WithPos(pos)
@@ -1061,6 +1065,13 @@ func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
 			return nil, sqlerr.New(sqlerr.CodeInvalidParameter, "AS OF TIMESTAMP %s is before the first commit", v).WithPos(pos)
 		}
 		return &asOf{commit: c, pos: pos}, nil
+	}
+	if v.Kind() == types.String {
+		// A quoted literal or a parameter sent as text takes the type of
+		// its context, as in PostgreSQL: '42' is commit 42.
+		if n, err := types.ParseText(types.Of(types.Int64), strings.TrimSpace(v.Str())); err == nil {
+			v = n
+		}
 	}
 	if v.IsNull() || !v.Kind().IsInteger() {
 		what := "NULL"
@@ -1080,6 +1091,18 @@ func (b *binder) resolveAsOf(a *ast.AsOf) (*asOf, error) {
 	}
 	c, _ := types.Cast(v, types.Of(types.Uint64))
 	return &asOf{commit: c.Uint64(), pos: pos}, nil
+}
+
+// hasParam reports whether e holds a bind parameter.
+func hasParam(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if _, ok := n.(*ast.Param); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // evalConst binds e without columns and computes it.

@@ -61,6 +61,11 @@ type Env struct {
 	Virtual func(schema, name string) (Virtual, bool)
 	// Params are the values of $1 … (typed by the caller).
 	Params []types.Value
+	// Describing says the statement is planned only for the columns it
+	// returns (the wire protocol's Describe, before any Bind): a
+	// parameter's value is not known yet, and an AS OF operand that is one
+	// reads as the newest commit, which gives the same columns (R6.5).
+	Describing bool
 	// Now is now(): one value per statement.
 	Now time.Time
 	// LastCommit is last_commit() (R5.5); 0 gives NULL.

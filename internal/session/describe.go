@@ -46,7 +46,9 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 		}
 		var p *plan.Plan
 		if err == nil {
-			p, err = plan.Build(stmt, planEnv(st.env()))
+			env := planEnv(st.env())
+			env.Describing = true
+			p, err = plan.Build(stmt, env)
 		}
 		if err != nil {
 			if s.tx != nil {
@@ -238,6 +240,14 @@ func (s *Session) ParamTypes(stmt ast.Stmt, n int) []types.Type {
 		case *ast.SelectStmt:
 			set(e.Limit, types.Of(types.Int64))
 			set(e.Offset, types.Of(types.Int64))
+		case *ast.AsOf:
+			// R6.3: AS OF COMMIT $1 is a commit, AS OF TIMESTAMP $1 a
+			// timestamptz.
+			if e.Kind == ast.AsOfTimestamp {
+				set(e.Expr, types.Type{Kind: types.DateTime64, Precision: 6, TZ: "UTC"})
+			} else {
+				set(e.Expr, types.Of(types.Int64))
+			}
 		}
 		return true
 	})
