@@ -844,6 +844,19 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 	if t.Name.Schema != "" && t.Name.Schema != "public" || unqualifiedVirtual {
 		if b.env.Virtual != nil {
 			if v, ok := b.env.Virtual(t.Name.Schema, name); ok {
+				if own != nil {
+					// A system relation shows the database as it is now;
+					// reading it at a commit would silently not (R6.4).
+					full := name
+					if t.Name.Schema != "" {
+						full = t.Name.Schema + "." + name
+					}
+					hint := "AS OF reads versioned and append tables; system.commits lists every commit"
+					if t.AsOf == nil {
+						hint = "the statement's AS OF applies to every relation it reads; write AS OF directly after each table to read at a commit"
+					}
+					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s keeps no history and cannot be read AS OF a commit", full).WithPos(own.pos).WithHint("%s", hint)
+				}
 				return b.virtualRef(t, sc, v, t.Name.Schema, name, alias, cols)
 			}
 		}

@@ -33,6 +33,16 @@ func (b *binder) boolean(x expr.Expr, pos int, what string) (expr.Expr, error) {
 	return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "argument of %s must be type BOOL, not type %s", what, x.Type()).WithPos(pos)
 }
 
+// hasCol reports whether r has a column named name.
+func hasCol(r *rel, name string) bool {
+	for i := range r.cols {
+		if r.cols[i].name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // resolve finds a column reference in sc or, through correlation, in an
 // enclosing query.
 func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
@@ -50,7 +60,13 @@ func (b *binder) resolve(sc *scope, c *ast.ColumnRef) (expr.Expr, error) {
 				found, foundRel = &r.cols[i], r
 			}
 		}
-		if found == nil && c.Name == "_commit" && r.scan != nil {
+		if c.Name == "_commit" && r.scan != nil && (found == nil || foundRel != r) && !hasCol(r, "_commit") {
+			if found != nil {
+				// Every table read has its own _commit (R7.2), as every
+				// PostgreSQL table its xmin: unqualified in a join it is
+				// as ambiguous as any column two tables share.
+				return nil, sqlerr.New(sqlerr.CodeAmbiguousColumn, "column reference %q is ambiguous", c.Name).WithPos(c.Pos()).WithToken(c.Name)
+			}
 			if !r.scan.Commit {
 				r.scan.Commit = true
 				r.scan.CommitCol = b.newCol("_commit", types.Of(types.Uint64))
