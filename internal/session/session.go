@@ -475,6 +475,57 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
+// namedIn finds where a catalog error points: the statement's last name
+// (identifier or object name, in source order) that its message names as a
+// whole word. Catalog checks see names, not positions; the name a message
+// is about comes after the names that lead to it ("column ww of table p
+// does not exist" in ALTER TABLE p DROP COLUMN ww), so the last one is the
+// offending token R13.5 asks the caret to point at.
+func namedIn(stmt ast.Stmt, msg string) (pos int, tok string, ok bool) {
+	ast.Inspect(stmt, func(n ast.Node) bool {
+		var name string
+		var at int
+		switch x := n.(type) {
+		case *ast.Ident:
+			if x == nil {
+				return false
+			}
+			name, at = x.Name, x.Pos()
+		case *ast.ObjectName:
+			if x == nil {
+				return false
+			}
+			name, at = x.Name, x.Pos()
+		default:
+			return true
+		}
+		if name != "" && at >= pos && hasWord(msg, name) {
+			pos, tok, ok = at, name, true
+		}
+		return true
+	})
+	return pos, tok, ok
+}
+
+// hasWord reports whether w occurs in s with no identifier character on
+// either side.
+func hasWord(s, w string) bool {
+	isID := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !isID(s[j-1])) && (j+len(w) == len(s) || !isID(s[j+len(w)])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
 // userError turns err into what the user sees (invariant 2): an
 // *sqlerr.Error with the statement text attached.
 func userError(err error, stmt ast.Stmt, sql string) error {
@@ -489,6 +540,9 @@ func userError(err error, stmt ast.Stmt, sql string) error {
 	case errors.As(err, &e):
 	case errors.As(err, &ce):
 		e = sqlerr.New(ce.Code, "%s", ce.Msg).WithPos(pos)
+		if p, tok, ok := namedIn(stmt, ce.Msg); ok {
+			e = e.WithPos(p).WithToken(tok)
+		}
 	case errors.As(err, &re):
 		e = sqlerr.New(plan.RangeCode(re), "%s", re.Error()).WithPos(pos)
 	case errors.As(err, &pe):
