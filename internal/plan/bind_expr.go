@@ -473,6 +473,9 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.Kind == types.Decimal && len(x.Type.Params) == 0 {
+			t = bareDecimal(v, t)
+		}
 		if v.Type().Kind == types.Unknown {
 			return expr.NewConst(types.Null(t)), nil
 		}
@@ -489,6 +492,53 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 		return nil, notSupported(e, "a row value %s can be used only in a comparison or IN", ast.Format(e))
 	}
 	return nil, notSupported(e, "expression %s is not supported", ast.Format(e))
+}
+
+// bareFloatScale is the scale a float or a text value takes when cast to
+// NUMERIC without a precision: a float64 holds 15 significant decimal
+// digits (DBL_DIG), which PostgreSQL's float8 → numeric keeps.
+const bareFloatScale = 15
+
+// bareDecimal is the type of a cast to DECIMAL / NUMERIC written without a
+// precision. As a column type that is DECIMAL(38,0) (the SQL standard's
+// scale 0, as ClickHouse and Snowflake; docs/functions.md), but in an
+// expression PostgreSQL's unconstrained numeric keeps every digit of the
+// value cast, and idioms such as round(avg(x)::numeric, 2) depend on it:
+// a DECIMAL keeps its type, an integer takes the digits its type can
+// hold, a quoted number its own digits, a float or other text 15
+// decimal places.
+func bareDecimal(v expr.Expr, def types.Type) types.Type {
+	st := v.Type()
+	switch {
+	case st.Kind == types.Decimal:
+		return st
+	case st.Kind.IsInteger():
+		return types.Type{Kind: types.Decimal, Precision: uint8(min(types.MaxDecimalPrecision, max(38, intDigits(st))))}
+	case st.Kind == types.Float32 || st.Kind == types.Float64:
+		return types.Type{Kind: types.Decimal, Precision: 38, Scale: bareFloatScale}
+	case st.Kind == types.String:
+		if c, ok := v.(*expr.Const); ok && !c.V.IsNull() {
+			if n, err := types.ParseNumber(strings.TrimSpace(c.V.Str())); err == nil && n.Kind() == types.Decimal {
+				return n.Type()
+			}
+			if n, err := types.ParseNumber(strings.TrimSpace(c.V.Str())); err == nil && n.Kind().IsInteger() {
+				return types.Type{Kind: types.Decimal, Precision: 38}
+			}
+		}
+		return types.Type{Kind: types.Decimal, Precision: 38, Scale: bareFloatScale}
+	}
+	return def
+}
+
+// intDigits is the most decimal digits a value of integer type t has.
+func intDigits(t types.Type) int {
+	switch t.Kind {
+	case types.Int128, types.Uint128:
+		return 39
+	case types.Int256, types.Uint256:
+		return 78
+	}
+	return 20
 }
 
 func typeOf(tn *ast.TypeName) (types.Type, error) {
