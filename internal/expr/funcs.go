@@ -602,24 +602,35 @@ func RoundType(x types.Type, digits int64) types.Type {
 func truncTime(unit string, t time.Time) (time.Time, error) {
 	y, mo, d := t.Date()
 	loc := t.Location()
+	_, off := t.Zone()
+	// wallIn keeps t's own UTC offset where the truncated time has it (the
+	// hour of 01:30 on the second pass of a fall-back night is 01:00 of
+	// that pass), else reads the wall time as a value written so would be.
+	wallIn := func(y int, mo time.Month, d, h, mi, s, ns int, loc *time.Location) time.Time {
+		r := time.Date(y, mo, d, h, mi, s, ns, time.UTC).Add(-time.Duration(off) * time.Second).In(loc)
+		if _, o := r.Zone(); o == off {
+			return r
+		}
+		return types.WallIn(y, mo, d, h, mi, s, ns, loc)
+	}
 	switch unit {
 	case "year":
-		return time.Date(y, 1, 1, 0, 0, 0, 0, loc), nil
+		return wallIn(y, 1, 1, 0, 0, 0, 0, loc), nil
 	case "quarter":
-		return time.Date(y, (mo-1)/3*3+1, 1, 0, 0, 0, 0, loc), nil
+		return wallIn(y, (mo-1)/3*3+1, 1, 0, 0, 0, 0, loc), nil
 	case "month":
-		return time.Date(y, mo, 1, 0, 0, 0, 0, loc), nil
+		return wallIn(y, mo, 1, 0, 0, 0, 0, loc), nil
 	case "week":
 		wd := (int(t.Weekday()) + 6) % 7
-		return time.Date(y, mo, d-wd, 0, 0, 0, 0, loc), nil
+		return wallIn(y, mo, d-wd, 0, 0, 0, 0, loc), nil
 	case "day":
-		return time.Date(y, mo, d, 0, 0, 0, 0, loc), nil
+		return wallIn(y, mo, d, 0, 0, 0, 0, loc), nil
 	case "hour":
-		return time.Date(y, mo, d, t.Hour(), 0, 0, 0, loc), nil
+		return wallIn(y, mo, d, t.Hour(), 0, 0, 0, loc), nil
 	case "minute":
-		return time.Date(y, mo, d, t.Hour(), t.Minute(), 0, 0, loc), nil
+		return wallIn(y, mo, d, t.Hour(), t.Minute(), 0, 0, loc), nil
 	case "second":
-		return time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), 0, loc), nil
+		return wallIn(y, mo, d, t.Hour(), t.Minute(), t.Second(), 0, loc), nil
 	case "millisecond", "milliseconds":
 		return t.Truncate(time.Millisecond), nil
 	case "microsecond", "microseconds":

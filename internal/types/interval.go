@@ -605,13 +605,15 @@ func AddTimeInterval(ts, iv Value, sub bool, t Type) (Value, error) {
 		if dim := daysIn(ty, int(tmon)+1); d > dim {
 			d = dim
 		}
-		tm = time.Date(int(ty), time.Month(tmon+1), d, h, mi, s, tm.Nanosecond(), loc)
+		tm = WallIn(int(ty), time.Month(tmon+1), d, h, mi, s, tm.Nanosecond(), loc)
 	}
 	if d64 != 0 {
 		if d64 > 400_000_000 || d64 < -400_000_000 {
 			return Value{}, &RangeError{Type: t, Reason: "timestamp out of range"}
 		}
-		tm = tm.AddDate(0, 0, int(d64))
+		y, mon, d := tm.Date()
+		h, mi, s := tm.Clock()
+		tm = WallIn(y, mon, d+int(d64), h, mi, s, tm.Nanosecond(), loc)
 	}
 	if us != 0 {
 		sec, ok := addInt64(tm.Unix(), us/usecsPerSec)

@@ -516,7 +516,7 @@ func parseDateTime(t Type, orig, x string) (Value, error) {
 		utc = local
 	default:
 		y, m, d := civilFromDays(days)
-		utc = time.Date(int(y), time.Month(m), d, hh, mm, ss, 0, t.Location()).Unix()
+		utc = WallIn(int(y), time.Month(m), d, hh, mm, ss, 0, t.Location()).Unix()
 	}
 	p := int(t.Precision)
 	ticks, ok := secTicks(utc, p, fracTicks(frac, p))
