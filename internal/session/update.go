@@ -189,6 +189,10 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 				}
 				if v.IsNull() {
 					switch {
+					case ordered[c.ID] && src.set != nil:
+						return nil, sqlerr.New(sqlerr.CodeNotNull,
+							"attribute group %s is ordered by column %s, which the UPDATE sets to NULL for key (%s) = (%s): every version of %s needs it (R3.2)",
+							g.Name, c.Name, keyList(keys), keyText(r[:len(keys)]), g.Name).WithPos(src.set.pos).WithToken(ast.Format(src.set.expr))
 					case ordered[c.ID]:
 						return nil, sqlerr.New(sqlerr.CodeNotNull,
 							"attribute group %s is ordered by column %s, which is NULL for key (%s) = (%s): set it in the UPDATE",
