@@ -187,6 +187,13 @@ func ParseText(t Type, s string) (Value, error) {
 		if days, ok := parseDate(x); ok {
 			return checkedTime(Value{t: t, n: uint64(days)}, s)
 		}
+		// A timestamp's text is a date too, its date part (PostgreSQL's
+		// date input ignores the time and any offset after it).
+		if days, rest, ok := scanDate(x); ok && (rest[0] == ' ' || rest[0] == 'T') {
+			if _, err := parseDateTime(Type{Kind: DateTime64, Precision: 6}, s, x); err == nil {
+				return checkedTime(Value{t: t, n: uint64(days)}, s)
+			}
+		}
 	case DateTime64:
 		return parseDateTime(t, s, x)
 	case UUID:

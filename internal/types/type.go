@@ -240,14 +240,11 @@ func FromName(name string, params []Param) (Type, error) {
 				if i != len(params)-1 {
 					return Type{}, fmt.Errorf("the time zone of %s comes last", up)
 				}
-				if _, err := time.LoadLocation(p.Str); err != nil || p.Str == "" || p.Str == "Local" {
+				name, ok := zoneName(p.Str)
+				if !ok {
 					return Type{}, fmt.Errorf("unknown time zone %q", p.Str)
 				}
-				if p.Str != "UTC" {
-					t.TZ = p.Str
-				} else {
-					t.TZ = "UTC"
-				}
+				t.TZ = name
 				continue
 			}
 			v, err := intParam(i, "precision", MaxDateTimePrecision)
@@ -336,4 +333,30 @@ func KeyStable(from, to Type) bool {
 // REVISION BY column (R3.2): an integer of any width, DATE or DATETIME64.
 func (t Type) Orderable() bool {
 	return t.Kind.IsInteger() || t.Kind == Date || t.Kind == DateTime64
+}
+
+// zoneName returns the IANA name zone spells, which PostgreSQL matches
+// without regard to case ('utc', 'america/new_york'): as written when the
+// zone database has it, else with each word capitalized (America/New_York,
+// America/Port-au-Prince aside, which must be written as named).
+func zoneName(zone string) (string, bool) {
+	if zone == "" || strings.EqualFold(zone, "Local") {
+		return "", false
+	}
+	if strings.EqualFold(zone, "UTC") {
+		return "UTC", true
+	}
+	if _, err := time.LoadLocation(zone); err == nil {
+		return zone, true
+	}
+	b := []byte(strings.ToLower(zone))
+	for i := range b {
+		if (i == 0 || b[i-1] == '/' || b[i-1] == '_') && b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	if _, err := time.LoadLocation(string(b)); err == nil {
+		return string(b), true
+	}
+	return "", false
 }

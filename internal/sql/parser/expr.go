@@ -645,6 +645,21 @@ func (p *parser) typeName() *ast.TypeName {
 		}
 		p.expect(token.RPAREN)
 	}
+	if t.Name == "TIMESTAMP" && p.peek(1) == token.TIME && p.peek(2) == token.ZONE {
+		// PostgreSQL's spellings: TIMESTAMP [(p)] WITH TIME ZONE is
+		// timestamptz, WITHOUT TIME ZONE the plain one.
+		switch {
+		case p.tok == token.WITH:
+			t.Name = "TIMESTAMPTZ"
+		case p.isIdent() && strings.EqualFold(p.lit, "WITHOUT"):
+		default:
+			t.Span = p.span(start)
+			return t
+		}
+		p.next()
+		p.next()
+		p.next()
+	}
 	t.Span = p.span(start)
 	return t
 }
