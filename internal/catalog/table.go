@@ -520,12 +520,19 @@ func (c *Catalog) DropTable(name string, ifExists bool, commit uint64) (dropped 
 type RenameTableSpec struct {
 	Table string
 	New   string
+	// Rewrite, when set, returns the text of a view's or transformation's
+	// query with its references to the table renamed (the catalog holds
+	// query text and does not parse it); the views and transformations
+	// that read the table then follow the rename. Without it, or when it
+	// fails, they keep the table from being renamed.
+	Rewrite func(query, old, new string) (string, error)
 }
 
 // RenameTable gives a table a new, free name. Storage, indexes and
-// transformation targets refer to tables by id and follow; a table that a
-// transformation reads cannot be renamed, because the transformation's
-// SELECT names it.
+// transformation targets refer to tables by id and follow; the views and
+// transformations that read the table name it in their query text, which
+// spec.Rewrite renames too (without it, they keep the rename from
+// happening).
 func (c *Catalog) RenameTable(spec RenameTableSpec, commit uint64) (*Table, error) {
 	if err := checkName("table", spec.New); err != nil {
 		return nil, err
@@ -538,14 +545,31 @@ func (c *Catalog) RenameTable(spec RenameTableSpec, commit uint64) (*Table, erro
 	}
 	return c.alterTable(spec.Table, commit, func(t *Table) error {
 		for _, x := range c.sortedTransformations() {
-			if slices.Contains(x.Sources, t.ID) {
+			if !slices.Contains(x.Sources, t.ID) {
+				continue
+			}
+			if spec.Rewrite == nil {
 				return errorf(CodeDependentObjects,
 					"cannot rename table %s: transformation %s reads it by name; drop the transformation first", t.Name, x.Name)
 			}
+			q, err := spec.Rewrite(x.Select, t.Name, spec.New)
+			if err != nil {
+				return errorf(CodeDependentObjects, "cannot rename table %s: transformation %s reads it and cannot follow: %v", t.Name, x.Name, err)
+			}
+			x.Select = q
 		}
-		if vs := c.viewsReadingTable(t.ID); len(vs) > 0 {
-			return errorf(CodeDependentObjects,
-				"cannot rename table %s: %s %s it by name; drop them first", t.Name, plural(vs, "view"), plural(vs, "reads"))
+		for _, name := range c.viewsReadingTable(t.ID) {
+			v := c.views[name]
+			if spec.Rewrite == nil {
+				return errorf(CodeDependentObjects, "cannot rename table %s: view %s reads it by name; drop it first", t.Name, name)
+			}
+			q, err := spec.Rewrite(v.Select, t.Name, spec.New)
+			if err != nil {
+				return errorf(CodeDependentObjects, "cannot rename table %s: view %s reads it and cannot follow: %v", t.Name, name, err)
+			}
+			nv := v.clone()
+			nv.Select = q
+			c.views[name] = nv
 		}
 		t.Name = spec.New
 		return nil

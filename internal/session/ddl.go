@@ -371,7 +371,7 @@ func (st *statement) alterTable(n *ast.AlterTableStmt, cat *catalog.Catalog) (fu
 		case *ast.RenameTable:
 			nw := a.New.Name
 			step = func(c *catalog.Catalog, commit uint64) error {
-				_, err := c.RenameTable(catalog.RenameTableSpec{Table: currentName(c, tab.ID, name), New: nw}, commit)
+				_, err := c.RenameTable(catalog.RenameTableSpec{Table: currentName(c, tab.ID, name), New: nw, Rewrite: renameTableIn}, commit)
 				return err
 			}
 		case *ast.SetDefault:
