@@ -15,16 +15,52 @@ import (
 // statement's snapshot: UPDATE and DELETE find their rows with the same
 // planner and executor a query uses, so WHERE means exactly what it means in
 // a SELECT.
-func matchQuery(span ast.Span, table *ast.ObjectName, alias *ast.Ident, where ast.Expr, items []*ast.SelectItem) *ast.SelectStmt {
+func matchQuery(span ast.Span, table *ast.ObjectName, alias *ast.Ident, where ast.Expr, items []*ast.SelectItem, more ...ast.TableExpr) *ast.SelectStmt {
 	ref := &ast.TableRef{Span: table.Span, Name: table}
 	if alias != nil {
 		ref.Alias = &ast.Alias{Span: alias.Span, Name: alias}
 	}
-	return &ast.SelectStmt{Span: span, Body: &ast.SelectBlock{Span: span, Items: items, From: []ast.TableExpr{ref}, Where: where}}
+	from := append([]ast.TableExpr{ref}, more...)
+	return &ast.SelectStmt{Span: span, Body: &ast.SelectBlock{Span: span, Items: items, From: from, Where: where}}
 }
 
-func columnItem(c *catalog.Column, span ast.Span) *ast.SelectItem {
-	return &ast.SelectItem{Span: span, Expr: &ast.ColumnRef{Span: span, Name: c.Name}}
+// columnItem selects column c of the statement's table, qualified by the
+// name the match query knows it under (its alias, else its name), so that
+// a table of UPDATE … FROM or DELETE … USING with a column of the same
+// name leaves it unambiguous.
+func columnItem(c *catalog.Column, span ast.Span, qual string) *ast.SelectItem {
+	return &ast.SelectItem{Span: span, Expr: &ast.ColumnRef{Span: span, Table: qual, Name: c.Name}}
+}
+
+// qualifier is the name a DML statement's table goes by in its match
+// query.
+func qualifier(table *ast.ObjectName, alias *ast.Ident) string {
+	if alias != nil {
+		return alias.Name
+	}
+	return table.Name
+}
+
+// firstPerKey keeps the first of the rows that share a key (their first
+// nk values): a target row that UPDATE … FROM or DELETE … USING joins to
+// several rows is updated or deleted once, as in PostgreSQL (which of the
+// joined rows sets its values is unspecified there too).
+func firstPerKey(rows [][]types.Value, nk int) [][]types.Value {
+	seen := make(map[string]bool, len(rows))
+	out := rows[:0]
+	var key []byte
+	for _, r := range rows {
+		key = key[:0]
+		for _, v := range r[:nk] {
+			key = types.AppendKey(key, v)
+		}
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		out = append(out, r)
+	}
+	return out
 }
 
 // assignment is one SET column = value of an UPDATE.
@@ -92,15 +128,16 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 	// the SET expressions.
 	var items []*ast.SelectItem
 	span := n.Table.Span
+	qual := qualifier(n.Table, n.Alias)
 	for _, k := range keys {
-		items = append(items, columnItem(k, span))
+		items = append(items, columnItem(k, span, qual))
 	}
 	groupAt := make([]int, len(groups))
 	for gi, g := range groups {
 		groupAt[gi] = len(items)
 		for _, id := range g.Columns {
 			c, _ := tab.ColumnByID(id)
-			items = append(items, columnItem(c, span))
+			items = append(items, columnItem(c, span, qual))
 		}
 	}
 	for _, a := range sets {
@@ -115,12 +152,15 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 	allAt := len(items)
 	if n.Returning != nil {
 		for _, c := range tab.Columns {
-			items = append(items, columnItem(c, span))
+			items = append(items, columnItem(c, span, qual))
 		}
 	}
-	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items))
+	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items, n.From...))
 	if err != nil {
 		return nil, err
+	}
+	if n.From != nil {
+		rows = firstPerKey(rows, len(keys))
 	}
 	var ret [][]types.Value
 	colAt := map[catalog.ColumnID]int{}
@@ -264,19 +304,22 @@ func (st *statement) deleteOnce(n *ast.DeleteStmt) (*Result, error) {
 	ids := make([]catalog.ColumnID, len(keys))
 	typs := make([]types.Type, len(keys))
 	for i, k := range keys {
-		items = append(items, columnItem(k, n.Table.Span))
+		items = append(items, columnItem(k, n.Table.Span, qualifier(n.Table, n.Alias)))
 		ids[i], typs[i] = k.ID, k.Type
 	}
 	// With RETURNING, every column's current value follows the key: the
 	// rows as they were before the delete.
 	if n.Returning != nil {
 		for _, c := range tab.Columns {
-			items = append(items, columnItem(c, n.Table.Span))
+			items = append(items, columnItem(c, n.Table.Span, qualifier(n.Table, n.Alias)))
 		}
 	}
-	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items))
+	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items, n.Using...))
 	if err != nil {
 		return nil, err
+	}
+	if n.Using != nil {
+		rows = firstPerKey(rows, len(keys))
 	}
 	res := &Result{Tag: fmt.Sprintf("DELETE %d", len(rows)), RowsAffected: int64(len(rows))}
 	if n.Returning != nil {

@@ -55,6 +55,7 @@ func (p *printer) stmt(s Stmt) {
 			p.str(" = ")
 			p.expr(c.Value, 0)
 		}
+		p.tables(" FROM ", s.From)
 		p.where(s.Where)
 		p.returning(s.Returning)
 	case *DeleteStmt:
@@ -68,6 +69,7 @@ func (p *printer) stmt(s Stmt) {
 			p.str(" AS ")
 			p.ident(s.Alias.Name)
 		}
+		p.tables(" USING ", s.Using)
 		p.where(s.Where)
 		p.returning(s.Returning)
 	case *CreateTableStmt:
@@ -239,6 +241,18 @@ func (p *printer) returning(items []*SelectItem) {
 			p.str(", ")
 		}
 		p.selectItem(it)
+	}
+}
+
+// tables writes kw and the FROM items of UPDATE … FROM or DELETE … USING.
+func (p *printer) tables(kw string, list []TableExpr) {
+	for i, t := range list {
+		if i == 0 {
+			p.str(kw)
+		} else {
+			p.str(", ")
+		}
+		p.table(t)
 	}
 }
 

@@ -26,10 +26,13 @@ type InsertStmt struct {
 // Where] [RETURNING …].
 type UpdateStmt struct {
 	Span
-	With      *With // nil when absent; every query of the statement sees it
-	Table     *ObjectName
-	Alias     *Ident
-	Sets      []*SetClause
+	With  *With // nil when absent; every query of the statement sees it
+	Table *ObjectName
+	Alias *Ident
+	Sets  []*SetClause
+	// From are the tables of UPDATE … FROM (PostgreSQL's join of other
+	// tables into the update); nil when absent.
+	From      []TableExpr
 	Where     Expr
 	Returning []*SelectItem // RETURNING list; nil when absent
 }
@@ -45,9 +48,12 @@ type SetClause struct {
 // [RETURNING …].
 type DeleteStmt struct {
 	Span
-	With      *With // nil when absent; every query of the statement sees it
-	Table     *ObjectName
-	Alias     *Ident
+	With  *With // nil when absent; every query of the statement sees it
+	Table *ObjectName
+	Alias *Ident
+	// Using are the tables of DELETE … USING (PostgreSQL's join of other
+	// tables into the delete); nil when absent.
+	Using     []TableExpr
 	Where     Expr
 	Returning []*SelectItem // RETURNING list; nil when absent
 }

@@ -178,6 +178,9 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, s := range n.Sets {
 			in(s)
 		}
+		for _, t := range n.From {
+			in(t)
+		}
 		in(n.Where)
 		returning(n.Returning)
 	case *SetClause:
@@ -187,6 +190,9 @@ func Inspect(n Node, f func(Node) bool) {
 		in(n.With)
 		in(n.Table)
 		in(n.Alias)
+		for _, t := range n.Using {
+			in(t)
+		}
 		in(n.Where)
 		returning(n.Returning)
 	case *ExplainStmt:

@@ -92,6 +92,9 @@ func (p *parser) update() ast.Stmt {
 			break
 		}
 	}
+	if p.got(token.FROM) {
+		s.From = p.tableList()
+	}
 	if p.got(token.WHERE) {
 		s.Where = p.expr()
 	}
@@ -100,12 +103,25 @@ func (p *parser) update() ast.Stmt {
 	return s
 }
 
-// delete parses DELETE FROM t [[AS] a] [WHERE …] (SPEC R5.4).
+// tableList parses the comma-separated FROM items of UPDATE … FROM and
+// DELETE … USING.
+func (p *parser) tableList() []ast.TableExpr {
+	list := []ast.TableExpr{p.tableExpr()}
+	for p.got(token.COMMA) {
+		list = append(list, p.tableExpr())
+	}
+	return list
+}
+
+// delete parses DELETE FROM t [[AS] a] [USING …] [WHERE …] (SPEC R5.4).
 func (p *parser) delete() ast.Stmt {
 	start := p.pos
 	p.expect(token.DELETE)
 	p.expect(token.FROM)
 	s := &ast.DeleteStmt{Table: p.objectName("a table name"), Alias: p.dmlAlias()}
+	if p.got(token.USING) {
+		s.Using = p.tableList()
+	}
 	if p.got(token.WHERE) {
 		s.Where = p.expr()
 	}
