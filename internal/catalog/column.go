@@ -290,6 +290,13 @@ func (c *Catalog) DropColumn(spec DropColumnSpec, commit uint64) (*Table, error)
 		if len(t.Columns) == 1 {
 			return errorf(CodeInvalidTableDef, "cannot drop column %s: it is the last column of table %s", col.Name, t.Name)
 		}
+		// An index on the column goes with it, as in PostgreSQL (an index
+		// of several columns too): it could no longer be read or built.
+		for _, ix := range c.Indexes(t.Name) {
+			if slices.Contains(ix.Columns, col.ID) {
+				delete(c.indexes, ix.Name)
+			}
+		}
 		if g, ok := t.GroupByID(col.Group); ok {
 			g.Columns = slices.DeleteFunc(g.Columns, func(id ColumnID) bool { return id == col.ID })
 		}
@@ -318,11 +325,6 @@ func (c *Catalog) columnRole(t *Table, col *Column) string {
 		}
 		if slices.Contains(g.RevisionBy, col.ID) {
 			return "the REVISION BY column of attribute group " + g.Name
-		}
-	}
-	for _, ix := range c.Indexes(t.Name) {
-		if slices.Contains(ix.Columns, col.ID) {
-			return "a column of index " + ix.Name
 		}
 	}
 	return c.nameDependency(t, col)
