@@ -213,11 +213,32 @@ func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
 	return try(l, r), try(r, l)
 }
 
+// litError is the error of an operator whose quoted literal operand adapt
+// could not give the other operand's type: the literal is not a value of
+// that type ('abc' against an INT64 column), which PostgreSQL reports as
+// such (invalid input syntax for type bigint), not as a missing operator.
+func (b *binder) litError(l, r expr.Expr, pos int) error {
+	for _, p := range [][2]expr.Expr{{l, r}, {r, l}} {
+		k, ok := p[0].(*expr.Const)
+		ot := p[1].Type()
+		if !ok || !b.lits[p[0]] || k.V.IsNull() || k.V.Kind() != types.String || ot.Kind == types.String || ot.Kind == types.Unknown {
+			continue
+		}
+		if _, err := types.ParseText(ot, strings.TrimSpace(k.V.Str())); err != nil {
+			return expr.CastError(pos, k.V, ot, err)
+		}
+	}
+	return nil
+}
+
 // compare binds l op r with both sides in their common type.
 func (b *binder) compare(op expr.CmpOp, l, r expr.Expr, pos int) (expr.Expr, error) {
 	l, r = elementTyped(b.adapt(l, r))
 	t, ok := types.Common(l.Type(), r.Type())
 	if !ok {
+		if err := b.litError(l, r, pos); err != nil {
+			return nil, err
+		}
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(pos)
 	}
 	if t.Kind == types.Unknown {
@@ -643,6 +664,9 @@ func (b *binder) arith(op types.Op, l, r expr.Expr, lpos, rpos, pos int) (expr.E
 	}
 	t, ok = types.ResultType(op, lt, rt)
 	if !ok {
+		if err := b.litError(l, r, pos); err != nil {
+			return nil, err
+		}
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).WithPos(pos)
 	}
 	if l.Type().Kind == types.Unknown {
