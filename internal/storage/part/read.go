@@ -57,6 +57,8 @@ type Reader struct {
 	// filter is the part's key filter; empty (every key may be held) in
 	// parts without one.
 	filter KeyFilter
+	// index are the part's index filters (index.go), one per column.
+	index []IndexFilter
 	// order is set when the part's ordering values are rebuilt from its
 	// table columns (Meta.OrderFrom, order.go).
 	order *orderSource
@@ -200,6 +202,11 @@ func (r *Reader) open() error {
 	r.order = newOrderSource(r.meta.OrderFrom)
 	if f, ok := r.file.Lookup(filterKey); ok {
 		if r.filter, err = decodeKeyFilter([]byte(f)); err != nil {
+			return r.corrupt("%v", err)
+		}
+	}
+	if f, ok := r.file.Lookup(indexKey); ok {
+		if r.index, err = decodeIndex([]byte(f), r.blocks, r.meta.PageRows); err != nil {
 			return r.corrupt("%v", err)
 		}
 	}
@@ -736,6 +743,11 @@ func Check(fsys vfs.FS, path string) error {
 			if !r.filter.MayContain(d.Sort.BytesAt(j)) {
 				return r.corrupt("block %d: the key filter does not hold the key of row %d", i, j)
 			}
+		}
+		// A filter that misses a value would make an index read skip a
+		// row it must return.
+		if err := r.checkIndex(i, &d); err != nil {
+			return err
 		}
 		n := d.Rows - 1
 		last.sort = append(last.sort[:0], d.Sort.BytesAt(n)...)

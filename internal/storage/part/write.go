@@ -40,6 +40,11 @@ type WriteOptions struct {
 	// reads as its reader does (merge.Options.Pace), or the encoding and
 	// compression of a part would take a core from every read it overlaps.
 	Pace func()
+	// IndexCols are the columns to write an index filter for (index.go,
+	// R10.1): the caller names those of the table's indexes whose scope
+	// covers the part's kind. Columns the part does not hold are left
+	// out.
+	IndexCols []catalog.ColumnID
 }
 
 // ColumnSize is the space one column takes in a part, summed over blocks.
@@ -165,6 +170,7 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	w.meta.PageRows = w.opts.PageRows
 	n := w.d.Rows
 	var blocks []BlockInfo
+	var ends []int
 	var groups []format.RowGroup
 	var indexes [][]format.OffsetIndex
 	w.meta.Rows = uint64(n)
@@ -216,6 +222,7 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		}
 		w.meta.MinCommit, w.meta.MaxCommit = min(w.meta.MinCommit, b.MinCommit), max(w.meta.MaxCommit, b.MaxCommit)
 		blocks = append(blocks, b)
+		ends = append(ends, hi)
 	}
 	w.meta.MinSort, w.meta.MaxSort = blocks[0].MinSort, blocks[len(blocks)-1].MaxSort
 	dataEnd := sw.endData()
@@ -227,6 +234,13 @@ func (w *writer) write(f vfs.File) (Info, error) {
 	if keyFilterHook != nil {
 		filter = keyFilterHook(filter)
 	}
+	var index []byte
+	if len(w.opts.IndexCols) > 0 {
+		index = buildIndex(w.d, &w.meta, w.opts.IndexCols, ends, w.opts.PageRows)
+	}
+	if indexHook != nil {
+		index = indexHook(index)
+	}
 	js, err := encodeMeta(&w.meta, blocks, sw.stripes)
 	if err != nil {
 		return Info{}, err
@@ -236,6 +250,9 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		// Raw bytes, not in the JSON document, where base64 would make it
 		// a third larger; the seal covers the footer either way.
 		kv = append(kv, format.KeyValue{Key: filterKey, Value: string(filter)})
+	}
+	if len(index) > 0 {
+		kv = append(kv, format.KeyValue{Key: indexKey, Value: string(index)})
 	}
 	kv = append(kv, format.KeyValue{Key: sealKey, Value: fmt.Sprintf("%s%016x%08x", sealMagic, dataEnd, 0)})
 	md, err := w.writeTail(sw, schema, groups, indexes, kv)
