@@ -540,7 +540,7 @@ func (e *Engine) writePart(t *catalog.Table, num uint32, mem memtable) (*partFil
 	// at 64 Ki rows (part.DefaultBlockRows) that is most of its cost.
 	var info part.Info
 	slot, err := e.writeSlot(t, num, pid, func(path string) (err error) {
-		info, err = part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache()})
+		info, err = part.Write(e.fs, path, d, meta, part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmCache(), IndexCols: e.indexCols(t.ID)})
 		return err
 	})
 	path := slot.path

@@ -393,7 +393,7 @@ func (e *Engine) runMerge(job mergeJob, paced bool) error {
 	outs, stats, err := merge.Merge(readers, merge.Options{
 		Table: t, FS: e.fs, Shard: job.shard, Level: job.plan.Level, Oldest: job.plan.Oldest, Expire: expire, Horizon: e.horizonFn(t),
 		PartRows: e.opts.MergePartRows,
-		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why), Pace: pace},
+		Write:    part.WriteOptions{BlockRows: flushBlockRows, Warm: e.warmMerge(job.plan.Why), Pace: pace, IndexCols: e.indexCols(t.ID)},
 		Pace:     pace,
 		Create: func(part.Kind) (string, uint64, error) {
 			id, err := e.man.NextPartID()

@@ -379,7 +379,7 @@ func (sp *splitter) split(pf *partFile) error {
 		m := part.Meta{Table: sp.t.ID, Shard: sp.nums[h], Part: pid, Kind: meta.Kind, Level: meta.Level, Columns: meta.Columns, OrderFrom: meta.OrderFrom}
 		var info part.Info
 		slot, err := sp.e.writeSlot(sp.t, sp.nums[h], pid, func(path string) (err error) {
-			info, err = part.Write(sp.e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows})
+			info, err = part.Write(sp.e.fs, path, d, m, part.WriteOptions{BlockRows: flushBlockRows, IndexCols: sp.e.indexCols(sp.t.ID)})
 			return err
 		})
 		path := slot.path

@@ -18,7 +18,7 @@ func TestIndexFilterEveryType(t *testing.T) {
 	fsys := newFS(t)
 	fx := makeFixture(t, 5000, allTypes, nil)
 	cols := ids(fx.meta)
-	writeFixture(t, fsys, "parts/ix", fx, WriteOptions{BlockRows: 1500, PageRows: 128, IndexCols: cols})
+	writeFixture(t, fsys, "parts/ix", fx, WriteOptions{BlockRows: 1500, PageRows: 128, IndexCols: func(Kind) []catalog.ColumnID { return cols }})
 	if err := Check(fsys, "parts/ix"); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestIndexFilterEveryType(t *testing.T) {
 func TestIndexFilterNulls(t *testing.T) {
 	fsys := newFS(t)
 	fx := makeFixture(t, 300, []typeCase{{types.Of(types.Int64), []string{"NULL"}}}, nil)
-	writeFixture(t, fsys, "parts/n", fx, WriteOptions{PageRows: 100, IndexCols: ids(fx.meta)})
+	writeFixture(t, fsys, "parts/n", fx, WriteOptions{PageRows: 100, IndexCols: func(Kind) []catalog.ColumnID { return ids(fx.meta) }})
 	writeFixture(t, fsys, "parts/none", fx, WriteOptions{PageRows: 100})
 	r, err := Open(fsys, "parts/n")
 	if err != nil {
@@ -112,7 +112,7 @@ func TestIndexFilterNulls(t *testing.T) {
 func TestIndexFilterCheck(t *testing.T) {
 	fsys := newFS(t)
 	fx := makeFixture(t, 600, []typeCase{{types.Of(types.Int64), []string{"1", "2", "3", "NULL"}}}, nil)
-	opts := WriteOptions{PageRows: 100, IndexCols: ids(fx.meta)}
+	opts := WriteOptions{PageRows: 100, IndexCols: func(Kind) []catalog.ColumnID { return ids(fx.meta) }}
 	defer func() { indexHook = nil }()
 	indexHook = func(b []byte) []byte {
 		c := append([]byte(nil), b...)

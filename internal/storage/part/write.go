@@ -40,11 +40,12 @@ type WriteOptions struct {
 	// reads as its reader does (merge.Options.Pace), or the encoding and
 	// compression of a part would take a core from every read it overlaps.
 	Pace func()
-	// IndexCols are the columns to write an index filter for (index.go,
-	// R10.1): the caller names those of the table's indexes whose scope
-	// covers the part's kind. Columns the part does not hold are left
-	// out.
-	IndexCols []catalog.ColumnID
+	// IndexCols, if not nil, returns the columns to write an index
+	// filter for (index.go, R10.1) in a part of kind k: the caller names
+	// those of the table's indexes whose scope covers that kind (a merge
+	// writes current and history parts with one WriteOptions). Columns
+	// the part does not hold are left out.
+	IndexCols func(k Kind) []catalog.ColumnID
 }
 
 // ColumnSize is the space one column takes in a part, summed over blocks.
@@ -235,8 +236,10 @@ func (w *writer) write(f vfs.File) (Info, error) {
 		filter = keyFilterHook(filter)
 	}
 	var index []byte
-	if len(w.opts.IndexCols) > 0 {
-		index = buildIndex(w.d, &w.meta, w.opts.IndexCols, ends, w.opts.PageRows)
+	if w.opts.IndexCols != nil {
+		if cols := w.opts.IndexCols(w.meta.Kind); len(cols) > 0 {
+			index = buildIndex(w.d, &w.meta, cols, ends, w.opts.PageRows)
+		}
 	}
 	if indexHook != nil {
 		index = indexHook(index)
