@@ -144,6 +144,15 @@ type ScanSpec struct {
 	// may keep it): the scan may then hand out batches shared with the
 	// resolved-scan cache instead of copies.
 	ReadOnly bool
+	// Index, when not nil and Ranges is empty, asks the read to use an
+	// index (R10.2, index.go): a keyed read (Scan or Versions) reads
+	// only the keys with a stored version whose column equals a probe
+	// value, an append read skips the part granules and memtable rows
+	// that hold none. Either way it returns a superset of the rows whose
+	// column equals a value, never fewer: the caller filters. When the
+	// index cannot serve the read it scans as without it
+	// (ScanStats.Index says which happened).
+	Index *IndexProbe
 	// Trace, when not nil, is filled in by Lookup with what the lookup
 	// read (EXPLAIN ANALYZE, benchmarks); other reads ignore it.
 	Trace *LookupTrace
@@ -195,4 +204,7 @@ type ScanStats struct {
 	// CachedShards counts the shards whose rows came from the
 	// resolved-scan cache (scancache.go) instead of their sources.
 	CachedShards int
+	// Index is what the read's index probe touched (ScanSpec.Index),
+	// nil when it was not asked to use one.
+	Index *IndexStats
 }

@@ -430,6 +430,11 @@ func (rd *reader) scanAppendParts(sd *shardData, rs []KeyRange, after, n uint64,
 			rd.stats.PartsSkipped++
 			continue
 		}
+		f, skip := rd.indexFilter(pf.r)
+		if skip {
+			rd.stats.PartsSkipped++
+			continue
+		}
 		rd.stats.Parts++
 		for bi := range pf.r.Blocks() {
 			b := &pf.r.Blocks()[bi]
@@ -437,41 +442,63 @@ func (rd *reader) scanAppendParts(sd *shardData, rs []KeyRange, after, n uint64,
 				rd.stats.BlocksSkipped++
 				continue
 			}
-			rd.stats.Blocks++
-			d := &part.Data{}
-			if err := pf.r.ReadBlock(bi, ids, d); err != nil {
-				return err
+			spans := rd.granuleSpans(f, bi, b.Rows)
+			if len(spans) == 0 {
+				rd.stats.BlocksSkipped++
+				continue
 			}
-			for i := 0; i < d.Rows; i++ {
-				rd.stats.RowsRead++
-				if c := d.Commit[i]; c <= after || c > n || !inRanges(d.Sort.BytesAt(i), rs) {
-					continue
+			rd.stats.Blocks++
+			for _, sp := range spans {
+				if err := rd.appendPartRows(pf.r, bi, sp, b.Rows, ids, rs, after, n, fn); err != nil {
+					return err
 				}
-				for oi := range rd.plans {
-					p := &rd.plans[oi]
-					src, vec := d.Cols[oi], rd.batch.Cols[oi]
-					switch {
-					case src == nil:
-						vec.Append(p.intro)
-					case src.Type() == p.typ:
-						vec.AppendFrom(src, i)
-					default:
-						v, err := types.Cast(src.Get(i), p.typ)
-						if err != nil {
-							return fmt.Errorf("storage: table %s: %w", rd.t.Name, err)
-						}
-						vec.Append(v)
-					}
+			}
+		}
+	}
+	return nil
+}
+
+// appendPartRows reads rows sp of block bi (of rows rows) of an append
+// part and appends those committed in (after, n] within rs to the batch.
+func (rd *reader) appendPartRows(r *part.Reader, bi int, sp [2]int, rows int, ids []catalog.ColumnID, rs []KeyRange, after, n uint64, fn func(*types.Batch) error) error {
+	d := &part.Data{}
+	var err error
+	if sp[0] == 0 && sp[1] == rows {
+		err = r.ReadBlock(bi, ids, d)
+	} else {
+		err = r.ReadRows(bi, sp[0], sp[1], part.FixSort|part.FixCommit, ids, d)
+	}
+	if err != nil {
+		return err
+	}
+	for i := 0; i < d.Rows; i++ {
+		rd.stats.RowsRead++
+		if c := d.Commit[i]; c <= after || c > n || !inRanges(d.Sort.BytesAt(i), rs) {
+			continue
+		}
+		for oi := range rd.plans {
+			p := &rd.plans[oi]
+			src, vec := d.Cols[oi], rd.batch.Cols[oi]
+			switch {
+			case src == nil:
+				vec.Append(p.intro)
+			case src.Type() == p.typ:
+				vec.AppendFrom(src, i)
+			default:
+				v, err := types.Cast(src.Get(i), p.typ)
+				if err != nil {
+					return fmt.Errorf("storage: table %s: %w", rd.t.Name, err)
 				}
-				if rd.commit {
-					rd.batch.Cols[len(rd.plans)].AppendUint64(d.Commit[i])
-				}
-				rd.batch.Rows++
-				if rd.full() {
-					if err := rd.flush(fn); err != nil {
-						return err
-					}
-				}
+				vec.Append(v)
+			}
+		}
+		if rd.commit {
+			rd.batch.Cols[len(rd.plans)].AppendUint64(d.Commit[i])
+		}
+		rd.batch.Rows++
+		if rd.full() {
+			if err := rd.flush(fn); err != nil {
+				return err
 			}
 		}
 	}

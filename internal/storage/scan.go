@@ -47,6 +47,11 @@ type reader struct {
 	winners  []winRef
 	ords     map[catalog.GroupID]version.Ordering
 	stats    ScanStats
+	// probe, on an append scan asked to use an index, lets it skip the
+	// granules of parts whose index filter refuses every value, and the
+	// memtable rows that hold none (index.go); istats counts that.
+	probe  *probeSet
+	istats *IndexStats
 	// For reads of shards with parts: an arena for rebuilt payloads, and
 	// a scratch entry each key is resolved into (reader.resolveKey).
 	arena        arena
@@ -552,19 +557,36 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 		return ScanStats{}, err
 	}
 	rd.horizon = s.e.horizonFn(t)
+	var ist *IndexStats
 	if !td.keyed {
 		// Rows a retention policy expired by commit time are left out
 		// whether or not a merge has dropped them yet (R9.3).
 		if r := outer.Retention(spec.Table); r.Horizon > spec.After {
 			spec.After = r.Horizon
 		}
+		if spec.Index != nil {
+			ist = &IndexStats{}
+			var why string
+			if rd.probe, why = newProbeSet(t, spec.Index); rd.probe == nil {
+				ist.FullScan, ist.Why = true, why
+			}
+			rd.istats = ist
+		}
 		err = s.scanAppend(ctx, rd, td, &spec, n, fn)
 	} else {
+		if spec.Index != nil && len(spec.Ranges) == 0 {
+			st, handled, err := s.scanIndexed(ctx, outer, t, td, &spec, n, false, fn)
+			if handled || err != nil {
+				return st, err
+			}
+			ist = st.Index
+		}
 		err = s.scanKeyed(ctx, rd, td, spec.Ranges, spec.AsOf, n, fn, rd.emitCurrentFn)
 	}
 	if err == nil {
 		err = rd.flushLast(fn)
 	}
+	rd.stats.Index = ist
 	return rd.stats, err
 }
 
@@ -673,6 +695,15 @@ func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, sp
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			// With an index probe, rows whose column holds no probe
+			// value are left out (the caller's filter would drop them),
+			// and a chunk without the column has none.
+			pi := -1
+			if rd.probe != nil {
+				if pi = c.lay.index(rd.probe.col); pi < 0 {
+					continue
+				}
+			}
 			src := make([]int, len(rd.plans))
 			for oi := range rd.plans {
 				src[oi] = c.lay.index(rd.plans[oi].id)
@@ -685,6 +716,16 @@ func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, sp
 			}
 			for r := 0; r < c.rows; r++ {
 				rd.stats.RowsRead++
+				if pi >= 0 {
+					rd.istats.MemRows++
+					ok, err := rd.probe.matchAt(c.cols[pi], c.lay.types[pi], r)
+					if err != nil {
+						return fmt.Errorf("storage: table %s: %w", rd.t.Name, err)
+					}
+					if !ok {
+						continue
+					}
+				}
 				if ranges != nil {
 					key = key[:0]
 					for _, kc := range keyCols {
@@ -743,6 +784,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	// merge has dropped them yet (R9.3), judged on the statement's
 	// snapshot as in Scan.
 	ret := s.Retention(spec.Table)
+	outer := s
 	s = s.readsAt(spec.AsOf)
 	t, td, err := s.table(spec.Table)
 	if err != nil {
@@ -783,6 +825,14 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 			putLookupReader(rk, rd)
 		}
 	}
+	var ist *IndexStats
+	if spec.Index != nil && len(spec.Ranges) == 0 {
+		st, handled, err := s.scanIndexed(ctx, outer, t, td, &spec, n, true, fn)
+		if handled || err != nil {
+			return st, err
+		}
+		ist = st.Index
+	}
 	rd, err := newReader(t, &spec, true)
 	if err != nil {
 		return ScanStats{}, err
@@ -792,6 +842,7 @@ func (s *Snapshot) Versions(ctx context.Context, spec ScanSpec, fn func(*types.B
 	if err == nil {
 		err = rd.flushLast(fn)
 	}
+	rd.stats.Index = ist
 	return rd.stats, err
 }
 
@@ -889,6 +940,12 @@ func (s *Snapshot) lookup(ctx context.Context, table catalog.TableID, key []type
 		}
 		sd = td.shards[td.shardOf(shardHash(hk))]
 	}
+	return s.lookupIn(ctx, rd, t, sd, sk, n, dst)
+}
+
+// lookupIn is the read of lookup once the sort key sk and its shard sd
+// are known: the row of sk at n, appended to dst when it is not nil.
+func (s *Snapshot) lookupIn(ctx context.Context, rd *reader, t *catalog.Table, sd *shardData, sk []byte, n uint64, dst *types.Batch) (row []types.Value, found bool, err error) {
 	rd.seek = seekPool.Get().(*seekBufs)
 	rd.seek.takeArena(rd)
 	defer func() {
