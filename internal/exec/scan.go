@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/strata-db/strata/internal/expr"
 	"github.com/strata-db/strata/internal/plan"
@@ -21,6 +22,7 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		if x.Key != nil {
 			return r.lookup(x, spec, f, st), nil
 		}
+		spec.Index = indexProbe(x.Index)
 		return func() error {
 			ss, err := r.env.Source.Scan(r.ctx, spec, f.push)
 			if st != nil {
@@ -36,7 +38,7 @@ func (r *runner) buildNode(n plan.Node, out sink, st *stats) (func() error, erro
 		if err != nil {
 			return nil, err
 		}
-		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Ranges: x.Ranges}
+		spec := storage.ScanSpec{Table: x.Table.ID, AsOf: x.AsOf, Cols: x.ColIDs, Ranges: x.Ranges, Index: indexProbe(x.Index)}
 		return func() error {
 			ss, err := r.env.Source.Versions(r.ctx, spec, f.push)
 			if st != nil {
@@ -184,6 +186,14 @@ func lookupBatch(x *plan.Scan) *types.Batch {
 	return types.NewBatch(ts, 1)
 }
 
+// indexProbe is the storage probe of an index use, nil without one.
+func indexProbe(u *plan.IndexUse) *storage.IndexProbe {
+	if u == nil {
+		return nil
+	}
+	return &storage.IndexProbe{Col: u.Col, Values: u.Values}
+}
+
 // stopOr is the error of a scan whose callback may have stopped it: the
 // errStop of a satisfied LIMIT is success, not an error for the caller.
 func stopOr(err error) error {
@@ -197,6 +207,18 @@ func scanStats(s storage.ScanStats) string {
 	out := fmt.Sprintf("shards=%d parts=%d parts_skipped=%d blocks=%d blocks_skipped=%d rows_read=%d", s.Shards, s.Parts, s.PartsSkipped, s.Blocks, s.BlocksSkipped, s.RowsRead)
 	if s.CachedShards > 0 {
 		out += fmt.Sprintf(" shards_cached=%d", s.CachedShards)
+	}
+	if ix := s.Index; ix != nil {
+		// What the index read touched before the scan (R10.2): its
+		// parts, granules (pages) and rows, the candidate keys it found,
+		// or why it fell back to scanning everything.
+		out += fmt.Sprintf(" index_parts=%d index_parts_skipped=%d index_blocks=%d index_granules=%d index_granules_skipped=%d index_rows_read=%d index_mem_rows=%d",
+			ix.Parts, ix.PartsSkipped, ix.Blocks, ix.Granules, ix.GranulesSkipped, ix.RowsRead, ix.MemRows)
+		if ix.FullScan {
+			out += " index_fallback=" + strconv.Quote(ix.Why)
+		} else if !ix.Append {
+			out += fmt.Sprintf(" candidates=%d", ix.Candidates)
+		}
 	}
 	return out
 }

@@ -51,6 +51,9 @@ type Scan struct {
 	// order): the filter pins one key, so exec reads it with the source's
 	// point lookup and EXPLAIN shows a Lookup. Filter is still re-checked.
 	Key []types.Value
+	// Index, when set, is the index the scan reads through (R10.2,
+	// index.go); Filter is still re-checked.
+	Index *IndexUse
 }
 
 // Output implements Node.
@@ -77,6 +80,8 @@ type Versions struct {
 	// Ranges are the key ranges the filter bounds (a full key is a
 	// one-key range); storage reads only versions of keys in them.
 	Ranges []storage.KeyRange
+	// Index, when set, is the index the read goes through (R10.2).
+	Index *IndexUse
 }
 
 // Output implements Node.
@@ -364,6 +369,7 @@ func Describe(n Node, src Source) string {
 		} else if len(n.RangeText) > 0 {
 			sb.WriteString(" ranges=[" + strings.Join(n.RangeText, ", ") + "]")
 		}
+		sb.WriteString(indexText(n.Index))
 		if n.Filter != nil {
 			sb.WriteString(" filter=" + n.Filter.String())
 		}
@@ -378,6 +384,7 @@ func Describe(n Node, src Source) string {
 			s += fmt.Sprintf(" AS OF COMMIT %d", n.AsOf)
 		}
 		s += " columns=[" + strings.Join(colNames(n.Cols), ", ") + "]"
+		s += indexText(n.Index)
 		if n.Filter != nil {
 			s += " filter=" + n.Filter.String()
 		}

@@ -25,6 +25,7 @@ var rules = []rule{
 	{"push filters into scans", pushFilters},
 	{"extract hash join keys", joinKeys},
 	{"key-prefix ranges", keyRanges},
+	{"index scans", indexScans},
 	{"prune scan columns", pruneColumns},
 	{"top-n for ORDER BY … LIMIT", topN},
 }

@@ -85,8 +85,11 @@ type IndexStats struct {
 	Blocks                    int
 	RowsRead, MemRows         uint64
 	Candidates                int
-	FullScan                  bool
-	Why                       string
+	// Append says the read was of an append table: it skips granules
+	// and rows instead of finding candidate keys.
+	Append   bool
+	FullScan bool
+	Why      string
 }
 
 // indexCandidateMin and indexCandidateShare bound the candidate keys a

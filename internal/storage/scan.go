@@ -565,7 +565,7 @@ func (s *Snapshot) Scan(ctx context.Context, spec ScanSpec, fn func(*types.Batch
 			spec.After = r.Horizon
 		}
 		if spec.Index != nil {
-			ist = &IndexStats{}
+			ist = &IndexStats{Append: true}
 			var why string
 			if rd.probe, why = newProbeSet(t, spec.Index); rd.probe == nil {
 				ist.FullScan, ist.Why = true, why
