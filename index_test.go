@@ -229,6 +229,14 @@ func TestIndexReopen(t *testing.T) {
 	if !strings.Contains(plan, "index r_v (v) scope both") || !strings.Contains(plan, "candidates=201") {
 		t.Fatalf("after reopening the read does not use the index:\n%s", plan)
 	}
+	// Too many candidates: the read scans, with the same rows.
+	const many = "SELECT count(*) FROM r WHERE v IN (10, 11, 12, 13, 14, 15, 16, 17)"
+	if got := rowsOf(t, s, many); !slices.Equal(got, []string{"1600"}) {
+		t.Fatalf("%s: %v", many, got)
+	}
+	if plan := strings.Join(rowsOf(t, s, "EXPLAIN ANALYZE "+many), "\n"); !strings.Contains(plan, "index_fallback=") {
+		t.Fatalf("%s did not fall back:\n%s", many, plan)
+	}
 	var skipped, read int
 	for f := range strings.FieldsSeq(plan) {
 		fmt.Sscanf(f, "index_granules_skipped=%d", &skipped)

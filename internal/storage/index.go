@@ -236,7 +236,7 @@ func (s *Snapshot) indexCandidates(ctx context.Context, td *tableData, ps *probe
 				return nil // a key's rows are adjacent in a part
 			}
 			keys = append(keys, bytes.Clone(k))
-			if total+len(keys) > 4*cap {
+			if total+len(keys) > 2*cap {
 				return errTooMany
 			}
 			return nil
@@ -396,6 +396,13 @@ func (s *Snapshot) scanIndexed(ctx context.Context, outer *Snapshot, t *catalog.
 		}
 	}
 	cap := max(indexCandidateMin, int(rows/uint64(indexCandidateShare)))
+	// The filters are in memory: when they let through more than a
+	// quarter of the part rows, reading those pages costs most of a scan
+	// before a single candidate is looked up, so scan at once.
+	if pass := s.indexPass(td, ps, n, spec.AsOf == 0 && !versions); pass > rows/4 && pass > uint64(4*cap) {
+		ist.FullScan, ist.Why = true, fmt.Sprintf("the index filters let %d of %d rows through", pass, rows)
+		return stats, false, nil
+	}
 	cands, ok, err := s.indexCandidates(ctx, td, ps, n, spec.AsOf == 0 && !versions, cap, ist)
 	if err != nil {
 		return stats, false, err
@@ -533,4 +540,32 @@ func (rd *reader) granuleSpans(f *part.IndexFilter, bi, rows int) [][2]int {
 		rd.istats.Blocks++
 	}
 	return out
+}
+
+// indexPass returns the part rows an index probe would read: the rows of
+// the granules the parts' filters let through (all rows of parts without
+// one), from the filters alone.
+func (s *Snapshot) indexPass(td *tableData, ps *probeSet, n uint64, current bool) uint64 {
+	var pass uint64
+	for _, sd := range td.shards {
+		for _, pf := range sd.parts {
+			meta := pf.r.Meta()
+			if meta.MinCommit > n || meta.Column(ps.col) < 0 || current && meta.Kind == part.KindHistory {
+				continue
+			}
+			f := pf.r.IndexFilter(ps.col)
+			if f == nil || !part.SameKeys(f.Type, ps.typ) {
+				pass += meta.Rows
+				continue
+			}
+			for bi, b := range pf.r.Blocks() {
+				for g := range f.Granules(bi) {
+					if f.MayHold(bi, g, ps.hashes) {
+						pass += uint64(min(f.GranuleRows, b.Rows-g*f.GranuleRows))
+					}
+				}
+			}
+		}
+	}
+	return pass
 }
