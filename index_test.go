@@ -76,7 +76,8 @@ func indexProperty(t *testing.T, seed uint64) {
 	exec(`CREATE TABLE t (id INT64 NOT NULL, a INT64, ai INT64, b STRING, PRIMARY KEY (id),
 		ATTRIBUTE GROUP ga (a, ai) VALID BY (ai), ATTRIBUTE GROUP gb (b)) MODE VERSIONED`)
 	exec(`CREATE TABLE e (at INT64 NOT NULL, k INT64) MODE APPEND`)
-	exec("CREATE INDEX t_a ON t (a) SCOPE " + scopes[rng.IntN(3)])
+	aScope := scopes[rng.IntN(3)]
+	exec("CREATE INDEX t_a ON t (a) SCOPE " + aScope)
 	exec("CREATE INDEX t_b ON t (b) SCOPE " + scopes[rng.IntN(3)])
 	exec("CREATE INDEX e_k ON e (k)")
 	first := s.LastCommit() + 1
@@ -165,9 +166,16 @@ func indexProperty(t *testing.T, seed uint64) {
 		}
 	}
 	// The reads above went through the index (EXPLAIN ANALYZE reports
-	// candidates), except for the introduced default.
+	// candidates), except for the introduced default and a current read
+	// beside a HISTORY index, which covers no part that read reads.
 	for _, q := range []string{"SELECT id FROM t WHERE a = 2", "SELECT id FROM versions(t) WHERE a = 2"} {
 		plan := strings.Join(rowsOf(t, s, "EXPLAIN ANALYZE "+q), "\n")
+		if aScope == "HISTORY" && !strings.Contains(q, "versions") {
+			if strings.Contains(plan, "index t_a") {
+				t.Fatalf("%s read through a HISTORY index:\n%s", q, plan)
+			}
+			continue
+		}
 		if !strings.Contains(plan, "index t_a (a)") || !strings.Contains(plan, " candidates=") {
 			t.Fatalf("%s did not read through the index:\n%s", q, plan)
 		}

@@ -52,11 +52,11 @@ func indexScans(n Node, env *Env) Node {
 }
 
 // scopeRank orders scopes by preference for a read (lower is better).
+// A current read of a keyed table never takes a HISTORY index
+// (chooseIndex): it reads no history part, the only kind carrying its
+// filters.
 func scopeRank(s catalog.Scope, past bool) int {
 	if !past {
-		if s == catalog.ScopeHistory {
-			return 1
-		}
 		return 0
 	}
 	switch s {
@@ -110,7 +110,7 @@ func chooseIndex(env *Env, t *catalog.Table, cols []ColRef, ids []catalog.Column
 			continue
 		}
 		for _, ix := range ixs {
-			if ix.Columns[0] != id {
+			if ix.Columns[0] != id || !past && t.Keyed() && ix.Scope == catalog.ScopeHistory {
 				continue
 			}
 			if r := scopeRank(ix.Scope, past); best == nil || r < rank {

@@ -63,8 +63,11 @@ func (e *Engine) indexCols(id catalog.TableID) func(part.Kind) []catalog.ColumnI
 }
 
 // IndexProbe asks a read to use an index (R10.2): only rows whose column
-// Col may equal one of Values need be read. Values are non-NULL and of
-// the column's current type. The read still returns every row the
+// Col may equal one of Values need be read. Values are the planner's
+// constants: a NULL matches no row, and a value not of the column's
+// current type is cast to it (one that cannot be makes the read scan;
+// the planner passes values of the type, exactly). The read still
+// returns every row the
 // caller's predicate could accept — a superset of those whose column
 // equals a value — and the caller still applies its whole predicate.
 type IndexProbe struct {
@@ -384,10 +387,15 @@ func (s *Snapshot) scanIndexed(ctx context.Context, outer *Snapshot, t *catalog.
 		ist.FullScan, ist.Why = true, why
 		return stats, false, nil
 	}
+	// The rows the read would scan: a current read reads no history
+	// part, and no read one committed wholly after its commit.
+	current := spec.AsOf == 0 && !versions
 	var rows uint64
 	for _, sd := range td.shards {
 		for _, pf := range sd.parts {
-			rows += pf.r.Meta().Rows
+			if m := pf.r.Meta(); m.MinCommit <= n && !(current && m.Kind == part.KindHistory) {
+				rows += m.Rows
+			}
 		}
 		for _, m := range sd.memtables() {
 			if m.keyed != nil {
@@ -399,11 +407,11 @@ func (s *Snapshot) scanIndexed(ctx context.Context, outer *Snapshot, t *catalog.
 	// The filters are in memory: when they let through more than a
 	// quarter of the part rows, reading those pages costs most of a scan
 	// before a single candidate is looked up, so scan at once.
-	if pass := s.indexPass(td, ps, n, spec.AsOf == 0 && !versions); pass > rows/4 && pass > uint64(4*cap) {
+	if pass := s.indexPass(td, ps, n, current); pass > rows/4 && pass > uint64(4*cap) {
 		ist.FullScan, ist.Why = true, fmt.Sprintf("the index filters let %d of %d rows through", pass, rows)
 		return stats, false, nil
 	}
-	cands, ok, err := s.indexCandidates(ctx, td, ps, n, spec.AsOf == 0 && !versions, cap, ist)
+	cands, ok, err := s.indexCandidates(ctx, td, ps, n, current, cap, ist)
 	if err != nil {
 		return stats, false, err
 	}
