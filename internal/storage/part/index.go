@@ -97,19 +97,6 @@ func (f *IndexFilter) MayHold(b, g int, hashes []uint64) bool {
 	return false
 }
 
-// mayContainHash is MayContain for a hash already computed.
-func (f *KeyFilter) mayContainHash(h uint64) bool {
-	w := f.words[f.blockOf(h):]
-	w = w[:8]
-	x := uint32(h)
-	for i := range 8 {
-		if w[i]&(1<<((x*filterSalt[i])>>27)) == 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // SameKeys reports whether values of type a and b have the same key
 // encodings (types.AppendKey), so that a filter built under one answers
 // for the other: the same type, or two integer or two float types, whose

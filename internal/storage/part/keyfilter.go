@@ -74,7 +74,11 @@ func (f *KeyFilter) MayContain(key []byte) bool {
 	if len(f.words) == 0 {
 		return true
 	}
-	h := keyHash(key)
+	return f.mayContainHash(keyHash(key))
+}
+
+// mayContainHash is MayContain for a hash already computed.
+func (f *KeyFilter) mayContainHash(h uint64) bool {
 	w := f.words[f.blockOf(h):]
 	w = w[:8]
 	x := uint32(h)
