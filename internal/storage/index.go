@@ -20,16 +20,23 @@ import (
 // history parts the versions no longer current; append parts hold rows
 // that are all current and all history, so any index covers them
 // (docs/indexes.md). Only the first column is filtered: a read uses an
-// index through an equality on its first column (plan's index rule).
+// index through an equality on its first column (plan's index rule), and
+// never one whose first column is a key column of a keyed table.
 //
 // The newest catalog is asked, not the one the job started with: an
 // index created meanwhile gets its filters one part earlier, and a
 // filter for an index dropped meanwhile is a few unused bytes.
 func (e *Engine) indexCols(id catalog.TableID) func(part.Kind) []catalog.ColumnID {
 	cat := e.cur.Load().cat
+	t, ok := cat.TableByID(id)
+	if !ok {
+		return nil
+	}
 	var cur, hist []catalog.ColumnID
 	for _, ix := range cat.AllIndexes() {
-		if ix.Table != id || len(ix.Columns) == 0 {
+		// An index led by a key column is never read through (key
+		// ranges and lookups serve it): no filter for it.
+		if ix.Table != id || len(ix.Columns) == 0 || t.Keyed() && t.IsKey(ix.Columns[0]) {
 			continue
 		}
 		c := ix.Columns[0]
