@@ -539,11 +539,15 @@ func bareDecimal(v expr.Expr, def types.Type) types.Type {
 		return types.Type{Kind: types.Decimal, Precision: 38, Scale: bareFloatScale}
 	case st.Kind == types.String:
 		if c, ok := v.(*expr.Const); ok && !c.V.IsNull() {
-			if n, err := types.ParseNumber(strings.TrimSpace(c.V.Str())); err == nil && n.Kind() == types.Decimal {
-				return n.Type()
-			}
-			if n, err := types.ParseNumber(strings.TrimSpace(c.V.Str())); err == nil && n.Kind().IsInteger() {
-				return types.Type{Kind: types.Decimal, Precision: 38}
+			// ParseNumber reads unsigned digits; the sign changes no digit.
+			text := strings.TrimLeft(strings.TrimSpace(c.V.Str()), "+-")
+			if n, err := types.ParseNumber(text); err == nil {
+				switch {
+				case n.Kind() == types.Decimal:
+					return n.Type()
+				case n.Kind().IsInteger():
+					return types.Type{Kind: types.Decimal, Precision: 38}
+				}
 			}
 		}
 		return types.Type{Kind: types.Decimal, Precision: 38, Scale: bareFloatScale}
