@@ -74,6 +74,10 @@ func (s *Scanner) Scan() (tok token.Token, pos, end int, lit string) {
 			s.off++
 		}
 		return token.PARAM, pos, s.off, s.src[pos+1 : s.off]
+	case c == '$':
+		if tok, end, val, ok := s.scanDollar(pos); ok {
+			return tok, pos, end, val
+		}
 	}
 	s.off++
 	tok = token.ILLEGAL
@@ -261,6 +265,35 @@ func (s *Scanner) scanQuotedIdent(pos int) (token.Token, int, int, string) {
 		return token.ILLEGAL, pos, s.off, ""
 	}
 	return token.IDENT, pos, s.off, b.String()
+}
+
+// scanDollar scans PostgreSQL's dollar-quoted string at pos: $$text$$ or
+// $tag$text$tag$, the text taken verbatim (no escapes, no doubled quotes).
+// ok is false when no tag starts there (a lone '$'), and the caller goes
+// on as for any other character.
+func (s *Scanner) scanDollar(pos int) (token.Token, int, string, bool) {
+	j := pos + 1
+	if j < len(s.src) && s.src[j] != '$' {
+		if !isIdentStart(s.src[j]) {
+			return 0, 0, "", false
+		}
+		for j < len(s.src) && (isIdentStart(s.src[j]) || isDigit(s.src[j])) {
+			j++
+		}
+	}
+	if j >= len(s.src) || s.src[j] != '$' {
+		return 0, 0, "", false
+	}
+	tag := s.src[pos : j+1]
+	body := j + 1
+	k := strings.Index(s.src[body:], tag)
+	if k < 0 {
+		s.off = len(s.src)
+		s.err = sqlerr.Syntax(pos, clip(s.src[pos:]), "unterminated dollar-quoted string")
+		return token.ILLEGAL, s.off, "", true
+	}
+	s.off = body + k + len(tag)
+	return token.STRING, s.off, s.src[body : body+k], true
 }
 
 // scanString scans a string literal whose opening quote is at s.off; pos is
