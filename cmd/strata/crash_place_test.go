@@ -668,33 +668,10 @@ func verifyPlaced(t *testing.T, ctx context.Context, c *pgx.Conn, led *placeLedg
 
 	// versions(v): with no retention every version that landed stays,
 	// once, whichever volumes its parts went through.
-	type vk struct{ k, i int64 }
-	listed := map[vk]bool{}
-	query("SELECT k, i, val, _state FROM versions(v)", func(rows pgx.Rows) error {
-		var k, i, val int64
-		var state string
-		if err := rows.Scan(&k, &i, &val, &state); err != nil {
-			return err
-		}
-		if listed[vk{k, i}] {
-			t.Errorf("round %d: versions(v) lists (k %d, i %d) twice", round, k, i)
-		}
-		listed[vk{k, i}] = true
-		if k < 1 || k > tierKeys {
-			t.Errorf("round %d: versions(v) has key %d, never written", round, k)
-			return nil
-		}
-		x, ok := rl.vers[k][i]
-		if !ok || x.val != val {
-			t.Errorf("round %d: versions(v) has (k %d, val %d, i %d), which was never sent", round, k, val, i)
-			return nil
-		}
-		x.landed = true
-		cu := current[k]
-		if (state == "current") != (cu.i == i) {
+	listed := rl.scanVersions(t, round, query, func(k, i, _ int64, state string) {
+		if cu := current[k]; (state == "current") != (cu.i == i) {
 			t.Errorf("round %d: versions(v) has (k %d, i %d) %s, v reads i %d current", round, k, i, state, cu.i)
 		}
-		return nil
 	})
 	for k := int64(1); k <= tierKeys; k++ {
 		for i, x := range rl.vers[k] {

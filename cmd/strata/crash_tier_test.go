@@ -331,6 +331,41 @@ type tierCur struct{ val, i int64 }
 // caller): one per key, each one sent, none behind the greatest i
 // acknowledged or seen before, no acknowledged key missing. It returns
 // them by key.
+// vk names one version of v: its key and its i.
+type vk struct{ k, i int64 }
+
+// scanVersions reads versions(v), checks what every check of it needs —
+// each version listed once, of a key written, sent with that value —
+// marks each one listed as landed, hands it to check, and returns the
+// versions listed.
+func (led *tierLedger) scanVersions(t *testing.T, round int, query func(string, func(pgx.Rows) error), check func(k, i, val int64, state string)) map[vk]bool {
+	listed := map[vk]bool{}
+	query("SELECT k, i, val, _state FROM versions(v)", func(rows pgx.Rows) error {
+		var k, i, val int64
+		var state string
+		if err := rows.Scan(&k, &i, &val, &state); err != nil {
+			return err
+		}
+		if listed[vk{k, i}] {
+			t.Errorf("round %d: versions(v) lists (k %d, i %d) twice", round, k, i)
+		}
+		listed[vk{k, i}] = true
+		if k < 1 || k > tierKeys {
+			t.Errorf("round %d: versions(v) has key %d, never written", round, k)
+			return nil
+		}
+		x, ok := led.vers[k][i]
+		if !ok || x.val != val {
+			t.Errorf("round %d: versions(v) has (k %d, val %d, i %d), which was never sent", round, k, val, i)
+			return nil
+		}
+		x.landed = true
+		check(k, i, val, state)
+		return nil
+	})
+	return listed
+}
+
 func (led *tierLedger) verifyCurrent(t *testing.T, round int, query func(string, func(pgx.Rows) error)) map[int64]tierCur {
 	t.Helper()
 	current := map[int64]tierCur{}
@@ -404,29 +439,8 @@ func verifyTiered(t *testing.T, ctx context.Context, c *pgx.Conn, led *tierLedge
 	// current one as above; none that stopped counting more than the
 	// history interval ago, and every one that landed and stopped counting
 	// less than that ago.
-	type vk struct{ k, i int64 }
-	listed := map[vk]bool{}
 	before := time.Now()
-	query("SELECT k, i, val, _state FROM versions(v)", func(rows pgx.Rows) error {
-		var k, i, val int64
-		var state string
-		if err := rows.Scan(&k, &i, &val, &state); err != nil {
-			return err
-		}
-		if listed[vk{k, i}] {
-			t.Errorf("round %d: versions(v) lists (k %d, i %d) twice", round, k, i)
-		}
-		listed[vk{k, i}] = true
-		if k < 1 || k > tierKeys {
-			t.Errorf("round %d: versions(v) has key %d, never written", round, k)
-			return nil
-		}
-		x, ok := led.vers[k][i]
-		if !ok || x.val != val {
-			t.Errorf("round %d: versions(v) has (k %d, val %d, i %d), which was never sent", round, k, val, i)
-			return nil
-		}
-		x.landed = true
+	listed := led.scanVersions(t, round, query, func(k, i, val int64, state string) {
 		switch state {
 		case "current":
 			if cu := current[k]; cu.i != i || cu.val != val {
@@ -439,7 +453,6 @@ func verifyTiered(t *testing.T, ctx context.Context, c *pgx.Conn, led *tierLedge
 		default:
 			t.Errorf("round %d: versions(v) has (k %d, i %d) %s", round, k, i, state)
 		}
-		return nil
 	})
 	after := time.Now()
 	for k := int64(1); k <= tierKeys; k++ {

@@ -74,9 +74,9 @@ func (e *Engine) indexCols(id catalog.TableID) func(part.Kind) []catalog.ColumnI
 // constants: a NULL matches no row, and a value not of the column's
 // current type is cast to it (one that cannot be makes the read scan;
 // the planner passes values of the type, exactly). The read still
-// returns every row the
-// caller's predicate could accept — a superset of those whose column
-// equals a value — and the caller still applies its whole predicate.
+// returns every row the caller's predicate could accept — a superset of
+// those whose column equals a value — and the caller still applies its
+// whole predicate.
 type IndexProbe struct {
 	Col    catalog.ColumnID
 	Values []types.Value
