@@ -3,6 +3,8 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/strata-db/strata/internal/expr"
@@ -515,10 +517,12 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 	return nil, notSupported(e, "expression %s is not supported", ast.Format(e))
 }
 
-// bareFloatScale is the scale a float or a text value takes when cast to
-// NUMERIC without a precision: a float64 holds 15 significant decimal
-// digits (DBL_DIG), which PostgreSQL's float8 → numeric keeps.
-const bareFloatScale = 15
+// bareScale is the scale a cast to NUMERIC without a precision gives a
+// value whose digits are known only when it runs (a float or text
+// expression): DECIMAL(76, 15) holds 61 integer digits and 15 decimals,
+// about what float8's 15 significant digits (DBL_DIG) need either side
+// of the point.
+const bareScale = 15
 
 // bareDecimal is the type of a cast to DECIMAL / NUMERIC written without a
 // precision. As a column type that is DECIMAL(38,0) (the SQL standard's
@@ -526,33 +530,65 @@ const bareFloatScale = 15
 // expression PostgreSQL's unconstrained numeric keeps every digit of the
 // value cast, and idioms such as round(avg(x)::numeric, 2) depend on it:
 // a DECIMAL keeps its type, an integer takes the digits its type can
-// hold, a quoted number its own digits, a float or other text 15
-// decimal places.
+// hold, a constant float or quoted number its own digits (1e-20, '1.25',
+// 0.1 from float8 as its shortest text), and any other float or text
+// DECIMAL(76, bareScale).
 func bareDecimal(v expr.Expr, def types.Type) types.Type {
 	st := v.Type()
+	wide := types.Type{Kind: types.Decimal, Precision: types.MaxDecimalPrecision, Scale: bareScale}
+	c, isConst := fold(v).(*expr.Const) // 1.5::float8 folds to a constant
+	isConst = isConst && !c.V.IsNull()
 	switch {
 	case st.Kind == types.Decimal:
 		return st
 	case st.Kind.IsInteger():
 		return types.Type{Kind: types.Decimal, Precision: uint8(min(types.MaxDecimalPrecision, max(38, intDigits(st))))}
 	case st.Kind == types.Float32 || st.Kind == types.Float64:
-		return types.Type{Kind: types.Decimal, Precision: 38, Scale: bareFloatScale}
-	case st.Kind == types.String:
-		if c, ok := v.(*expr.Const); ok && !c.V.IsNull() {
-			// ParseNumber reads unsigned digits; the sign changes no digit.
-			text := strings.TrimLeft(strings.TrimSpace(c.V.Str()), "+-")
-			if n, err := types.ParseNumber(text); err == nil {
-				switch {
-				case n.Kind() == types.Decimal:
-					return n.Type()
-				case n.Kind().IsInteger():
-					return types.Type{Kind: types.Decimal, Precision: 38}
+		if isConst {
+			if f, err := types.Cast(c.V, types.Of(types.Float64)); err == nil {
+				if t, ok := decimalOfText(strconv.FormatFloat(f.Float64(), 'f', -1, 64)); ok {
+					return t
 				}
 			}
 		}
-		return types.Type{Kind: types.Decimal, Precision: 38, Scale: bareFloatScale}
+		return wide
+	case st.Kind == types.String:
+		if isConst {
+			if t, ok := decimalOfText(c.V.Str()); ok {
+				return t
+			}
+		}
+		return wide
 	}
 	return def
+}
+
+// decimalOfText is the DECIMAL type that holds the number text spells
+// exactly, its exponent (1e-20) written out; false when text is no
+// finite number or needs more than MaxDecimalPrecision digits.
+func decimalOfText(text string) (types.Type, bool) {
+	// ParseNumber reads unsigned digits; the sign changes no digit.
+	text = strings.TrimLeft(strings.TrimSpace(text), "+-")
+	n, err := types.ParseNumber(text)
+	if err != nil {
+		return types.Type{}, false
+	}
+	if n.Kind() == types.Float64 {
+		f := n.Float64()
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return types.Type{}, false
+		}
+		if n, err = types.ParseNumber(strconv.FormatFloat(f, 'f', -1, 64)); err != nil {
+			return types.Type{}, false
+		}
+	}
+	switch {
+	case n.Kind() == types.Decimal:
+		return n.Type(), true
+	case n.Kind().IsInteger():
+		return types.Type{Kind: types.Decimal, Precision: 38}, true
+	}
+	return types.Type{}, false
 }
 
 // intDigits is the most decimal digits a value of integer type t has.
