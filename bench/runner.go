@@ -290,7 +290,6 @@ func stopInterrupted(rep *Report, systems []string, running string) {
 
 func pct(n, of int) float64 { return 100 * float64(n) / float64(of) }
 
-// median of a non-empty slice of durations.
 // maxReps bounds the timed runs of one repeated measure however short
 // its runs are.
 const maxReps = 1000
@@ -346,6 +345,7 @@ func (cfg *config) repeatPair(a, b func() error) ([2][]time.Duration, [2]time.Du
 	return ds, cpu, nil
 }
 
+// median of a non-empty slice of durations.
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)

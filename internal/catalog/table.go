@@ -556,7 +556,9 @@ func (c *Catalog) RenameTable(spec RenameTableSpec, commit uint64) (*Table, erro
 			if err != nil {
 				return errorf(CodeDependentObjects, "cannot rename table %s: transformation %s reads it and cannot follow: %v", t.Name, x.Name, err)
 			}
-			x.Select = q
+			nx := x.clone()
+			nx.Select = q
+			c.transforms[x.Name] = nx
 		}
 		for _, name := range c.viewsReadingTable(t.ID) {
 			v := c.views[name]

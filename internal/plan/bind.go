@@ -851,11 +851,12 @@ func (b *binder) tableRef(t *ast.TableRef, sc *scope, inh *asOf) (Node, error) {
 					if t.Name.Schema != "" {
 						full = t.Name.Schema + "." + name
 					}
-					hint := "AS OF reads versioned and append tables; system.commits lists every commit"
+					hint := "AS OF reads versioned and append tables"
 					if t.AsOf == nil {
-						hint = "the statement's AS OF applies to every relation it reads; write AS OF directly after each table to read at a commit"
+						hint = "an AS OF after a query block applies to every relation it reads; write AS OF directly after each table to read at a commit"
 					}
-					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s keeps no history and cannot be read AS OF a commit", full).WithPos(own.pos).WithHint("%s", hint)
+					return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s keeps no history and cannot be read AS OF a commit", full).
+						WithPos(t.Name.Pos()).WithToken(name).WithHint("%s", hint)
 				}
 				return b.virtualRef(t, sc, v, t.Name.Schema, name, alias, cols)
 			}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/strata-db/strata/internal/sql/parser"
@@ -16,9 +17,16 @@ func TestNamedIn(t *testing.T) {
 		{"CREATE TABLE q (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) VALID BY (v2)", "VALID BY of the default group in table q names column v2, which does not exist", "v2"},
 		{"DROP TABLE zz", "table zz does not exist", "zz"},
 		{"CREATE TABLE p (k INT64 NOT NULL, PRIMARY KEY (k))", "table p already exists", "p"},
-		// "v" is not a word of "v2": the caret goes to the table.
-		{"CREATE TABLE q (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) VALID BY (v2)", "table q: v2 is wrong", "v2"},
+		// "v" is not a name of "column v2": the caret goes to v2.
+		{"CREATE TABLE q (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) VALID BY (v2)", "table q names column v2", "v2"},
 		{"ALTER TABLE p ADD COLUMN w INT64", "nothing named here", ""},
+		// a name that is also a word of the message is no candidate
+		{"ALTER TABLE p RENAME COLUMN nope TO exist", "column nope of table p does not exist", "nope"},
+		// a name repeated points at its first occurrence
+		{"CREATE TABLE p (p INT64 NOT NULL, PRIMARY KEY (p))", "table p already exists", "p"},
+		{"CREATE INDEX k ON p (k)", "index k already exists", "k"},
+		{"CREATE POLICY x FOR RETENTION (foo = 1)", "unknown setting foo for retention policy x; its settings are history, rows, by", "foo"},
+		{"ALTER TABLE p SET POLICY nopol", "policy nopol does not exist (bound to table p)", "nopol"},
 	} {
 		stmt, err := parser.Parse(tc.sql)
 		if err != nil {
@@ -28,8 +36,11 @@ func TestNamedIn(t *testing.T) {
 		if tok != tc.tok || ok != (tc.tok != "") {
 			t.Fatalf("%s / %s: token %q (ok %v), want %q", tc.sql, tc.msg, tok, ok, tc.tok)
 		}
-		if ok && tc.sql[pos:pos+len(tok)] != tok {
-			t.Fatalf("%s: position %d is not at %q", tc.sql, pos, tok)
+		// Every case's caret belongs at the first occurrence of its name.
+		if ok {
+			if first := regexp.MustCompile(`\b` + regexp.QuoteMeta(tok) + `\b`).FindStringIndex(tc.sql); first == nil || pos != first[0] {
+				t.Fatalf("%s: position %d, want the first %q at %v", tc.sql, pos, tok, first)
+			}
 		}
 	}
 }

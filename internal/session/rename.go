@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/parser"
@@ -40,7 +41,7 @@ func renameTableIn(query, old, nw string) (string, error) {
 			}
 		case *ast.TableFunc:
 			// versions(t): the table is the first argument.
-			if x != nil && len(x.Args) > 0 {
+			if x != nil && x.Name != nil && strings.EqualFold(x.Name.Name, "versions") && len(x.Args) > 0 {
 				if ref, ok := x.Args[0].(*ast.ColumnRef); ok && ref.Table == "" && ref.Name == old {
 					ref.Name = nw
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -475,13 +476,20 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-// namedIn finds where a catalog error points: the statement's last name
-// (identifier or object name, in source order) that its message names as a
-// whole word. Catalog checks see names, not positions; the name a message
-// is about comes after the names that lead to it ("column ww of table p
-// does not exist" in ALTER TABLE p DROP COLUMN ww), so the last one is the
-// offending token R13.5 asks the caret to point at.
+// namedIn finds where a catalog error points (R13.5). Catalog checks see
+// names, not positions, and their messages name objects by kind: "column
+// ww of table p", "index i4 … names column _commit", "policy x". The
+// names so introduced are the candidates; of the statement's identifiers
+// and object names that spell one, the caret goes to the last in source
+// order (the name a message is about comes after the names that lead to
+// it, ALTER TABLE p DROP COLUMN ww), each name at its first occurrence
+// (CREATE TABLE p (p …): the table, not the column).
 func namedIn(stmt ast.Stmt, msg string) (pos int, tok string, ok bool) {
+	named := map[string]bool{}
+	for _, m := range kindName.FindAllStringSubmatch(msg, -1) {
+		named[m[1]] = true
+	}
+	seen := map[string]bool{}
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		var name string
 		var at int
@@ -499,7 +507,11 @@ func namedIn(stmt ast.Stmt, msg string) (pos int, tok string, ok bool) {
 		default:
 			return true
 		}
-		if name != "" && at >= pos && hasWord(msg, name) {
+		if name == "" || seen[name] {
+			return true
+		}
+		seen[name] = true
+		if named[name] && at >= pos {
 			pos, tok, ok = at, name, true
 		}
 		return true
@@ -507,24 +519,8 @@ func namedIn(stmt ast.Stmt, msg string) (pos int, tok string, ok bool) {
 	return pos, tok, ok
 }
 
-// hasWord reports whether w occurs in s with no identifier character on
-// either side.
-func hasWord(s, w string) bool {
-	isID := func(c byte) bool {
-		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-	}
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		j += i
-		if (j == 0 || !isID(s[j-1])) && (j+len(w) == len(s) || !isID(s[j+len(w)])) {
-			return true
-		}
-		i = j + 1
-	}
-}
+// kindName matches a name a catalog message introduces by its kind.
+var kindName = regexp.MustCompile(`\b(?:table|column|index|policy|view|transformation|group|setting|relation|user|role) "?([^\s",:;()]+)"?`)
 
 // userError turns err into what the user sees (invariant 2): an
 // *sqlerr.Error with the statement text attached.

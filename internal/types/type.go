@@ -335,10 +335,13 @@ func (t Type) Orderable() bool {
 	return t.Kind.IsInteger() || t.Kind == Date || t.Kind == DateTime64
 }
 
-// zoneName returns the IANA name zone spells, which PostgreSQL matches
-// without regard to case ('utc', 'america/new_york'): as written when the
-// zone database has it, else with each word capitalized (America/New_York,
-// America/Port-au-Prince aside, which must be written as named).
+// zoneName returns the IANA name zone spells. PostgreSQL matches zone
+// names without regard to case; Go's zone database does not, and lists no
+// names to match against, so this takes the name as written when the
+// database has it, UTC in any case, else the name with each word
+// capitalized ('america/new_york' is America/New_York). Names spelled
+// otherwise (US/Eastern, EST5EDT, Etc/GMT+5, America/Port-au-Prince)
+// must be written as named.
 func zoneName(zone string) (string, bool) {
 	if zone == "" || strings.EqualFold(zone, "Local") {
 		return "", false

@@ -11,6 +11,9 @@ import "time"
 // just after it (standard time, the second pass).
 func WallIn(y int, mo time.Month, d, h, mi, s, ns int, loc *time.Location) time.Time {
 	wall := time.Date(y, mo, d, h, mi, s, ns, time.UTC)
+	if loc == time.UTC {
+		return wall // no changes to decide
+	}
 	at := func(off int) time.Time { return wall.Add(-time.Duration(off) * time.Second) }
 	offAt := func(t time.Time) int { _, off := t.In(loc).Zone(); return off }
 	// The offsets a day either side; a zone changes at most once a day.
