@@ -23,8 +23,11 @@ type binder struct {
 	ctx    context.Context
 	nextID int
 	lits   map[expr.Expr]bool // constants written as literals (they adapt to a column's type)
-	agg    *aggCtx            // set while binding expressions above an Aggregate
-	win    *winCtx            // set while binding a block's select list and ORDER BY
+	// litPos is where each quoted string literal stands, for errors
+	// that point at the literal (litError).
+	litPos map[expr.Expr]int
+	agg    *aggCtx // set while binding expressions above an Aggregate
+	win    *winCtx // set while binding a block's select list and ORDER BY
 	// corrStack holds the correlation lists of the subqueries being bound.
 	corrStack []*corrList
 	// inheritedAsOf is the AS OF in force in the block being bound.
@@ -54,7 +57,7 @@ type binder struct {
 }
 
 func newBinder(env *Env) *binder {
-	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}, working: map[*ast.CTE]*Recursive{}}
+	return &binder{env: env, ctx: context.Background(), lits: map[expr.Expr]bool{}, litPos: map[expr.Expr]int{}, working: map[*ast.CTE]*Recursive{}}
 }
 
 func (b *binder) newCol(name string, t types.Type) ColRef {

@@ -227,6 +227,9 @@ func (b *binder) litError(l, r expr.Expr, pos int) error {
 			continue
 		}
 		if _, err := types.ParseText(ot, strings.TrimSpace(k.V.Str())); err != nil {
+			if lp, ok := b.litPos[p[0]]; ok {
+				pos = lp // PostgreSQL points at the literal
+			}
 			return expr.CastError(pos, k.V, ot, err)
 		}
 	}
@@ -296,6 +299,7 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 	case *ast.StringLit:
 		c := expr.NewConst(types.NewString(x.Value))
 		b.lits[c] = true
+		b.litPos[c] = x.Pos()
 		return c, nil
 	case *ast.BoolLit:
 		return expr.NewConst(types.NewBool(x.Value)), nil
@@ -850,6 +854,9 @@ func (b *binder) in(sc *scope, x *ast.InExpr) (expr.Expr, error) {
 		}
 		c, ok := types.Common(t, e.Type())
 		if !ok {
+			if err := b.litError(v, e, it.Pos()); err != nil {
+				return nil, err
+			}
 			return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "operator does not exist: %s = %s", v.Type(), e.Type()).WithPos(it.Pos())
 		}
 		t = c

@@ -67,3 +67,23 @@ func TestDataModifyingWithDescribeAndReadOnly(t *testing.T) {
 		t.Fatalf("after COMMIT: %q", got)
 	}
 }
+
+// TestLiteralErrorsPositioned checks that a quoted literal that is no
+// value of the other side's type is reported as such at the literal, as
+// PostgreSQL does, in comparisons, arithmetic and IN lists (R13.5).
+func TestLiteralErrorsPositioned(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE t (k BIGINT PRIMARY KEY, v TEXT)")
+	for _, c := range []struct{ sql, at string }{
+		{"SELECT * FROM t WHERE k = 'a'", "'a'"},
+		{"SELECT * FROM t WHERE 'x' < k", "'x'"},
+		{"SELECT k + 'z' FROM t", "'z'"},
+		{"SELECT * FROM t WHERE k IN (1, 'b')", "'b'"},
+		{"SELECT * FROM t WHERE k NOT IN ('c', 2)", "'c'"},
+	} {
+		e := h.fails(c.sql, "22P02", "invalid INT64 value")
+		if want := strings.Index(c.sql, c.at); e.Pos != want {
+			t.Errorf("%s: error at %d, want %d (%v)", c.sql, e.Pos, want, e)
+		}
+	}
+}
