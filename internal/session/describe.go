@@ -267,8 +267,7 @@ func (s *Session) FailTransaction() {
 // describeReturning describes a write: nil without RETURNING, else the
 // columns of its RETURNING list, planned and not run.
 func (s *Session) describeReturning(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value) ([]Column, error) {
-	span, table, alias, items := returningOf(stmt)
-	if items == nil || s.opts.Querier != nil || defaultQuerier == nil {
+	if _, _, _, items := returningOf(stmt); items == nil || s.opts.Querier != nil || defaultQuerier == nil {
 		return nil, nil
 	}
 	st := &statement{s: s, ctx: ctx, sql: sql, params: params, now: s.opts.Clock()}
@@ -280,7 +279,7 @@ func (s *Session) describeReturning(ctx context.Context, stmt ast.Stmt, sql stri
 	st.with = withOf(stmt)
 	var cols []Column
 	if err == nil {
-		cols, err = st.returningColumns(span, table, alias, items)
+		cols, err = st.returningColumns(stmt)
 	}
 	if err != nil {
 		if s.tx != nil {

@@ -115,7 +115,11 @@ func (st *statement) returning(span ast.Span, table *ast.ObjectName, alias *ast.
 
 // returningColumns describes a write's RETURNING list without writing:
 // the list is planned over no rows (Describe).
-func (st *statement) returningColumns(span ast.Span, table *ast.ObjectName, alias *ast.Ident, items []*ast.SelectItem) ([]Column, error) {
+func (st *statement) returningColumns(stmt ast.Stmt) ([]Column, error) {
+	if err := checkJoinedReturning(stmt); err != nil {
+		return nil, err
+	}
+	span, table, alias, items := returningOf(stmt)
 	tab, err := writableTable(st.snapshot().Catalog(), table)
 	if err != nil {
 		return nil, err
@@ -168,4 +172,87 @@ func insertedRows(tab *catalog.Table, w *writer) *types.Batch {
 		}
 	}
 	return out
+}
+
+// checkJoinedReturning applies checkReturningJoined to an UPDATE … FROM or
+// DELETE … USING with RETURNING; other statements pass.
+func checkJoinedReturning(stmt ast.Stmt) error {
+	switch n := stmt.(type) {
+	case *ast.UpdateStmt:
+		if n.Returning != nil && n.From != nil {
+			return checkReturningJoined(qualifier(n.Table, n.Alias), n.Returning, n.From)
+		}
+	case *ast.DeleteStmt:
+		if n.Returning != nil && n.Using != nil {
+			return checkReturningJoined(qualifier(n.Table, n.Alias), n.Returning, n.Using)
+		}
+	}
+	return nil
+}
+
+// checkReturningJoined refuses a RETURNING list of UPDATE … FROM or
+// DELETE … USING that names a column of the joined tables (u.x, u.*):
+// RETURNING here returns the target's rows alone (docs/conformance.md),
+// where PostgreSQL would return the joined row's values too, so the
+// statement fails at the reference, before anything is written, rather
+// than with a "missing FROM-clause entry" that reads as a typo.
+func checkReturningJoined(target string, items []*ast.SelectItem, joined []ast.TableExpr) error {
+	names := map[string]bool{}
+	var collect func(t ast.TableExpr)
+	aliasOr := func(a *ast.Alias, name string) {
+		if a != nil {
+			name = a.Name.Name
+		}
+		if name != "" && name != target {
+			names[name] = true
+		}
+	}
+	collect = func(t ast.TableExpr) {
+		switch x := t.(type) {
+		case *ast.TableRef:
+			aliasOr(x.Alias, x.Name.Name)
+		case *ast.TableFunc:
+			aliasOr(x.Alias, x.Name.Name)
+		case *ast.DerivedTable:
+			aliasOr(x.Alias, "")
+		case *ast.ParenTable:
+			if x.Alias != nil {
+				aliasOr(x.Alias, "")
+				return
+			}
+			collect(x.Inner)
+		case *ast.JoinExpr:
+			collect(x.Left)
+			collect(x.Right)
+		}
+	}
+	for _, t := range joined {
+		collect(t)
+	}
+	var err error
+	for _, it := range items {
+		ast.Inspect(it, func(n ast.Node) bool {
+			if err != nil {
+				return false
+			}
+			var rel string
+			switch x := n.(type) {
+			case *ast.ColumnRef:
+				rel = x.Table
+			case *ast.StarExpr:
+				rel = x.Table
+			case *ast.SelectStmt:
+				return false // a subquery's names are its own
+			}
+			if rel != "" && names[rel] {
+				err = sqlerr.New(sqlerr.CodeFeatureNotSupported, "RETURNING cannot name columns of %s, a table the statement joins: it returns the rows of %s", rel, target).
+					WithPos(n.Pos()).WithToken(rel).WithHint("join the returned rows to %s in a query: WITH w AS (… RETURNING %s.*) SELECT … FROM w JOIN %s ON …", rel, target, rel)
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -88,6 +88,9 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 	if !tab.Keyed() {
 		return nil, appendOnly(tab, "UPDATE", n.Pos())
 	}
+	if err := checkJoinedReturning(n); err != nil {
+		return nil, err
+	}
 	var sets []*assignment
 	byGroup := map[catalog.GroupID]bool{}
 	for _, sc := range n.Sets {
@@ -293,6 +296,9 @@ func (st *statement) deleteOnce(n *ast.DeleteStmt) (*Result, error) {
 	}
 	if !tab.Keyed() {
 		return nil, appendOnly(tab, "DELETE", n.Pos())
+	}
+	if err := checkJoinedReturning(n); err != nil {
+		return nil, err
 	}
 	for _, g := range tab.Groups {
 		if g.Owner != "" {

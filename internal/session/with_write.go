@@ -184,8 +184,8 @@ func (st *statement) describeWritten(w *ast.With) error {
 		}
 		st.with = &ast.With{Span: w.Span, Recursive: w.Recursive, CTEs: w.CTEs[:i]}
 		var v plan.Virtual
-		if span, table, alias, items := returningOf(c.Write); items != nil {
-			cols, err := st.returningColumns(span, table, alias, items)
+		if _, _, _, items := returningOf(c.Write); items != nil {
+			cols, err := st.returningColumns(c.Write)
 			if err != nil {
 				return err
 			}
