@@ -91,6 +91,45 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 	if err := checkJoinedReturning(n); err != nil {
 		return nil, err
 	}
+	u, err := st.updateWrites(n, tab, n.Returning != nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Tag: fmt.Sprintf("UPDATE %d", u.rows), RowsAffected: int64(u.rows)}
+	if n.Returning != nil {
+		b := returningBatch(tab, len(u.ret))
+		for _, r := range u.ret {
+			b.AppendRow(r)
+		}
+		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, n.Alias, n.Returning, tab, b); err != nil {
+			return nil, err
+		}
+	}
+	if res.Commit, err = st.commit(u.txn); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// updated is what an UPDATE writes, before it commits.
+type updated struct {
+	txn  *storage.Txn
+	rows int
+	// ret holds each updated row as written (tab's columns in order),
+	// when asked for.
+	ret [][]types.Value
+	// extra holds, per updated row, the values of the extra items the
+	// caller had the match query select.
+	extra [][]types.Value
+}
+
+// updateWrites finds the rows UPDATE n matches in tab and builds the
+// versions it writes, without committing them; with wantRet it keeps the
+// rows as updated, and it selects extra (over the match query's FROM)
+// beside each.
+func (st *statement) updateWrites(n *ast.UpdateStmt, tab *catalog.Table, wantRet bool, extra []*ast.SelectItem) (*updated, error) {
+	cat := st.snapshot().Catalog()
+	var err error
 	var sets []*assignment
 	byGroup := map[catalog.GroupID]bool{}
 	for _, sc := range n.Sets {
@@ -153,11 +192,13 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 	// collects each row as updated: the current values with each written
 	// group's new version laid over them.
 	allAt := len(items)
-	if n.Returning != nil {
+	if wantRet {
 		for _, c := range tab.Columns {
 			items = append(items, columnItem(c, span, qual))
 		}
 	}
+	extraAt := len(items)
+	items = append(items, extra...)
 	_, rows, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, n.Where, items, n.From...))
 	if err != nil {
 		return nil, err
@@ -165,17 +206,25 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 	if n.From != nil {
 		rows = firstPerKey(rows, len(keys))
 	}
+	u := &updated{rows: len(rows)}
+	if extra != nil {
+		u.extra = make([][]types.Value, len(rows))
+		for i, r := range rows {
+			u.extra[i] = r[extraAt:]
+		}
+	}
 	var ret [][]types.Value
 	colAt := map[catalog.ColumnID]int{}
-	if n.Returning != nil {
+	if wantRet {
 		for j, c := range tab.Columns {
 			colAt[c.ID] = j
 		}
 		ret = make([][]types.Value, len(rows))
 		for i, r := range rows {
-			ret[i] = r[allAt:]
+			ret[i] = r[allAt:extraAt:extraAt]
 		}
 	}
+	u.ret = ret
 	txn := &storage.Txn{Kind: storage.KindWrite, CatalogVersion: cat.Commit(), Tables: []string{tab.Name}, Rows: uint64(len(rows))}
 	for gi, g := range groups {
 		cols := append([]*catalog.Column(nil), keys...)
@@ -255,20 +304,8 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 			txn.Writes = append(txn.Writes, storage.Write{Kind: storage.WriteVersion, Table: tab.ID, Group: g.ID, Cols: ids, Batch: batch})
 		}
 	}
-	res := &Result{Tag: fmt.Sprintf("UPDATE %d", len(rows)), RowsAffected: int64(len(rows))}
-	if n.Returning != nil {
-		b := returningBatch(tab, len(ret))
-		for _, r := range ret {
-			b.AppendRow(r)
-		}
-		if res.Columns, res.Rows, err = st.returning(n.Span, n.Table, n.Alias, n.Returning, tab, b); err != nil {
-			return nil, err
-		}
-	}
-	if res.Commit, err = st.commit(txn); err != nil {
-		return nil, err
-	}
-	return res, nil
+	u.txn = txn
+	return u, nil
 }
 
 func keyText(vals []types.Value) string {

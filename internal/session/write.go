@@ -114,6 +114,11 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 			return nil, ownedError(tab, nil, owner, n.Pos())
 		}
 	}
+	if n.OnConflict != nil {
+		if err := conflictTarget(tab, n); err != nil {
+			return nil, err
+		}
+	}
 	listed, err := listedColumns(tab, n.Columns)
 	if err != nil {
 		return nil, err
@@ -123,6 +128,9 @@ func (st *statement) insertOnce(n *ast.InsertStmt) (*Result, error) {
 		if w, err = st.buildWriter(n, tab, listed); err != nil {
 			return nil, err
 		}
+	}
+	if n.OnConflict != nil && tab.Keyed() {
+		return st.insertOnConflict(n, tab, w)
 	}
 	var res Result
 	if n.Returning != nil {

@@ -5,6 +5,18 @@ import (
 	"strings"
 )
 
+// sets prints the assignments of a SET list.
+func (p *printer) sets(list []*SetClause) {
+	for i, c := range list {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.ident(c.Column.Name)
+		p.str(" = ")
+		p.expr(c.Value, 0)
+	}
+}
+
 func (p *printer) stmt(s Stmt) {
 	switch s := s.(type) {
 	case *SelectStmt:
@@ -34,6 +46,24 @@ func (p *printer) stmt(s Stmt) {
 			p.str(" ATTRIBUTE GROUP ")
 			p.ident(s.Group.Name)
 		}
+		if c := s.OnConflict; c != nil {
+			p.str(" ON CONFLICT")
+			if c.Target != nil {
+				p.str(" ")
+				p.parenIdents(c.Target)
+			}
+			if c.Constraint != nil {
+				p.str(" ON CONSTRAINT ")
+				p.ident(c.Constraint.Name)
+			}
+			if !c.Update {
+				p.str(" DO NOTHING")
+			} else {
+				p.str(" DO UPDATE SET ")
+				p.sets(c.Sets)
+				p.where(c.Where)
+			}
+		}
 		p.returning(s.Returning)
 	case *UpdateStmt:
 		if s.With != nil {
@@ -47,14 +77,7 @@ func (p *printer) stmt(s Stmt) {
 			p.ident(s.Alias.Name)
 		}
 		p.str(" SET ")
-		for i, c := range s.Sets {
-			if i > 0 {
-				p.str(", ")
-			}
-			p.ident(c.Column.Name)
-			p.str(" = ")
-			p.expr(c.Value, 0)
-		}
+		p.sets(s.Sets)
 		p.tables(" FROM ", s.From)
 		p.where(s.Where)
 		p.returning(s.Returning)

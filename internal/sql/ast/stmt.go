@@ -12,14 +12,27 @@ type Stmt interface {
 // R5.2). Source's body is a Values for the VALUES form.
 type InsertStmt struct {
 	Span
-	With      *With // nil when absent; every query of the statement sees it
-	Upsert    bool
-	Table     *ObjectName
-	Alias     *Ident   // nil when absent; RETURNING names the table by it
-	Columns   []*Ident // nil when no column list was written
-	Source    *SelectStmt
-	Group     *Ident        // nil when absent
-	Returning []*SelectItem // RETURNING list; nil when absent
+	With    *With // nil when absent; every query of the statement sees it
+	Upsert  bool
+	Table   *ObjectName
+	Alias   *Ident   // nil when absent; RETURNING names the table by it
+	Columns []*Ident // nil when no column list was written
+	Source  *SelectStmt
+	Group   *Ident // nil when absent
+	// OnConflict is PostgreSQL's ON CONFLICT clause; nil when absent.
+	OnConflict *OnConflict
+	Returning  []*SelectItem // RETURNING list; nil when absent
+}
+
+// OnConflict is ON CONFLICT [(c, …) | ON CONSTRAINT name] DO NOTHING or
+// DO UPDATE SET c = e, … [WHERE Where] of an INSERT (docs/conformance.md).
+type OnConflict struct {
+	Span
+	Target     []*Ident // the conflict target's columns; nil when absent
+	Constraint *Ident   // ON CONSTRAINT name; nil when absent
+	Update     bool     // DO UPDATE; DO NOTHING when false
+	Sets       []*SetClause
+	Where      Expr // nil when absent
 }
 
 // UpdateStmt is [WITH …] UPDATE Table [[AS] Alias] SET c = e, … [WHERE

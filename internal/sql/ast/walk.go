@@ -170,7 +170,15 @@ func Inspect(n Node, f func(Node) bool) {
 		idents(n.Columns)
 		in(n.Source)
 		in(n.Group)
+		in(n.OnConflict)
 		returning(n.Returning)
+	case *OnConflict:
+		idents(n.Target)
+		in(n.Constraint)
+		for _, s := range n.Sets {
+			in(s)
+		}
+		in(n.Where)
 	case *UpdateStmt:
 		in(n.With)
 		in(n.Table)

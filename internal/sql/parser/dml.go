@@ -70,9 +70,76 @@ func (p *parser) insert() ast.Stmt {
 		p.expect(token.GROUP)
 		s.Group = p.ident("an attribute group name")
 	}
+	if p.tok == token.ON {
+		s.OnConflict = p.onConflict()
+	}
 	s.Returning = p.returning()
 	s.Span = p.span(start)
 	return s
+}
+
+// onConflict parses ON CONFLICT [(c, …) | ON CONSTRAINT name] DO NOTHING |
+// DO UPDATE SET c = e, … [WHERE …], PostgreSQL's clause; CONFLICT,
+// CONSTRAINT, DO and NOTHING are words here, not keywords.
+func (p *parser) onConflict() *ast.OnConflict {
+	start := p.pos
+	p.expect(token.ON)
+	if !p.wordIs("conflict") {
+		p.errorExpected("CONFLICT")
+		return nil
+	}
+	p.next()
+	c := &ast.OnConflict{}
+	switch {
+	case p.tok == token.LPAREN:
+		c.Target = p.parenIdents("a column name")
+	case p.tok == token.ON:
+		p.next()
+		if !p.wordIs("constraint") {
+			p.errorExpected("CONSTRAINT")
+			return nil
+		}
+		p.next()
+		c.Constraint = p.ident("a constraint name")
+	}
+	if !p.wordIs("do") {
+		p.errorExpected("DO")
+		return nil
+	}
+	p.next()
+	switch {
+	case p.wordIs("nothing"):
+		p.next()
+	case p.tok == token.UPDATE:
+		p.next()
+		c.Update = true
+		p.expect(token.SET)
+		c.Sets = p.setList()
+		if p.got(token.WHERE) {
+			c.Where = p.expr()
+		}
+	default:
+		p.errorExpected("NOTHING or UPDATE")
+		return nil
+	}
+	c.Span = p.span(start)
+	return c
+}
+
+// setList parses the c = e, … of a SET.
+func (p *parser) setList() []*ast.SetClause {
+	var list []*ast.SetClause
+	for {
+		cstart := p.pos
+		c := &ast.SetClause{Column: p.ident("a column name")}
+		p.expect(token.EQ)
+		c.Value = p.valueItem()
+		c.Span = p.span(cstart)
+		list = append(list, c)
+		if !p.got(token.COMMA) {
+			return list
+		}
+	}
 }
 
 // update parses UPDATE t [[AS] a] SET c = e, … [WHERE …] (SPEC R5.3).
@@ -81,17 +148,7 @@ func (p *parser) update() ast.Stmt {
 	p.expect(token.UPDATE)
 	s := &ast.UpdateStmt{Table: p.objectName("a table name"), Alias: p.dmlAlias()}
 	p.expect(token.SET)
-	for {
-		cstart := p.pos
-		c := &ast.SetClause{Column: p.ident("a column name")}
-		p.expect(token.EQ)
-		c.Value = p.valueItem()
-		c.Span = p.span(cstart)
-		s.Sets = append(s.Sets, c)
-		if !p.got(token.COMMA) {
-			break
-		}
-	}
+	s.Sets = p.setList()
 	if p.got(token.FROM) {
 		s.From = p.tableList()
 	}
