@@ -22,6 +22,12 @@ type Default struct {
 	Value string `json:"value,omitempty"`
 	// Null is set for DEFAULT NULL.
 	Null bool `json:"null,omitempty"`
+	// Volatile is set for an expression that calls a function (now(),
+	// current_commit(), random(), gen_random_uuid(), …): each write
+	// evaluates SQL afresh, as PostgreSQL does, and Value is its value
+	// when the DDL ran, which the rows written before the column existed
+	// read (R6.5).
+	Volatile bool `json:"volatile,omitempty"`
 }
 
 func (d *Default) clone() *Default {

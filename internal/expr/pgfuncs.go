@@ -1,6 +1,7 @@
 package expr
 
 import (
+	crand "crypto/rand"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -824,6 +825,21 @@ func pgFunc(name string, argTypes []types.Type, pos int, env PGEnv) (f *Func, si
 		sig.Result = types.Of(types.Float64)
 		f.fn = func([]types.Value, types.Type) (types.Value, error) {
 			return types.NewFloat64(rand.Float64()), nil
+		}
+	case "gen_random_uuid":
+		// A version 4 UUID (RFC 9562), another on every call, as random().
+		if !params(0) {
+			return bad()
+		}
+		sig.Result = types.Of(types.UUID)
+		f.fn = func([]types.Value, types.Type) (types.Value, error) {
+			var u [16]byte
+			if _, err := crand.Read(u[:]); err != nil {
+				return types.Value{}, err
+			}
+			u[6] = u[6]&0x0f | 0x40 // version 4
+			u[8] = u[8]&0x3f | 0x80 // the RFC's variant
+			return types.NewUUID(u), nil
 		}
 	default:
 		return nil, Signature{}, false, nil

@@ -636,6 +636,11 @@ var readsSession = map[string]bool{"current_setting": true}
 // runs, and a WITH query that calls one is computed once (cte.go).
 func volatileFunc(f *expr.Func) bool { return f.Volatile() || volatileFuncs[f.Name] }
 
+// VolatileFunction reports whether a call of the function name may return
+// another value on each call (random(), gen_random_uuid(), …): a column
+// DEFAULT calling one is evaluated for each row written.
+func VolatileFunction(name string) bool { return volatileFuncs[name] }
+
 // throughCols rewrites, in place, every column of e that pass maps to the
 // projection input's column it passes through.
 func throughCols(e expr.Expr, pass map[int]*expr.Col) expr.Expr {

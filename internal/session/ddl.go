@@ -236,8 +236,29 @@ func (st *statement) columnSpec(d *ast.ColumnDef) (catalog.ColumnSpec, error) {
 }
 
 // defaultOf evaluates a DEFAULT expression once, casts it to the column's
-// type and records it as canonical text (catalog.Default).
+// type and records it as canonical text (catalog.Default); an expression
+// that calls a function is marked volatile, evaluated again by each write
+// (columnDefault).
 func (st *statement) defaultOf(e ast.Expr, t types.Type, column string) (*catalog.Default, error) {
+	var sub ast.Node
+	volatile := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.SubqueryExpr, *ast.ExistsExpr, *ast.SelectStmt:
+			if sub == nil {
+				sub = n
+			}
+			return false
+		case *ast.FuncCall, *ast.ColumnRef:
+			// now(), current_commit(), random(), or CURRENT_TIMESTAMP
+			// written without parentheses.
+			volatile = true
+		}
+		return true
+	})
+	if sub != nil {
+		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPos(sub.Pos())
+	}
 	v, err := st.evalConst(e)
 	if err != nil {
 		return nil, err
@@ -246,7 +267,7 @@ func (st *statement) defaultOf(e ast.Expr, t types.Type, column string) (*catalo
 	if err != nil {
 		return nil, sqlerr.New(sqlerr.CodeDatatypeMismatch, "DEFAULT of column %s: %s", column, types.WithColumn(err, column).Error()).WithPos(e.Pos())
 	}
-	d := &catalog.Default{SQL: ast.Format(e)}
+	d := &catalog.Default{SQL: ast.Format(e), Volatile: volatile}
 	if v.IsNull() {
 		d.Null = true
 	} else {

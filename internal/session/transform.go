@@ -323,7 +323,7 @@ func compileQuery(q *ast.SelectStmt, target *catalog.Table, group *catalog.Group
 	}
 	// What the writes will check, checked now: the key given, each column
 	// in the group written.
-	if _, err := newWriter(target, c.listed, group, 0, q.Pos()); err != nil {
+	if _, err := newWriter(target, c.listed, group, 0, q.Pos(), staticDefaults); err != nil {
 		return nil, deps, err
 	}
 	return c, deps, nil

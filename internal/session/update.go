@@ -67,8 +67,12 @@ func firstPerKey(rows [][]types.Value, nk int) [][]types.Value {
 type assignment struct {
 	col  *catalog.Column
 	expr ast.Expr // nil for DEFAULT
-	pos  int
-	item int // index of expr in the match query's select list
+	// def is the column's DEFAULT for SET c = DEFAULT; defRow, when set,
+	// gives it for each row instead (defaulter).
+	def    types.Value
+	defRow func() (types.Value, error)
+	pos    int
+	item   int // index of expr in the match query's select list
 }
 
 func (st *statement) update(n *ast.UpdateStmt) (*Result, error) {
@@ -152,6 +156,9 @@ func (st *statement) updateWrites(n *ast.UpdateStmt, tab *catalog.Table, wantRet
 		a := &assignment{col: c, expr: sc.Value, pos: sc.Value.Pos(), item: -1}
 		if _, isDef := sc.Value.(*ast.DefaultExpr); isDef {
 			a.expr = nil
+			if a.def, a.defRow, err = st.columnDefault(c); err != nil {
+				return nil, err
+			}
 		}
 		sets = append(sets, a)
 		byGroup[c.Group] = true
@@ -267,9 +274,11 @@ func (st *statement) updateWrites(n *ast.UpdateStmt, tab *catalog.Table, wantRet
 				var v types.Value
 				switch {
 				case src.set != nil && src.set.expr == nil:
-					v, err = defaultValue(c)
-					if err != nil {
-						return nil, err
+					v = src.set.def
+					if f := src.set.defRow; f != nil {
+						if v, err = f(); err != nil {
+							return nil, err
+						}
 					}
 				case src.set != nil:
 					v, err = types.Cast(r[src.item], c.Type)

@@ -61,7 +61,7 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 			return nil
 		}
 	}
-	w, err := newWriter(tab, listed, group, v.NumRows(), n.Pos())
+	w, err := newWriter(tab, listed, group, v.NumRows(), n.Pos(), st.columnDefault)
 	if err != nil {
 		return nil
 	}
@@ -74,6 +74,11 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 	for _, g := range w.groups {
 		if g.group != nil && g.group.Owner != "" {
 			return nil
+		}
+		for _, f := range g.perRow {
+			if f != nil {
+				return nil // a DEFAULT per row: writer.add evaluates it
+			}
 		}
 		for i, c := range g.cols {
 			if j := g.src[i]; j >= 0 && j < width && tab.IsKey(c.ID) {

@@ -8,6 +8,7 @@ import (
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/plan"
 	"github.com/strata-db/strata/internal/sql/ast"
+	"github.com/strata-db/strata/internal/sql/parser"
 	"github.com/strata-db/strata/internal/sql/token"
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/storage"
@@ -177,7 +178,7 @@ func (st *statement) buildWriter(n *ast.InsertStmt, tab *catalog.Table, listed [
 		}
 		group = g
 	}
-	w, err := newWriter(tab, listed, group, len(rows), n.Pos())
+	w, err := newWriter(tab, listed, group, len(rows), n.Pos(), st.columnDefault)
 	if err != nil {
 		return nil, err
 	}
@@ -316,9 +317,12 @@ type groupWrite struct {
 	// cols are the key columns then the group's columns (every current
 	// column for an append table); src[i] is the listed position feeding
 	// cols[i], -1 when it takes its DEFAULT.
-	cols    []*catalog.Column
-	src     []int
-	defs    []types.Value
+	cols []*catalog.Column
+	src  []int
+	defs []types.Value
+	// perRow[i], when set, gives cols[i]'s DEFAULT for each row instead
+	// of defs[i] (a volatile DEFAULT, defaulter).
+	perRow  []func() (types.Value, error)
 	ordered map[catalog.ColumnID]bool
 	batch   *types.Batch
 	row     []types.Value
@@ -331,6 +335,60 @@ type writer struct {
 	groups []*groupWrite
 	cast   []types.Value
 	rows   int
+}
+
+// defaulter gives a column's DEFAULT for one write: a value for every
+// row of it, or, for a DEFAULT that calls a volatile function (random(),
+// gen_random_uuid()), a function giving each row its own.
+type defaulter func(c *catalog.Column) (v types.Value, perRow func() (types.Value, error), err error)
+
+// staticDefaults is the defaulter of writes that evaluate no expression
+// (transformations): every column's DEFAULT as the DDL stored it.
+func staticDefaults(c *catalog.Column) (types.Value, func() (types.Value, error), error) {
+	v, err := defaultValue(c)
+	return v, nil, err
+}
+
+// columnDefault is the statement's defaulter: a volatile DEFAULT (now(),
+// current_commit(), random(), …) is evaluated again for the statement,
+// now() being the statement's time as in PostgreSQL, and for each row when
+// it calls a function whose every call differs (plan.VolatileFunction);
+// any other DEFAULT is the value stored when the DDL ran.
+func (st *statement) columnDefault(c *catalog.Column) (types.Value, func() (types.Value, error), error) {
+	d := c.Default
+	if d == nil || !d.Volatile {
+		return staticDefaults(c)
+	}
+	e, err := parser.ParseExpr(d.SQL)
+	if err != nil {
+		return types.Value{}, nil, fmt.Errorf("session: stored DEFAULT of column %s: %w", c.Name, err)
+	}
+	perRow := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if f, ok := n.(*ast.FuncCall); ok && plan.VolatileFunction(f.Name) {
+			perRow = true
+		}
+		return !perRow
+	})
+	eval := func() (types.Value, error) {
+		v, err := st.evalConst(e)
+		if se, ok := sqlerr.As(err); ok {
+			// Its position is in the DEFAULT's text, not the statement's.
+			return v, sqlerr.New(se.Code, "DEFAULT of column %s: %s", c.Name, se.Message)
+		} else if err != nil {
+			return v, err
+		}
+		v, err = types.Cast(v, c.Type)
+		if err != nil {
+			return v, sqlerr.New(sqlerr.CodeDatatypeMismatch, "DEFAULT of column %s: %s", c.Name, types.WithColumn(err, c.Name).Error())
+		}
+		return v, nil
+	}
+	if perRow {
+		return types.Null(c.Type), eval, nil
+	}
+	v, err := eval()
+	return v, nil, err
 }
 
 func defaultValue(c *catalog.Column) (types.Value, error) {
@@ -348,14 +406,14 @@ func defaultValue(c *catalog.Column) (types.Value, error) {
 // and where each of their columns comes from (R4.3, R4.4), and checks what
 // can be checked without rows: key columns given, ordering columns given.
 // rows, the number of input rows, sizes the batches.
-func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Group, rows, pos int) (*writer, error) {
+func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Group, rows, pos int, defaults defaulter) (*writer, error) {
 	w := &writer{tab: t, listed: listed, cast: make([]types.Value, len(listed))}
 	at := make(map[catalog.ColumnID]int, len(listed))
 	for i, c := range listed {
 		at[c.ID] = i
 	}
 	if !t.Keyed() {
-		g, err := newGroupWrite(nil, t.Columns, at, rows)
+		g, err := newGroupWrite(nil, t.Columns, at, rows, defaults)
 		if err != nil {
 			return nil, err
 		}
@@ -400,7 +458,7 @@ func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Gro
 				cols = append(cols, c)
 			}
 		}
-		gw, err := newGroupWrite(g, cols, at, rows)
+		gw, err := newGroupWrite(g, cols, at, rows, defaults)
 		if err != nil {
 			return nil, err
 		}
@@ -421,9 +479,9 @@ func newWriter(t *catalog.Table, listed []*catalog.Column, explicit *catalog.Gro
 	return w, nil
 }
 
-func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.ColumnID]int, rows int) (*groupWrite, error) {
+func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.ColumnID]int, rows int, defaults defaulter) (*groupWrite, error) {
 	gw := &groupWrite{group: g, cols: cols, src: make([]int, len(cols)), defs: make([]types.Value, len(cols)),
-		row: make([]types.Value, len(cols))}
+		perRow: make([]func() (types.Value, error), len(cols)), row: make([]types.Value, len(cols))}
 	typs := make([]types.Type, len(cols))
 	if g != nil {
 		gw.ordered = map[catalog.ColumnID]bool{}
@@ -441,11 +499,11 @@ func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.Colu
 		} else {
 			gw.src[i] = -1
 		}
-		d, err := defaultValue(c)
+		d, perRow, err := defaults(c)
 		if err != nil {
 			return nil, err
 		}
-		gw.defs[i] = d
+		gw.defs[i], gw.perRow[i] = d, perRow
 	}
 	// Sized for every input row: a batch grown by appends copies its
 	// columns at each doubling.
@@ -476,6 +534,11 @@ func (w *writer) add(r []cell) error {
 			v := g.defs[i]
 			if j := g.src[i]; j >= 0 && j < len(r) && !r[j].def {
 				v = w.cast[j]
+			} else if f := g.perRow[i]; f != nil {
+				var err error
+				if v, err = f(); err != nil {
+					return err
+				}
 			}
 			if v.IsNull() {
 				if err := w.nullError(g, c, pos); err != nil {
