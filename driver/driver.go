@@ -285,9 +285,21 @@ func named(a []driver.Value) []driver.NamedValue {
 
 type tx struct{ c *conn }
 
+// ErrCommitRollback is what Tx.Commit returns when the transaction had
+// failed (a statement in it returned an error): PostgreSQL answers such a
+// COMMIT with ROLLBACK, so nothing of it was written. pgx and lib/pq
+// report it as an error too.
+var ErrCommitRollback = errors.New("strata: commit unexpectedly resulted in rollback: a statement of the transaction failed, so nothing of it was written")
+
 func (t *tx) Commit() error {
-	_, err := t.c.s.Run(context.Background(), "COMMIT")
-	return err
+	res, err := t.c.s.Run(context.Background(), "COMMIT")
+	if err != nil {
+		return err
+	}
+	if res != nil && res.Tag == "ROLLBACK" {
+		return ErrCommitRollback
+	}
+	return nil
 }
 
 func (t *tx) Rollback() error {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/strata-db/strata"
-	_ "github.com/strata-db/strata/driver"
+	"github.com/strata-db/strata/driver"
 )
 
 func open(t *testing.T, dir string) *sql.DB {
@@ -75,6 +75,22 @@ func TestTxAndReopen(t *testing.T) {
 	}
 	if _, err := tx.ExecContext(ctx, "DROP TABLE kv"); err == nil {
 		t.Errorf("DDL after a write inside a transaction was accepted")
+	}
+	// The failed statement aborted the transaction: its COMMIT rolls
+	// back, and says so, as pgx's and lib/pq's do.
+	if err := tx.Commit(); !errors.Is(err, driver.ErrCommitRollback) {
+		t.Fatalf("Commit of a failed transaction: %v", err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM kv").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows after the rolled-back transaction: %d %v", n, err)
+	}
+	tx, err = db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO kv VALUES ($1, $2)", "b", 2); err != nil {
+		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
