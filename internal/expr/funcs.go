@@ -271,11 +271,14 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			return z, nil
 		}
 	case "round", "floor", "ceil", "ceiling", "trunc":
-		if n < 1 || n > 2 || !argTypes[0].Kind.IsNumeric() || (n == 2 && !argTypes[1].Kind.IsInteger()) {
+		if n < 1 || n > 2 || !argTypes[0].Kind.IsNumeric() || (n == 2 && !argTypes[1].Kind.IsInteger() && argTypes[1].Kind != types.Unknown) {
 			return bad()
 		}
 		t := argTypes[0]
 		sig.Params = append([]types.Type{t}, argTypes[1:]...)
+		if n == 2 && argTypes[1].Kind == types.Unknown {
+			sig.Params[1] = types.Of(types.Int64)
+		}
 		sig.Result = t
 		mode := name
 		f.fn = func(a []types.Value, rt types.Type) (types.Value, error) {

@@ -268,6 +268,18 @@ func (b *binder) withDefs(w *ast.With, parent *scope, ctes *cteEnv, inh *asOf, s
 	return ctes, nil
 }
 
+// isTextOperand reports whether e is a quoted literal or a parameter,
+// whose string value has no type of its own yet.
+func isTextOperand(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.StringLit, *ast.Param:
+		return true
+	case *ast.ParenExpr:
+		return isTextOperand(x.X)
+	}
+	return false
+}
+
 // count evaluates a LIMIT or OFFSET operand.
 func (b *binder) count(e ast.Expr, what string) (int64, error) {
 	if _, ok := e.(*ast.NullLit); ok {
@@ -279,6 +291,15 @@ func (b *binder) count(e ast.Expr, what string) (int64, error) {
 	}
 	if v.IsNull() {
 		return -1, nil
+	}
+	if v.Kind() == types.String && isTextOperand(e) {
+		// A quoted literal or a text parameter: its text read as the
+		// integer, as PostgreSQL coerces an unknown literal to bigint.
+		iv, perr := types.ParseText(types.Of(types.Int64), strings.TrimSpace(v.Str()))
+		if perr != nil {
+			return 0, expr.CastError(e.Pos(), v, types.Of(types.Int64), perr)
+		}
+		v = iv
 	}
 	iv, err := types.Cast(v, types.Of(types.Int64))
 	if err != nil || !v.Kind().IsInteger() && v.Kind() != types.Decimal {

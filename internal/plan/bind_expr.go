@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -807,6 +808,35 @@ func (b *binder) shareType(es []expr.Expr) {
 // sameTypeFuncs are the functions whose arguments all take one type.
 var sameTypeFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true, "nullif": true}
 
+// resolveFunc resolves a function call on args of types ts with resolve.
+// A quoted literal or text parameter has no type of its own: as
+// PostgreSQL resolves an unknown literal to the parameter type of the
+// function it is passed to (substr('abc', '2'), or round(x, $1) from a
+// driver that sends text), a call that does not resolve is tried again
+// with such arguments untyped; the first error stands if that fails too.
+func (b *binder) resolveFunc(args []expr.Expr, ts []types.Type, resolve func([]types.Type) (*expr.Func, expr.Signature, error)) (*expr.Func, expr.Signature, error) {
+	fn, sig, err := resolve(ts)
+	if err == nil {
+		return fn, sig, nil
+	}
+	var retry []types.Type
+	for i, a := range args {
+		if k, ok := a.(*expr.Const); ok && b.lits[a] && !k.V.IsNull() && k.V.Kind() == types.String {
+			if retry == nil {
+				retry = slices.Clone(ts)
+			}
+			retry[i] = types.Of(types.Unknown)
+		}
+	}
+	if retry == nil {
+		return nil, sig, err
+	}
+	if fn2, sig2, err2 := resolve(retry); err2 == nil {
+		return fn2, sig2, nil
+	}
+	return nil, sig, err
+}
+
 // callTyped binds a call of the scalar function name on bound arguments
 // (an operator that PostgreSQL defines as a function call, such as ^ for
 // power).
@@ -815,7 +845,9 @@ func (b *binder) callTyped(name string, args []expr.Expr, poss []int, pos int) (
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	fn, sig, err := expr.NewFunc(name, ts, pos)
+	fn, sig, err := b.resolveFunc(args, ts, func(ts []types.Type) (*expr.Func, expr.Signature, error) {
+		return expr.NewFunc(name, ts, pos)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -1063,7 +1095,9 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		// int4, int8 and numeric mod).
 		return b.arith(types.OpMod, args[0], args[1], f.Args[0].Pos(), f.Args[1].Pos(), f.Pos())
 	}
-	fn, sig, err := expr.NewFuncEnv(f.Name, ts, f.Pos(), b.env.PG)
+	fn, sig, err := b.resolveFunc(args, ts, func(ts []types.Type) (*expr.Func, expr.Signature, error) {
+		return expr.NewFuncEnv(f.Name, ts, f.Pos(), b.env.PG)
+	})
 	if err != nil {
 		return nil, err
 	}

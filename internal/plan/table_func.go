@@ -75,8 +75,11 @@ func (b *binder) setReturningFunc(f *ast.TableFunc, sc *scope) (Node, error) {
 			return nil, err
 		}
 	}
-	fn, err := expr.NewTableFunc(name, ts, f.Name.Pos())
-	if err != nil {
+	var fn *expr.TableFunc
+	if _, _, err = b.resolveFunc(args, ts, func(ts []types.Type) (*expr.Func, expr.Signature, error) {
+		fn, err = expr.NewTableFunc(name, ts, f.Name.Pos())
+		return nil, expr.Signature{}, err
+	}); err != nil {
 		return nil, err
 	}
 	for i := range args {

@@ -1,0 +1,55 @@
+package pgwire
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestTextParameters checks that a parameter sent as text (lib/pq,
+// node-postgres, psycopg2 and pgx's exec and simple modes do so) is read
+// as PostgreSQL reads an unknown literal: as the integer LIMIT and OFFSET
+// need, and as the type of the function parameter it is passed to
+// (R13.1: drivers work unchanged).
+func TestTextParameters(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE TABLE rp (k INT64 NOT NULL, v STRING, PRIMARY KEY (k))",
+		"INSERT INTO rp VALUES (1, 'abcdef'), (2, 'b'), (3, 'c')",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	modes := []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
+	for _, mode := range modes {
+		for _, tc := range []struct {
+			sql  string
+			arg  any
+			want string
+		}{
+			{"SELECT count(*)::TEXT FROM (SELECT k FROM rp ORDER BY k LIMIT $1) s", "2", "2"},
+			{"SELECT count(*)::TEXT FROM (SELECT k FROM rp ORDER BY k LIMIT $1) s", int64(2), "2"},
+			{"SELECT string_agg(k::TEXT, ',') FROM (SELECT k FROM rp ORDER BY k OFFSET $1) s", "1", "2,3"},
+			{"SELECT substr(v, $1) FROM rp WHERE k = 1", "3", "cdef"},
+			{"SELECT substr(v, $1) FROM rp WHERE k = 1", int64(3), "cdef"},
+			{"SELECT round(2.555, $1)::TEXT", "2", "2.56"},
+			{"SELECT count(*)::TEXT FROM generate_series(1, $1)", "4", "4"},
+		} {
+			var got string
+			if err := c.QueryRow(ctx, tc.sql, mode, tc.arg).Scan(&got); err != nil {
+				t.Fatalf("mode %v, %s with %#v: %v", mode, tc.sql, tc.arg, err)
+			}
+			if got != tc.want {
+				t.Fatalf("mode %v, %s with %#v: %q, want %q", mode, tc.sql, tc.arg, got, tc.want)
+			}
+		}
+		var got string
+		if err := c.QueryRow(ctx, "SELECT substr(v, $1) FROM rp WHERE k = 1", mode, "x").Scan(&got); err == nil {
+			t.Fatalf("mode %v: substr(v, 'x') gave %q, want an error", mode, got)
+		}
+	}
+}
