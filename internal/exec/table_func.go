@@ -23,6 +23,11 @@ func (r *runner) buildTableFunction(x *plan.TableFunction, out sink) func() erro
 		// A LIMIT above stops Generate through drive's errStop.
 		return drive(func() error {
 			return x.Fn.Generate(args, func(v *types.Vector) error {
+				// A series of billions of rows stops at a cancel or
+				// statement_timeout between batches, as a scan does.
+				if err := r.ctx.Err(); err != nil {
+					return err
+				}
 				return out.push(&types.Batch{Cols: []*types.Vector{v}, Rows: v.Len()})
 			})
 		}, out)

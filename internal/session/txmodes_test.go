@@ -162,3 +162,13 @@ func TestColumnNames(t *testing.T) {
 		t.Errorf("column names\n got %s\nwant %s", g, want)
 	}
 }
+
+// TestTimeoutStopsTableFunction checks that statement_timeout stops a
+// query over a huge generate_series between its batches (R13.1: cancel
+// and timeouts work for every query), where it ran to the end before.
+func TestTimeoutStopsTableFunction(t *testing.T) {
+	h := newHarness(t)
+	h.ok("SET statement_timeout = 100")
+	// Without the check between batches this runs for hours.
+	h.fails("SELECT count(*) FROM generate_series(1, 100000000000)", "57014", "statement timeout")
+}
