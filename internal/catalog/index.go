@@ -89,6 +89,9 @@ func (c *Catalog) CreateIndex(spec IndexSpec, commit uint64) (ix *Index, created
 		}
 		return nil, false, errorf(CodeDuplicateObject, "index %s already exists", spec.Name)
 	}
+	if err := c.relationFree(spec.Name, false); err != nil {
+		return nil, false, err
+	}
 	t, ok := c.Table(spec.Table)
 	if !ok {
 		return nil, false, errorf(CodeUndefinedTable, "cannot create index %s: table %s does not exist", spec.Name, spec.Table)
@@ -171,4 +174,38 @@ func (c *Catalog) AllIndexes() []*Index {
 	}
 	slices.SortFunc(out, func(a, b *Index) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// relationKind says what holds name in the namespace tables, views and
+// indexes share, as PostgreSQL's pg_class does (psql's \d names any of
+// them): "a table", "a view", "an index", "a primary key index" (t_pkey,
+// as pg_catalog shows a keyed table's key), or "" when it is free.
+func (c *Catalog) relationKind(name string) string {
+	if _, ok := c.tableNames[name]; ok {
+		return "a table"
+	}
+	if _, ok := c.views[name]; ok {
+		return "a view"
+	}
+	if _, ok := c.indexes[name]; ok {
+		return "an index"
+	}
+	if t, ok := c.tableNames[strings.TrimSuffix(name, "_pkey")]; ok && strings.HasSuffix(name, "_pkey") && c.tables[t].Keyed() {
+		return "a primary key index"
+	}
+	return ""
+}
+
+// relationFree refuses a new relation name (or a table's, whose key
+// index is named t_pkey) that another relation holds: 42P07.
+func (c *Catalog) relationFree(name string, keyed bool) error {
+	if k := c.relationKind(name); k != "" {
+		return errorf(CodeDuplicateTable, "relation %s already exists: it is %s", name, k)
+	}
+	if keyed {
+		if k := c.relationKind(name + "_pkey"); k != "" {
+			return errorf(CodeDuplicateTable, "relation %s_pkey already exists: it is %s, and a keyed table's primary key index takes that name", name, k)
+		}
+	}
+	return nil
 }

@@ -281,6 +281,9 @@ func (c *Catalog) CreateTable(spec TableSpec, commit uint64) (t *Table, created 
 	if err != nil {
 		return nil, false, err
 	}
+	if err := c.relationFree(spec.Name, t.Keyed()); err != nil {
+		return nil, false, err
+	}
 	if err := c.bindPolicies(t, spec.Policies, commit); err != nil {
 		return nil, false, err
 	}
@@ -542,6 +545,11 @@ func (c *Catalog) RenameTable(spec RenameTableSpec, commit uint64) (*Table, erro
 	}
 	if _, taken := c.views[spec.New]; taken {
 		return nil, errorf(CodeDuplicateTable, "cannot rename table %s to %s: view %s already exists", spec.Table, spec.New, spec.New)
+	}
+	if old, ok := c.Table(spec.Table); ok {
+		if err := c.relationFree(spec.New, old.Keyed()); err != nil {
+			return nil, errorf(CodeDuplicateTable, "cannot rename table %s to %s: %s", spec.Table, spec.New, err.(*Error).Msg)
+		}
 	}
 	return c.alterTable(spec.Table, commit, func(t *Table) error {
 		for _, x := range c.sortedTransformations() {

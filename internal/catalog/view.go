@@ -100,6 +100,11 @@ func (c *Catalog) CreateView(spec ViewSpec, commit uint64) (created bool, err er
 	if _, ok := c.tableNames[spec.Name]; ok {
 		return false, errorf(CodeDuplicateTable, "relation %s already exists: it is a table", spec.Name)
 	}
+	if _, ok := c.views[spec.Name]; !ok {
+		if err := c.relationFree(spec.Name, false); err != nil {
+			return false, err
+		}
+	}
 	if len(spec.Columns) == 0 || len(spec.Columns) != len(spec.Types) {
 		return false, errorf(CodeInvalidTableDef, "view %s must have at least one column", spec.Name)
 	}
