@@ -455,7 +455,7 @@ func buildLayout(t *Table, spec TableSpec) error {
 		if len(order) == 0 {
 			order = slices.Clone(t.Key)
 		}
-		if err := checkKeyedOrder(t, order); err != nil {
+		if order, err = checkKeyedOrder(t, order); err != nil {
 			return err
 		}
 	}
@@ -463,26 +463,34 @@ func buildLayout(t *Table, spec TableSpec) error {
 	return nil
 }
 
-// checkKeyedOrder enforces R11.2 for keyed tables. Strata stores all
-// versions of a key next to each other, sorted by (key, group, commit), so
-// the sort order may permute the key columns but not add others: a non-key
-// column differs between versions of one key and would scatter them.
-func checkKeyedOrder(t *Table, order []ColumnID) error {
-	for _, id := range order {
+// checkKeyedOrder enforces R11.2 for keyed tables and returns the order
+// stored. Strata stores all versions of a key next to each other, sorted
+// by (key, group, commit), so the sort order may permute the key columns
+// but not put another column before any of them: a non-key column differs
+// between versions of one key and would scatter them. Columns after the
+// whole key order nothing (a key is unique), so they are accepted, as
+// R11.2 only asks that the order contain the key, and not stored.
+func checkKeyedOrder(t *Table, order []ColumnID) ([]ColumnID, error) {
+	seen := 0
+	for i, id := range order {
+		if seen == len(t.Key) {
+			return order[:i], nil
+		}
 		if !t.IsKey(id) {
 			col, _ := t.ColumnByID(id)
-			return errorf(CodeInvalidTableDef,
-				"ORDER BY of table %s names %s, which is not a primary key column: a keyed table is stored in key order, so ORDER BY may only arrange the key columns", t.Name, col.Name)
+			return nil, errorf(CodeInvalidTableDef,
+				"ORDER BY of table %s puts column %s, which is not a primary key column, before the key's last column: a keyed table is stored in key order, so other columns may only follow the whole key", t.Name, col.Name)
 		}
+		seen++
 	}
 	for _, id := range t.Key {
 		if !slices.Contains(order, id) {
 			col, _ := t.ColumnByID(id)
-			return errorf(CodeInvalidTableDef,
-				"ORDER BY of table %s must contain every primary key column; %s is missing", t.Name, col.Name)
+			return nil, errorf(CodeInvalidTableDef,
+				"ORDER BY of table %s must contain every primary key column; column %s is missing", t.Name, col.Name)
 		}
 	}
-	return nil
+	return order, nil
 }
 
 // DropTable removes a table and its indexes. A table a transformation

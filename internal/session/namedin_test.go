@@ -2,6 +2,7 @@ package session
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/internal/sql/parser"
@@ -41,6 +42,36 @@ func TestNamedIn(t *testing.T) {
 			if first := regexp.MustCompile(`\b` + regexp.QuoteMeta(tok) + `\b`).FindStringIndex(tc.sql); first == nil || pos != first[0] {
 				t.Fatalf("%s: position %d, want the first %q at %v", tc.sql, pos, tok, first)
 			}
+		}
+	}
+}
+
+// TestNamedInClause checks that a message about a CREATE TABLE clause
+// (ORDER BY, SHARD BY, VALID BY, REVISION BY) points at the name where
+// it stands in that clause, the repeat of a name given twice, not at the
+// column's definition.
+func TestNamedInClause(t *testing.T) {
+	for _, tc := range []struct{ sql, msg, at string }{
+		{"CREATE TABLE a (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) SHARD BY (v) SHARDS 2",
+			"SHARD BY column v of table a is not a primary key column", "(v) SHARDS"},
+		{"CREATE TABLE a (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) SHARD BY (k, k) SHARDS 2",
+			"SHARD BY of table a names column k twice", "k) SHARDS"},
+		{"CREATE TABLE a (a INT64 NOT NULL, b INT64 NOT NULL, v INT64, PRIMARY KEY (a, b)) ORDER BY (b, v, a)",
+			"ORDER BY of table a puts column v, which is not a primary key column, before the key's last column", "v, a)"},
+		{"CREATE TABLE a (k INT64 NOT NULL, x INT64, PRIMARY KEY (k), ATTRIBUTE GROUP g (x) VALID BY (k))",
+			"VALID BY column k of table a is a primary key column", "k))"},
+	} {
+		stmt, err := parser.Parse(tc.sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, _, ok := namedIn(stmt, tc.msg)
+		want := strings.LastIndex(tc.sql, tc.at)
+		if tc.at[0] == '(' {
+			want++
+		}
+		if !ok || pos != want {
+			t.Fatalf("%s / %s: position %d (ok %v), want %d", tc.sql, tc.msg, pos, ok, want)
 		}
 	}
 }

@@ -489,6 +489,15 @@ func namedIn(stmt ast.Stmt, msg string) (pos int, tok string, ok bool) {
 	for _, m := range kindName.FindAllStringSubmatch(msg, -1) {
 		named[m[1]] = true
 	}
+	if ct, isCreate := stmt.(*ast.CreateTableStmt); isCreate {
+		cols := map[string]bool{}
+		for _, m := range columnName.FindAllStringSubmatch(msg, -1) {
+			cols[m[1]] = true
+		}
+		if id := clauseName(ct, msg, cols); id != nil {
+			return id.Pos(), id.Name, true
+		}
+	}
 	seen := map[string]bool{}
 	ast.Inspect(stmt, func(n ast.Node) bool {
 		var name string
@@ -517,6 +526,42 @@ func namedIn(stmt ast.Stmt, msg string) (pos int, tok string, ok bool) {
 		return true
 	})
 	return pos, tok, ok
+}
+
+// columnName matches a column name a catalog message introduces.
+var columnName = regexp.MustCompile(`\bcolumn "?([^\s",:;()]+)"?`)
+
+// clauseName finds, for a message about a clause of CREATE TABLE (one
+// that begins "ORDER BY …" or "SHARD BY column …"), the last of the
+// clause's names among the columns the message introduces (named): the column the message is about
+// where it stands in that clause, not its definition (for "names column a
+// twice", the repeat).
+func clauseName(ct *ast.CreateTableStmt, msg string, named map[string]bool) *ast.Ident {
+	clauses := []struct {
+		name string
+		ids  []*ast.Ident
+	}{{"ORDER BY", ct.OrderBy}, {"SHARD BY", ct.ShardBy}, {"VALID BY", ct.ValidBy}, {"REVISION BY", ct.RevisionBy}}
+	for _, g := range ct.Groups {
+		clauses = append(clauses, struct {
+			name string
+			ids  []*ast.Ident
+		}{"VALID BY", g.ValidBy}, struct {
+			name string
+			ids  []*ast.Ident
+		}{"REVISION BY", g.RevisionBy})
+	}
+	var found *ast.Ident
+	for _, c := range clauses {
+		if !strings.HasPrefix(msg, c.name+" ") {
+			continue
+		}
+		for _, id := range c.ids {
+			if named[id.Name] {
+				found = id
+			}
+		}
+	}
+	return found
 }
 
 // kindName matches a name a catalog message introduces by its kind.
