@@ -200,9 +200,9 @@ func TestCreateTableErrors(t *testing.T) {
 			CodeInvalidTableDef, `both SHARDS 2 and SHARDS AUTO`},
 		// R11.2
 		{"order by misses key", TableSpec{Name: "t", Columns: []ColumnSpec{k(), col("k2", types.Int64, notNull)}, PrimaryKey: []string{"k", "k2"}, OrderBy: []string{"k"}},
-			CodeInvalidTableDef, `ORDER BY of table t must contain every primary key column; k2 is missing`},
-		{"order by non-key", TableSpec{Name: "t", Columns: []ColumnSpec{k(), v()}, PrimaryKey: []string{"k"}, OrderBy: []string{"k", "v"}},
-			CodeInvalidTableDef, `ORDER BY of table t names v, which is not a primary key column`},
+			CodeInvalidTableDef, `ORDER BY of table t must contain every primary key column; column k2 is missing`},
+		{"order by non-key before the key", TableSpec{Name: "t", Columns: []ColumnSpec{k(), v()}, PrimaryKey: []string{"k"}, OrderBy: []string{"v", "k"}},
+			CodeInvalidTableDef, `ORDER BY of table t puts column v, which is not a primary key column, before the key's last column`},
 		{"order by unknown", TableSpec{Name: "t", Mode: ModeAppend, Columns: []ColumnSpec{v()}, OrderBy: []string{"w"}},
 			CodeUndefinedColumn, `ORDER BY of table t names column w`},
 		// policies
