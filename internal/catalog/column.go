@@ -405,8 +405,11 @@ func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Tab
 		}
 		if !types.CanWiden(from, to) {
 			why := "that is not a widening: some values of " + from.String() + " are not values of " + to.String()
-			if narrows(from, to) {
+			switch {
+			case narrows(from, to):
 				why = "it would narrow the type and lose values"
+			case types.HoldsAll(from, to):
+				why = "ALTER COLUMN … TYPE changes a type only within its kind, without rewriting data (wider integers, FLOAT32 to FLOAT64, a DECIMAL with more digits, a longer VARCHAR; R8.1), and this changes its kind or its precision's unit"
 			}
 			return errorf(CodeDatatypeMismatch, "cannot change column %s of table %s from %s to %s: %s", col.Name, t.Name, from, to, why)
 		}

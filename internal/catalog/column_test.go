@@ -253,6 +253,9 @@ func TestAlterColumnType(t *testing.T) {
 		{"s", types.Type{Kind: types.String, Len: 10}, CodeDatatypeMismatch, `from STRING to VARCHAR\(10\): it would narrow`},
 		{"f", types.Of(types.Float32), CodeDatatypeMismatch, `from FLOAT64 to FLOAT32: it would narrow`},
 		{"k", types.Of(types.Float64), CodeDatatypeMismatch, `from INT64 to FLOAT64: that is not a widening`},
+		// every value fits, but the kind changes: the message says so
+		{"k", types.Type{Kind: types.Decimal, Precision: 30}, CodeDatatypeMismatch, `from INT64 to DECIMAL\(30,0\): ALTER COLUMN … TYPE changes a type only within its kind`},
+		{"k", types.Type{Kind: types.Decimal, Precision: 10}, CodeDatatypeMismatch, `from INT64 to DECIMAL\(10,0\): that is not a widening`},
 		{"nosuch", types.Of(types.Int64), CodeUndefinedColumn, `column nosuch of table t does not exist`},
 		{"u", types.Type{}, CodeInvalidColumnDef, `not a valid type`},
 	}

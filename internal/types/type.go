@@ -306,6 +306,26 @@ func CanWiden(from, to Type) bool {
 	return false
 }
 
+// HoldsAll reports whether every value of from is exactly a value of to,
+// whether or not ALTER COLUMN … TYPE may make that change (CanWiden): an
+// integer in a DECIMAL with as many integer digits, a DATETIME64 at a
+// finer precision in the same zone, a DATE as a DATETIME64, besides
+// every widening.
+func HoldsAll(from, to Type) bool {
+	f, t := from.Kind, to.Kind
+	switch {
+	case CanWiden(from, to):
+		return true
+	case f.IsInteger() && t == Decimal:
+		return intDigits(f) <= int(to.Precision)-int(to.Scale)
+	case f == DateTime64 && t == DateTime64:
+		return to.Precision >= from.Precision && to.TZ == from.TZ
+	case f == Date && t == DateTime64:
+		return true
+	}
+	return false
+}
+
 // KeyStable reports whether every value of from has the same AppendKey
 // encoding as the same value of to. Storage keeps key, SHARD BY and
 // ordering columns as those encodings (sorted, compared and hashed), so
