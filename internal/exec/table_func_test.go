@@ -32,7 +32,9 @@ func TestSetReturningAndListAggregates(t *testing.T) {
 	checkQueries(t, f, cases)
 	errs := []struct{ sql, want string }{
 		{"SELECT * FROM generate_series(1, 3, 0)", "step size cannot equal zero"},
-		{"SELECT * FROM generate_series('a', 3)", "does not exist"},
+		// a quoted literal takes the integer parameter's type, as in PostgreSQL
+		{"SELECT * FROM generate_series('a', 3)", `invalid INT64 value "a"`},
+		{"SELECT * FROM generate_series('a'::TEXT, 3)", "does not exist"},
 		{"SELECT * FROM generate_series(1)", "does not exist"},
 		{"SELECT * FROM nosuch(1)", "table function nosuch does not exist"},
 		{"SELECT * FROM generate_series(1, e.id), emp e", "missing FROM-clause entry for table \"e\""},

@@ -250,6 +250,12 @@ func (b *binder) compare(op expr.CmpOp, l, r expr.Expr, pos int) (expr.Expr, err
 	if t.Kind == types.Unknown {
 		t = types.Of(types.String)
 	}
+	if exactMixed(l.Type(), r.Type(), t) {
+		// No type holds both sides (UINT256 against a signed integer,
+		// a 78-digit integer against a DECIMAL): they are compared as
+		// numbers, exactly (R2.3), each in its own type.
+		return &expr.Cmp{Op: op, L: l, R: r}, nil
+	}
 	var err error
 	if l, err = b.coerce(l, t, pos); err != nil {
 		return nil, err
@@ -258,6 +264,14 @@ func (b *binder) compare(op expr.CmpOp, l, r expr.Expr, pos int) (expr.Expr, err
 		return nil, err
 	}
 	return &expr.Cmp{Op: op, L: l, R: r}, nil
+}
+
+// exactMixed reports whether a comparison of exact numbers of types a
+// and b must compare them as they are because their common type t does
+// not hold every value of one of them.
+func exactMixed(a, b, t types.Type) bool {
+	exact := func(k types.Kind) bool { return k.IsInteger() || k == types.Decimal }
+	return exact(a.Kind) && exact(b.Kind) && (!types.HoldsAll(a, t) || !types.HoldsAll(b, t))
 }
 
 var cmpOps = map[token.Token]expr.CmpOp{token.EQ: expr.EQ, token.NE: expr.NE, token.LT: expr.LT, token.LE: expr.LE, token.GT: expr.GT, token.GE: expr.GE}
@@ -897,16 +911,22 @@ func (b *binder) in(sc *scope, x *ast.InExpr) (expr.Expr, error) {
 		t = types.Of(types.String)
 	}
 	if allConst {
+		vt := v.Type()
 		if v, err = b.coerce(v, t, x.X.Pos()); err != nil {
 			return nil, err
 		}
-		vals := make([]types.Value, len(items))
+		vals := make([]types.Value, 0, len(items))
 		for i, it := range items {
 			c, err := b.coerce(it, t, x.List[i].Pos())
 			if err != nil {
+				if k := it.(*expr.Const); exactMixed(vt, k.V.Type(), t) && !k.V.IsNull() {
+					// A number outside the type of the value tested
+					// (-1 against a UINT256) equals none of its values.
+					continue
+				}
 				return nil, err
 			}
-			vals[i] = c.(*expr.Const).V
+			vals = append(vals, c.(*expr.Const).V)
 		}
 		return expr.NewInList(v, vals, x.Not), nil
 	}
