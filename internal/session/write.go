@@ -282,7 +282,7 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 	switch x := e.(type) {
 	case *ast.NumberLit:
-		return types.ParseNumber(x.Text)
+		return types.ParseLiteral(x.Text)
 	case *ast.StringLit:
 		return types.NewString(x.Value), nil
 	case *ast.BoolLit:
@@ -296,7 +296,7 @@ func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 		return st.params[x.Index-1], nil
 	case *ast.UnaryExpr:
 		if num, ok := x.X.(*ast.NumberLit); ok && x.Op == token.MINUS {
-			v, err := types.ParseNumber(num.Text)
+			v, err := types.ParseLiteral(num.Text)
 			if err != nil {
 				return v, err
 			}

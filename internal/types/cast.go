@@ -263,7 +263,7 @@ func castNumeric(v Value, to Type) (Value, error) {
 		r := mkFloat(to, f)
 		// A finite value past FLOAT32's range is an error, as in
 		// PostgreSQL, not an infinity.
-		if finite(f) && !finite(r.Float64()) {
+		if finite(f) && !finite(r.Float64()) || f != 0 && r.Float64() == 0 {
 			return Value{}, &RangeError{Value: v.String(), Type: to}
 		}
 		return r, nil

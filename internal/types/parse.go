@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -30,6 +31,11 @@ func ParseNumber(text string) (Value, error) {
 			}
 			return Value{}, &ParseError{Value: text, Type: Of(Float64)}
 		}
+		if f == 0 && !allZero(intPart) || f == 0 && !allZero(frac) {
+			// Too small for FLOAT64: PostgreSQL's float input refuses
+			// an underflow rather than reading zero.
+			return Value{}, &RangeError{Value: text, Type: Of(Float64)}
+		}
 		return NewFloat64(f), nil
 	}
 	intPart = trimZeros(intPart)
@@ -49,6 +55,48 @@ func ParseNumber(text string) (Value, error) {
 		return Value{}, &RangeError{Value: text, Type: Of(Uint256)}
 	}
 	return narrowNum(num{mag: mag}), nil
+}
+
+// ParseLiteral reads a number literal of SQL text as PostgreSQL does: as
+// ParseNumber, except that one with an exponent is exact too (PostgreSQL
+// reads 1.5e3 as numeric): a DECIMAL with the digits it spells out
+// (1.5e-3 is DECIMAL(4,4) 0.0015), an integer literal when it spells a
+// whole number of more than 76 digits (1e76, for a UINT256), and FLOAT64
+// only beyond those (1e308, 1e-330, where PostgreSQL's numeric would
+// still be exact).
+func ParseLiteral(text string) (Value, error) {
+	intPart, frac, _, expAt, ok := scanNumber(text)
+	if !ok || expAt < 0 {
+		return ParseNumber(text)
+	}
+	exp, err := strconv.Atoi(text[expAt+1:])
+	if err != nil || exp > 1000 || exp < -1000 {
+		return ParseNumber(text)
+	}
+	digits := trimZeros(intPart + frac)
+	if digits == "" {
+		return ParseNumber(text) // zero: 0e5 is 0, as a float reads it
+	}
+	// The value is digits × 10^shift.
+	shift := exp - len(frac)
+	if shift >= 0 {
+		whole := digits + strings.Repeat("0", shift)
+		if len(whole) <= MaxDecimalPrecision {
+			mag, _ := parseMag(whole)
+			return mkWide(Type{Kind: Decimal, Precision: uint8(len(whole))}, mag), nil
+		}
+		if mag, over := parseMag(whole); !over && len(whole) <= 78 {
+			return narrowNum(num{mag: mag}), nil
+		}
+		return ParseNumber(text)
+	}
+	scale := -shift
+	p := max(len(digits), scale)
+	if p > MaxDecimalPrecision {
+		return ParseNumber(text)
+	}
+	mag, _ := parseMag(digits)
+	return mkWide(Type{Kind: Decimal, Precision: uint8(p), Scale: uint8(scale)}, mag), nil
 }
 
 // literalKinds are the types an integer literal may take, smallest first.
@@ -258,6 +306,9 @@ func parseFloat(t Type, orig, x string) (Value, error) {
 			return Value{}, &RangeError{Value: x, Type: t}
 		}
 		return Value{}, &ParseError{Value: orig, Type: t}
+	}
+	if f == 0 && strings.ContainsAny(strings.SplitN(strings.ToLower(x), "e", 2)[0], "123456789") {
+		return Value{}, &RangeError{Value: x, Type: t} // an underflow, as PostgreSQL refuses it
 	}
 	return mkFloat(t, f), nil
 }

@@ -437,7 +437,7 @@ func (p *parser) createTransformation(start int) ast.Stmt {
 	if p.tok == token.ATTRIBUTE {
 		p.next()
 		p.expect(token.GROUP)
-		s.Group = p.ident("an attribute group name")
+		s.Group = p.groupName()
 	}
 	p.expect(token.AS)
 	if !p.startsQuery() && p.tok != token.LPAREN {
@@ -484,7 +484,7 @@ func (p *parser) alterCmd() ast.AlterCmd {
 		if p.got(token.TO) {
 			p.expect(token.ATTRIBUTE)
 			p.expect(token.GROUP)
-			c.Group = p.ident("an attribute group name")
+			c.Group = p.groupName()
 		}
 		c.Span = p.span(start)
 		return c

@@ -68,7 +68,7 @@ func (p *parser) insert() ast.Stmt {
 	if p.tok == token.ATTRIBUTE {
 		p.next()
 		p.expect(token.GROUP)
-		s.Group = p.ident("an attribute group name")
+		s.Group = p.groupName()
 	}
 	if p.tok == token.ON {
 		s.OnConflict = p.onConflict()

@@ -300,6 +300,18 @@ func (p *parser) ident(what string) *ast.Ident {
 	return id
 }
 
+// groupName parses the name of an existing attribute group, where the
+// group every keyed table has may be written default unquoted (R4.4), as
+// the SPEC names it, though DEFAULT is a reserved word.
+func (p *parser) groupName() *ast.Ident {
+	if p.tok == token.DEFAULT {
+		id := &ast.Ident{Span: ast.Span{Start: p.pos, Stop: p.end}, Name: "default"}
+		p.next()
+		return id
+	}
+	return p.ident("an attribute group name")
+}
+
 // label parses a name after AS, where PostgreSQL accepts any word,
 // reserved ones included.
 func (p *parser) label(what string) *ast.Ident {
