@@ -100,7 +100,10 @@ func (c *Catalog) CreateIndex(spec IndexSpec, commit uint64) (ix *Index, created
 	if !ok {
 		return nil, false, errorf(CodeInvalidParameter, "unknown index scope %s for index %s; the scopes are CURRENT, HISTORY and BOTH", strings.ToUpper(spec.Scope), spec.Name)
 	}
-	if scope != ScopeCurrent && t.Mode != ModeVersioned {
+	// BOTH is all the rows there are, which for a table without history
+	// is its current rows (or an append table's rows); HISTORY would
+	// cover nothing there.
+	if scope == ScopeHistory && t.Mode != ModeVersioned {
 		return nil, false, errorf(CodeInvalidTableDef,
 			"index %s cannot have SCOPE %s: table %s is MODE %s and keeps no history; only MODE VERSIONED tables do",
 			spec.Name, strings.ToUpper(scope.String()), t.Name, strings.ToUpper(t.Mode.String()))
