@@ -36,7 +36,11 @@ func (st *statement) showTables() (*Result, error) {
 func (st *statement) lookupTable(name *ast.ObjectName) (*catalog.Table, error) {
 	t, ok := st.snapshot().Catalog().Table(name.Name)
 	if !ok || (name.Schema != "" && name.Schema != "public") {
-		return nil, sqlerr.UndefinedTable(name.Pos(), name.Name)
+		full := name.Name
+		if name.Schema != "" {
+			full = name.Schema + "." + name.Name
+		}
+		return nil, sqlerr.UndefinedTable(name.Pos(), full)
 	}
 	return t, nil
 }
@@ -73,6 +77,17 @@ func (st *statement) describe(n *ast.DescribeStmt) (*Result, error) {
 		}
 		return rowsResult(cols, rows), nil
 	}
+	if sch := n.Table.Schema; sch != "" && sch != "public" {
+		rc, err := st.systemColumns(n.Table)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range rc {
+			rows = append(rows, []types.Value{types.NewString(c.Name), types.NewString(c.Type.String()),
+				types.NewBool(true), types.Null(strType), types.NewBool(false), types.Null(strType)})
+		}
+		return rowsResult(cols, rows), nil
+	}
 	t, err := st.lookupTable(n.Table)
 	if err != nil {
 		return nil, err
@@ -92,8 +107,26 @@ func (st *statement) describe(n *ast.DescribeStmt) (*Result, error) {
 	return rowsResult(cols, rows), nil
 }
 
+// systemColumns returns the columns of a system relation (system.commits,
+// pg_catalog.pg_class) as a query of it returns them.
+func (st *statement) systemColumns(name *ast.ObjectName) ([]Column, error) {
+	sel := &ast.SelectStmt{Span: name.Span, Body: &ast.SelectBlock{Span: name.Span,
+		Items: []*ast.SelectItem{{Span: name.Span, Expr: &ast.StarExpr{Span: name.Span}}},
+		From:  []ast.TableExpr{&ast.TableRef{Span: name.Span, Name: name}}},
+		Limit: &ast.NumberLit{Span: name.Span, Text: "0"}}
+	cols, _, err := st.rows(sel)
+	return cols, err
+}
+
 func (st *statement) showCreate(n *ast.ShowCreateTableStmt) (*Result, error) {
 	defer st.release()
+	if sch := n.Table.Schema; sch != "" && sch != "public" {
+		if _, err := st.systemColumns(n.Table); err != nil {
+			return nil, err
+		}
+		return nil, sqlerr.New("42809", "%s.%s is a system relation, which no CREATE TABLE makes", sch, n.Table.Name).
+			WithPos(n.Table.Pos()).WithHint("DESCRIBE %s.%s lists its columns", sch, n.Table.Name)
+	}
 	if v, ok := st.lookupView(n.Table); ok {
 		return rowsResult([]Column{{"table", strType}, {"create_table", strType}},
 			[][]types.Value{{types.NewString(v.Name), types.NewString(CreateViewSQL(v))}}), nil
