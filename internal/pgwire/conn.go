@@ -650,7 +650,7 @@ func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Re
 // runTo is run with a query's rows handed to sink as they are produced
 // (session.ExecuteTo); nil gathers them into the result.
 func (c *conn) runTo(stmt ast.Stmt, sql string, params []types.Value, sink session.RowSink) (*session.Result, error) {
-	if t, ok := stmt.(*ast.TransactionStmt); ok && t.Kind != ast.TxBegin && !c.sess.InTransaction() {
+	if t, ok := stmt.(*ast.TransactionStmt); ok && (t.Kind == ast.TxCommit || t.Kind == ast.TxRollback) && !c.sess.InTransaction() {
 		c.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01",
 			Message: "there is no transaction in progress"})
 	}

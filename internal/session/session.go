@@ -99,6 +99,17 @@ type txn struct {
 	view       *storage.Snapshot
 	viewCommit uint64
 	viewWrites int
+	// savepoints are the transaction's SAVEPOINTs, oldest first.
+	savepoints []savepoint
+}
+
+// savepoint is what a SAVEPOINT marks: how much the transaction had
+// buffered then, which ROLLBACK TO returns to.
+type savepoint struct {
+	name   string
+	writes int
+	tables int
+	rows   uint64
 }
 
 // dropView releases the transaction's pending view.
@@ -198,7 +209,9 @@ func (s *Session) ExecuteTo(ctx context.Context, stmt ast.Stmt, sql string, para
 // failed COMMIT or ROLLBACK has ended it already.
 func (s *Session) failTx(stmt ast.Stmt) {
 	if s.tx != nil {
-		if _, isTx := stmt.(*ast.TransactionStmt); !isTx {
+		// A failed COMMIT or ROLLBACK has ended it; a failed savepoint
+		// statement (an unknown name) aborts it, as in PostgreSQL.
+		if t, isTx := stmt.(*ast.TransactionStmt); !isTx || t.Kind == ast.TxSavepoint || t.Kind == ast.TxRelease || t.Kind == ast.TxRollbackTo {
 			s.tx.aborted = true
 		}
 	}
@@ -228,7 +241,7 @@ func panicError(r any, sql string) error {
 
 func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params []types.Value, sink RowSink) (*Result, error) {
 	if s.tx != nil && s.tx.aborted {
-		if t, ok := stmt.(*ast.TransactionStmt); !ok || t.Kind == ast.TxBegin {
+		if t, ok := stmt.(*ast.TransactionStmt); !ok || t.Kind == ast.TxBegin || t.Kind == ast.TxSavepoint || t.Kind == ast.TxRelease {
 			return nil, sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block").WithPos(stmt.Pos())
 		}
 	}
@@ -430,6 +443,8 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 	case ast.TxRollback:
 		s.endTx()
 		return &Result{Tag: "ROLLBACK"}, nil
+	case ast.TxSavepoint, ast.TxRelease, ast.TxRollbackTo:
+		return s.savepoint(n)
 	}
 	if s.tx == nil {
 		// PostgreSQL warns and succeeds; so do we.
@@ -453,6 +468,51 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 	}
 	s.lastCommit = seq
 	return &Result{Tag: "COMMIT", Commit: seq}, nil
+}
+
+// savepoint runs SAVEPOINT, RELEASE and ROLLBACK TO, as PostgreSQL's:
+// ROLLBACK TO drops what the transaction buffered since the savepoint
+// (and the savepoints after it, keeping it) and ends the failed state of
+// a transaction a statement aborted; RELEASE forgets the savepoint and
+// those after it; a name used twice means its newest. DDL, which commits
+// at once, is not undone, as ROLLBACK does not undo it.
+func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
+	verb := [...]string{ast.TxSavepoint: "SAVEPOINT", ast.TxRelease: "RELEASE SAVEPOINT", ast.TxRollbackTo: "ROLLBACK TO SAVEPOINT"}[n.Kind]
+	tx := s.tx
+	if tx == nil {
+		return nil, sqlerr.New("25P01", "%s can only be used in transaction blocks", verb).WithPos(n.Pos())
+	}
+	name := n.Name.Name
+	if n.Kind == ast.TxSavepoint {
+		tx.savepoints = append(tx.savepoints, savepoint{name: name, writes: len(tx.writes), tables: len(tx.tables), rows: tx.rows})
+		return &Result{Tag: "SAVEPOINT"}, nil
+	}
+	at := -1
+	for i := len(tx.savepoints) - 1; i >= 0; i-- {
+		if tx.savepoints[i].name == name {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, sqlerr.New("3B001", "savepoint %q does not exist", name).WithPos(n.Name.Pos()).WithToken(name)
+	}
+	if n.Kind == ast.TxRelease {
+		tx.savepoints = tx.savepoints[:at]
+		return &Result{Tag: "RELEASE"}, nil
+	}
+	sp := tx.savepoints[at]
+	tx.savepoints = tx.savepoints[:at+1]
+	clear(tx.writes[sp.writes:]) // the batches they hold are garbage now
+	tx.writes, tx.tables, tx.rows = tx.writes[:sp.writes], tx.tables[:sp.tables], sp.rows
+	if len(tx.writes) == 0 {
+		tx.catalog = 0
+	}
+	// The pending view may hold writes rolled back: its count alone would
+	// not tell once as many new ones are buffered.
+	tx.dropView()
+	tx.aborted = false
+	return &Result{Tag: "ROLLBACK"}, nil
 }
 
 func (s *Session) endTx() {

@@ -35,7 +35,9 @@ func (k ObjectKind) String() string {
 func (s IndexScope) String() string { return pick(int(s), "DEFAULT", "CURRENT", "HISTORY", "BOTH") }
 
 // String returns the TxKind's SQL spelling.
-func (k TxKind) String() string { return pick(int(k), "BEGIN", "COMMIT", "ROLLBACK") }
+func (k TxKind) String() string {
+	return pick(int(k), "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "ROLLBACK TO")
+}
 
 func pick(i int, names ...string) string {
 	if i >= 0 && i < len(names) {

@@ -183,7 +183,11 @@ func (p *printer) stmt(s Stmt) {
 		p.ident(s.Name.Name)
 		p.str(" WITH PASSWORD " + FormatString(s.Password))
 	case *TransactionStmt:
-		p.str([...]string{TxBegin: "BEGIN", TxCommit: "COMMIT", TxRollback: "ROLLBACK"}[s.Kind])
+		p.str([...]string{TxBegin: "BEGIN", TxCommit: "COMMIT", TxRollback: "ROLLBACK",
+			TxSavepoint: "SAVEPOINT ", TxRelease: "RELEASE SAVEPOINT ", TxRollbackTo: "ROLLBACK TO SAVEPOINT "}[s.Kind])
+		if s.Name != nil {
+			p.ident(s.Name.Name)
+		}
 		if s.Modes != nil {
 			p.txModes(s.Modes)
 		}

@@ -79,14 +79,19 @@ const (
 	TxBegin    TxKind = iota // BEGIN [TRANSACTION|WORK], START TRANSACTION
 	TxCommit                 // COMMIT [TRANSACTION|WORK], END
 	TxRollback               // ROLLBACK [TRANSACTION|WORK]
+	TxSavepoint              // SAVEPOINT name
+	TxRelease                // RELEASE [SAVEPOINT] name
+	TxRollbackTo             // ROLLBACK [TRANSACTION|WORK] TO [SAVEPOINT] name
 )
 
-// TransactionStmt is BEGIN, COMMIT or ROLLBACK. Modes holds BEGIN's
-// transaction modes; nil when none were given.
+// TransactionStmt is BEGIN, COMMIT, ROLLBACK or a savepoint statement.
+// Modes holds BEGIN's transaction modes; nil when none were given. Name
+// is the savepoint of SAVEPOINT, RELEASE and ROLLBACK TO.
 type TransactionStmt struct {
 	Span
 	Kind  TxKind
 	Modes *TxModes
+	Name  *Ident
 }
 
 // TxModes are PostgreSQL's transaction modes, as BEGIN, START TRANSACTION,

@@ -30,9 +30,36 @@ func (p *parser) transaction() ast.Stmt {
 	if p.tok == token.TRANSACTION || p.tok == token.WORK {
 		p.next()
 	}
+	if s.Kind == ast.TxRollback && p.tok == token.TO {
+		p.next()
+		if p.wordIs("savepoint") {
+			p.next()
+		}
+		s.Kind = ast.TxRollbackTo
+		s.Name = p.ident("a savepoint name")
+	}
 	if s.Kind == ast.TxBegin && p.atTxMode() {
 		s.Modes = p.txModes()
 	}
+	s.Span = p.span(start)
+	return s
+}
+
+// savepoint parses SAVEPOINT name and RELEASE [SAVEPOINT] name, whose
+// first words are words here, not keywords.
+func (p *parser) savepoint() ast.Stmt {
+	start := p.pos
+	s := &ast.TransactionStmt{Kind: ast.TxSavepoint}
+	if p.wordIs("release") {
+		s.Kind = ast.TxRelease
+		p.next()
+		if p.wordIs("savepoint") {
+			p.next()
+		}
+	} else {
+		p.next()
+	}
+	s.Name = p.ident("a savepoint name")
 	s.Span = p.span(start)
 	return s
 }

@@ -399,6 +399,9 @@ func (p *parser) stmt() ast.Stmt {
 			p.next()
 			return &ast.CheckpointStmt{Span: p.span(start)}
 		}
+		if p.wordIs("savepoint") || p.wordIs("release") {
+			return p.savepoint()
+		}
 	case token.SYNC:
 		start := p.pos
 		p.next()
