@@ -76,12 +76,12 @@ type TxKind uint8
 
 // The transaction statements.
 const (
-	TxBegin    TxKind = iota // BEGIN [TRANSACTION|WORK], START TRANSACTION
-	TxCommit                 // COMMIT [TRANSACTION|WORK], END
-	TxRollback               // ROLLBACK [TRANSACTION|WORK]
-	TxSavepoint              // SAVEPOINT name
-	TxRelease                // RELEASE [SAVEPOINT] name
-	TxRollbackTo             // ROLLBACK [TRANSACTION|WORK] TO [SAVEPOINT] name
+	TxBegin      TxKind = iota // BEGIN [TRANSACTION|WORK], START TRANSACTION
+	TxCommit                   // COMMIT [TRANSACTION|WORK], END
+	TxRollback                 // ROLLBACK [TRANSACTION|WORK]
+	TxSavepoint                // SAVEPOINT name
+	TxRelease                  // RELEASE [SAVEPOINT] name
+	TxRollbackTo               // ROLLBACK [TRANSACTION|WORK] TO [SAVEPOINT] name
 )
 
 // TransactionStmt is BEGIN, COMMIT, ROLLBACK or a savepoint statement.
