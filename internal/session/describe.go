@@ -31,7 +31,7 @@ func (s *Session) Describe(ctx context.Context, stmt ast.Stmt, sql string, param
 	}()
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:
-		if ex, ok := n.(*ast.ExplainStmt); ok && ex.Analyze {
+		if ex, ok := n.(*ast.ExplainStmt); ok && (ex.Analyze || writeOf(ex) != nil) {
 			// EXPLAIN ANALYZE runs the query; its one text column is known.
 			return []Column{{Name: "QUERY PLAN", Type: types.Of(types.String)}}, nil
 		}

@@ -267,6 +267,9 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 	if err := explainWrites(stmt); err != nil {
 		return nil, err
 	}
+	if writeOf(stmt) != nil {
+		return st.explainWrite(stmt.(*ast.ExplainStmt))
+	}
 	switch n := stmt.(type) {
 	case *ast.SelectStmt, *ast.ExplainStmt:
 		return st.query(stmt)
