@@ -248,6 +248,12 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 				x, err := st.evalConst(e)
 				if err != nil {
 					if j < len(listed) {
+						var re *types.RangeError
+						if errors.As(err, &re) && re.Value != "" && isNumberLiteral(e) {
+							// A literal past every integer type is past
+							// the column's too: say so of the column's.
+							err = &types.RangeError{Value: re.Value, Type: listed[j].Type}
+						}
 						return nil, 0, castError(err, listed[j], e.Pos())
 					}
 					return nil, 0, err
@@ -297,17 +303,27 @@ func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 	case *ast.UnaryExpr:
 		if num, ok := x.X.(*ast.NumberLit); ok && x.Op == token.MINUS {
 			v, err := types.ParseLiteral(num.Text)
-			if err != nil {
-				return v, err
+			if err == nil {
+				v, err = types.Neg(v)
 			}
-			v, err = types.Neg(v)
 			if err != nil {
-				return v, err
+				// The number as written, sign included, past the most
+				// negative integer literal.
+				return v, &types.RangeError{Value: "-" + num.Text, Type: types.Of(types.Int256)}
 			}
 			return types.Narrow(v), nil
 		}
 	}
 	return st.planEvalConst(e)
+}
+
+// isNumberLiteral reports whether e is a number literal, negated or not.
+func isNumberLiteral(e ast.Expr) bool {
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.MINUS {
+		e = u.X
+	}
+	_, ok := e.(*ast.NumberLit)
+	return ok
 }
 
 // groupWrite is the part of a write that goes to one attribute group (or,
