@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -80,7 +81,11 @@ func (c *conn) bind(m *pgproto3.Bind) (string, error) {
 		f := formatOf(m.ParameterFormatCodes, i)
 		v, err := decodeParam(ps.paramOIDs[i], f, b)
 		if err != nil {
-			return "", sqlerr.New("22P03", "parameter $%d: %v", i+1, err)
+			code := "22P03" // invalid_binary_representation
+			if se, ok := sqlerr.As(err); ok {
+				code, err = se.Code, errors.New(se.Message)
+			}
+			return "", sqlerr.New(code, "parameter $%d: %v", i+1, err)
 		}
 		params[i] = v
 	}

@@ -2,9 +2,11 @@ package pgwire
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestTextParameters checks that a parameter sent as text (lib/pq,
@@ -50,6 +52,15 @@ func TestTextParameters(t *testing.T) {
 		var got string
 		if err := c.QueryRow(ctx, "SELECT substr(v, $1) FROM rp WHERE k = 1", mode, "x").Scan(&got); err == nil {
 			t.Fatalf("mode %v: substr(v, 'x') gave %q, want an error", mode, got)
+		}
+	}
+	// Text that is not UTF-8, or holds NUL, is refused (22021), as
+	// PostgreSQL refuses it for its UTF8 server encoding.
+	for _, bad := range []string{"x\xffy", "a\x00b"} {
+		_, err := c.Exec(ctx, "INSERT INTO rp VALUES (9, $1)", pgx.QueryExecModeExec, bad)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "22021" {
+			t.Fatalf("%q as a text parameter: %v, want 22021", bad, err)
 		}
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -347,6 +349,15 @@ func numericText(b []byte) (string, error) {
 	return out, nil
 }
 
+// textParam is a text parameter's string: UTF-8 without NUL, as the
+// server's client_encoding promises and PostgreSQL's text holds (22021).
+func textParam(b []byte) (types.Value, error) {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
+		return types.Value{}, sqlerr.New(sqlerr.CodeUntranslatable, "invalid byte sequence for encoding \"UTF8\"")
+	}
+	return types.NewString(string(b)), nil
+}
+
 // decodeParam turns one Bind parameter into a value. Text parameters are
 // string values, which the binder coerces to the type the context asks
 // for exactly as it coerces a string literal, whatever OID the client
@@ -356,7 +367,7 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		return types.Null(types.Of(types.Unknown)), nil
 	}
 	if format == 0 {
-		return types.NewString(string(b)), nil
+		return textParam(b)
 	}
 	want := func(n int) error {
 		if len(b) != n {
@@ -396,7 +407,7 @@ func decodeParam(oid uint32, format int16, b []byte) (types.Value, error) {
 		}
 		return types.NewFloat64(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
 	case oidText, oidVarchar, oidBPChar, oidName, oidUnknown, oidJSON:
-		return types.NewString(string(b)), nil
+		return textParam(b)
 	case oidBytea:
 		return types.NewBytes(append([]byte(nil), b...)), nil
 	case oidUUID:

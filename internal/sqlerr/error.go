@@ -29,6 +29,7 @@ const (
 	CodeDivisionByZero       = "22012" // division_by_zero
 	CodeIntervalOverflow     = "22015" // interval_field_overflow
 	CodeInvalidParameter     = "22023" // invalid_parameter_value
+	CodeUntranslatable       = "22021" // character_not_in_repertoire (invalid byte sequence)
 	CodeNotNull              = "23502" // not_null_violation
 	CodeFeatureNotSupported  = "0A000" // feature_not_supported
 	CodeProgramLimitExceeded = "54001" // statement_too_complex

@@ -306,7 +306,7 @@ func (s *Scanner) scanString(pos int, escapes bool) (token.Token, int, int, stri
 	if i := strings.IndexByte(s.src[start:], '\''); i >= 0 && !escapes {
 		if j := start + i + 1; j >= len(s.src) || s.src[j] != '\'' {
 			s.off = j
-			return token.STRING, pos, s.off, s.src[start : j-1]
+			return s.checkText(pos, s.src[start:j-1])
 		}
 	}
 	var b strings.Builder
@@ -320,7 +320,7 @@ func (s *Scanner) scanString(pos int, escapes bool) (token.Token, int, int, stri
 				continue
 			}
 			s.off++
-			return token.STRING, pos, s.off, b.String()
+			return s.checkText(pos, b.String())
 		case c == '\\' && escapes:
 			if !s.scanEscape(&b, pos) {
 				return token.ILLEGAL, pos, s.off, ""
@@ -332,6 +332,18 @@ func (s *Scanner) scanString(pos int, escapes bool) (token.Token, int, int, stri
 	}
 	s.err = sqlerr.Syntax(pos, clip(s.src[pos:]), "unterminated quoted string")
 	return token.ILLEGAL, pos, s.off, ""
+}
+
+// checkText returns a string literal's token, or an error for a value
+// that is not UTF-8 text (raw bytes in the statement, or an escape such
+// as E'\xff' or E'\0' that makes one): a STRING holds UTF-8 text without
+// NUL, as PostgreSQL's text does.
+func (s *Scanner) checkText(pos int, v string) (token.Token, int, int, string) {
+	if !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+		s.err = sqlerr.New(sqlerr.CodeUntranslatable, "invalid byte sequence for encoding \"UTF8\" in a string literal").WithPos(pos)
+		return token.ILLEGAL, pos, s.off, ""
+	}
+	return token.STRING, pos, s.off, v
 }
 
 // scanEscape decodes one backslash escape of an E'…' string at s.off.
