@@ -190,13 +190,14 @@ var aliases = map[string]Type{
 // the name or a parameter.
 func FromName(name string, params []Param) (Type, error) {
 	up := strings.ToUpper(strings.Join(strings.Fields(name), " "))
-	intParam := func(i int, what string, max int64) (int64, error) {
+	intParamFrom := func(i int, what string, min, max int64) (int64, error) {
 		p := params[i]
-		if p.IsStr || p.Int < 0 || p.Int > max {
-			return 0, fmt.Errorf("%s of %s must be an integer from 0 to %d", what, up, max)
+		if p.IsStr || p.Int < min || p.Int > max {
+			return 0, fmt.Errorf("%s of %s must be an integer from %d to %d", what, up, min, max)
 		}
 		return p.Int, nil
 	}
+	intParam := func(i int, what string, max int64) (int64, error) { return intParamFrom(i, what, 0, max) }
 	switch up {
 	case "DECIMAL", "NUMERIC":
 		t := Type{Kind: Decimal, Precision: 38, Scale: 0}
@@ -204,12 +205,9 @@ func FromName(name string, params []Param) (Type, error) {
 			return Type{}, fmt.Errorf("%s takes at most 2 parameters, got %d", up, len(params))
 		}
 		if len(params) >= 1 {
-			p, err := intParam(0, "precision", MaxDecimalPrecision)
+			p, err := intParamFrom(0, "precision", 1, MaxDecimalPrecision)
 			if err != nil {
 				return Type{}, err
-			}
-			if p == 0 {
-				return Type{}, fmt.Errorf("precision of %s must be from 1 to %d", up, MaxDecimalPrecision)
 			}
 			t.Precision = uint8(p)
 		}
