@@ -121,7 +121,7 @@ func newColumn(t *Table, cs ColumnSpec, id ColumnID, commit uint64) (*Column, er
 		return nil, err
 	}
 	if Reserved(cs.Name) {
-		return nil, errorf(CodeReservedName, "column name %s of table %s is reserved for a hidden column", cs.Name, t.Name)
+		return nil, errorf(CodeReservedName, "column %s of table %s cannot be so named: the name is reserved for a hidden column", cs.Name, t.Name)
 	}
 	if !validType(cs.Type) {
 		return nil, errorf(CodeInvalidColumnDef, "column %s of table %s has no valid type", cs.Name, t.Name)
@@ -231,7 +231,7 @@ func (c *Catalog) RenameColumn(spec RenameColumnSpec, commit uint64) (*Table, er
 			return errorf(CodeDuplicateColumn, "cannot rename column %s of table %s to %s: column %s already exists", spec.Old, t.Name, spec.New, spec.New)
 		}
 		if Reserved(spec.New) {
-			return errorf(CodeReservedName, "column name %s of table %s is reserved for a hidden column", spec.New, t.Name)
+			return errorf(CodeReservedName, "column %s of table %s cannot be so named: the name is reserved for a hidden column", spec.New, t.Name)
 		}
 		if role := c.nameDependency(t, col); role != "" {
 			return errorf(CodeDependentObjects, "cannot rename column %s of table %s: it is %s", col.Name, t.Name, role)

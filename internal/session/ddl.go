@@ -104,7 +104,11 @@ func (st *statement) ddl(stmt ast.Stmt) (*Result, error) {
 						continue
 					}
 					if err := st.s.eng.CheckObjectStore(set.Value.Text); err != nil {
-						return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "policy %s: object_store %s: %v", spec.Name, set.Value.Text, err).WithPos(n.Pos())
+						e := sqlerr.New(sqlerr.CodeFeatureNotSupported, "policy %s: object_store %s: %v", spec.Name, set.Value.Text, err).WithPos(n.Pos())
+						if at := strings.Index(st.sql, ast.FormatString(set.Value.Text)); at >= 0 {
+							e = e.WithPos(at) // at the value, written as a string
+						}
+						return nil, e
 					}
 				}
 			}

@@ -28,6 +28,7 @@ func TestNamedIn(t *testing.T) {
 		{"CREATE INDEX k ON p (k)", "index k already exists", "k"},
 		{"CREATE POLICY x FOR RETENTION (foo = 1)", "unknown setting foo for retention policy x; its settings are history, rows, by", "foo"},
 		{"ALTER TABLE p SET POLICY nopol", "policy nopol does not exist (bound to table p)", "nopol"},
+		{"ALTER TABLE p ADD COLUMN _commit INT64", "column _commit of table p cannot be so named: the name is reserved for a hidden column", "_commit"},
 	} {
 		stmt, err := parser.Parse(tc.sql)
 		if err != nil {
