@@ -174,6 +174,11 @@ func FromTime(t Type, tm time.Time) (Value, error) {
 // secTicks returns sec × 10^p + frac, reporting int64 overflow.
 func secTicks(sec int64, p int, frac int64) (int64, bool) {
 	m := int64(pow10u[p])
+	if sec < 0 && frac > 0 {
+		// Borrow a second, so that sec × m is not past the range when
+		// the sum is in it (1677-09-21 00:12:43.145224192 at p = 9).
+		sec, frac = sec+1, frac-m
+	}
 	hi, lo := bits.Mul64(uint64(absInt(sec)), uint64(m))
 	if hi != 0 || lo > math.MaxInt64 {
 		return 0, false
