@@ -281,7 +281,11 @@ func (st *statement) updateWrites(n *ast.UpdateStmt, tab *catalog.Table, wantRet
 						}
 					}
 				case src.set != nil:
-					v, err = types.Cast(r[src.item], c.Type)
+					if !assignable(r[src.item], c.Type) {
+						err = &types.CastError{From: r[src.item].Type(), To: c.Type}
+					} else {
+						v, err = types.Cast(r[src.item], c.Type)
+					}
 					if err != nil {
 						return nil, castError(err, c, src.set.pos)
 					}

@@ -178,7 +178,7 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 // refuses.
 func (st *statement) putValue(w *writer, listed *catalog.Column, ds []valueDest, e ast.Expr) bool {
 	x, err := st.evalConst(e)
-	if err != nil {
+	if err != nil || !assignable(x, listed.Type) {
 		return false
 	}
 	if x, err = types.Cast(x, listed.Type); err != nil {

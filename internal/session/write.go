@@ -317,6 +317,14 @@ func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 	return st.planEvalConst(e)
 }
 
+// assignable reports whether a write may store v in a column of type t:
+// any value the cast takes, except a number in a BOOL column, which
+// PostgreSQL refuses in an INSERT or UPDATE (5::BOOL is an explicit cast,
+// which it allows).
+func assignable(v types.Value, t types.Type) bool {
+	return t.Kind != types.Bool || v.IsNull() || !v.Kind().IsNumeric()
+}
+
 // isNumberLiteral reports whether e is a number literal, negated or not.
 func isNumberLiteral(e ast.Expr) bool {
 	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.MINUS {
@@ -534,6 +542,9 @@ func (w *writer) add(r []cell) error {
 		if i >= len(r) || r[i].def {
 			w.cast[i] = types.Value{}
 			continue
+		}
+		if !assignable(r[i].v, c.Type) {
+			return castError(&types.CastError{From: r[i].v.Type(), To: c.Type}, c, r[i].pos)
 		}
 		v, err := types.Cast(r[i].v, c.Type)
 		if err != nil {
