@@ -330,7 +330,7 @@ func mergeState(dst, src *aggState, a plan.AggCall) error {
 		dst.hi += src.hi + int64(c)
 	case src.fast && a.Fn == "sum":
 		if add256(&dst.w, &src.w) != 0 && a.T.Kind == types.Uint256 {
-			return sqlerr.OutOfRange(-1, "UINT256 overflow in sum()")
+			return sqlerr.OutOfRange(a.Pos, "UINT256 overflow in sum()")
 		}
 	case src.fast: // min, max of INT64
 		if a.Fn == "max" && src.i64 > dst.i64 || a.Fn == "min" && src.i64 < dst.i64 {
@@ -350,7 +350,7 @@ func mergeState(dst, src *aggState, a plan.AggCall) error {
 			v, err = types.Cast(v, dst.v.Type())
 		}
 		if err != nil {
-			return sqlerr.OutOfRange(-1, "%s overflow in avg()", dst.v.Type())
+			return sqlerr.OutOfRange(a.Pos, "%s overflow in avg()", dst.v.Type())
 		}
 		dst.v = v
 	}

@@ -191,7 +191,7 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 				st.count += cnt[g]
 			}
 			if carry != 0 && a.T.Kind == types.Uint256 {
-				return s.fail(sqlerr.OutOfRange(-1, "UINT256 overflow in sum()"))
+				return s.fail(sqlerr.OutOfRange(a.Pos, "UINT256 overflow in sum()"))
 			}
 			return true
 		}
@@ -205,7 +205,7 @@ func (s *aggSink) fastStep(j int, a plan.AggCall) bool {
 			st.count++
 		}
 		if carry != 0 && a.T.Kind == types.Uint256 {
-			return s.fail(sqlerr.OutOfRange(-1, "UINT256 overflow in sum()"))
+			return s.fail(sqlerr.OutOfRange(a.Pos, "UINT256 overflow in sum()"))
 		}
 		return true
 	case (a.Fn == "min" || a.Fn == "max") && k == types.Int64:
@@ -584,7 +584,7 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 				v, err = types.Cast(x, sumTypeOf(a.T, x.Type()))
 			}
 			if err != nil {
-				return sqlerr.OutOfRange(-1, "%s overflow in %s", a.T, a.Fn)
+				return sqlerr.OutOfRange(a.Pos, "%s overflow in %s", a.T, a.Fn)
 			}
 			st.v, st.set = v, true
 			return nil
@@ -594,13 +594,13 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 			if x.Kind() == types.Interval {
 				// PostgreSQL's interval_pl error, which its sum and avg
 				// of intervals raise.
-				return sqlerr.New("22008", "interval out of range")
+				return sqlerr.New("22008", "interval out of range").WithPos(a.Pos)
 			}
-			return sqlerr.OutOfRange(-1, "%s overflow in %s(): %s + %s", st.v.Type(), a.Fn, st.v, x)
+			return sqlerr.OutOfRange(a.Pos, "%s overflow in %s(): %s + %s", st.v.Type(), a.Fn, st.v, x)
 		}
 		if v.Type() != st.v.Type() {
 			if v, err = types.Cast(v, st.v.Type()); err != nil {
-				return sqlerr.OutOfRange(-1, "%s overflow in %s()", st.v.Type(), a.Fn)
+				return sqlerr.OutOfRange(a.Pos, "%s overflow in %s()", st.v.Type(), a.Fn)
 			}
 		}
 		st.v = v
@@ -651,7 +651,7 @@ func step(st *aggState, a plan.AggCall, vs []*types.Vector, i int) error {
 			st.sxx += t * t / (n * old)
 			if math.IsInf(st.sx, 0) || math.IsInf(st.sxx, 0) {
 				if !math.IsInf(prev, 0) && !math.IsInf(x, 0) {
-					return sqlerr.OutOfRange(-1, "value out of range: overflow in %s()", a.Fn)
+					return sqlerr.OutOfRange(a.Pos, "value out of range: overflow in %s()", a.Fn)
 				}
 				st.sxx = math.NaN()
 			}
@@ -854,17 +854,17 @@ func result(st *aggState, a plan.AggCall) (types.Value, error) {
 		if a.T.Kind == types.Interval {
 			v, err := types.ScaleInterval(st.v, float64(st.count), true)
 			if err != nil {
-				return v, sqlerr.New("22008", "interval out of range")
+				return v, sqlerr.New("22008", "interval out of range").WithPos(a.Pos)
 			}
 			return v, nil
 		}
 		sum, err := types.Cast(st.v, a.T)
 		if err != nil {
-			return sum, sqlerr.OutOfRange(-1, "%s overflow in avg()", a.T)
+			return sum, sqlerr.OutOfRange(a.Pos, "%s overflow in avg()", a.T)
 		}
 		v, err := types.Div(sum, types.NewInt64(st.count))
 		if err != nil {
-			return v, sqlerr.OutOfRange(-1, "%s overflow in avg()", a.T)
+			return v, sqlerr.OutOfRange(a.Pos, "%s overflow in avg()", a.T)
 		}
 		return types.Cast(v, a.T)
 	}

@@ -78,7 +78,7 @@ func (b *binder) orderedSetAggregate(ac *aggCtx, f *ast.FuncCall, key string) (e
 	if len(f.Args) != direct || len(f.OrderBy) != 1 || f.Star {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "function %s takes %d direct argument(s) and one ORDER BY expression", f.Name, direct).WithPos(f.Pos()).WithToken(f.Name)
 	}
-	call := AggCall{Fn: f.Name}
+	call := AggCall{Fn: f.Name, Pos: f.Pos()}
 	for _, a := range f.Args {
 		if hasLocalAgg(ac.scope, a) {
 			return nil, sqlerr.New(sqlerr.CodeGrouping, "aggregate function calls cannot be nested").WithPos(a.Pos())

@@ -222,7 +222,7 @@ func (b *binder) windowCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 	}
 	w.busy = "args"
 	if wf.Agg {
-		call := AggCall{Fn: f.Name, Star: f.Star}
+		call := AggCall{Fn: f.Name, Star: f.Star, Pos: f.Pos()}
 		if call.Fn == "every" {
 			call.Fn = "bool_and"
 		}

@@ -410,7 +410,7 @@ func (b *binder) aggregate(f *ast.FuncCall) (expr.Expr, error) {
 	}
 	b.agg = nil
 	defer func() { b.agg = ac }()
-	call := AggCall{Fn: f.Name, Star: f.Star, Distinct: f.Distinct}
+	call := AggCall{Fn: f.Name, Star: f.Star, Distinct: f.Distinct, Pos: f.Pos()}
 	if call.Fn == "every" {
 		call.Fn = "bool_and"
 	}

@@ -160,7 +160,7 @@ func (b *binder) grouping(ac *aggCtx, f *ast.FuncCall, key string) (expr.Expr, e
 	if len(f.Args) > 31 {
 		return nil, sqlerr.New("54023", "GROUPING must have fewer than 32 arguments").WithPos(f.Pos())
 	}
-	call := AggCall{Fn: "grouping", T: types.Of(types.Int32)}
+	call := AggCall{Fn: "grouping", T: types.Of(types.Int32), Pos: -1}
 	for _, a := range f.Args {
 		c, ok := ac.groups[ast.Format(unparen(a))]
 		if !ok {

@@ -148,6 +148,9 @@ type AggCall struct {
 	Star     bool // count(*)
 	Distinct bool
 	T        types.Type
+	// Pos is where the call stands in the statement, for its run-time
+	// errors (an overflowing sum).
+	Pos int
 	// Order is the aggregate's ORDER BY (string_agg(s, ',' ORDER BY s),
 	// WITHIN GROUP of percentile_cont, percentile_disc and mode): exec
 	// feeds each group's rows in this order. Empty for the aggregates

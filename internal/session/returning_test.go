@@ -87,3 +87,17 @@ func TestLiteralErrorsPositioned(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateErrorsPositioned checks that an aggregate's run-time error
+// (a sum past UINT256) points at the call (R13.5).
+func TestAggregateErrorsPositioned(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE u (k BIGINT PRIMARY KEY, v UINT256)")
+	h.ok("INSERT INTO u VALUES (1, 115792089237316195423570985008687907853269984665640564039457584007913129639935), (2, 1)")
+	for _, sql := range []string{"SELECT 1, sum(v) FROM u", "SELECT k % 1, sum(v) FROM u GROUP BY k % 1"} {
+		e := h.fails(sql, "22003", "overflow in sum()")
+		if want := strings.Index(sql, "sum("); e.Pos != want {
+			t.Errorf("%s: error at %d, want %d (%v)", sql, e.Pos, want, e)
+		}
+	}
+}
