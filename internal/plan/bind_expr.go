@@ -304,7 +304,7 @@ func (b *binder) expr(sc *scope, e ast.Expr) (expr.Expr, error) {
 	case *ast.ParenExpr:
 		return b.expr(sc, x.X)
 	case *ast.NumberLit:
-		v, err := types.ParseLiteral(x.Text)
+		v, err := types.ParseNumber(x.Text)
 		if err != nil {
 			return nil, sqlerr.OutOfRange(x.Pos(), "%v", err).WithToken(x.Text)
 		}

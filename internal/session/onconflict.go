@@ -136,8 +136,15 @@ func (st *statement) insertOnConflict(n *ast.InsertStmt, tab *catalog.Table, w *
 	defer func() { st.with, st.written = prevWith, prevWritten }()
 	with := &ast.With{}
 	if prevWith != nil {
+		// The statement's own WITH queries stay visible to the SET and
+		// WHERE expressions, but excluded names the proposed rows there,
+		// as in PostgreSQL, so a WITH query of that name gives way.
 		with.Recursive = prevWith.Recursive
-		with.CTEs = slices.Clip(prevWith.CTEs)
+		for _, c := range prevWith.CTEs {
+			if c.Name.Name != excludedName {
+				with.CTEs = append(with.CTEs, c)
+			}
+		}
 	}
 	with.CTEs = append(with.CTEs, cte)
 	st.with, st.written = with, map[*ast.CTE]plan.Virtual{cte: rel}

@@ -16,6 +16,15 @@ import (
 // planner and executor a query uses, so WHERE means exactly what it means in
 // a SELECT.
 func matchQuery(span ast.Span, table *ast.ObjectName, alias *ast.Ident, where ast.Expr, items []*ast.SelectItem, more ...ast.TableExpr) *ast.SelectStmt {
+	if table.Schema == "" {
+		// The statement's target is a table, never a WITH query of the
+		// same name (WITH t AS (…) UPDATE t …), as in PostgreSQL: a
+		// qualified name skips the WITH queries. Its columns are still
+		// t.c (the reference's own name).
+		q := *table
+		q.Schema = "public"
+		table = &q
+	}
 	ref := &ast.TableRef{Span: table.Span, Name: table}
 	if alias != nil {
 		ref.Alias = &ast.Alias{Span: alias.Span, Name: alias}

@@ -75,11 +75,6 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 		if g.group != nil && g.group.Owner != "" {
 			return nil
 		}
-		for _, f := range g.perRow {
-			if f != nil {
-				return nil // a DEFAULT per row: writer.add evaluates it
-			}
-		}
 		for i, c := range g.cols {
 			if j := g.src[i]; j >= 0 && j < width && tab.IsKey(c.ID) {
 				if v := shared[c.ID]; v != nil {
@@ -92,6 +87,9 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 			if j := g.src[i]; j >= 0 && j < width {
 				dests[j] = append(dests[j], d)
 				continue
+			}
+			if g.perRow[i] != nil {
+				return nil // a DEFAULT per row: writer.add evaluates it
 			}
 			if g.defs[i].IsNull() && w.nullError(g, c, 0) != nil {
 				return nil
@@ -131,6 +129,9 @@ func (st *statement) valuesWriter(n *ast.InsertStmt, tab *catalog.Table, listed 
 			switch e.(type) {
 			case *ast.DefaultExpr:
 				for _, d := range ds {
+					if d.g.perRow[d.i] != nil {
+						return nil // evaluated by writer.add
+					}
 					x := d.g.defs[d.i]
 					if x.IsNull() && w.nullError(d.g, d.g.cols[d.i], 0) != nil {
 						return nil

@@ -3,7 +3,9 @@ package session
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/plan"
@@ -250,9 +252,18 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 					if j < len(listed) {
 						var re *types.RangeError
 						if errors.As(err, &re) && re.Value != "" && isNumberLiteral(e) {
-							// A literal past every integer type is past
-							// the column's too: say so of the column's.
-							err = &types.RangeError{Value: re.Value, Type: listed[j].Type}
+							if listed[j].Type.Kind.IsFloat() {
+								// Past every integer, yet a float: the
+								// column takes the nearest one.
+								if f, ferr := strconv.ParseFloat(re.Value, 64); ferr == nil {
+									row[j].v = types.NewFloat64(f)
+									continue
+								}
+							} else {
+								// A literal past every integer type is
+								// past the column's too: say so of it.
+								err = &types.RangeError{Value: re.Value, Type: listed[j].Type}
+							}
 						}
 						return nil, 0, castError(err, listed[j], e.Pos())
 					}
@@ -288,7 +299,7 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 	switch x := e.(type) {
 	case *ast.NumberLit:
-		return types.ParseLiteral(x.Text)
+		return literalValue(x.Text, false)
 	case *ast.StringLit:
 		return types.NewString(x.Value), nil
 	case *ast.BoolLit:
@@ -302,16 +313,7 @@ func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 		return st.params[x.Index-1], nil
 	case *ast.UnaryExpr:
 		if num, ok := x.X.(*ast.NumberLit); ok && x.Op == token.MINUS {
-			v, err := types.ParseLiteral(num.Text)
-			if err == nil {
-				v, err = types.Neg(v)
-			}
-			if err != nil {
-				// The number as written, sign included, past the most
-				// negative integer literal.
-				return v, &types.RangeError{Value: "-" + num.Text, Type: types.Of(types.Int256)}
-			}
-			return types.Narrow(v), nil
+			return literalValue(num.Text, true)
 		}
 	}
 	return st.planEvalConst(e)
@@ -323,6 +325,35 @@ func (st *statement) evalConst(e ast.Expr) (types.Value, error) {
 // which it allows).
 func assignable(v types.Value, t types.Type) bool {
 	return t.Kind != types.Bool || v.IsNull() || !v.Kind().IsNumeric()
+}
+
+// literalValue is the value of a number literal written as a value to
+// store (a VALUES cell, a DEFAULT), negated when neg: exact as PostgreSQL's
+// numeric is, its exponent written out (types.ParseLiteral), so that
+// 1.234567890123456789e18 keeps its digits in an INT64 column and 1e76 in
+// a UINT256 one. Past every integer type it is a RangeError with the
+// number as written (inputRows reads it as a float for a float column).
+// In an expression a literal with an exponent stays FLOAT64 (plan), so
+// arithmetic on it keeps its magnitude.
+func literalValue(text string, neg bool) (types.Value, error) {
+	v, err := types.ParseLiteral(text)
+	var re *types.RangeError
+	if err == nil && neg {
+		v, err = types.Neg(v)
+		v = types.Narrow(v)
+	}
+	if err != nil {
+		if errors.As(err, &re) {
+			// The number as written, sign included.
+			written := text
+			if neg {
+				written = "-" + text
+			}
+			return v, &types.RangeError{Value: written, Type: re.Type}
+		}
+		return v, err
+	}
+	return v, nil
 }
 
 // isNumberLiteral reports whether e is a number literal, negated or not.
@@ -380,7 +411,7 @@ func staticDefaults(c *catalog.Column) (types.Value, func() (types.Value, error)
 // any other DEFAULT is the value stored when the DDL ran.
 func (st *statement) columnDefault(c *catalog.Column) (types.Value, func() (types.Value, error), error) {
 	d := c.Default
-	if d == nil || !d.Volatile {
+	if !volatileDefault(c) {
 		return staticDefaults(c)
 	}
 	e, err := parser.ParseExpr(d.SQL)
@@ -413,6 +444,63 @@ func (st *statement) columnDefault(c *catalog.Column) (types.Value, func() (type
 	}
 	v, err := eval()
 	return v, nil, err
+}
+
+// volatileDefault reports whether c's DEFAULT calls a function, so that
+// each write evaluates it: as the catalog records it, or, for a column
+// defined before it recorded that, as its SQL text says (volatileSQL).
+func volatileDefault(c *catalog.Column) bool {
+	d := c.Default
+	return d != nil && !d.Null && (d.Volatile || volatileSQL(d.SQL))
+}
+
+// volatileSQLs caches volatileSQL by text.
+var volatileSQLs sync.Map
+
+// volatileSQL reports whether a stored DEFAULT expression calls a function
+// (or names CURRENT_TIMESTAMP and the like without parentheses), the rule
+// defaultOf records as Default.Volatile.
+func volatileSQL(sql string) bool {
+	if sql == "" || !strings.ContainsAny(sql, "abcdefghijklmnopqrstuvwxyz_ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return false
+	}
+	if v, ok := volatileSQLs.Load(sql); ok {
+		return v.(bool)
+	}
+	e, err := parser.ParseExpr(sql)
+	vol := false
+	if err == nil {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n.(type) {
+			case *ast.FuncCall, *ast.ColumnRef:
+				vol = true
+			}
+			return !vol
+		})
+	}
+	volatileSQLs.Store(sql, vol)
+	return vol
+}
+
+// lazyDefault gives c's DEFAULT through defaults when first asked for, then
+// again each time for one evaluated per row.
+func lazyDefault(defaults defaulter, c *catalog.Column) func() (types.Value, error) {
+	var v types.Value
+	var perRow func() (types.Value, error)
+	done := false
+	return func() (types.Value, error) {
+		if !done {
+			var err error
+			if v, perRow, err = defaults(c); err != nil {
+				return v, err
+			}
+			done = true
+		}
+		if perRow != nil {
+			return perRow()
+		}
+		return v, nil
+	}
 }
 
 func defaultValue(c *catalog.Column) (types.Value, error) {
@@ -522,6 +610,12 @@ func newGroupWrite(g *catalog.Group, cols []*catalog.Column, at map[catalog.Colu
 			gw.src[i] = j
 		} else {
 			gw.src[i] = -1
+		}
+		if _, listed := at[c.ID]; listed && volatileDefault(c) {
+			// Evaluated only if a row says DEFAULT for it, as
+			// PostgreSQL evaluates only the defaults it uses.
+			gw.defs[i], gw.perRow[i] = types.Null(c.Type), lazyDefault(defaults, c)
+			continue
 		}
 		d, perRow, err := defaults(c)
 		if err != nil {
