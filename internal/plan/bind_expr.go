@@ -910,23 +910,39 @@ func (b *binder) in(sc *scope, x *ast.InExpr) (expr.Expr, error) {
 	if t.Kind == types.Unknown {
 		t = types.Of(types.String)
 	}
+	mixed := false
+	for _, it := range items {
+		mixed = mixed || exactMixed(v.Type(), it.Type(), t)
+	}
+	if vt := v.Type(); allConst && mixed {
+		// The common type does not hold every value tested (a UINT256
+		// against -1 or 1.5): the list is kept in the tested value's own
+		// type, less the numbers that are none of its values, which it
+		// can never equal (R2.3).
+		vals := make([]types.Value, 0, len(items))
+		for _, it := range items {
+			k := it.(*expr.Const)
+			if k.V.IsNull() {
+				vals = append(vals, types.Null(vt))
+				continue
+			}
+			if cv, err := types.Cast(k.V, vt); err == nil && types.Compare(cv, k.V) == 0 {
+				vals = append(vals, cv)
+			}
+		}
+		return expr.NewInList(v, vals, x.Not), nil
+	}
 	if allConst {
-		vt := v.Type()
 		if v, err = b.coerce(v, t, x.X.Pos()); err != nil {
 			return nil, err
 		}
-		vals := make([]types.Value, 0, len(items))
+		vals := make([]types.Value, len(items))
 		for i, it := range items {
 			c, err := b.coerce(it, t, x.List[i].Pos())
 			if err != nil {
-				if k := it.(*expr.Const); exactMixed(vt, k.V.Type(), t) && !k.V.IsNull() {
-					// A number outside the type of the value tested
-					// (-1 against a UINT256) equals none of its values.
-					continue
-				}
 				return nil, err
 			}
-			vals = append(vals, c.(*expr.Const).V)
+			vals[i] = c.(*expr.Const).V
 		}
 		return expr.NewInList(v, vals, x.Not), nil
 	}

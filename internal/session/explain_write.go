@@ -31,6 +31,9 @@ func (st *statement) explainWrite(ex *ast.ExplainStmt) (*Result, error) {
 	if ex.Analyze {
 		return nil, sqlerr.NotSupported(ex.Stmt.Pos(), "EXPLAIN ANALYZE of a write is not supported: it would run the write; EXPLAIN without ANALYZE shows its plan")
 	}
+	// The write's WITH queries are the query's (a data-modifying one
+	// was refused already: explainWrites).
+	st.with = withOf(ex.Stmt)
 	head, q, err := st.writeQuery(ex.Stmt)
 	if err != nil {
 		return nil, err
@@ -75,11 +78,22 @@ func (st *statement) writeQuery(w ast.Stmt) (string, *ast.SelectStmt, error) {
 		if err != nil {
 			return "", nil, err
 		}
+		if !tab.Keyed() {
+			return "", nil, appendOnly(tab, "UPDATE", n.Pos())
+		}
+		for _, sc := range n.Sets {
+			if _, ok := tab.Column(sc.Column.Name); !ok {
+				return "", nil, sqlerr.New(sqlerr.CodeUndefinedColumn, "column %q of relation %q does not exist", sc.Column.Name, tab.Name).WithPos(sc.Column.Pos())
+			}
+		}
 		return "Update " + tab.Name, st.matchOf(n.Span, n.Table, n.Alias, n.Where, n.From, tab.Name), nil
 	case *ast.DeleteStmt:
 		tab, err := writableTable(cat, n.Table)
 		if err != nil {
 			return "", nil, err
+		}
+		if !tab.Keyed() {
+			return "", nil, appendOnly(tab, "DELETE", n.Pos())
 		}
 		return "Delete from " + tab.Name, st.matchOf(n.Span, n.Table, n.Alias, n.Where, n.Using, tab.Name), nil
 	}

@@ -293,7 +293,8 @@ func (s *Scanner) scanDollar(pos int) (token.Token, int, string, bool) {
 		return token.ILLEGAL, s.off, "", true
 	}
 	s.off = body + k + len(tag)
-	return token.STRING, s.off, s.src[body : body+k], true
+	tok, _, end, v := s.checkText(pos, s.src[body:body+k])
+	return tok, end, v, true
 }
 
 // scanString scans a string literal whose opening quote is at s.off; pos is
