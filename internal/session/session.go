@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -110,6 +111,10 @@ type savepoint struct {
 	writes int
 	tables int
 	rows   uint64
+	// settings and local are the session's settings and the values SET
+	// LOCAL replaced, as they were: ROLLBACK TO restores them, as
+	// PostgreSQL undoes SET and SET LOCAL since the savepoint.
+	settings, local map[string]string
 }
 
 // dropView releases the transaction's pending view.
@@ -477,8 +482,10 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 // ROLLBACK TO drops what the transaction buffered since the savepoint
 // (and the savepoints after it, keeping it) and ends the failed state of
 // a transaction a statement aborted; RELEASE forgets the savepoint and
-// those after it; a name used twice means its newest. DDL, which commits
-// at once, is not undone, as ROLLBACK does not undo it.
+// those after it; a name used twice means its newest. ROLLBACK TO also
+// restores the settings (SET, SET LOCAL) as they were at the savepoint.
+// DDL, which commits at once, is not undone, as ROLLBACK does not undo
+// it.
 func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	verb := [...]string{ast.TxSavepoint: "SAVEPOINT", ast.TxRelease: "RELEASE SAVEPOINT", ast.TxRollbackTo: "ROLLBACK TO SAVEPOINT"}[n.Kind]
 	tx := s.tx
@@ -487,7 +494,8 @@ func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	}
 	name := n.Name.Name
 	if n.Kind == ast.TxSavepoint {
-		tx.savepoints = append(tx.savepoints, savepoint{name: name, writes: len(tx.writes), tables: len(tx.tables), rows: tx.rows})
+		tx.savepoints = append(tx.savepoints, savepoint{name: name, writes: len(tx.writes), tables: len(tx.tables), rows: tx.rows,
+			settings: maps.Clone(s.settings.values), local: maps.Clone(tx.local)})
 		return &Result{Tag: "SAVEPOINT"}, nil
 	}
 	at := -1
@@ -508,6 +516,7 @@ func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	tx.savepoints = tx.savepoints[:at+1]
 	clear(tx.writes[sp.writes:]) // the batches they hold are garbage now
 	tx.writes, tx.tables, tx.rows = tx.writes[:sp.writes], tx.tables[:sp.tables], sp.rows
+	s.settings.values, tx.local = maps.Clone(sp.settings), maps.Clone(sp.local)
 	if len(tx.writes) == 0 {
 		tx.catalog = 0
 	}
