@@ -64,3 +64,35 @@ func TestTextParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestInListParametersRerun checks that a prepared `k IN ($1, $2)` read
+// through key ranges gives each run its own values' rows (the ranges come
+// from the values bound, never from an earlier run's).
+func TestInListParametersRerun(t *testing.T) {
+	_, url := startServer(t)
+	c := connect(t, url)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE TABLE ir (k INT64 NOT NULL, v STRING, PRIMARY KEY (k))",
+		"INSERT INTO ir VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')",
+		"CHECKPOINT",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec} {
+		for _, tc := range []struct {
+			a, b int64
+			want string
+		}{{1, 3, "a,c"}, {2, 4, "b,d"}, {4, 9, "d"}} {
+			var got string
+			if err := c.QueryRow(ctx, "SELECT string_agg(v, ',' ORDER BY v) FROM ir WHERE k IN ($1, $2)", mode, tc.a, tc.b).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("mode %v, k IN (%d, %d): %q, want %q", mode, tc.a, tc.b, got, tc.want)
+			}
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/expr"
@@ -60,7 +62,20 @@ func rangesOf(t *catalog.Table, cols []ColRef, ids []catalog.ColumnID, filter ex
 		v  types.Value
 	}
 	bounds := map[catalog.ColumnID][]bound{}
+	// ins holds, per column, the values of a `col IN (constants)`
+	// conjunct, each exactly a value of the column's type.
+	ins := map[catalog.ColumnID][]types.Value{}
 	for _, c := range conjuncts(filter) {
+		if in, ok := c.(*expr.InList); ok && !in.Not {
+			if col, ok := keyCol(in.X); ok {
+				if id, ok := colOf[col.ID]; ok {
+					if vals, ok := exactValues(in.Vals, col.T); ok && len(vals) <= maxInRanges {
+						ins[id] = vals
+					}
+				}
+			}
+			continue
+		}
 		cmp, ok := c.(*expr.Cmp)
 		if !ok || cmp.Op == expr.NE {
 			continue
@@ -126,6 +141,25 @@ func rangesOf(t *catalog.Table, cols []ColRef, ids []catalog.ColumnID, filter ex
 			text = append(text, names[id]+" = "+(&expr.Const{V: bs[eq].v}).String())
 			continue
 		}
+		if vals := ins[id]; len(vals) > 0 {
+			// col IN (a, b, …): one range per value, in key order, so a
+			// read of a few keys (WHERE id IN (…), ON CONFLICT's check)
+			// skips what cannot hold them instead of scanning it all.
+			encs := make([][]byte, len(vals))
+			vt := make([]string, len(vals))
+			for i, v := range vals {
+				encs[i] = types.AppendKey(append([]byte(nil), prefix...), v)
+				vt[i] = (&expr.Const{V: v}).String()
+			}
+			slices.SortFunc(encs, bytes.Compare)
+			encs = slices.CompactFunc(encs, bytes.Equal)
+			rs := make([]storage.KeyRange, len(encs))
+			for i, e := range encs {
+				rs[i] = storage.KeyRange{Lo: e, Hi: prefixEnd(e)}
+			}
+			text = append(text, names[id]+" IN ("+strings.Join(vt, ", ")+")")
+			return nil, rs, text
+		}
 		for _, b := range bs {
 			enc := types.AppendKey(append([]byte(nil), prefix...), b.v)
 			switch b.op {
@@ -158,6 +192,11 @@ func rangesOf(t *catalog.Table, cols []ColRef, ids []catalog.ColumnID, filter ex
 	}
 	return nil, []storage.KeyRange{r}, text
 }
+
+// maxInRanges is the most values of an IN list that become key ranges:
+// a scan tests each row against its ranges one by one, so a longer list
+// is left to the filter.
+const maxInRanges = 256
 
 // keyCol reads e as a column, looking through a widening integer cast
 // that the binder put on the column to compare it with a wider operand.

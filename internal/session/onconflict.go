@@ -9,6 +9,7 @@ import (
 	"github.com/strata-db/strata/internal/sql/ast"
 	"github.com/strata-db/strata/internal/sql/token"
 	"github.com/strata-db/strata/internal/sqlerr"
+	"github.com/strata-db/strata/internal/storage"
 	"github.com/strata-db/strata/internal/types"
 )
 
@@ -151,7 +152,35 @@ func (st *statement) insertOnConflict(n *ast.InsertStmt, tab *catalog.Table, w *
 	for c, v := range prevWritten {
 		st.written[c] = v
 	}
-	// The proposed rows whose key has a current row.
+	// The proposed rows whose key has a current row: a point lookup of
+	// each (the transaction's own writes included, readSnapshot).
+	snap, err := st.readSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	colAt := make(map[catalog.ColumnID]int, len(tab.Columns))
+	for i, c := range tab.Columns {
+		colAt[c.ID] = i
+	}
+	spec := storage.ScanSpec{Table: tab.ID, Cols: []catalog.ColumnID{tab.Key[0]}}
+	keyVals := make([]types.Value, len(tab.Key))
+	var conflicting []int
+	for i := range proposed.Rows {
+		if skip[i] {
+			continue
+		}
+		for j, id := range tab.Key {
+			keyVals[j] = proposed.Cols[colAt[id]].Get(i)
+		}
+		_, found, err := snap.Lookup(st.ctx, tab.ID, keyVals, spec)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			skip[i] = true
+			conflicting = append(conflicting, i)
+		}
+	}
 	span := n.Table.Span
 	qual := qualifier(n.Table, n.Alias)
 	var on ast.Expr
@@ -167,18 +196,17 @@ func (st *statement) insertOnConflict(n *ast.InsertStmt, tab *catalog.Table, w *
 	}
 	ordItem := &ast.SelectItem{Span: span, Expr: &ast.ColumnRef{Span: span, Table: excludedName, Name: ordColumn}}
 	from := &ast.TableRef{Span: span, Name: &ast.ObjectName{Span: span, Name: excludedName}}
-	_, hits, err := st.selectRows(matchQuery(n.Span, n.Table, n.Alias, on, []*ast.SelectItem{ordItem}, from))
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range hits {
-		skip[h[0].Int64()] = true
-	}
 	var up *updated
-	if oc.Update {
+	if oc.Update && len(conflicting) > 0 {
 		where := on
+		defer func(p []types.Value) { st.params = p }(st.params)
+		if in := st.keyIn(tab, qual, span, proposed, colAt, conflicting); in != nil {
+			// The conflicting keys' leading column as key ranges, so the
+			// update reads those keys, not the whole table.
+			where = &ast.BinaryExpr{Span: span, Op: token.AND, L: in, R: where}
+		}
 		if oc.Where != nil {
-			where = &ast.BinaryExpr{Span: span, Op: token.AND, L: on, R: &ast.ParenExpr{Span: ast.Span{Start: oc.Where.Pos(), Stop: oc.Where.End()}, X: oc.Where}}
+			where = &ast.BinaryExpr{Span: span, Op: token.AND, L: where, R: &ast.ParenExpr{Span: ast.Span{Start: oc.Where.Pos(), Stop: oc.Where.End()}, X: oc.Where}}
 		}
 		u := &ast.UpdateStmt{Span: n.Span, Table: n.Table, Alias: n.Alias, Sets: oc.Sets, From: []ast.TableExpr{from}, Where: where}
 		if up, err = st.updateWrites(u, tab, n.Returning != nil, []*ast.SelectItem{ordItem}); err != nil {
@@ -235,6 +263,42 @@ func (st *statement) insertOnConflict(n *ast.InsertStmt, tab *catalog.Table, w *
 	res.RowsAffected, res.Commit = int64(count), seq
 	return &res, nil
 }
+
+// keyIn is `qual.c IN ($n+1, …)` over the distinct values of tab's leading
+// ORDER BY column in the rows rows of proposed, the values appended to the
+// statement's parameters (the caller restores them): the planner reads
+// an IN list of constants on that column as one key range per value. nil
+// when there are more values than the planner makes ranges of.
+func (st *statement) keyIn(tab *catalog.Table, qual string, span ast.Span, proposed *types.Batch, colAt map[catalog.ColumnID]int, rows []int) ast.Expr {
+	id := tab.OrderBy[0]
+	col, _ := tab.ColumnByID(id)
+	seen := map[string]bool{}
+	var vals []types.Value
+	var buf []byte
+	for _, i := range rows {
+		v := proposed.Cols[colAt[id]].Get(i)
+		buf = types.AppendKey(buf[:0], v)
+		if !seen[string(buf)] {
+			seen[string(buf)] = true
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) > maxKeyIn {
+		return nil
+	}
+	params := slices.Clip(st.params)
+	list := make([]ast.Expr, len(vals))
+	for i, v := range vals {
+		params = append(params, v)
+		list[i] = &ast.Param{Span: span, Index: len(params)}
+	}
+	st.params = params
+	return &ast.InExpr{Span: span, X: &ast.ColumnRef{Span: span, Table: qual, Name: col.Name}, List: list}
+}
+
+// maxKeyIn is the most key values keyIn lists: the planner's limit on an
+// IN list it reads as key ranges.
+const maxKeyIn = 256
 
 // batchTypes is the column types of b.
 func batchTypes(b *types.Batch) []types.Type {
