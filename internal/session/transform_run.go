@@ -360,7 +360,7 @@ func (r *runner) advanceTo(id catalog.TransformationID, more *bool) error {
 		}
 	}
 	if len(rows) > 0 {
-		w, err := newWriter(c.target, c.listed, c.group, len(rows), 0, staticDefaults)
+		w, err := newWriter(c.target, c.listed, c.group, len(rows), 0, envDefaults(ctx, env))
 		if err != nil {
 			return r.fail(s, snap, err)
 		}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -410,6 +411,21 @@ func staticDefaults(c *catalog.Column) (types.Value, func() (types.Value, error)
 // it calls a function whose every call differs (plan.VolatileFunction);
 // any other DEFAULT is the value stored when the DDL ran.
 func (st *statement) columnDefault(c *catalog.Column) (types.Value, func() (types.Value, error), error) {
+	return evalDefault(c, st.evalConst)
+}
+
+// envDefaults is the defaulter of a write that is no statement (a
+// transformation's output): volatile DEFAULTs evaluated in env, as
+// columnDefault evaluates them in a statement's.
+func envDefaults(ctx context.Context, env *plan.Env) defaulter {
+	return func(c *catalog.Column) (types.Value, func() (types.Value, error), error) {
+		return evalDefault(c, func(e ast.Expr) (types.Value, error) { return plan.EvalConst(ctx, e, env) })
+	}
+}
+
+// evalDefault gives column c's DEFAULT for one write, evaluating a
+// volatile one with evalConst (columnDefault).
+func evalDefault(c *catalog.Column, evalConst func(ast.Expr) (types.Value, error)) (types.Value, func() (types.Value, error), error) {
 	d := c.Default
 	if !volatileDefault(c) {
 		return staticDefaults(c)
@@ -426,7 +442,7 @@ func (st *statement) columnDefault(c *catalog.Column) (types.Value, func() (type
 		return !perRow
 	})
 	eval := func() (types.Value, error) {
-		v, err := st.evalConst(e)
+		v, err := evalConst(e)
 		if se, ok := sqlerr.As(err); ok {
 			// Its position is in the DEFAULT's text, not the statement's.
 			return v, sqlerr.New(se.Code, "DEFAULT of column %s: %s", c.Name, se.Message)
