@@ -282,6 +282,11 @@ func (cs *copyStmt) option(p *copyParser, opt string, nullSet *bool) error {
 
 // runCopy runs a parsed COPY.
 func (c *conn) runCopy(cs *copyStmt) error {
+	if c.sess.TxStatus() == 'E' {
+		// Refused before any CopyInResponse, as PostgreSQL does: the
+		// client sends no data into a failed transaction.
+		return sqlerr.New("25P02", "current transaction is aborted, commands ignored until end of transaction block")
+	}
 	if cs.from {
 		return c.copyFrom(cs)
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"io"
 	"math/big"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +134,52 @@ func TestCopyBinary(t *testing.T) {
 	var count int
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM b").Scan(&count); err != nil || count != 2 {
 		t.Fatalf("rows after the failed COPY: %d %v", count, err)
+	}
+}
+
+// TestCopyInFailedTransaction checks that COPY FROM STDIN in a failed
+// transaction is refused with 25P02 before any CopyInResponse, as
+// PostgreSQL refuses it: the client is never asked for data.
+func TestCopyInFailedTransaction(t *testing.T) {
+	srv, _ := startServerWith(t, Config{})
+	nc, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	fe := pgproto3.NewFrontend(nc, nc)
+	// until sends q (none for the startup) and returns the messages up to
+	// ReadyForQuery.
+	until := func(q string) []pgproto3.BackendMessage {
+		if q != "" {
+			fe.Send(&pgproto3.Query{String: q})
+		}
+		if err := fe.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		var got []pgproto3.BackendMessage
+		for {
+			msg, err := fe.Receive()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := msg.(*pgproto3.CopyInResponse); ok {
+				t.Fatalf("%s: the server asked for COPY data", q)
+			}
+			got = append(got, msg)
+			if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+				return got
+			}
+		}
+	}
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters: map[string]string{"user": "anyone", "database": "strata"}})
+	until("")
+	until("CREATE TABLE t (id INT64 NOT NULL, PRIMARY KEY (id))")
+	until("BEGIN")
+	until("SELECT 1/0")
+	got := until("COPY t FROM STDIN")
+	if e, ok := got[0].(*pgproto3.ErrorResponse); !ok || e.Code != "25P02" {
+		t.Fatalf("COPY in a failed transaction: %#v, want ErrorResponse 25P02", got[0])
 	}
 }
