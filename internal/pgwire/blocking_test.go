@@ -126,26 +126,7 @@ func TestBlockingReadsTLS(t *testing.T) {
 // socket down, not by closing it.
 func TestBlockingReadsShutdownStuckWrite(t *testing.T) {
 	srv, _ := startServerWith(t, Config{})
-	nc, err := net.Dial("tcp", srv.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	fe := pgproto3.NewFrontend(nc, nc)
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
-		Parameters: map[string]string{"user": "anyone", "database": "strata"}})
-	if err := fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		msg, err := fe.Receive()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
-			break
-		}
-	}
+	fe := rawFrontend(t, srv)
 	// Far more rows than the socket buffers hold, never read.
 	fe.Send(&pgproto3.Query{String: "SELECT repeat('x', 1000) FROM generate_series(1, 200000)"})
 	if err := fe.Flush(); err != nil {
@@ -250,5 +231,32 @@ func TestConnYields(t *testing.T) {
 	// and at least a few over fifty of them, however slow the machine.
 	if most := int64(elapsed/yieldEvery) + 1; got < 3 || got > most {
 		t.Fatalf("%d yields over %d queries in %v, want 3 to %d", got, queries, elapsed, most)
+	}
+}
+
+// rawFrontend connects to srv at the protocol level, past the startup up to
+// the first ReadyForQuery, for tests that look at the messages themselves.
+// The connection is closed when the test ends.
+func rawFrontend(t *testing.T, srv *Server) *pgproto3.Frontend {
+	t.Helper()
+	nc, err := net.Dial("tcp", srv.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	fe := pgproto3.NewFrontend(nc, nc)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters: map[string]string{"user": "anyone", "database": "strata"}})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := msg.(*pgproto3.ReadyForQuery); ok {
+			return fe
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 	"io"
 	"math/big"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -142,18 +141,10 @@ func TestCopyBinary(t *testing.T) {
 // PostgreSQL refuses it: the client is never asked for data.
 func TestCopyInFailedTransaction(t *testing.T) {
 	srv, _ := startServerWith(t, Config{})
-	nc, err := net.Dial("tcp", srv.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	fe := pgproto3.NewFrontend(nc, nc)
-	// until sends q (none for the startup) and returns the messages up to
-	// ReadyForQuery.
+	fe := rawFrontend(t, srv)
+	// until sends q and returns the messages up to ReadyForQuery.
 	until := func(q string) []pgproto3.BackendMessage {
-		if q != "" {
-			fe.Send(&pgproto3.Query{String: q})
-		}
+		fe.Send(&pgproto3.Query{String: q})
 		if err := fe.Flush(); err != nil {
 			t.Fatal(err)
 		}
@@ -172,9 +163,6 @@ func TestCopyInFailedTransaction(t *testing.T) {
 			}
 		}
 	}
-	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
-		Parameters: map[string]string{"user": "anyone", "database": "strata"}})
-	until("")
 	until("CREATE TABLE t (id INT64 NOT NULL, PRIMARY KEY (id))")
 	until("BEGIN")
 	until("SELECT 1/0")
