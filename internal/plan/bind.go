@@ -974,8 +974,11 @@ func (b *binder) checkHorizon(t *catalog.Table, a *asOf) error {
 	if t.Mode == catalog.ModeVersioned {
 		what = "the versions it replaced"
 	}
-	return sqlerr.New(sqlerr.CodeInvalidParameter, "commit %d is older than the retention horizon of table %s, commit %d: retention policy %s (%s) expires %s",
-		a.commit, t.Name, r.Horizon, r.Policy.Name, r.Policy.SettingsText(), what).WithPos(a.pos).
+	// The horizon only moves forward: a policy bound earlier may have
+	// moved it, so the message says what retention did, and which policy
+	// is bound now.
+	return sqlerr.New(sqlerr.CodeInvalidParameter, "commit %d is older than the retention horizon of table %s, commit %d: retention has expired %s before it (the table's retention policy is now %s, %s)",
+		a.commit, t.Name, r.Horizon, what, r.Policy.Name, r.Policy.SettingsText()).WithPos(a.pos).
 		WithHint("read %s AS OF COMMIT %d or later; system.table_storage_plans shows each table's horizon", t.Name, r.Horizon)
 }
 
