@@ -260,6 +260,12 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 									row[j].v = types.NewFloat64(f)
 									continue
 								}
+							} else if pv, perr := parseLongLiteral(listed[j].Type, re.Value); perr == nil {
+								// More digits than a literal's DECIMAL
+								// holds, yet the column's type takes it
+								// (rounded to its scale, as PostgreSQL).
+								row[j].v = pv
+								continue
 							} else {
 								// A literal past every integer type is
 								// past the column's too: say so of it.
@@ -355,6 +361,21 @@ func literalValue(text string, neg bool) (types.Value, error) {
 		return v, err
 	}
 	return v, nil
+}
+
+// parseLongLiteral reads the text of a number literal with more digits
+// than a literal's DECIMAL holds as a value of exact type t, rounding the
+// digits past t's scale (an integer's is 0), as PostgreSQL's numeric
+// assignment does.
+func parseLongLiteral(t types.Type, text string) (types.Value, error) {
+	if t.Kind.IsInteger() {
+		v, err := types.ParseText(types.Type{Kind: types.Decimal, Precision: types.MaxDecimalPrecision}, text)
+		if err != nil {
+			return v, err
+		}
+		return types.Cast(v, t)
+	}
+	return types.ParseText(t, text)
 }
 
 // isNumberLiteral reports whether e is a number literal, negated or not.
