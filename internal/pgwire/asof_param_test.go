@@ -19,15 +19,11 @@ func TestAsOfParameter(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, c,
 		"CREATE TABLE t (k INT64 NOT NULL, v STRING, PRIMARY KEY (k)) MODE VERSIONED", // commit 1
 		"INSERT INTO t VALUES (1, 'a')",                                               // commit 2
 		"INSERT INTO t VALUES (1, 'b')",                                               // commit 3
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	var at2 time.Time
 	if err := c.QueryRow(ctx, "SELECT committed_at FROM system.commits WHERE commit = 2").Scan(&at2); err != nil {
 		t.Fatal(err)

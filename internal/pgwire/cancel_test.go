@@ -15,14 +15,10 @@ func TestCancelStopsJoin(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, c,
 		`CREATE TABLE big (id INT64 NOT NULL, PRIMARY KEY (id)) MODE UPSERT`,
 		`INSERT INTO big SELECT * FROM generate_series(1, 10000)`,
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		_ = c.PgConn().CancelRequest(ctx)

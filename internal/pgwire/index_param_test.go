@@ -16,17 +16,13 @@ func TestIndexOverWire(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, c,
 		"CREATE TABLE t (id INT64 NOT NULL, v INT64, PRIMARY KEY (id)) MODE VERSIONED",
 		"CREATE INDEX t_v ON t (v)",
 		"INSERT INTO t VALUES (1, 10), (2, 20), (3, 10)",
 		"CHECKPOINT",
 		"INSERT INTO t VALUES (3, 30)",
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	modes := []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
 	for _, mode := range modes {
 		var plan []string

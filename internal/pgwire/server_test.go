@@ -55,6 +55,16 @@ func connect(t *testing.T, url string) *pgx.Conn {
 	return c
 }
 
+// execAll runs each statement on c, failing the test at the first error.
+func execAll(t *testing.T, c *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 func TestSimpleAndExtended(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)

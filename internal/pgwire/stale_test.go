@@ -137,11 +137,7 @@ func TestStalePortal(t *testing.T) {
 	_, url := startServer(t)
 	c, other := connect(t, url), connect(t, url)
 	ctx := context.Background()
-	for _, q := range []string{"CREATE TABLE t (a INT64 NOT NULL, PRIMARY KEY (a))", "INSERT INTO t VALUES (1)"} {
-		if _, err := other.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execAll(t, other, "CREATE TABLE t (a INT64 NOT NULL, PRIMARY KEY (a))", "INSERT INTO t VALUES (1)")
 	pc := c.PgConn()
 	fe := pc.Frontend()
 	// roundTrip sends msgs, then Sync unless they are a simple Query, and

@@ -18,14 +18,10 @@ func TestTextParameters(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, c,
 		"CREATE TABLE rp (k INT64 NOT NULL, v STRING, PRIMARY KEY (k))",
 		"INSERT INTO rp VALUES (1, 'abcdef'), (2, 'b'), (3, 'c')",
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	modes := []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol}
 	for _, mode := range modes {
 		for _, tc := range []struct {
@@ -72,15 +68,11 @@ func TestInListParametersRerun(t *testing.T) {
 	_, url := startServer(t)
 	c := connect(t, url)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(t, c,
 		"CREATE TABLE ir (k INT64 NOT NULL, v STRING, PRIMARY KEY (k))",
 		"INSERT INTO ir VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')",
 		"CHECKPOINT",
-	} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	)
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeExec} {
 		for _, tc := range []struct {
 			a, b int64

@@ -245,7 +245,6 @@ func (st *statement) columnSpec(d *ast.ColumnDef) (catalog.ColumnSpec, error) {
 // (columnDefault).
 func (st *statement) defaultOf(e ast.Expr, t types.Type, column string) (*catalog.Default, error) {
 	var sub ast.Node
-	volatile := false
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n.(type) {
 		case *ast.SubqueryExpr, *ast.ExistsExpr, *ast.SelectStmt:
@@ -253,13 +252,10 @@ func (st *statement) defaultOf(e ast.Expr, t types.Type, column string) (*catalo
 				sub = n
 			}
 			return false
-		case *ast.FuncCall, *ast.ColumnRef:
-			// now(), current_commit(), random(), or CURRENT_TIMESTAMP
-			// written without parentheses.
-			volatile = true
 		}
-		return true
+		return sub == nil
 	})
+	volatile := volatileExpr(e)
 	if sub != nil {
 		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "cannot use subquery in DEFAULT expression").WithPos(sub.Pos())
 	}

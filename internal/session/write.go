@@ -505,17 +505,23 @@ func volatileSQL(sql string) bool {
 		return v.(bool)
 	}
 	e, err := parser.ParseExpr(sql)
-	vol := false
-	if err == nil {
-		ast.Inspect(e, func(n ast.Node) bool {
-			switch n.(type) {
-			case *ast.FuncCall, *ast.ColumnRef:
-				vol = true
-			}
-			return !vol
-		})
-	}
+	vol := err == nil && volatileExpr(e)
 	volatileSQLs.Store(sql, vol)
+	return vol
+}
+
+// volatileExpr reports whether a DEFAULT expression calls a function
+// (now(), current_commit(), random(), …) or names CURRENT_TIMESTAMP and
+// the like without parentheses, so that each write evaluates it again.
+func volatileExpr(e ast.Expr) bool {
+	vol := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncCall, *ast.ColumnRef:
+			vol = true
+		}
+		return !vol
+	})
 	return vol
 }
 

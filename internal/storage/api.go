@@ -208,3 +208,14 @@ type ScanStats struct {
 	// nil when it was not asked to use one.
 	Index *IndexStats
 }
+
+// addCounts adds u's part, block and row counts to s (a read made of
+// several reads, such as versions() through an index, key by key).
+func (s *ScanStats) addCounts(u *ScanStats) {
+	s.Parts += u.Parts
+	s.PartsSkipped += u.PartsSkipped
+	s.Blocks += u.Blocks
+	s.BlocksSkipped += u.BlocksSkipped
+	s.RowsRead += u.RowsRead
+	s.RowsReturned += u.RowsReturned
+}

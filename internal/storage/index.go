@@ -434,12 +434,7 @@ func (s *Snapshot) scanIndexed(ctx context.Context, outer *Snapshot, t *catalog.
 				vs.Index = nil
 				vs.Ranges = []KeyRange{{Lo: k, Hi: append(k[:len(k):len(k)], 0)}}
 				st, err := outer.Versions(ctx, vs, fn)
-				stats.Parts += st.Parts
-				stats.PartsSkipped += st.PartsSkipped
-				stats.Blocks += st.Blocks
-				stats.BlocksSkipped += st.BlocksSkipped
-				stats.RowsRead += st.RowsRead
-				stats.RowsReturned += st.RowsReturned
+				stats.addCounts(&st)
 				if err != nil {
 					return stats, true, err
 				}
