@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -253,22 +252,16 @@ func (st *statement) inputRows(src *ast.SelectStmt, listed []*catalog.Column) ([
 					if j < len(listed) {
 						var re *types.RangeError
 						if errors.As(err, &re) && re.Value != "" && isNumberLiteral(e) {
-							if listed[j].Type.Kind.IsFloat() {
-								// Past every integer, yet a float: the
-								// column takes the nearest one.
-								if f, ferr := strconv.ParseFloat(re.Value, 64); ferr == nil {
-									row[j].v = types.NewFloat64(f)
-									continue
-								}
-							} else if pv, perr := parseLongLiteral(listed[j].Type, re.Value); perr == nil {
-								// More digits than a literal's DECIMAL
-								// holds, yet the column's type takes it
-								// (rounded to its scale, as PostgreSQL).
+							if pv, perr := parseLongLiteral(listed[j].Type, re.Value); perr == nil {
+								// More digits than a literal's number
+								// holds, yet the column's type takes it:
+								// a float its nearest value, an exact
+								// type rounded to its scale (PostgreSQL).
 								row[j].v = pv
 								continue
 							} else {
-								// A literal past every integer type is
-								// past the column's too: say so of it.
+								// Past the column's range too: say so
+								// of the column's type.
 								err = &types.RangeError{Value: re.Value, Type: listed[j].Type}
 							}
 						}
@@ -364,9 +357,9 @@ func literalValue(text string, neg bool) (types.Value, error) {
 }
 
 // parseLongLiteral reads the text of a number literal with more digits
-// than a literal's DECIMAL holds as a value of exact type t, rounding the
-// digits past t's scale (an integer's is 0), as PostgreSQL's numeric
-// assignment does.
+// than a literal's number holds as a value of t: a float's nearest value
+// (an underflow or overflow is out of range), an exact type's rounded past
+// its scale (an integer's is 0), as PostgreSQL's numeric assignment does.
 func parseLongLiteral(t types.Type, text string) (types.Value, error) {
 	if t.Kind.IsInteger() {
 		v, err := types.ParseText(types.Type{Kind: types.Decimal, Precision: types.MaxDecimalPrecision}, text)

@@ -508,13 +508,17 @@ func normRanges(rs []KeyRange) []KeyRange {
 	return merged
 }
 
+// inRanges reports whether key falls in one of rs, which normRanges has
+// sorted and made disjoint: a binary search for the last range starting at
+// or before key, so a read of many keys (an IN list's ranges) tests each
+// row in log(ranges) comparisons.
 func inRanges(key []byte, rs []KeyRange) bool {
-	for _, r := range rs {
-		if bytes.Compare(key, r.Lo) >= 0 && (r.Hi == nil || bytes.Compare(key, r.Hi) < 0) {
-			return true
-		}
+	i := sort.Search(len(rs), func(i int) bool { return bytes.Compare(rs[i].Lo, key) > 0 }) - 1
+	if i < 0 {
+		return false
 	}
-	return false
+	r := rs[i]
+	return r.Hi == nil || bytes.Compare(key, r.Hi) < 0
 }
 
 // readAt resolves the commit a read asks for.
@@ -678,7 +682,7 @@ func (s *Snapshot) scanKeyed(ctx context.Context, rd *reader, td *tableData, ran
 func (s *Snapshot) scanAppend(ctx context.Context, rd *reader, td *tableData, spec *ScanSpec, n uint64, fn func(*types.Batch) error) error {
 	var ranges []KeyRange
 	if len(spec.Ranges) > 0 && len(rd.t.OrderBy) > 0 {
-		ranges = spec.Ranges
+		ranges = normRanges(spec.Ranges) // sorted and disjoint, for inRanges
 	}
 	var key []byte
 	for _, sd := range td.shards {
