@@ -686,8 +686,16 @@ func (w *writer) add(r []cell) error {
 	if len(r) > 0 {
 		pos = r[0].pos
 	}
-	for _, g := range w.groups {
+	// Every group's columns start with the key's (newWriter): the key is
+	// made once, by the first group, and shared, so that a key DEFAULT
+	// evaluated per row (gen_random_uuid()) gives the row one key.
+	nk := len(w.tab.Key)
+	for gi, g := range w.groups {
 		for i, c := range g.cols {
+			if gi > 0 && i < nk {
+				g.row[i] = w.groups[0].row[i]
+				continue
+			}
 			v := g.defs[i]
 			if j := g.src[i]; j >= 0 && j < len(r) && !r[j].def {
 				v = w.cast[j]
