@@ -1017,8 +1017,10 @@ func (b *binder) tableFunc(f *ast.TableFunc, sc *scope, inh *asOf) (Node, error)
 	if len(f.Args) != 1 {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "versions() takes one table name").WithPos(f.Pos())
 	}
+	// The argument parses as a column reference: versions(t), or
+	// versions(public.t) as FROM public.t names the same table.
 	ref, ok := f.Args[0].(*ast.ColumnRef)
-	if !ok || ref.Table != "" {
+	if !ok || ref.Schema != "" || ref.Table != "" && ref.Table != "public" {
 		return nil, sqlerr.New(sqlerr.CodeUndefinedFunction, "versions() takes a table name").WithPos(f.Args[0].Pos())
 	}
 	tbl, found := b.env.Source.Catalog().Table(ref.Name)
