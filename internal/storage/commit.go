@@ -395,7 +395,7 @@ func (e *Engine) applyWrite(td *tableData, t *catalog.Table, w *Write, commit ui
 	}
 
 	if !td.keyed {
-		lay := &layout{cols: w.Cols, types: batchTypes(w.Batch)}
+		lay := &layout{cols: w.Cols, types: batchTypes(w.Batch), t: t}
 		for s, rs := range perShard {
 			if len(rs) > 0 && !flushed(td.shards[s]) {
 				td.shards[s].app.add(w, lay, rs, commit)
@@ -442,7 +442,7 @@ func newKeyedWrite(t *catalog.Table, w *Write, commit uint64, seq0 uint32) (*key
 		if err := versionPositions(t, g, w, commit, kw); err != nil {
 			return nil, err
 		}
-		kw.lay = &layout{}
+		kw.lay = &layout{t: t}
 		for _, i := range kw.payPos {
 			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
 			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
@@ -520,7 +520,7 @@ const maxOrderings = 1024
 func buildOrdering(t *catalog.Table, g *catalog.Group) version.Ordering {
 	ids := append(append([]catalog.ColumnID(nil), g.ValidBy...), g.RevisionBy...)
 	ts := make([]types.Type, len(ids))
-	ord := version.Ordering{}
+	ord := version.Ordering{Same: sameValues}
 	for i, id := range ids {
 		name := fmt.Sprintf("column %d", id)
 		if c, ok := t.AnyColumn(id); ok {

@@ -98,7 +98,11 @@
 // A part row stores a version's columns as table columns; its payload (the
 // group's columns that existed at its commit, in column id order, which is
 // also the order the memtable encodes them in) is rebuilt from them, so a
-// repeat of a flushed version is still recognised (R3.4). A read of a shard
+// repeat of a flushed version is still recognised (R3.4). Each version
+// carries its payload's layout (version.Version.Layout: its columns and
+// the types they were written under); two payloads of different layouts,
+// a widening or an ADD COLUMN apart, are compared by value (sameValues,
+// repeats.go), not byte for byte. A read of a shard
 // with parts or a frozen memtable gathers, per key, the inputs of every
 // part and of the memtables with commit ≤ n, and resolves them afresh through the same
 // Register / Decide code (version rule 7: runs of contiguous commits merge

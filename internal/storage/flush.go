@@ -628,7 +628,7 @@ func versionColumns(m *keyedMem) map[catalog.ColumnID]bool {
 	for e := m.list.first(); e != nil; e = e.next[0] {
 		for _, g := range e.groups {
 			for i := range g.vers {
-				if lay := g.vers[i].lay; lay != last {
+				if lay := g.vers[i].lay(); lay != last {
 					for _, id := range lay.cols {
 						ids[id] = true
 					}
@@ -904,22 +904,23 @@ func (l *keyedLayout) row(key []byte, group catalog.GroupID, pos version.Pos, v 
 // d.Rows, casting values written under an older type; the columns it
 // skips are caught up with NULLs when next written, or at the end.
 func (l *keyedLayout) payload(v *memVersion) error {
-	if v.lay != l.last {
-		p := l.planOf(v.lay)
+	lay := v.lay()
+	if lay != l.last {
+		p := l.planOf(lay)
 		if p == nil {
-			p = &payloadPlan{lay: v.lay}
-			for j, id := range v.lay.cols {
+			p = &payloadPlan{lay: lay}
+			for j, id := range lay.cols {
 				ci, found := slices.BinarySearchFunc(l.cols, id, func(c part.ColumnMeta, id catalog.ColumnID) int { return cmp.Compare(c.ID, id) })
 				if !found {
 					return errUncountedColumn
 				}
 				l.seen[ci] = true
 				p.cols = append(p.cols, ci)
-				p.cast = append(p.cast, v.lay.types[j] != l.cols[ci].Type)
+				p.cast = append(p.cast, lay.types[j] != l.cols[ci].Type)
 			}
 			l.plans = append(l.plans, p)
 		}
-		l.last, l.plan = v.lay, p
+		l.last, l.plan = lay, p
 	}
 	d, b := l.d, v.v.Values
 	for j, ci := range l.plan.cols {
@@ -933,7 +934,7 @@ func (l *keyedLayout) payload(v *memVersion) error {
 			b = rest
 			continue
 		}
-		val, rest, err := types.DecodeBinary(v.lay.types[j], b)
+		val, rest, err := types.DecodeBinary(lay.types[j], b)
 		if err != nil {
 			return err
 		}
@@ -1000,6 +1001,19 @@ func appendPartData(t *catalog.Table, m *appendMem, meta *part.Meta) (*part.Data
 		}
 		return rows[i].seq < rows[j].seq
 	})
+	// A chunk written before a column was added lacks it; its rows read
+	// the column's introduced default (R6.5), so the part stores that.
+	intro := make([]types.Value, len(cols))
+	added := make([]uint64, len(cols))
+	for ci, cm := range cols {
+		intro[ci] = types.Null(cm.Type)
+		if c, ok := t.AnyColumn(cm.ID); ok {
+			if intro[ci], err = introduced(c, cm.Type); err != nil {
+				return nil, fmt.Errorf("storage: column %s: introduced default: %w", c.Name, err)
+			}
+			added[ci] = c.AddedCommit
+		}
+	}
 	d := newPartData(cols, len(rows))
 	for _, r := range rows {
 		d.Sort.AppendBytes(r.key)
@@ -1008,6 +1022,8 @@ func appendPartData(t *catalog.Table, m *appendMem, meta *part.Meta) (*part.Data
 		for ci, cm := range cols {
 			si := r.c.lay.index(cm.ID)
 			switch {
+			case si < 0 && r.commit <= added[ci]:
+				d.Cols[ci].Append(intro[ci])
 			case si < 0:
 				d.Cols[ci].AppendNull()
 			case r.c.lay.types[si] == cm.Type:

@@ -189,12 +189,13 @@ func (ps *probeSet) matchAt(vec *types.Vector, st types.Type, i int) (bool, erro
 
 // matchPayload reports whether memtable version v holds a probe value.
 func (ps *probeSet) matchPayload(v *memVersion) (bool, error) {
-	if v.lay == nil {
+	lay := v.lay()
+	if lay == nil {
 		return true, nil // no payload to judge: a candidate, to be safe
 	}
 	b := v.v.Values
-	for j, st := range v.lay.types {
-		if v.lay.cols[j] != ps.col {
+	for j, st := range lay.types {
+		if lay.cols[j] != ps.col {
 			var err error
 			if b, err = skipBinary(st, b); err != nil {
 				return false, err

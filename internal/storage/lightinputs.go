@@ -124,11 +124,11 @@ func (rd *reader) resolveLight(key []byte, ins []keyInput, n uint64, versioned b
 	for gi := range e.groups {
 		g := &e.groups[gi]
 		w := g.winnerAt(n)
-		if w < 0 || g.vers[w].lay != nil {
+		if w < 0 || g.vers[w].lay() != nil {
 			continue
 		}
 		if !rd.lookupAll && !slices.Contains(rd.lookupWant, g.id) {
-			g.vers[w].lay = emptyLayout
+			g.vers[w].v.Layout = emptyLayout
 			continue
 		}
 		p := g.vers[w].v.Pos()
@@ -145,7 +145,7 @@ func (rd *reader) resolveLight(key []byte, ins []keyInput, n uint64, versioned b
 				break
 			}
 		}
-		if g.vers[w].lay == nil {
+		if g.vers[w].lay() == nil {
 			return false, fmt.Errorf("storage: table %s: no input at the winner's position %v", rd.t.Name, p)
 		}
 	}

@@ -45,18 +45,27 @@ type groupHist struct {
 	win  int // index of the newest winner in vers, -1 while the group is empty
 }
 
-// memVersion is one retained version and the layout of its payload.
+// memVersion is one retained version; its Layout is the *layout of its
+// payload (nil for a version read without one: lightinputs.go).
 type memVersion struct {
-	v   version.Version
-	lay *layout
+	v version.Version
+}
+
+// lay returns the layout of v's payload, nil when it has none.
+func (v *memVersion) lay() *layout {
+	l, _ := v.v.Layout.(*layout)
+	return l
 }
 
 // layout names the columns of a payload (the non-key columns of a write) in
 // payload order, with the types they were written under: a later ALTER
-// COLUMN TYPE reads them through types.Cast (R8.1).
+// COLUMN TYPE reads them through types.Cast (R8.1). t is the table the
+// write or read that made it saw, which sameValues consults for the
+// columns one payload has and another lacks.
 type layout struct {
 	cols  []catalog.ColumnID
 	types []types.Type
+	t     *catalog.Table
 }
 
 func (l *layout) index(id catalog.ColumnID) int {
@@ -565,7 +574,10 @@ func growIn[T any](slab *[]T, s []T) []T {
 	return out
 }
 
-func mv(v version.Version, lay *layout) memVersion { return memVersion{v: v, lay: lay} }
+func mv(v version.Version, lay *layout) memVersion {
+	v.Layout = lay
+	return memVersion{v: v}
+}
 
 // versionAcc is what adding versions changes of a memtable beyond the
 // groups themselves: the counts a flush sizes its part by, whether an

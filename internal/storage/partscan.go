@@ -349,7 +349,7 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 	rd.idbuf, rd.colsBuf = idbuf, cols
 	lay := lays[string(idbuf)]
 	if lay == nil {
-		lay = &layout{}
+		lay = &layout{t: rd.t}
 		for _, j := range cols {
 			lay.cols = append(lay.cols, d.IDs[j])
 			lay.types = append(lay.types, meta.Columns[meta.Column(d.IDs[j])].Type)
@@ -362,7 +362,7 @@ func (rd *reader) partVersion(d *part.Data, meta *part.Meta, i int, key []byte, 
 	}
 	rd.scratch = vals
 	v.Values = rd.arena.copy(vals)
-	return memVersion{v: v, lay: lay}, nil
+	return mv(v, lay), nil
 }
 
 // resolveKey runs a key's merged inputs through the rules into a fresh

@@ -1422,7 +1422,7 @@ func mayRepeatHistory(newer, cur []keyInput, whole bool) bool {
 		for j := range cur {
 			w := &cur[j]
 			if !w.tomb && w.group == v.group && slices.EqualFunc(w.mv.v.Order, v.mv.v.Order, bytes.Equal) &&
-				!(whole && bytes.Equal(w.mv.v.Values, v.mv.v.Values)) {
+				!(whole && sameValues(w.mv.v.Layout, w.mv.v.Values, v.mv.v.Layout, v.mv.v.Values, v.mv.v.Commit)) {
 				return true
 			}
 		}

@@ -145,12 +145,9 @@ func newReader(t *catalog.Table, spec *ScanSpec, versions bool) (*reader, error)
 			}
 			rd.needKey = true
 		}
-		if c.Introduced != nil && !c.Introduced.Null {
-			v, err := types.ParseText(c.Type, c.Introduced.Value)
-			if err != nil {
-				return nil, fmt.Errorf("storage: column %s: introduced default %q: %w", c.Name, c.Introduced.Value, err)
-			}
-			p.intro = v
+		var err error
+		if p.intro, err = introduced(c, c.Type); err != nil {
+			return nil, fmt.Errorf("storage: column %s: introduced default %q: %w", c.Name, c.Introduced.Value, err)
 		}
 		rd.plans = append(rd.plans, p)
 		rd.outTypes = append(rd.outTypes, c.Type)
@@ -238,9 +235,10 @@ func (rd *reader) decodeKey(key []byte) error {
 // decodePayload appends the read columns of one version's payload to the
 // batch and marks them filled.
 func (rd *reader) decodePayload(v *memVersion) error {
-	m := rd.layoutMap(v.lay)
+	lay := v.lay()
+	m := rd.layoutMap(lay)
 	b := v.v.Values
-	for j, st := range v.lay.types {
+	for j, st := range lay.types {
 		oi := m[j]
 		var err error
 		if oi < 0 {

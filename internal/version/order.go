@@ -54,6 +54,41 @@ type Ordering struct {
 	// arrival and never depends on whether the expired version is still
 	// stored. nil when the group's versions never expire.
 	Horizon func(c uint64) uint64
+	// Same, when set, reports whether payloads a and b, encoded under
+	// the differing layouts la and lb (Version.Layout), hold the same
+	// values (rule 3) as a version committed at commit at, the later of
+	// the two, sees them: a column widened between them, or added to the
+	// group after one of them was written. It must answer alike whenever
+	// it is asked, so that a repeat is decided once, at arrival. It is
+	// called only when the layouts differ (!=) and ordering values tie,
+	// never on the common path. Nil compares bytes whatever the layouts.
+	Same func(la any, a []byte, lb any, b []byte, at uint64) bool
+}
+
+// sameValues reports whether two payloads hold the same values (rule 3)
+// for a version committed at at: byte for byte under one layout, by
+// o.Same across two.
+func (o *Ordering) sameValues(la any, a []byte, lb any, b []byte, at uint64) bool {
+	if o.Same == nil || la == lb {
+		return bytes.Equal(a, b)
+	}
+	return o.Same(la, a, lb, b, at)
+}
+
+// mixedLayouts reports whether the versions ep of vs are not all of one
+// layout while o.Same tells layouts apart, so that equal values need not
+// be equal bytes.
+func (o *Ordering) mixedLayouts(vs []Version, ep []int) bool {
+	if o.Same == nil || len(ep) == 0 {
+		return false
+	}
+	l := vs[ep[0]].Layout
+	for _, i := range ep[1:] {
+		if vs[i].Layout != l {
+			return true
+		}
+	}
+	return false
 }
 
 // Columns returns the number of ordering columns: len(Valid)+len(Revision).
@@ -93,8 +128,15 @@ type Version struct {
 	Commit uint64
 	// Seq is the write's position inside its commit.
 	Seq uint32
-	// Values is the encoded payload; repeats compare it with bytes.Equal.
+	// Values is the encoded payload; repeats compare it with bytes.Equal
+	// (rule 3), or with Ordering.Same where Layouts differ.
 	Values []byte
+	// Layout is the caller's description of how Values is encoded, opaque
+	// to this package: nil, or a value that == another exactly when the
+	// two encode alike. A table whose columns were widened or added to
+	// (R8.1) holds versions of one group under several encodings, whose
+	// equal values are then unequal bytes; Ordering.Same compares those.
+	Layout any
 }
 
 // Pos returns the version's position.

@@ -1,7 +1,5 @@
 package version
 
-import "bytes"
-
 // Outcome says what a new version did to its (key, group).
 type Outcome uint8
 
@@ -83,6 +81,7 @@ type Register struct {
 type entry struct {
 	order  [][]byte
 	values []byte
+	layout any
 	pos    Pos
 	end    uint64
 }
@@ -182,7 +181,7 @@ func (r *Register) AddIn(v *Version, s *Slab) (Step, error) {
 	if err := r.advance(p); err != nil {
 		return Step{}, err
 	}
-	e := entry{order: v.Order, values: v.Values, pos: p, end: Forever}
+	e := entry{order: v.Order, values: v.Values, layout: v.Layout, pos: p, end: Forever}
 	n := len(r.counted)
 	if r.cols == 0 {
 		// Rule 1: ordered by commit alone, the newest write always wins
@@ -227,7 +226,7 @@ func (r *Register) AddIn(v *Version, s *Slab) (Step, error) {
 	tied := false
 	for j := lo - 1; j >= 0 && equalOrder(r.cols, r.counted[j].order, v.Order); j-- {
 		tied = true
-		if bytes.Equal(r.counted[j].values, v.Values) {
+		if c := &r.counted[j]; r.ord.sameValues(c.layout, c.values, v.Layout, v.Values, v.Commit) {
 			if h := r.ord.Horizon; h != nil && r.counted[j].end <= h(p.Commit) {
 				continue
 			}
@@ -281,7 +280,7 @@ func Decide(ord Ordering, winner, v *Version) Outcome {
 		return Won
 	}
 	n := ord.Columns()
-	if n > 0 && equalOrder(n, winner.Order, v.Order) && bytes.Equal(winner.Values, v.Values) {
+	if n > 0 && equalOrder(n, winner.Order, v.Order) && ord.sameValues(winner.Layout, winner.Values, v.Layout, v.Values, v.Commit) {
 		return Repeat
 	}
 	if Compare(ord, winner, v) < 0 {

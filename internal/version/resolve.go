@@ -187,7 +187,7 @@ func resolveEpoch(ord *Ordering, vs []Version, ep []int, del *Delete, rs []Resol
 	for _, i := range ep {
 		rs[i] = Resolved{Commit: vs[i].Commit, Seq: vs[i].Seq, By: -1}
 	}
-	if n > 0 && ord.Horizon != nil {
+	if n > 0 && (ord.Horizon != nil || ord.mixedLayouts(vs, ep)) {
 		resolveEpochRetained(ord, vs, ep, del, rs, scratch)
 		return
 	}
@@ -262,11 +262,14 @@ func endEpoch(rs []Resolved, best int, del *Delete) {
 }
 
 // resolveEpochRetained is resolveEpoch for an ordered group whose versions
-// expire (Ordering.Horizon): in arrival order, a version repeats a counted
-// one (rule 3) only if that one had not stopped counting by the horizon of
-// the new version's commit, so a family of equal versions can have a new
-// first arrival once its earlier one expired. The rest is rules 1 and 6 as
-// in resolveEpoch. It costs a scan of the counted versions per version.
+// expire (Ordering.Horizon), or whose versions are of several layouts
+// (Ordering.Same: equal values are not equal bytes, so sorting by bytes
+// does not bring a family together): in arrival order, a version repeats
+// a counted one (rule 3) only if that one had not stopped counting by the
+// horizon of the new version's commit, so a family of equal versions can
+// have a new first arrival once its earlier one expired. The rest is rules
+// 1 and 6 as in resolveEpoch. It costs a scan of the counted versions per
+// version.
 func resolveEpochRetained(ord *Ordering, vs []Version, ep []int, del *Delete, rs []Resolved, scratch *[]int) {
 	n := ord.Columns()
 	counted := (*scratch)[:0]
@@ -282,11 +285,14 @@ func resolveEpochRetained(ord *Ordering, vs []Version, ep []int, del *Delete, rs
 	}
 	for _, i := range ep {
 		v, r := &vs[i], &rs[i]
-		h := ord.Horizon(v.Commit)
+		var h uint64
+		if ord.Horizon != nil {
+			h = ord.Horizon(v.Commit)
+		}
 		rep := -1
 		for k := len(counted) - 1; k >= 0; k-- {
 			j := counted[k]
-			if equalOrder(n, vs[j].Order, v.Order) && bytes.Equal(vs[j].Values, v.Values) && end(j) > h {
+			if equalOrder(n, vs[j].Order, v.Order) && ord.sameValues(vs[j].Layout, vs[j].Values, v.Layout, v.Values, v.Commit) && end(j) > h {
 				rep = j
 				break
 			}

@@ -22,8 +22,11 @@ type layout struct {
 	// columns and append tables).
 	group []catalog.GroupID
 	// intro is the column's introduced default (R6.5), written into rows of
-	// its group that come from a part written before the column existed.
+	// its group made before the column existed: from a part written before
+	// it, or committed at or before added (a flush after the ADD COLUMN
+	// wrote NULL for them, which reads never looked at).
 	intro []types.Value
+	added []uint64
 	// byGroup lists, per group id, the indexes of the group's columns: the
 	// values a repeat is compared on (version rule 3).
 	byGroup [][]int
@@ -71,7 +74,7 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 			codec = catalog.DefaultCodec(typ)
 		}
 		intro := types.Null(typ)
-		if c.Introduced != nil && !c.Introduced.Null && c.Introduced.Value != "" {
+		if c.Introduced != nil && !c.Introduced.Null {
 			v, err := types.ParseText(typ, c.Introduced.Value)
 			if err != nil {
 				return nil, fmt.Errorf("merge: introduced default of column %d: %w", c.ID, err)
@@ -83,6 +86,7 @@ func newLayout(t *catalog.Table, inputs []*part.Reader) (*layout, error) {
 		l.metas = append(l.metas, part.ColumnMeta{ID: c.ID, Type: typ, Codec: codec})
 		l.group = append(l.group, c.Group)
 		l.intro = append(l.intro, intro)
+		l.added = append(l.added, c.AddedCommit)
 		if c.Group != catalog.NoGroup {
 			for int(c.Group) >= len(l.byGroup) {
 				l.byGroup = append(l.byGroup, nil)
@@ -216,7 +220,7 @@ func (l *layout) groupCols(g uint16) []int {
 func (l *layout) copyCols(dst, src *part.Data, in, i int, group uint16, tomb bool) error {
 	for j, dv := range dst.Cols {
 		sv := src.Cols[j]
-		if sv == nil {
+		if sv == nil || src.Commit[i] <= l.added[j] {
 			if !tomb && (l.group[j] == catalog.NoGroup || l.group[j] == catalog.GroupID(group)) {
 				dv.Append(l.intro[j])
 			} else {
