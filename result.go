@@ -20,6 +20,17 @@ type Result struct {
 	// Commit is the commit the statement took; 0 when it took none (a
 	// query, a statement inside BEGIN … COMMIT, a no-op).
 	Commit uint64
+	// Notices are the warnings of a statement that succeeded, as
+	// PostgreSQL sends them in NoticeResponse (SET TIME ZONE to a zone
+	// DATETIME64 values do not follow).
+	Notices []Notice
+}
+
+// Notice is one warning of a statement that succeeded.
+type Notice struct {
+	// Severity is WARNING or NOTICE; Code the SQLSTATE.
+	Severity, Code string
+	Message, Hint  string
 }
 
 // Column describes one result column.

@@ -189,6 +189,9 @@ func (s *Session) run(ctx context.Context, stmt ast.Stmt, sql string, args []any
 		return nil, toError(err, sql)
 	}
 	out := &Result{Tag: res.Tag, RowsAffected: res.RowsAffected, Commit: res.Commit, Columns: publicColumns(res.Columns)}
+	for _, n := range res.Notices {
+		out.Notices = append(out.Notices, Notice(n))
+	}
 	if res.Columns != nil {
 		out.Rows = make([][]Value, len(res.Rows))
 		for i, r := range res.Rows {

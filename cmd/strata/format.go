@@ -27,6 +27,9 @@ type result struct {
 	tag     string
 	columns []column // empty: the statement returns no rows
 	rows    [][]cell
+	// notices are the statement's warnings, printed on the error stream
+	// before its result, as errors are ("WARNING: …", "HINT: …").
+	notices []string
 }
 
 // stmtError is a failed statement in the shell's own terms. line and column

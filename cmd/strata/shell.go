@@ -35,6 +35,13 @@ func (e sessionEngine) run(ctx context.Context, sql string) (*result, *stmtError
 		return nil, &stmtError{message: err.Error()}
 	}
 	r := &result{tag: res.Tag}
+	for _, n := range res.Notices {
+		msg := n.Severity + ": " + n.Message + "\n"
+		if n.Hint != "" {
+			msg += "HINT: " + n.Hint + "\n"
+		}
+		r.notices = append(r.notices, msg)
+	}
 	if len(res.Columns) > 0 {
 		r.columns = make([]column, len(res.Columns))
 		for j, c := range res.Columns {
@@ -146,8 +153,20 @@ func (sh *shell) exec(ctx context.Context, sql string, line, col int) error {
 				return err
 			}
 		}
-	} else if err := writeResult(sh.out, sh.format, res); err != nil {
-		return err
+	} else {
+		if len(res.notices) > 0 {
+			if err := sh.out.Flush(); err != nil {
+				return err
+			}
+			for _, n := range res.notices {
+				if _, err := io.WriteString(sh.errOut, n); err != nil {
+					return err
+				}
+			}
+		}
+		if err := writeResult(sh.out, sh.format, res); err != nil {
+			return err
+		}
 	}
 	if sh.timing {
 		if err := sh.printTiming(elapsed); err != nil {

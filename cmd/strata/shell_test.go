@@ -292,3 +292,22 @@ func TestInteractive(t *testing.T) {
 		t.Errorf("history %q, want %q", h, want)
 	}
 }
+
+// TestNoticesPrinted: a statement's warnings go to the error stream, its
+// result to the output, so machine-read output stays clean.
+func TestNoticesPrinted(t *testing.T) {
+	eng := newFake()
+	eng.answers["SET TIME ZONE 'Europe/Berlin'"] = &result{tag: "SET",
+		notices: []string{"WARNING: TimeZone is set to Europe/Berlin\nHINT: cast\n"}}
+	var out, errOut bytes.Buffer
+	sh := newShell(eng, &out, &errOut, formatJSONL)
+	if err := sh.script(context.Background(), "SET TIME ZONE 'Europe/Berlin'"); err != nil {
+		t.Fatal(err)
+	}
+	if errOut.String() != "WARNING: TimeZone is set to Europe/Berlin\nHINT: cast\n" {
+		t.Errorf("error stream %q", errOut.String())
+	}
+	if strings.Contains(out.String(), "WARNING") || !strings.Contains(out.String(), "SET") {
+		t.Errorf("output %q", out.String())
+	}
+}

@@ -661,6 +661,12 @@ func (c *conn) runTo(stmt ast.Stmt, sql string, params []types.Value, sink sessi
 	if f := c.srv.onStatement; f != nil {
 		f(time.Since(start))
 	}
+	if res != nil {
+		for _, n := range res.Notices {
+			c.be.Send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: n.Code,
+				Message: n.Message, Hint: n.Hint})
+		}
+	}
 	switch stmt.(type) {
 	case *ast.SetStmt, *ast.ResetStmt, *ast.TransactionStmt:
 		c.reportSettings()

@@ -164,6 +164,14 @@ func TestSimpleQueryScript(t *testing.T) {
 	if len(notices) != 1 || notices[0] != "25P01 there is no transaction in progress" {
 		t.Errorf("notices %q", notices)
 	}
+	// A statement's own warnings (session.Result.Notices) arrive too.
+	notices = nil
+	if _, err := pc2.Exec(ctx, "SET TIME ZONE 'Europe/Berlin'").ReadAll(); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || !strings.HasPrefix(notices[0], "01000 TimeZone is set to Europe/Berlin") {
+		t.Errorf("SET TIME ZONE notices %q", notices)
+	}
 }
 
 // TestParameterStatusOnSet: SET of a reported setting sends its new value.

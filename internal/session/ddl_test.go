@@ -195,6 +195,37 @@ func TestSettings(t *testing.T) {
 	}
 }
 
+// TestTimeZoneSetting: TimeZone takes the zone names DATETIME64 takes, UTC
+// and LOCAL silently; another zone is recorded with a warning that
+// DATETIME64 values keep their column's zone (R2.4); an unknown name is
+// 22023, as in PostgreSQL.
+func TestTimeZoneSetting(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct{ sql, show, warn string }{
+		{`SET TIME ZONE 'UTC'`, "UTC", ""},
+		{`SET TIME ZONE 'america/new_york'`, "America/New_York", "TimeZone is set to America/New_York"},
+		{`SET TimeZone = 'Europe/Berlin'`, "Europe/Berlin", "TimeZone is set to Europe/Berlin"},
+		{`SET TIME ZONE LOCAL`, "UTC", ""},
+		{`SET TIME ZONE -5`, "-5", "TimeZone is set to -5"},
+		{`SET TIME ZONE 0`, "0", ""},
+	} {
+		r := h.ok(c.sql)
+		if v, _ := h.s.Setting("TimeZone"); v != c.show {
+			t.Errorf("%s: TimeZone %q, want %q", c.sql, v, c.show)
+		}
+		switch {
+		case c.warn == "" && len(r.Notices) != 0:
+			t.Errorf("%s: unexpected notices %+v", c.sql, r.Notices)
+		case c.warn != "" && (len(r.Notices) != 1 || !strings.HasPrefix(r.Notices[0].Message, c.warn) || r.Notices[0].Code != "01000"):
+			t.Errorf("%s: notices %+v, want one starting %q", c.sql, r.Notices, c.warn)
+		}
+	}
+	h.fails(`SET TIME ZONE 'Foo/Bar'`, "22023", "TimeZone")
+	if v, _ := h.s.Setting("TimeZone"); v != "0" {
+		t.Errorf("a refused SET changed TimeZone to %q", v)
+	}
+}
+
 func TestDescribeAndShowTables(t *testing.T) {
 	h := newHarness(t)
 	h.ok(`CREATE TABLE acct (id INT64 NOT NULL, bal INT64 DEFAULT 0, bal_idx INT64, note STRING, PRIMARY KEY (id),

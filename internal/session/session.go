@@ -58,6 +58,17 @@ type Result struct {
 	// Commit is the commit the statement took; 0 when it took none (a
 	// query, a statement inside a transaction, a no-op IF EXISTS).
 	Commit uint64
+	// Notices are warnings the statement raises beside its result, as
+	// PostgreSQL's NoticeResponse: the wire sends them before the command
+	// tag, the shell prints them.
+	Notices []Notice
+}
+
+// Notice is one warning of a statement that succeeded.
+type Notice struct {
+	// Severity is WARNING or NOTICE; Code the SQLSTATE (01000: warning).
+	Severity, Code string
+	Message, Hint  string
 }
 
 // Session runs statements one at a time for one client. It is not safe for

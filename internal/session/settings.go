@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -145,6 +146,13 @@ func (s *Session) set(n *ast.SetStmt) (*Result, error) {
 				WithPos(n.Pos()).WithHint("give milliseconds, or a number with one of the units us, ms, s, min, h, d")
 		}
 	}
+	var notices []Notice
+	if name == "timezone" && !n.Default {
+		var serr *sqlerr.Error
+		if value, notices, serr = timeZoneSetting(value); serr != nil {
+			return nil, serr.WithPos(n.Pos())
+		}
+	}
 	if n.Local {
 		if s.tx == nil {
 			// PostgreSQL warns that SET LOCAL outside a transaction has
@@ -159,7 +167,38 @@ func (s *Session) set(n *ast.SetStmt) (*Result, error) {
 		}
 	}
 	s.settings.values[name] = value
-	return &Result{Tag: "SET"}, nil
+	return &Result{Tag: "SET", Notices: notices}, nil
+}
+
+// timeZoneSetting checks a TimeZone value: a zone name Go's database holds
+// (in any case, as DATETIME64 takes it), UTC, LOCAL (the server's, which
+// is UTC here), or an offset in hours (SET TIME ZONE -5). A zone other than UTC is recorded (SHOW, the
+// ParameterStatus drivers read) but changes no answer: a DATETIME64 is
+// read, computed and shown in its column's zone, UTC when it names none
+// (R2.4), where PostgreSQL's timestamptz would follow the session's zone.
+// The statement says so with a warning rather than accept it silently.
+func timeZoneSetting(v string) (string, []Notice, *sqlerr.Error) {
+	if strings.EqualFold(v, "local") || strings.EqualFold(v, "utc") || strings.EqualFold(v, "default") {
+		return "UTC", nil, nil
+	}
+	zone, ok := types.ZoneName(v)
+	cast := "Cast to DATETIME64(6, '" + zone + "') to work in this one."
+	if h, err := strconv.ParseFloat(v, 64); err == nil && h >= -15 && h <= 15 {
+		zone, ok, cast = v, true, "Cast to DATETIME64(6, 'zone name') to work in another zone."
+		if h == 0 {
+			return zone, nil, nil
+		}
+	}
+	if !ok {
+		return "", nil, sqlerr.New(sqlerr.CodeInvalidParameter, "invalid value for parameter \"TimeZone\": %q", v).
+			WithHint("Name a zone of the IANA database, such as UTC or America/New_York.")
+	}
+	if loc, err := time.LoadLocation(zone); err == nil && loc.String() == "UTC" {
+		return zone, nil, nil
+	}
+	return zone, []Notice{{Severity: "WARNING", Code: "01000",
+		Message: fmt.Sprintf("TimeZone is set to %s, but DATETIME64 values keep their column's zone", zone),
+		Hint:    "A DATETIME64 is read, computed (date_trunc, extract, ::DATE) and shown in its column's zone, UTC when it names none. " + cast}}, nil
 }
 
 // setConfig is set_config(name, value, is_local): SET [LOCAL] name =

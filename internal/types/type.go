@@ -353,6 +353,11 @@ func (t Type) Orderable() bool {
 	return t.Kind.IsInteger() || t.Kind == Date || t.Kind == DateTime64
 }
 
+// ZoneName returns the IANA name a time zone name spells, as DATETIME64's
+// zone parameter takes it (zoneName), and false for a name Go's zone
+// database does not hold.
+func ZoneName(zone string) (string, bool) { return zoneName(zone) }
+
 // zoneName returns the IANA name zone spells. PostgreSQL matches zone
 // names without regard to case; Go's zone database does not, and lists no
 // names to match against, so this takes the name as written when the
