@@ -1,8 +1,12 @@
 package expr
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"hash"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -151,3 +155,77 @@ func decodeText(s, format string) ([]byte, error) {
 }
 
 func isOct(c byte) bool { return c >= '0' && c <= '7' }
+
+// hashFunc binds to_hex and the SHA-2 digests sha224, sha256, sha384 and
+// sha512, reporting whether name is one of them; f.vec stays nil when the
+// arguments do not fit.
+func hashFunc(f *Func, sig *Signature, name string, argTypes []types.Type) bool {
+	switch name {
+	case "to_hex":
+		if len(argTypes) != 1 {
+			return true
+		}
+		// PostgreSQL has to_hex(int4) and to_hex(int8) and writes a
+		// negative number as its two's complement in that width:
+		// to_hex(-1) is ffffffff, to_hex(-1::int8) 16 f's. An integer of
+		// up to 32 signed bits is an int4 (the planner types a literal
+		// that fits as one, as PostgreSQL does); a UINT64 has no sign.
+		t := argTypes[0]
+		var bits32 bool
+		switch k := t.Kind; {
+		case k == types.Uint64:
+			sig.Params = []types.Type{t}
+		case k.IsInteger() && k.Bits() <= 32 && k != types.Uint32:
+			sig.Params, bits32 = []types.Type{types.Of(types.Int32)}, true
+		case k.IsInteger() && k.Bits() <= 64 || k == types.Unknown:
+			sig.Params = []types.Type{types.Of(types.Int64)}
+		default:
+			return true
+		}
+		sig.Result = types.Of(types.String)
+		f.vec = func(vs []*types.Vector, n int, out *types.Vector) error {
+			var buf []byte
+			v := vs[0]
+			return rows(vs, n, out, func(i int) error {
+				var x uint64
+				switch {
+				case t.Kind == types.Uint64:
+					x = v.Uint64s()[i]
+				case bits32:
+					x = uint64(uint32(v.Int64s()[i]))
+				default:
+					x = uint64(v.Int64s()[i])
+				}
+				buf = strconv.AppendUint(buf[:0], x, 16)
+				out.AppendBytes(buf)
+				return nil
+			})
+		}
+	case "sha224", "sha256", "sha384", "sha512":
+		// PostgreSQL's take bytea only: an untyped literal is read as
+		// bytea ('abc', or '\x616263'), a text value is 42883.
+		if len(argTypes) != 1 || argTypes[0].Kind != types.Bytes && argTypes[0].Kind != types.Unknown {
+			return true
+		}
+		byt := types.Of(types.Bytes)
+		sig.Params, sig.Result = []types.Type{byt}, byt
+		newHash := map[string]func() hash.Hash{
+			"sha224": sha256.New224, "sha256": sha256.New, "sha384": sha512.New384, "sha512": sha512.New,
+		}[name]
+		f.vec = func(vs []*types.Vector, n int, out *types.Vector) error {
+			// One hash and one digest buffer per batch.
+			h := newHash()
+			var buf []byte
+			return rows(vs, n, out, func(i int) error {
+				h.Reset()
+				h.Write(vs[0].BytesAt(i))
+				buf = h.Sum(buf[:0])
+				out.AppendBytes(buf)
+				return nil
+			})
+		}
+	default:
+		return false
+	}
+	return true
+}

@@ -474,7 +474,8 @@ func NewFunc(name string, argTypes []types.Type, pos int) (*Func, Signature, err
 			return types.NewInt64(x), nil
 		}
 	default:
-		if mathFunc(f, &sig, name, argTypes) || strFunc(f, &sig, name, argTypes) || bytesFunc(f, &sig, name, argTypes) {
+		if mathFunc(f, &sig, name, argTypes) || strFunc(f, &sig, name, argTypes) || bytesFunc(f, &sig, name, argTypes) ||
+			dateFunc(f, &sig, name, argTypes) || hashFunc(f, &sig, name, argTypes) {
 			if f.fn == nil && f.vec == nil {
 				return bad()
 			}

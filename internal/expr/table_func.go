@@ -2,6 +2,7 @@ package expr
 
 import (
 	"strings"
+	"time"
 
 	"github.com/strata-db/strata/internal/sqlerr"
 	"github.com/strata-db/strata/internal/types"
@@ -66,6 +67,16 @@ func NewTableFunc(name string, argTypes []types.Type, pos int) (*TableFunc, erro
 	case "generate_series":
 		if len(argTypes) < 2 || len(argTypes) > 3 {
 			return bad()
+		}
+		if len(argTypes) == 3 && isTimeSeries(argTypes) {
+			// generate_series(start, stop, step interval) over
+			// timestamps: a DATE or untyped literal is read as
+			// DATETIME64(6), PostgreSQL's timestamptz.
+			t, _ := timestampParam(argTypes[:2]...)
+			f.Result = t
+			f.Params = []types.Type{t, t, types.Of(types.Interval)}
+			f.gen = generateTimeSeries
+			break
 		}
 		// As PostgreSQL: integer arguments of up to 32 bits give int4,
 		// wider ones int8. Untyped literals and NULLs count as narrow.
@@ -134,6 +145,86 @@ func generateSeries(args []types.Value, o *rowOut) error {
 		next := x + step
 		if (step > 0) != (next > x) {
 			break // the next value would overflow: the series ends here
+		}
+		x = next
+	}
+	return nil
+}
+
+// isTimeSeries reports whether generate_series's three arguments are
+// (timestamp, timestamp, interval), each of the timestamps possibly a DATE
+// or an untyped literal, the step possibly an untyped literal.
+func isTimeSeries(ts []types.Type) bool {
+	if k := ts[2].Kind; k != types.Interval && k != types.Unknown {
+		return false
+	}
+	timed := false
+	for _, t := range ts[:2] {
+		switch t.Kind {
+		case types.DateTime64, types.Date:
+			timed = true
+		case types.Unknown:
+		default:
+			return false
+		}
+	}
+	// Three untyped literals stay the integer series' (and fail there).
+	return timed || ts[2].Kind == types.Interval
+}
+
+// generateTimeSeries is generate_series(start, stop, step) over
+// timestamps, PostgreSQL's generate_series_timestamp: start, start +
+// step, (start + step) + step, … while not past stop, the direction
+// given by the sign of step's span ('1 mon -40 days' runs backwards). A
+// step of months adds to the previous value, so from Jan 31 by '1 mon'
+// the days run 31, 29, 29, …, as there. Where the next value would leave
+// DATETIME64's years the series ends, as the integer series ends before
+// an overflow (PostgreSQL, with more years, would go on or fail).
+func generateTimeSeries(args []types.Value, o *rowOut) error {
+	start, stop, step := args[0], args[1], args[2]
+	m, d, us := step.Interval()
+	zero, _ := types.NewInterval(0, 0, 0)
+	sign := types.Compare(step, zero)
+	if sign == 0 {
+		return sqlerr.New(sqlerr.CodeInvalidParameter, "step size cannot equal zero")
+	}
+	t := start.Type()
+	end := stop.Int64()
+	// A step of whole ticks, with no months (and, in UTC, no days, which
+	// elsewhere keep the wall clock across a DST change), is one integer
+	// add per row; others go through the calendar.
+	up, down := tickScale(int(t.Precision))
+	ticks, exact := int64(0), m == 0 && (d == 0 || t.Location() == time.UTC)
+	if exact {
+		total, ok := mulChecked(int64(d), usecsPerDay)
+		if ok {
+			total, ok = subChecked(total, -us)
+		}
+		if ok {
+			ticks, ok = mulChecked(total, down)
+		}
+		exact = ok && total%up == 0
+		ticks /= up
+	}
+	for x := start; sign > 0 && x.Int64() <= end || sign < 0 && x.Int64() >= end; {
+		o.v.AppendInt64(x.Int64())
+		if err := o.full(); err != nil {
+			return err
+		}
+		if exact {
+			next, ok := subChecked(x.Int64(), -ticks)
+			if !ok {
+				break
+			}
+			x = types.NewDateTime64(t, next)
+			if types.CheckTime(x) != nil {
+				break
+			}
+			continue
+		}
+		next, err := types.AddTimeInterval(x, step, false, t)
+		if err != nil {
+			break // past DATETIME64's years: the series ends here
 		}
 		x = next
 	}

@@ -1119,6 +1119,13 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 		args[i], ts[i] = e, e.Type()
 	}
+	poss := make([]int, len(f.Args))
+	for i, a := range f.Args {
+		poss[i] = a.Pos()
+	}
+	if f.Schema == "" || f.Schema == "pg_catalog" {
+		args, ts, poss = b.pgDefaultArgs(f, args, ts, poss)
+	}
 	if sameTypeFuncs[f.Name] && (f.Schema == "" || f.Schema == "pg_catalog") {
 		// Their arguments share one type (greatest(k, '7')).
 		b.shareType(args)
@@ -1141,7 +1148,7 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		b.volatiles++
 	}
 	for i := range args {
-		if args[i], err = b.coerce(args[i], sig.Params[i], f.Args[i].Pos()); err != nil {
+		if args[i], err = b.coerce(args[i], sig.Params[i], poss[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -1168,6 +1175,34 @@ func (b *binder) funcCall(sc *scope, f *ast.FuncCall) (expr.Expr, error) {
 		}
 	}
 	return fn, nil
+}
+
+// pgDefaultArgs completes the arguments of the calls whose PostgreSQL
+// types need what only the binder knows: age(ts) is age(current_date, ts),
+// the statement's date at midnight (PostgreSQL defines it so); and an
+// integer literal passed to to_hex is an int4 when it fits one, as
+// PostgreSQL types it, so that to_hex(-1) is ffffffff, not the 64-bit
+// ffffffffffffffff of an INT64.
+func (b *binder) pgDefaultArgs(f *ast.FuncCall, args []expr.Expr, ts []types.Type, poss []int) ([]expr.Expr, []types.Type, []int) {
+	switch {
+	case f.Name == "age" && len(args) == 1:
+		today, err := types.FromTime(types.Of(types.Date), b.env.Now)
+		if err != nil {
+			return args, ts, poss
+		}
+		return append([]expr.Expr{expr.NewConst(today)}, args...),
+			append([]types.Type{today.Type()}, ts...),
+			append([]int{f.Pos()}, poss...)
+	case f.Name == "to_hex" && len(args) == 1:
+		k, ok := args[0].(*expr.Const)
+		if !ok || !b.lits[args[0]] || k.V.IsNull() || k.V.Kind() != types.Int64 || k.V.Int64() != int64(int32(k.V.Int64())) {
+			break
+		}
+		if v, err := types.NewInt(types.Of(types.Int32), k.V.Int64()); err == nil {
+			args[0], ts[0] = expr.NewConst(v), v.Type()
+		}
+	}
+	return args, ts, poss
 }
 
 // subquery binds a subquery used as an expression. Its plan is optimized on
