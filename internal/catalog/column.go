@@ -418,6 +418,14 @@ func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Tab
 				"cannot change column %s of table %s from %s to %s: it is a key, SHARD BY or ordering column, whose stored values are sorted and hashed in an encoding that this change would alter", col.Name, t.Name, from, to)
 		}
 		col.Type = to
+		// The defaults are values of the old type: keep them as those
+		// values, written at the new type, as PostgreSQL converts a
+		// column's default with its type. It matters for FLOAT32: the
+		// float32 0.1 is 0.10000000149011612 as a FLOAT64, not 0.1, and
+		// rows from before the column existed read that (R6.5), as the
+		// versions written with the float32 default hold it (R3.4).
+		widenDefault(col.Introduced, from, to)
+		widenDefault(col.Default, from, to)
 		if !col.CodecNamed {
 			col.Codec = DefaultCodec(to).String()
 		} else if _, err := ParseCodec(col.Codec, to); err != nil {
@@ -425,6 +433,21 @@ func (c *Catalog) AlterColumnType(spec AlterColumnTypeSpec, commit uint64) (*Tab
 		}
 		return nil
 	})
+}
+
+// widenDefault rewrites d's value, a value of type from, as the same value
+// of type to. A default that does not parse as from (none should) is left.
+func widenDefault(d *Default, from, to types.Type) {
+	if d == nil || d.Null {
+		return
+	}
+	v, err := types.ParseText(from, d.Value)
+	if err != nil {
+		return
+	}
+	if w, err := types.Cast(v, to); err == nil {
+		d.Value = string(types.AppendText(nil, w))
+	}
 }
 
 // storesEncoded reports whether storage keeps column id's values as

@@ -442,11 +442,12 @@ func newKeyedWrite(t *catalog.Table, w *Write, commit uint64, seq0 uint32) (*key
 		if err := versionPositions(t, g, w, commit, kw); err != nil {
 			return nil, err
 		}
-		kw.lay = &layout{t: t}
+		lay := &layout{t: t}
 		for _, i := range kw.payPos {
-			kw.lay.cols = append(kw.lay.cols, w.Cols[i])
-			kw.lay.types = append(kw.lay.types, w.Batch.Cols[i].Type())
+			lay.cols = append(lay.cols, w.Cols[i])
+			lay.types = append(lay.types, w.Batch.Cols[i].Type())
 		}
+		kw.lay = internLayout(lay)
 	}
 	return kw, nil
 }

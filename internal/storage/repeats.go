@@ -2,7 +2,9 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
+	"sync"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/types"
@@ -57,6 +59,52 @@ func sameValues(la any, a []byte, lb any, b []byte, at uint64) bool {
 		}
 	}
 	return true
+}
+
+// internLayout returns the layout of l's shape made under l's table that
+// an earlier write already uses, or l. Writes of one shape then share one
+// *layout, so that a memtable's versions compare their Layouts (==) as
+// equal until an ALTER changes the shape: version.Resolve (strata check)
+// takes its quadratic path only for a key whose versions span an ALTER,
+// and Register and Decide compare bytes without calling sameValues.
+// Bounded as the orderings cache is: emptied at maxOrderings entries.
+func internLayout(l *layout) *layout {
+	var b []byte
+	for j, id := range l.cols {
+		ty := l.types[j]
+		b = binary.AppendUvarint(b, uint64(id))
+		b = append(b, byte(ty.Kind), ty.Precision, ty.Scale)
+		b = binary.AppendUvarint(b, uint64(ty.Len))
+		b = binary.AppendUvarint(b, uint64(len(ty.TZ)))
+		b = append(b, ty.TZ...)
+	}
+	layouts.mu.RLock()
+	got := layouts.m[layoutKey{l.t, string(b)}]
+	layouts.mu.RUnlock()
+	if got != nil {
+		return got
+	}
+	layouts.mu.Lock()
+	defer layouts.mu.Unlock()
+	if got := layouts.m[layoutKey{l.t, string(b)}]; got != nil {
+		return got
+	}
+	if layouts.m == nil || len(layouts.m) >= maxOrderings {
+		layouts.m = map[layoutKey]*layout{}
+	}
+	layouts.m[layoutKey{l.t, string(b)}] = l
+	return l
+}
+
+// layouts is internLayout's cache.
+var layouts struct {
+	mu sync.RWMutex
+	m  map[layoutKey]*layout
+}
+
+type layoutKey struct {
+	t   *catalog.Table
+	sig string
 }
 
 // sameShape reports whether l and o encode payloads alike: the same
