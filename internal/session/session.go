@@ -385,8 +385,8 @@ func (st *statement) readSnapshot() (*storage.Snapshot, error) {
 		return st.view, nil
 	}
 	base := st.snapshot()
-	if base.Catalog().Commit() != tx.catalog {
-		// The writes were planned against a catalog a DDL has replaced
+	if storage.SchemaChanged(base.Catalog(), tx.writes, tx.catalog) {
+		// The writes were planned against a table a DDL has changed
 		// since; reading them over the new one could misread them.
 		return nil, sqlerr.New("40001", "the schema changed during the transaction; roll back and retry it")
 	}
@@ -428,10 +428,18 @@ func (st *statement) commit(txn *storage.Txn) (uint64, error) {
 	}
 	s := st.s
 	if s.tx != nil && txn.DDL == nil {
-		if s.tx.catalog == 0 {
+		switch {
+		case s.tx.catalog == 0:
 			s.tx.catalog = txn.CatalogVersion
-		} else if txn.CatalogVersion != s.tx.catalog {
-			return 0, sqlerr.New("40001", "the schema changed during the transaction; roll back and retry it")
+		case txn.CatalogVersion != s.tx.catalog:
+			// A DDL committed between the transaction's statements: the
+			// writes buffered so far stand if it changed none of their
+			// tables, and the transaction goes on as planned at the newer
+			// catalog.
+			if storage.SchemaChanged(st.snapshot().Catalog(), s.tx.writes, s.tx.catalog) {
+				return 0, sqlerr.New("40001", "the schema changed during the transaction; roll back and retry it")
+			}
+			s.tx.catalog = max(s.tx.catalog, txn.CatalogVersion)
 		}
 		s.tx.writes = append(s.tx.writes, txn.Writes...)
 		for _, t := range txn.Tables {

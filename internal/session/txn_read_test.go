@@ -119,6 +119,52 @@ func TestTxnReadAfterSchemaChange(t *testing.T) {
 	h.wantRows("t")
 }
 
+// TestTxnAcrossOtherDDL: DDL that changes no table a transaction wrote
+// (CREATE TABLE, a view, an index, an ALTER of another table) leaves it
+// going: its next reads, writes and COMMIT succeed, as in PostgreSQL. A
+// transformation newly maintaining its table ends it (R12.3).
+func TestTxnAcrossOtherDDL(t *testing.T) {
+	h := newHarness(t)
+	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	h.ok("CREATE TABLE t (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("CREATE TABLE u (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("BEGIN")
+	h.ok("INSERT INTO t VALUES (1, 'a')")
+	other.ok("CREATE TABLE unrelated (k INT64 NOT NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.wantQuery("SELECT count(*) FROM t", "1")
+	h.ok("INSERT INTO t VALUES (2, 'b')")
+	other.ok("ALTER TABLE u ADD COLUMN w STRING NULL")
+	other.ok("CREATE VIEW tv AS SELECT k FROM t")
+	h.ok("INSERT INTO u VALUES (1, 'x', 'y')")
+	other.ok("CREATE INDEX t_v ON t (v)")
+	h.ok("COMMIT")
+	h.wantQuery("SELECT count(*) FROM t", "2")
+	h.wantQuery("SELECT w FROM u", "y")
+	h.wantQuery("SELECT k FROM t WHERE v = 'b'", "2")
+
+	// A DDL on a table the transaction wrote still ends it.
+	h.ok("BEGIN")
+	h.ok("INSERT INTO u VALUES (2, 'x', 'y')")
+	other.ok("DROP TABLE unrelated")
+	other.ok("ALTER TABLE u ALTER COLUMN v SET DEFAULT 'd'")
+	if _, err := h.run("INSERT INTO t VALUES (3, 'c')"); err == nil || !strings.Contains(err.Error(), "schema changed") {
+		t.Fatalf("write after an ALTER of a written table: %v, want 40001", err)
+	}
+	h.ok("ROLLBACK")
+	h.wantQuery("SELECT count(*) FROM u", "1")
+
+	// So does a transformation that now maintains it (R12.3).
+	h.ok("CREATE TABLE ev (k INT64 NOT NULL, v INT64 NOT NULL) MODE APPEND")
+	h.ok("CREATE TABLE tot (k INT64 NOT NULL, n INT64 NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("BEGIN")
+	h.ok("INSERT INTO tot VALUES (1, 5)")
+	other.ok("CREATE TRANSFORMATION agg INTO tot AS SELECT k, count(*) AS n FROM ev GROUP BY k")
+	if _, err := h.run("COMMIT"); err == nil || !strings.Contains(err.Error(), "schema changed") {
+		t.Fatalf("COMMIT of a write to a table a transformation now maintains: %v, want 40001", err)
+	}
+	h.wantRows("tot")
+}
+
 // TestTxnPendingViewReused: queries of a transaction that has stopped
 // writing reuse one pending view until something commits or the
 // transaction writes again; each sees exactly the writes made before it.

@@ -79,8 +79,10 @@ type Txn struct {
 	// resulting catalog is logged whole and published with the commit.
 	DDL func(c *catalog.Catalog, commit uint64) error
 	// CatalogVersion, when non-zero, is the catalog commit the Writes were
-	// planned against; if a DDL has committed since, Commit fails with
-	// ErrSchemaChanged and the caller plans again.
+	// planned against; if a DDL has committed since that changed a table
+	// they write (SchemaChanged), or any DDL for a Txn with Checkpoints (a
+	// transformation's step), Commit fails with ErrSchemaChanged and the
+	// caller plans again.
 	CatalogVersion uint64
 	Writes         []Write
 	// Tables and Rows are what system.commits records: the names of the

@@ -85,7 +85,12 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	}
 	seq := e.pipe.next
 	cat := e.pipe.cat
-	if txn.CatalogVersion != 0 && txn.CatalogVersion != cat.Commit() {
+	if txn.CatalogVersion != 0 && (len(txn.Checkpoints) > 0 && txn.CatalogVersion != cat.Commit() ||
+		SchemaChanged(cat, txn.Writes, txn.CatalogVersion)) {
+		// A transformation's step (Checkpoints) read its sources and its
+		// own definition at CatalogVersion: any DDL since, a DROP
+		// TRANSFORMATION or an ALTER of a source among them, makes it
+		// step again.
 		e.pipe.Unlock()
 		// The DDL that made cat took its number, but may not be durable
 		// and published yet; the caller plans again on the published
@@ -476,6 +481,35 @@ func versionPositions(t *catalog.Table, g *catalog.Group, w *Write, commit uint6
 	}
 	slices.SortFunc(kw.payPos, func(a, b int) int { return cmp.Compare(w.Cols[a], w.Cols[b]) })
 	return nil
+}
+
+// SchemaChanged reports whether a DDL committed after since, the catalog
+// commit writes were planned against, changed what they depend on: a
+// table they write was created, altered (any ALTER TABLE: columns, types,
+// defaults, groups, policies) or dropped since, or a transformation that
+// maintains it was created since (R12.3). DDL on other objects does not:
+// a transaction open across CREATE TABLE elsewhere still commits, as in
+// PostgreSQL; the statement or transaction whose table changed is retried
+// (ErrSchemaChanged, 40001).
+func SchemaChanged(cat *catalog.Catalog, writes []Write, since uint64) bool {
+	switch {
+	case since == cat.Commit():
+		return false
+	case since > cat.Commit():
+		return true // planned on no catalog this one descends from
+	}
+	for i := range writes {
+		t, ok := cat.TableByID(writes[i].Table)
+		if !ok || t.CreatedCommit > since || t.AlteredCommit > since {
+			return true
+		}
+		for _, x := range cat.Transformations() {
+			if x.Target == t.ID && x.CreatedCommit > since {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ordering is the version.Ordering of group g: its ordering columns' names

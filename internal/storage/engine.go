@@ -23,9 +23,9 @@ import (
 
 // Errors of the engine; test with errors.Is.
 var (
-	// ErrSchemaChanged is returned by Commit when Txn.CatalogVersion is not
-	// the newest catalog's commit: a DDL committed since the writes were
-	// planned, and the caller plans them again.
+	// ErrSchemaChanged is returned by Commit when a DDL committed since
+	// Txn.CatalogVersion changed a table the writes were planned against
+	// (SchemaChanged), and the caller plans them again.
 	ErrSchemaChanged = errors.New("storage: schema changed since the statement was planned")
 	// ErrClosed is returned by an engine after Close.
 	ErrClosed = errors.New("storage: engine closed")
