@@ -251,7 +251,10 @@ func TestTimeSeriesTypes(t *testing.T) {
 	}{
 		{[]types.Type{tsType, tsType, ivT}, tsType},
 		{[]types.Type{types.Of(types.Date), types.Of(types.Date), ivT}, tsType},
-		{[]types.Type{ny, unk, unk}, ny},
+		// a zoned millisecond start: its zone, microseconds (a finer
+		// step would not move it)
+		{[]types.Type{ny, unk, unk}, types.Type{Kind: types.DateTime64, Precision: 6, TZ: "America/New_York"}},
+		{[]types.Type{{Kind: types.DateTime64, Precision: 9}, unk, ivT}, types.Type{Kind: types.DateTime64, Precision: 9}},
 		{[]types.Type{unk, unk, ivT}, tsType},
 	} {
 		f, err := NewTableFunc("generate_series", c.args, 0)

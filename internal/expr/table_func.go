@@ -71,8 +71,13 @@ func NewTableFunc(name string, argTypes []types.Type, pos int) (*TableFunc, erro
 		if len(argTypes) == 3 && isTimeSeries(argTypes) {
 			// generate_series(start, stop, step interval) over
 			// timestamps: a DATE or untyped literal is read as
-			// DATETIME64(6), PostgreSQL's timestamptz.
+			// DATETIME64(6), PostgreSQL's timestamptz. A coarser start
+			// is widened to microseconds, as PostgreSQL's series is a
+			// timestamptz whatever its input's precision: a step finer
+			// than the start's precision would otherwise round back to
+			// the value it left and never reach the stop.
 			t, _ := timestampParam(argTypes[:2]...)
+			t.Precision = max(t.Precision, 6)
 			f.Result = t
 			f.Params = []types.Type{t, t, types.Of(types.Interval)}
 			f.gen = generateTimeSeries
@@ -225,6 +230,11 @@ func generateTimeSeries(args []types.Value, o *rowOut) error {
 		next, err := types.AddTimeInterval(x, step, false, t)
 		if err != nil {
 			break // past DATETIME64's years: the series ends here
+		}
+		if next.Int64() == x.Int64() {
+			// A step that moves nothing at this precision (not one of
+			// whole microseconds or coarser, which t always holds).
+			return sqlerr.New(sqlerr.CodeInvalidParameter, "step size %s does not move a %s", step, t)
 		}
 		x = next
 	}

@@ -203,6 +203,8 @@ func TestTimeZoneSetting(t *testing.T) {
 	h := newHarness(t)
 	for _, c := range []struct{ sql, show, warn string }{
 		{`SET TIME ZONE 'UTC'`, "UTC", ""},
+		{`SET TIME ZONE 'Etc/UTC'`, "Etc/UTC", ""},
+		{`SET TIME ZONE 'Europe/London'`, "Europe/London", "TimeZone is set to Europe/London"},
 		{`SET TIME ZONE 'america/new_york'`, "America/New_York", "TimeZone is set to America/New_York"},
 		{`SET TimeZone = 'Europe/Berlin'`, "Europe/Berlin", "TimeZone is set to Europe/Berlin"},
 		{`SET TIME ZONE LOCAL`, "UTC", ""},

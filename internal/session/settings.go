@@ -170,6 +170,14 @@ func (s *Session) set(n *ast.SetStmt) (*Result, error) {
 	return &Result{Tag: "SET", Notices: notices}, nil
 }
 
+// utcZones are the zone database's names of UTC itself, which change
+// nothing a DATETIME64 shows (a zone merely at offset 0 today, such as
+// Europe/London, is not one).
+var utcZones = map[string]bool{"UTC": true, "Etc/UTC": true, "UCT": true, "Etc/UCT": true, "GMT": true,
+	"Etc/GMT": true, "GMT0": true, "Etc/GMT0": true, "Etc/GMT+0": true, "Etc/GMT-0": true, "GMT+0": true,
+	"GMT-0": true, "Greenwich": true, "Etc/Greenwich": true, "Universal": true, "Etc/Universal": true,
+	"Zulu": true, "Etc/Zulu": true}
+
 // timeZoneSetting checks a TimeZone value: a zone name Go's database holds
 // (in any case, as DATETIME64 takes it), UTC, LOCAL (the server's, which
 // is UTC here), or an offset in hours (SET TIME ZONE -5). A zone other than UTC is recorded (SHOW, the
@@ -193,7 +201,7 @@ func timeZoneSetting(v string) (string, []Notice, *sqlerr.Error) {
 		return "", nil, sqlerr.New(sqlerr.CodeInvalidParameter, "invalid value for parameter \"TimeZone\": %q", v).
 			WithHint("Name a zone of the IANA database, such as UTC or America/New_York.")
 	}
-	if loc, err := time.LoadLocation(zone); err == nil && loc.String() == "UTC" {
+	if utcZones[zone] {
 		return zone, nil, nil
 	}
 	return zone, []Notice{{Severity: "WARNING", Code: "01000",
