@@ -641,8 +641,9 @@ func (c *conn) simpleQuery(full string) {
 	}
 }
 
-// run executes one statement under a cancellable context, sending the
-// warning PostgreSQL gives for COMMIT or ROLLBACK outside a transaction.
+// run executes one statement under a cancellable context, sending its
+// warnings (session.Result.Notices: COMMIT outside a transaction, SET TIME
+// ZONE) before its tag.
 func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Result, error) {
 	return c.runTo(stmt, sql, params, nil)
 }
@@ -650,10 +651,6 @@ func (c *conn) run(stmt ast.Stmt, sql string, params []types.Value) (*session.Re
 // runTo is run with a query's rows handed to sink as they are produced
 // (session.ExecuteTo); nil gathers them into the result.
 func (c *conn) runTo(stmt ast.Stmt, sql string, params []types.Value, sink session.RowSink) (*session.Result, error) {
-	if t, ok := stmt.(*ast.TransactionStmt); ok && (t.Kind == ast.TxCommit || t.Kind == ast.TxRollback) && !c.sess.InTransaction() {
-		c.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01",
-			Message: "there is no transaction in progress"})
-	}
 	ctx, done := c.statementContext()
 	defer done()
 	start := time.Now()

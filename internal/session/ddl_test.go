@@ -324,3 +324,27 @@ func TestSystemTables(t *testing.T) {
 	}
 	rows("parts")
 }
+
+// TestNoTransactionWarnings: COMMIT, ROLLBACK and SET LOCAL outside a
+// transaction succeed with PostgreSQL's 25P01 warning; inside one they do
+// not warn.
+func TestNoTransactionWarnings(t *testing.T) {
+	h := newHarness(t)
+	for sql, msg := range map[string]string{
+		"COMMIT":                           "there is no transaction in progress",
+		"ROLLBACK":                         "there is no transaction in progress",
+		"SET LOCAL application_name = 'x'": "SET LOCAL can only be used in transaction blocks",
+	} {
+		r := h.ok(sql)
+		if len(r.Notices) != 1 || r.Notices[0].Code != "25P01" || r.Notices[0].Message != msg {
+			t.Errorf("%s: notices %+v, want 25P01 %q", sql, r.Notices, msg)
+		}
+	}
+	h.ok("BEGIN")
+	if r := h.ok("SET LOCAL application_name = 'x'"); len(r.Notices) != 0 {
+		t.Errorf("SET LOCAL in a transaction: notices %+v", r.Notices)
+	}
+	if r := h.ok("COMMIT"); len(r.Notices) != 0 {
+		t.Errorf("COMMIT of a transaction: notices %+v", r.Notices)
+	}
+}

@@ -71,6 +71,12 @@ type Notice struct {
 	Message, Hint  string
 }
 
+// noTransaction is PostgreSQL's warning (25P01) for a transaction command
+// that has no transaction to act on, which it runs as a no-op.
+func noTransaction(msg string) Notice {
+	return Notice{Severity: "WARNING", Code: "25P01", Message: msg}
+}
+
 // Session runs statements one at a time for one client. It is not safe for
 // concurrent use; open one Session per connection. Sessions on one engine
 // run concurrently.
@@ -468,14 +474,18 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 		s.beginModes(n.Modes)
 		return &Result{Tag: "BEGIN"}, nil
 	case ast.TxRollback:
+		res := &Result{Tag: "ROLLBACK"}
+		if s.tx == nil {
+			res.Notices = []Notice{noTransaction("there is no transaction in progress")}
+		}
 		s.endTx()
-		return &Result{Tag: "ROLLBACK"}, nil
+		return res, nil
 	case ast.TxSavepoint, ast.TxRelease, ast.TxRollbackTo:
 		return s.savepoint(n)
 	}
 	if s.tx == nil {
 		// PostgreSQL warns and succeeds; so do we.
-		return &Result{Tag: "COMMIT"}, nil
+		return &Result{Tag: "COMMIT", Notices: []Notice{noTransaction("there is no transaction in progress")}}, nil
 	}
 	tx := s.tx
 	s.endTx()

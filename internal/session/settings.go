@@ -157,7 +157,7 @@ func (s *Session) set(n *ast.SetStmt) (*Result, error) {
 		if s.tx == nil {
 			// PostgreSQL warns that SET LOCAL outside a transaction has
 			// no effect, and succeeds.
-			return &Result{Tag: "SET"}, nil
+			return &Result{Tag: "SET", Notices: []Notice{noTransaction("SET LOCAL can only be used in transaction blocks")}}, nil
 		}
 		if s.tx.local == nil {
 			s.tx.local = map[string]string{}
@@ -180,11 +180,12 @@ var utcZones = map[string]bool{"UTC": true, "Etc/UTC": true, "UCT": true, "Etc/U
 
 // timeZoneSetting checks a TimeZone value: a zone name Go's database holds
 // (in any case, as DATETIME64 takes it), UTC, LOCAL (the server's, which
-// is UTC here), or an offset in hours (SET TIME ZONE -5). A zone other than UTC is recorded (SHOW, the
-// ParameterStatus drivers read) but changes no answer: a DATETIME64 is
-// read, computed and shown in its column's zone, UTC when it names none
-// (R2.4), where PostgreSQL's timestamptz would follow the session's zone.
-// The statement says so with a warning rather than accept it silently.
+// is UTC here), or an offset in hours (SET TIME ZONE -5). A zone other
+// than UTC is recorded (SHOW, the ParameterStatus drivers read) but
+// changes no answer: a DATETIME64 is read, computed and shown in its
+// column's zone, UTC when it names none (R2.4), where PostgreSQL's
+// timestamptz would follow the session's zone. The statement says so
+// with a warning rather than accept it silently.
 func timeZoneSetting(v string) (string, []Notice, *sqlerr.Error) {
 	if strings.EqualFold(v, "local") || strings.EqualFold(v, "utc") || strings.EqualFold(v, "default") {
 		return "UTC", nil, nil
