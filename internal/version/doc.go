@@ -36,7 +36,8 @@
 //
 //  3. Repeats (R3.4). In a group with at least one ordering column, a version
 //     whose ordering values and encoded values both equal those of a version
-//     that still counts (same key, group and epoch, earlier position, itself
+//     that still counts (values of two different Version.Layouts compare by
+//     Ordering.Same, the caller's judgement of equal values across an ALTER) (same key, group and epoch, earlier position, itself
 //     not a repeat; winner or not) adds nothing: it is dropped, as if it had
 //     never been written. Within an epoch this keeps exactly the first arrival
 //     of every distinct (ordering values, values) pair; it holds inside one
