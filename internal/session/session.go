@@ -105,6 +105,9 @@ type txn struct {
 	aborted bool
 	// local holds the values SET LOCAL replaced, restored at the end.
 	local map[string]string
+	// watch is the Watch the snapshots of the transaction's read-modify-
+	// write statements were taken under (openWatch), nil before the first.
+	watch *storage.Watch
 	// ran is set once a statement other than SET, SHOW or RESET ran inside
 	// the transaction: its isolation level is fixed from then (txmodes.go).
 	ran bool
@@ -362,17 +365,60 @@ type statement struct {
 	// deferred, when set, collects the writes of a statement with a
 	// data-modifying WITH, which commit together at its end (commit).
 	deferred *storage.Txn
+	// watchReads is set for a statement that writes what it read (UPDATE,
+	// DELETE, INSERT … ON CONFLICT, a data-modifying WITH): its snapshot
+	// is taken under a Watch, watch when not inside a transaction.
+	watchReads bool
+	watch      *storage.Watch
 	// sink, when set, receives the rows of the statement's query
 	// (ExecuteTo); the queries a write is built on never go to it.
 	sink RowSink
 }
 
 // snapshot returns the statement's one snapshot, taken on first use (R6.6).
+// A statement that writes what it read (watchReads) first opens a Watch,
+// its own or its transaction's, so that its writes can be checked against
+// the commits after the snapshot (storage/conflict.go).
 func (st *statement) snapshot() *storage.Snapshot {
 	if st.snap == nil {
+		if st.watchReads {
+			st.openWatch()
+		}
 		st.snap = st.s.eng.ScopedSnapshot()
 	}
 	return st.snap
+}
+
+// openWatch opens the Watch the statement's snapshot is taken under: the
+// statement's own, or inside a transaction the transaction's, which its
+// first such statement opens and COMMIT or ROLLBACK releases. A Watch
+// that cannot be opened (the engine is closed, so nothing will commit)
+// leaves the writes unchecked.
+func (st *statement) openWatch() {
+	if tx := st.s.tx; tx != nil {
+		if tx.watch == nil {
+			tx.watch, _ = st.s.eng.Watch()
+		}
+		return
+	}
+	if st.watch == nil {
+		st.watch, _ = st.s.eng.Watch()
+	}
+}
+
+// markReads sets ReadAt on txn's writes, computed from the statement's
+// snapshot, when that snapshot was taken under a Watch: Commit then
+// refuses them if a later commit wrote one of their keys (ErrConflict).
+func (st *statement) markReads(txn *storage.Txn) {
+	if st.snap == nil || !st.watchReads || (st.s.tx == nil && st.watch == nil) || (st.s.tx != nil && st.s.tx.watch == nil) {
+		return
+	}
+	at := st.snap.Commit()
+	for i := range txn.Writes {
+		if txn.Writes[i].ReadAt == 0 {
+			txn.Writes[i].ReadAt = at
+		}
+	}
 }
 
 // readSnapshot returns the snapshot the statement's reads use. Inside a
@@ -415,6 +461,10 @@ func (st *statement) release() {
 	if st.snap != nil {
 		st.snap.Release()
 		st.snap = nil
+	}
+	if st.watch != nil {
+		st.watch.Release()
+		st.watch = nil
 	}
 }
 
@@ -488,6 +538,12 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 		return &Result{Tag: "COMMIT", Notices: []Notice{noTransaction("there is no transaction in progress")}}, nil
 	}
 	tx := s.tx
+	// The Watch the transaction's checked writes were read under stays
+	// open until their commit is decided.
+	if w := tx.watch; w != nil {
+		tx.watch = nil
+		defer w.Release()
+	}
 	s.endTx()
 	if tx.aborted {
 		return &Result{Tag: "ROLLBACK"}, nil
@@ -500,6 +556,12 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 	if err != nil {
 		if errors.Is(err, storage.ErrSchemaChanged) {
 			return nil, sqlerr.New("40001", "the schema changed during the transaction; nothing was written, retry it").WithPos(n.Pos())
+		}
+		if errors.Is(err, storage.ErrConflict) {
+			// As PostgreSQL's REPEATABLE READ: the transaction's statements
+			// ran on snapshots a concurrent commit of the same key has
+			// outdated, and cannot be run again here.
+			return nil, sqlerr.New("40001", "could not serialize access due to concurrent update: a key the transaction updated, deleted or inserted ON CONFLICT was written by another commit since it was read; nothing was written, retry the transaction").WithPos(n.Pos())
 		}
 		return nil, err
 	}
@@ -561,6 +623,9 @@ func (s *Session) endTx() {
 		return
 	}
 	s.tx.dropView()
+	if s.tx.watch != nil {
+		s.tx.watch.Release()
+	}
 	for k, v := range s.tx.local {
 		s.settings.values[k] = v
 	}

@@ -85,6 +85,7 @@ type assignment struct {
 }
 
 func (st *statement) update(n *ast.UpdateStmt) (*Result, error) {
+	st.watchReads = true
 	return st.replan(func() (*Result, error) { return st.updateOnce(n) })
 }
 
@@ -118,6 +119,7 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 			return nil, err
 		}
 	}
+	st.markReads(u.txn)
 	if res.Commit, err = st.commit(u.txn); err != nil {
 		return nil, err
 	}
@@ -342,6 +344,7 @@ func keyText(vals []types.Value) string {
 }
 
 func (st *statement) delete(n *ast.DeleteStmt) (*Result, error) {
+	st.watchReads = true
 	return st.replan(func() (*Result, error) { return st.deleteOnce(n) })
 }
 
@@ -404,6 +407,7 @@ func (st *statement) deleteOnce(n *ast.DeleteStmt) (*Result, error) {
 		}
 		txn.Writes = []storage.Write{{Kind: storage.WriteDelete, Table: tab.ID, Cols: ids, Batch: batch}}
 	}
+	st.markReads(txn)
 	if res.Commit, err = st.commit(txn); err != nil {
 		return nil, err
 	}

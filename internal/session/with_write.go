@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/strata-db/strata/internal/plan"
@@ -84,9 +83,15 @@ func newWrittenRel(cols []Column, rows [][]types.Value) writtenRel {
 	return r
 }
 
-// withWrites runs stmt, whose WITH w holds data-modifying definitions.
+// withWrites runs stmt, whose WITH w holds data-modifying definitions, as
+// one commit, again on a newer snapshot if a DDL or a concurrent commit of
+// its keys raced it (replan).
 func (st *statement) withWrites(stmt ast.Stmt, w *ast.With) (*Result, error) {
-	defer st.release()
+	st.watchReads = true
+	return st.replan(func() (*Result, error) { return st.withWritesOnce(stmt, w) })
+}
+
+func (st *statement) withWritesOnce(stmt ast.Stmt, w *ast.With) (*Result, error) {
 	st.deferred = &storage.Txn{Kind: storage.KindWrite, CatalogVersion: st.snapshot().Catalog().Commit()}
 	st.written = map[*ast.CTE]plan.Virtual{}
 	for i, c := range w.CTEs {
@@ -128,9 +133,6 @@ func (st *statement) withWrites(stmt ast.Stmt, w *ast.With) (*Result, error) {
 		return res, nil
 	}
 	if res.Commit, err = st.commit(txn); err != nil {
-		if errors.Is(err, storage.ErrSchemaChanged) {
-			return nil, sqlerr.New("40001", "the schema changed while the statement ran; nothing was written, retry it").WithPos(stmt.Pos())
-		}
 		return nil, err
 	}
 	return res, nil

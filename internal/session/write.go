@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
 	"github.com/strata-db/strata/internal/plan"
@@ -29,12 +31,31 @@ type cell struct {
 	pos int
 }
 
-// replan runs once until it stops failing with storage.ErrSchemaChanged,
-// each time on a fresh snapshot.
+// maxConflicts bounds how often a read-modify-write statement runs again
+// after a concurrent commit wrote a key it read (storage.ErrConflict).
+const maxConflicts = 1000
+
+// replan runs once until it stops failing with storage.ErrSchemaChanged or
+// storage.ErrConflict, each time on a fresh snapshot: outside a
+// transaction a statement whose keys another commit wrote since its
+// snapshot runs again on a snapshot that has that commit, as PostgreSQL's
+// READ COMMITTED re-reads a row updated under it, so no update is lost.
 func (st *statement) replan(once func() (*Result, error)) (*Result, error) {
 	defer st.release()
+	conflicts := 0
 	for attempt := 0; ; attempt++ {
 		res, err := once()
+		if errors.Is(err, storage.ErrConflict) && st.s.tx == nil {
+			if conflicts++; conflicts > maxConflicts {
+				return nil, sqlerr.New("40001", "could not serialize access due to concurrent update: other commits wrote the statement's keys %d times while it ran; nothing was written, retry it", maxConflicts)
+			}
+			st.release()
+			if err := conflictPause(st.ctx, conflicts); err != nil {
+				return nil, err
+			}
+			attempt--
+			continue
+		}
 		if errors.Is(err, storage.ErrSchemaChanged) && attempt < maxReplans && st.s.tx == nil {
 			st.release()
 			continue
@@ -45,6 +66,25 @@ func (st *statement) replan(once func() (*Result, error)) (*Result, error) {
 			return nil, sqlerr.New("40001", "the schema changed %d times while the statement was planned; nothing was written, retry it", maxReplans+1)
 		}
 		return res, err
+	}
+}
+
+// conflictPause waits before the n-th run again of a statement that lost a
+// race for its keys: not at all after the first loss, then a random
+// while up to 50 µs·2^n (at most 10 ms), so that sessions contending for
+// one key stop colliding in lockstep.
+func conflictPause(ctx context.Context, n int) error {
+	if n < 2 {
+		return nil
+	}
+	d := min(50*time.Microsecond<<min(n, 10), 10*time.Millisecond)
+	t := time.NewTimer(rand.N(d))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -93,6 +133,7 @@ func appendOwner(cat *catalog.Catalog, t *catalog.Table) string {
 }
 
 func (st *statement) insert(n *ast.InsertStmt) (*Result, error) {
+	st.watchReads = n.OnConflict != nil
 	return st.replan(func() (*Result, error) { return st.insertOnce(n) })
 }
 

@@ -66,6 +66,11 @@ type Write struct {
 	// stores what it is given.
 	Cols  []catalog.ColumnID
 	Batch *types.Batch
+	// ReadAt, when non-zero, is the commit of the snapshot the write was
+	// computed from (UPDATE, DELETE, INSERT … ON CONFLICT): Commit fails
+	// with ErrConflict if a later commit wrote one of its keys. The
+	// snapshot must have been taken under an open Watch (conflict.go).
+	ReadAt uint64
 }
 
 // Txn is everything one commit does. It is built before the commit pipeline

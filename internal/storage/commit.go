@@ -33,8 +33,8 @@ type readyCommit struct {
 // the fsync is waited for outside the lock, so concurrent commits share
 // fsyncs (group commit); then commits are applied and published strictly in
 // sequence order (invariants 1–3 of doc.go). An error before the sequence is
-// assigned (ctx done, DDL error, ErrSchemaChanged, ErrInvalidTxn) takes no
-// number and writes nothing. Once submitted, a commit waits for its fsync
+// assigned (ctx done, DDL error, ErrSchemaChanged, ErrConflict,
+// ErrInvalidTxn) takes no number and writes nothing. Once submitted, a commit waits for its fsync
 // whatever ctx says, because a durable record will be replayed anyway.
 // A failed fsync fails this commit and puts the engine in the failed state
 // (ErrFailed): no later commit is accepted until it is reopened.
@@ -73,6 +73,15 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		}
 	}
 
+	// The keys of a commit are hashed before the lock too, when an open
+	// Watch wants them recorded or the commit is checked against them
+	// (conflict.go); a Watch opened meanwhile has them hashed under it.
+	var keys commitKeys
+	checked := checksReads(txn.Writes)
+	if checked || e.watching.Load() > 0 {
+		keys.hashKeys(e.cur.Load().cat, txn.Writes)
+	}
+
 	e.pipe.Lock()
 	if e.pipe.closed {
 		e.pipe.Unlock()
@@ -98,6 +107,16 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		// planned on, for every try it makes.
 		e.waitCatalog(ctx, cat.Commit())
 		return 0, fmt.Errorf("%w (planned at commit %d, now %d)", ErrSchemaChanged, txn.CatalogVersion, cat.Commit())
+	}
+	recording := len(e.kw.active) > 0
+	if (checked || recording) && !keys.ready {
+		keys.hashKeys(cat, txn.Writes)
+	}
+	if checked {
+		if err := e.checkConflictsLocked(txn.Writes, &keys); err != nil {
+			e.pipe.Unlock()
+			return 0, err
+		}
 	}
 	var newCat *catalog.Catalog
 	var catBytes []byte
@@ -149,6 +168,14 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.pipe.Unlock()
 		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
 	}
+	if recording {
+		e.recordLocked(&keys, seq)
+	}
+	if e.pipe.flying == nil {
+		e.pipe.flying = map[uint64][]Write{}
+	}
+	e.pipe.flying[seq] = txn.Writes
+	defer e.landed(seq)
 	e.pipe.next++
 	e.pipe.lastAt = at
 	if newCat != nil {

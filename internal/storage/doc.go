@@ -11,7 +11,10 @@
 // without DDL also reads its time and compresses the record there, then
 // takes the ordering lock, the one place that decides commit order. Under it: the
 // Txn's DDL runs on a clone of the newest catalog with the number the
-// commit will get; CatalogVersion is checked; the sequence is assigned; the
+// commit will get; CatalogVersion is checked; writes read at a snapshot
+// (Write.ReadAt: UPDATE, DELETE, ON CONFLICT) are checked against the keys
+// later commits wrote, recorded while a Watch is open (conflict.go); the
+// sequence is assigned; the
 // trailer (wall-clock time, clamped never to go back, kind, tables, rows,
 // and the whole new catalog of a DDL) is appended, unless the record built
 // before the lock still holds (no DDL, no clamp), and the ONE record is

@@ -153,7 +153,16 @@ type Engine struct {
 		lastAt time.Time
 		failed error
 		closed bool
+		// flying holds the writes of every commit numbered and not yet
+		// published (and returned): a Watch registered meanwhile records
+		// their keys (conflict.go).
+		flying map[uint64][]Write
 	}
+	// kw is the record of written keys while Watches are open
+	// (conflict.go), guarded by pipe's lock; watching counts the open
+	// Watches for the commits' look before taking it.
+	kw       keyWatch
+	watching atomic.Int32
 	inflight sync.WaitGroup
 	// retainMax is the latest clock reading retention was judged at, in
 	// Unix nanoseconds (retentionClock).
