@@ -146,3 +146,68 @@ func TestTransactionConflict(t *testing.T) {
 		t.Errorf("%d Watches open after every statement and transaction ended", n)
 	}
 }
+
+// TestSelectForUpdate: inside a transaction the rows SELECT … FOR UPDATE
+// returned are checked at COMMIT as an UPDATE's keys are, so the
+// read-compute-write of an application loses no update; outside one the
+// clause changes nothing. Its errors are PostgreSQL's.
+func TestSelectForUpdate(t *testing.T) {
+	h := newHarness(t)
+	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	h.ok("CREATE TABLE acct (k INT64 NOT NULL, bal INT64 NOT NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("CREATE TABLE log (k INT64 NOT NULL, note STRING NOT NULL) MODE APPEND")
+	h.ok("INSERT INTO acct VALUES (1, 100), (2, 100), (3, 100)")
+
+	h.wantQuery("SELECT bal FROM acct WHERE k = 1 FOR UPDATE", "100")
+	h.ok("BEGIN")
+	h.wantQuery("SELECT bal FROM acct WHERE k = 1 FOR UPDATE", "100")
+	other.ok("UPDATE acct SET bal = bal + 5 WHERE k = 1")
+	h.ok("INSERT INTO acct VALUES (1, 90)") // computed from the 100 read
+	h.ok("INSERT INTO log VALUES (1, 'withdrew 10')")
+	if _, err := h.run("COMMIT"); err == nil || !strings.Contains(err.Error(), "could not serialize access") {
+		t.Fatalf("COMMIT after a concurrent update of a row read FOR UPDATE: %v, want 40001", err)
+	}
+	h.wantQuery("SELECT bal FROM acct WHERE k = 1", "105")
+	h.wantRows("log")
+
+	// Only the rows returned count: ORDER BY by position, LIMIT and OF.
+	h.ok("BEGIN")
+	h.wantQuery("SELECT a.k, b.k FROM acct a JOIN acct b ON b.k = a.k + 1 ORDER BY 1 DESC LIMIT 1 FOR UPDATE OF a", "2 3")
+	other.ok("UPDATE acct SET bal = 0 WHERE k = 1")
+	other.ok("UPDATE acct SET bal = 0 WHERE k = 3") // b is not locked
+	h.ok("UPDATE acct SET bal = bal + 1 WHERE k = 2")
+	h.ok("COMMIT")
+	h.ok("BEGIN")
+	h.wantQuery("SELECT k FROM acct ORDER BY bal DESC, k LIMIT 1 FOR SHARE SKIP LOCKED", "2")
+	other.ok("UPDATE acct SET bal = 7 WHERE k = 2")
+	h.ok("INSERT INTO log VALUES (2, 'x')")
+	if _, err := h.run("COMMIT"); err == nil || !strings.Contains(err.Error(), "could not serialize access") {
+		t.Fatalf("COMMIT after a concurrent update of a row read FOR SHARE: %v, want 40001", err)
+	}
+	// ROLLBACK TO drops what was read for update since the savepoint.
+	h.ok("BEGIN")
+	h.ok("SAVEPOINT s")
+	h.wantQuery("SELECT k FROM acct WHERE k = 3 FOR UPDATE", "3")
+	h.ok("ROLLBACK TO SAVEPOINT s")
+	other.ok("UPDATE acct SET bal = 8 WHERE k = 3")
+	h.ok("INSERT INTO log VALUES (3, 'y')")
+	h.ok("COMMIT")
+	h.wantQuery("SELECT count(*) FROM log", "1")
+
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT count(*) FROM acct FOR UPDATE", "FOR UPDATE is not allowed with aggregate functions"},
+		{"SELECT DISTINCT bal FROM acct FOR SHARE", "FOR SHARE is not allowed with DISTINCT clause"},
+		{"SELECT bal FROM acct GROUP BY bal FOR UPDATE", "FOR UPDATE is not allowed with GROUP BY clause"},
+		{"SELECT k FROM acct UNION SELECT k FROM acct FOR UPDATE", "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT"},
+		{"SELECT k FROM acct FOR UPDATE OF nope", `relation "nope" in FOR UPDATE clause not found in FROM clause`},
+		{"SELECT k FROM acct AS OF COMMIT 2 FOR UPDATE", "FOR UPDATE is not allowed with AS OF"},
+		{"SELECT k FROM acct ORDER BY k AS OF COMMIT 2 FOR UPDATE", "FOR UPDATE is not allowed with AS OF"},
+	} {
+		if _, err := h.run(c.sql); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.sql, err, c.want)
+		}
+	}
+	if n := h.eng.OpenWatches(); n != 0 {
+		t.Errorf("%d Watches open after every transaction ended", n)
+	}
+}

@@ -108,6 +108,9 @@ type txn struct {
 	// watch is the Watch the snapshots of the transaction's read-modify-
 	// write statements were taken under (openWatch), nil before the first.
 	watch *storage.Watch
+	// checks are the keys SELECT … FOR UPDATE / FOR SHARE read, checked
+	// at COMMIT (storage.Txn.Checks, locking.go).
+	checks []storage.Write
 	// ran is set once a statement other than SET, SHOW or RESET ran inside
 	// the transaction: its isolation level is fixed from then (txmodes.go).
 	ran bool
@@ -129,6 +132,7 @@ type txn struct {
 type savepoint struct {
 	name   string
 	writes int
+	checks int
 	tables int
 	rows   uint64
 	// settings and local are the session's settings and the values SET
@@ -296,7 +300,12 @@ func (s *Session) execute(ctx context.Context, stmt ast.Stmt, sql string, params
 		return st.explainWrite(stmt.(*ast.ExplainStmt))
 	}
 	switch n := stmt.(type) {
-	case *ast.SelectStmt, *ast.ExplainStmt:
+	case *ast.SelectStmt:
+		if n.Locking != nil {
+			return st.lockingQuery(n)
+		}
+		return st.query(stmt)
+	case *ast.ExplainStmt:
 		return st.query(stmt)
 	case *ast.InsertStmt:
 		st.with = n.With
@@ -552,7 +561,7 @@ func (s *Session) transaction(ctx context.Context, n *ast.TransactionStmt) (*Res
 		return &Result{Tag: "COMMIT"}, nil
 	}
 	seq, err := s.eng.Commit(ctx, &storage.Txn{Kind: storage.KindWrite, CatalogVersion: tx.catalog,
-		Writes: tx.writes, Tables: tx.tables, Rows: tx.rows})
+		Writes: tx.writes, Checks: tx.checks, Tables: tx.tables, Rows: tx.rows})
 	if err != nil {
 		if errors.Is(err, storage.ErrSchemaChanged) {
 			return nil, sqlerr.New("40001", "the schema changed during the transaction; nothing was written, retry it").WithPos(n.Pos())
@@ -585,7 +594,7 @@ func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	}
 	name := n.Name.Name
 	if n.Kind == ast.TxSavepoint {
-		tx.savepoints = append(tx.savepoints, savepoint{name: name, writes: len(tx.writes), tables: len(tx.tables), rows: tx.rows,
+		tx.savepoints = append(tx.savepoints, savepoint{name: name, writes: len(tx.writes), checks: len(tx.checks), tables: len(tx.tables), rows: tx.rows,
 			settings: maps.Clone(s.settings.values), local: maps.Clone(tx.local)})
 		return &Result{Tag: "SAVEPOINT"}, nil
 	}
@@ -607,6 +616,7 @@ func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	tx.savepoints = tx.savepoints[:at+1]
 	clear(tx.writes[sp.writes:]) // the batches they hold are garbage now
 	tx.writes, tx.tables, tx.rows = tx.writes[:sp.writes], tx.tables[:sp.tables], sp.rows
+	tx.checks = tx.checks[:sp.checks]
 	s.settings.values, tx.local = maps.Clone(sp.settings), maps.Clone(sp.local)
 	if len(tx.writes) == 0 {
 		tx.catalog = 0

@@ -90,6 +90,11 @@ type Txn struct {
 	// caller plans again.
 	CatalogVersion uint64
 	Writes         []Write
+	// Checks are keys read for update (SELECT … FOR UPDATE inside a
+	// transaction): each a Write of key columns with ReadAt set, checked
+	// as a write with ReadAt is (ErrConflict) but neither logged nor
+	// applied nor recorded.
+	Checks []Write
 	// Tables and Rows are what system.commits records: the names of the
 	// tables touched and the number of rows accepted (R3.6).
 	Tables []string

@@ -76,10 +76,11 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	// The keys of a commit are hashed before the lock too, when an open
 	// Watch wants them recorded or the commit is checked against them
 	// (conflict.go); a Watch opened meanwhile has them hashed under it.
-	var keys commitKeys
-	checked := checksReads(txn.Writes)
+	var keys, checks commitKeys
+	checked := checksReads(txn.Writes) || len(txn.Checks) > 0
 	if checked || e.watching.Load() > 0 {
 		keys.hashKeys(e.cur.Load().cat, txn.Writes)
+		checks.hashKeys(e.cur.Load().cat, txn.Checks)
 	}
 
 	e.pipe.Lock()
@@ -113,7 +114,11 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		keys.hashKeys(cat, txn.Writes)
 	}
 	if checked {
-		if err := e.checkConflictsLocked(txn.Writes, &keys); err != nil {
+		err := e.checkConflictsLocked(txn.Writes, &keys)
+		if err == nil {
+			err = e.checkConflictsLocked(txn.Checks, &checks)
+		}
+		if err != nil {
 			e.pipe.Unlock()
 			return 0, err
 		}

@@ -43,6 +43,23 @@ func (p *printer) query(s *SelectStmt) {
 		p.clause(" ", "OFFSET ")
 		p.expr(s.Offset, 0)
 	}
+	for _, l := range s.Locking {
+		p.clause(" ", l.String())
+		for i, n := range l.Of {
+			if i == 0 {
+				p.str(" OF ")
+			} else {
+				p.str(", ")
+			}
+			p.objectName(n)
+		}
+		switch l.Wait {
+		case LockNoWait:
+			p.str(" NOWAIT")
+		case LockSkipLocked:
+			p.str(" SKIP LOCKED")
+		}
+	}
 }
 
 func (p *printer) orderItems(list []*OrderItem) {

@@ -18,6 +18,43 @@ type SelectStmt struct {
 	AsOf    *AsOf // nil when absent
 	Limit   Expr  // nil when absent; FETCH FIRST n ROWS ONLY lands here too
 	Offset  Expr  // nil when absent
+	// Locking holds the FOR UPDATE / FOR SHARE clauses, in order.
+	Locking []*Locking
+}
+
+// LockStrength is the strength a locking clause names.
+type LockStrength uint8
+
+// The locking clauses' strengths, as PostgreSQL spells them.
+const (
+	LockUpdate      LockStrength = iota // FOR UPDATE
+	LockNoKeyUpdate                     // FOR NO KEY UPDATE
+	LockShare                           // FOR SHARE
+	LockKeyShare                        // FOR KEY SHARE
+)
+
+// LockWait is what a locking clause does about rows locked by others.
+type LockWait uint8
+
+// The locking clauses' wait policies.
+const (
+	LockWaitDefault LockWait = iota
+	LockNoWait               // NOWAIT
+	LockSkipLocked           // SKIP LOCKED
+)
+
+// Locking is one FOR UPDATE | FOR NO KEY UPDATE | FOR SHARE | FOR KEY SHARE
+// [OF table, …] [NOWAIT | SKIP LOCKED] clause of a query.
+type Locking struct {
+	Span
+	Strength LockStrength
+	Of       []*ObjectName // nil: every table of the FROM clause
+	Wait     LockWait
+}
+
+// String returns the clause's strength as written: FOR UPDATE, ….
+func (l *Locking) String() string {
+	return [...]string{LockUpdate: "FOR UPDATE", LockNoKeyUpdate: "FOR NO KEY UPDATE", LockShare: "FOR SHARE", LockKeyShare: "FOR KEY SHARE"}[l.Strength]
 }
 
 // QueryBody is what a query computes before ORDER BY and LIMIT: a

@@ -98,6 +98,10 @@ func (p *parser) asOf() *ast.AsOf {
 func (p *parser) limitOffset(s *ast.SelectStmt) {
 	for {
 		switch p.tok {
+		case token.FOR:
+			// PostgreSQL takes the locking clauses before or after LIMIT
+			// and OFFSET.
+			s.Locking = append(s.Locking, p.locking())
 		case token.LIMIT:
 			if s.Limit != nil {
 				p.failHere("multiple LIMIT clauses")
@@ -788,4 +792,59 @@ func (p *parser) tokAt(i int) token.Token {
 		return p.tok
 	}
 	return p.peek(i)
+}
+
+// locking parses FOR UPDATE | FOR NO KEY UPDATE | FOR SHARE | FOR KEY SHARE
+// [OF table, …] [NOWAIT | SKIP LOCKED].
+func (p *parser) locking() *ast.Locking {
+	start := p.expect(token.FOR)
+	l := &ast.Locking{}
+	switch {
+	case p.got(token.UPDATE):
+		l.Strength = ast.LockUpdate
+	case p.got(token.KEY):
+		p.expectWord("SHARE")
+		l.Strength = ast.LockKeyShare
+	case p.isWord("no"):
+		p.next()
+		p.expect(token.KEY)
+		p.expect(token.UPDATE)
+		l.Strength = ast.LockNoKeyUpdate
+	case p.isWord("share"):
+		p.next()
+		l.Strength = ast.LockShare
+	default:
+		p.errorExpected("UPDATE, NO KEY UPDATE, SHARE or KEY SHARE after FOR")
+	}
+	if p.got(token.OF) {
+		l.Of = append(l.Of, p.objectName("a table name"))
+		for p.got(token.COMMA) {
+			l.Of = append(l.Of, p.objectName("a table name"))
+		}
+	}
+	switch {
+	case p.isWord("nowait"):
+		p.next()
+		l.Wait = ast.LockNoWait
+	case p.isWord("skip"):
+		p.next()
+		p.expectWord("LOCKED")
+		l.Wait = ast.LockSkipLocked
+	}
+	l.Span = p.span(start)
+	return l
+}
+
+// isWord reports whether the current token is the unreserved word w
+// (any case), which the scanner gives as an identifier.
+func (p *parser) isWord(w string) bool {
+	return p.tok == token.IDENT && strings.EqualFold(p.lit, w)
+}
+
+// expectWord consumes the unreserved word w or fails naming it.
+func (p *parser) expectWord(w string) {
+	if !p.isWord(w) {
+		p.errorExpected(w)
+	}
+	p.next()
 }
