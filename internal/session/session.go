@@ -379,6 +379,12 @@ type statement struct {
 	// is taken under a Watch, watch when not inside a transaction.
 	watchReads bool
 	watch      *storage.Watch
+	// exclusive, once a statement lost the race for its keys
+	// exclusiveAfter times, makes its next run hold storage's Exclusive
+	// (release, until the statement's snapshot is released) so that no
+	// other commit comes between its snapshot and its commit.
+	exclusive bool
+	unexclusive  func()
 	// sink, when set, receives the rows of the statement's query
 	// (ExecuteTo); the queries a write is built on never go to it.
 	sink RowSink
@@ -390,6 +396,9 @@ type statement struct {
 // the commits after the snapshot (storage/conflict.go).
 func (st *statement) snapshot() *storage.Snapshot {
 	if st.snap == nil {
+		if st.exclusive && st.unexclusive == nil && st.s.tx == nil {
+			st.unexclusive = st.s.eng.Exclusive()
+		}
 		if st.watchReads {
 			st.openWatch()
 		}
@@ -475,6 +484,10 @@ func (st *statement) release() {
 		st.watch.Release()
 		st.watch = nil
 	}
+	if st.unexclusive != nil {
+		st.unexclusive()
+		st.unexclusive = nil
+	}
 }
 
 // commit makes txn one commit, or buffers its writes inside a transaction.
@@ -513,6 +526,7 @@ func (st *statement) commit(txn *storage.Txn) (uint64, error) {
 		s.tx.rows += txn.Rows
 		return 0, nil
 	}
+	txn.Exclusive = st.unexclusive != nil
 	seq, err := s.eng.Commit(st.ctx, txn)
 	if err != nil {
 		return 0, err

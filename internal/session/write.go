@@ -32,8 +32,13 @@ type cell struct {
 }
 
 // maxConflicts bounds how often a read-modify-write statement runs again
-// after a concurrent commit wrote a key it read (storage.ErrConflict).
-const maxConflicts = 1000
+// after a concurrent commit wrote a key it read (storage.ErrConflict);
+// from its exclusiveAfter-th run again it runs with every other commit
+// held off (storage.Engine.Exclusive), which no commit can race.
+const (
+	maxConflicts   = 1000
+	exclusiveAfter = 3
+)
 
 // replan runs once until it stops failing with storage.ErrSchemaChanged or
 // storage.ErrConflict, each time on a fresh snapshot: outside a
@@ -50,7 +55,9 @@ func (st *statement) replan(once func() (*Result, error)) (*Result, error) {
 				return nil, sqlerr.New("40001", "could not serialize access due to concurrent update: other commits wrote the statement's keys %d times while it ran; nothing was written, retry it", maxConflicts)
 			}
 			st.release()
-			if err := conflictPause(st.ctx, conflicts); err != nil {
+			if conflicts >= exclusiveAfter {
+				st.exclusive = true
+			} else if err := conflictPause(st.ctx, conflicts); err != nil {
 				return nil, err
 			}
 			attempt--

@@ -95,6 +95,9 @@ type Txn struct {
 	// as a write with ReadAt is (ErrConflict) but neither logged nor
 	// applied nor recorded.
 	Checks []Write
+	// Exclusive says the caller holds Engine.Exclusive, so the commit
+	// does not wait for it.
+	Exclusive bool
 	// Tables and Rows are what system.commits records: the names of the
 	// tables touched and the number of rows accepted (R3.6).
 	Tables []string

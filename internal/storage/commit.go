@@ -45,6 +45,14 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	if txn.Kind < KindWrite || txn.Kind > KindTransformation {
 		return 0, fmt.Errorf("%w: commit kind %d", ErrInvalidTxn, txn.Kind)
 	}
+	if txn.Exclusive {
+		if !e.gateHeld.Load() {
+			return 0, fmt.Errorf("%w: Exclusive set without Engine.Exclusive held", ErrInvalidTxn)
+		}
+	} else {
+		e.gate.RLock()
+		defer e.gate.RUnlock()
+	}
 	// The writes are encoded before taking the lock: encoding is the bulk
 	// of the work and needs nothing of commit order. A commit without DDL
 	// is compressed for the WAL before it too, with a commit time read

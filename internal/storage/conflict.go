@@ -234,3 +234,18 @@ func (e *Engine) recordLocked(k *commitKeys, seq uint64) {
 	}
 	e.kw.pruneAt = max(minPruneAt, 2*len(e.kw.keys))
 }
+
+// Exclusive waits until no commit is in progress and keeps every other
+// commit from starting until release is called: the last resort of a
+// statement that lost the race for its keys again and again (a long
+// UPDATE of keys that ingest keeps writing would otherwise never commit).
+// Its own Commit must set Txn.Exclusive. Commits wait for it as rows
+// locked by a PostgreSQL UPDATE make their writers wait.
+func (e *Engine) Exclusive() (release func()) {
+	e.gate.Lock()
+	e.gateHeld.Store(true)
+	return func() {
+		e.gateHeld.Store(false)
+		e.gate.Unlock()
+	}
+}

@@ -163,6 +163,10 @@ type Engine struct {
 	// Watches for the commits' look before taking it.
 	kw       keyWatch
 	watching atomic.Int32
+	// gate is held shared by every Commit from its start to its return,
+	// and alone by Exclusive; gateHeld says Exclusive holds it.
+	gate     sync.RWMutex
+	gateHeld atomic.Bool
 	inflight sync.WaitGroup
 	// retainMax is the latest clock reading retention was judged at, in
 	// Unix nanoseconds (retentionClock).
