@@ -262,9 +262,12 @@ func (r *Rows) finish() {
 	r.res = &Result{Tag: res.Tag, RowsAffected: res.RowsAffected, Commit: res.Commit, Columns: publicColumns(res.Columns)}
 }
 
-// Close closes the session's open rows, if any, and ends the coroutine
-// Query runs its statements in, rather than leaving that to the
-// collector. The session stays usable: a later Query starts another.
+// Close closes the session's open rows, if any, ends the coroutine Query
+// runs its statements in, rather than leaving that to the collector, and
+// rolls back an open transaction, as a PostgreSQL client's disconnect
+// does (one left open that ran an UPDATE keeps every commit recording its
+// keys, docs/conformance.md "Concurrent writers"). The session stays
+// usable: a later Query starts another.
 func (s *Session) Close() error {
 	var err error
 	if s.open != nil {
@@ -274,6 +277,7 @@ func (s *Session) Close() error {
 		s.pull.Close()
 		s.pull = nil
 	}
+	s.s.End()
 	return err
 }
 

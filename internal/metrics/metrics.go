@@ -152,6 +152,10 @@ var (
 		"Page reads of point lookups served by the page cache since the server started.", nil, nil)
 	descCacheMisses = prometheus.NewDesc("strata_page_cache_misses_total",
 		"Page reads of point lookups that decoded their page since the server started.", nil, nil)
+	descConflicts = prometheus.NewDesc("strata_commit_conflicts_total",
+		"Commits of UPDATE, DELETE, INSERT … ON CONFLICT or a transaction refused since the server started because another commit wrote one of their keys after they read it (the statement ran again, or COMMIT failed with 40001).", nil, nil)
+	descExclusives = prometheus.NewDesc("strata_exclusive_statements_total",
+		"Statements that lost the race for their keys repeatedly and ran with every other commit held off, since the server started.", nil, nil)
 	descCacheWarmed = prometheus.NewDesc("strata_page_cache_warmed_total",
 		"Pages put in the page cache from parts as they were written (--warm-writes, folds) since the server started.", nil, nil)
 )
@@ -173,7 +177,7 @@ type engineCollector struct {
 
 func (c *engineCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descCommits, descRows, descMerges, descFsync, descWALBytes, descParts, descMem, descBacklog,
-		descCacheBytes, descCacheHits, descCacheMisses, descCacheWarmed} {
+		descCacheBytes, descCacheHits, descCacheMisses, descCacheWarmed, descConflicts, descExclusives} {
 		ch <- d
 	}
 }
@@ -188,6 +192,8 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descCacheHits, prometheus.CounterValue, float64(s.PageCache.Hits))
 	ch <- prometheus.MustNewConstMetric(descCacheMisses, prometheus.CounterValue, float64(s.PageCache.Misses))
 	ch <- prometheus.MustNewConstMetric(descCacheWarmed, prometheus.CounterValue, float64(s.PageCache.Warmed))
+	ch <- prometheus.MustNewConstMetric(descConflicts, prometheus.CounterValue, float64(s.Conflicts))
+	ch <- prometheus.MustNewConstMetric(descExclusives, prometheus.CounterValue, float64(s.Exclusives))
 
 	// Prometheus buckets are cumulative; the WAL's are not.
 	buckets := make(map[float64]uint64, len(fsyncBounds))

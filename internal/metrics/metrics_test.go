@@ -38,6 +38,7 @@ func TestEngineMetrics(t *testing.T) {
 	src.s.WAL.SyncLatency[wal.SyncBuckets-1] = 1 // slower than every bound
 	src.s.WAL.SyncTime = 5 * time.Second
 	src.s.PageCache.Bytes, src.s.PageCache.Hits, src.s.PageCache.Misses, src.s.PageCache.Warmed = 1<<20, 90, 10, 33
+	src.s.Conflicts, src.s.Exclusives = 12, 1
 	src.s.Shards = []storage.ShardStats{
 		{Table: "balances", Shard: 0, Parts: 4, MemtableBytes: 100, MergeDue: true},
 		{Table: "balances", Shard: 1, Parts: 1},
@@ -69,6 +70,7 @@ func TestEngineMetrics(t *testing.T) {
 		"strata_wal_bytes_total": 4096, "strata_merge_backlog": 2, "strata_connections": 3,
 		"strata_page_cache_bytes": 1 << 20, "strata_page_cache_hits_total": 90,
 		"strata_page_cache_misses_total": 10, "strata_page_cache_warmed_total": 33,
+		"strata_commit_conflicts_total": 12, "strata_exclusive_statements_total": 1,
 	} {
 		if got := value(name); got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)

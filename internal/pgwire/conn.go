@@ -166,6 +166,8 @@ func (s *Server) handle(nc net.Conn) {
 		return
 	}
 	defer s.unregister(c)
+	// A client gone mid-transaction: its transaction ends with it.
+	defer c.sess.End()
 	defer func() {
 		if c.pull != nil {
 			c.pull.Close() // a cursor's statement left suspended ends

@@ -380,11 +380,11 @@ type statement struct {
 	watchReads bool
 	watch      *storage.Watch
 	// exclusive, once a statement lost the race for its keys
-	// exclusiveAfter times, makes its next run hold storage's Exclusive
-	// (release, until the statement's snapshot is released) so that no
-	// other commit comes between its snapshot and its commit.
-	exclusive bool
-	unexclusive  func()
+	// exclusiveAfter times, makes its next runs hold storage's Exclusive
+	// from taking the snapshot until releasing it (unexclusive ends it),
+	// so that no other commit comes between its snapshot and its commit.
+	exclusive   bool
+	unexclusive func()
 	// sink, when set, receives the rows of the statement's query
 	// (ExecuteTo); the queries a write is built on never go to it.
 	sink RowSink
@@ -641,6 +641,13 @@ func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	tx.aborted = false
 	return &Result{Tag: "ROLLBACK"}, nil
 }
+
+// End ends the session's open transaction, if any, writing nothing, as
+// PostgreSQL rolls back the transaction of a client that disconnects. A
+// server calls it when the connection ends: an open transaction that ran
+// an UPDATE holds a storage.Watch, which makes every commit record its
+// keys until released.
+func (s *Session) End() { s.endTx() }
 
 func (s *Session) endTx() {
 	if s.tx == nil {

@@ -181,13 +181,15 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.pipe.Unlock()
 		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
 	}
+	f := &flight{writes: txn.Writes}
 	if recording {
 		e.recordLocked(&keys, seq)
+		f.epoch = e.kw.epoch
 	}
 	if e.pipe.flying == nil {
-		e.pipe.flying = map[uint64][]Write{}
+		e.pipe.flying = map[uint64]*flight{}
 	}
-	e.pipe.flying[seq] = txn.Writes
+	e.pipe.flying[seq] = f
 	defer e.landed(seq)
 	e.pipe.next++
 	e.pipe.lastAt = at

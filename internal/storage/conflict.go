@@ -24,10 +24,10 @@ import (
 // whatever the interleaving, R3) must not pay for nothing. So the keys are
 // recorded only while someone may check them: a reader that will write
 // with ReadAt first registers a Watch, which makes every commit numbered
-// from then on record its keys (table and key encoding, hashed; a hash
-// collision only makes a false conflict, which a retry clears), and then
-// takes its snapshot once every commit numbered before the Watch is
-// published, so that every commit after its snapshot is recorded. With no
+// from then on record its keys (table, key encoding and group, hashed; a
+// hash collision only makes a false conflict, which a retry clears) and
+// itself records the commits numbered before it and not yet published,
+// so that every commit after a snapshot taken next is recorded. With no
 // Watch open, a commit reads one atomic counter and records nothing.
 
 // ErrConflict is returned by Commit when a write with ReadAt set has a key
@@ -40,8 +40,8 @@ var ErrConflict = errors.New("storage: a key the statement read was written by a
 var keySeed = maphash.MakeSeed()
 
 // keyWatch is the engine's record of the keys commits wrote while Watches
-// are open. Guarded by e.pipe's lock; open mirrors len(active) for the
-// commits' check before taking it.
+// are open. Guarded by e.pipe's lock; e.watching mirrors len(active) for
+// the commits' look before taking it.
 type keyWatch struct {
 	active map[*Watch]struct{}
 	// keys maps a hash of (table, key) to the newest commit that wrote it,
@@ -50,6 +50,16 @@ type keyWatch struct {
 	// pruneAt is the size of keys at which entries older than every open
 	// Watch are dropped (doubling, so pruning is amortized per entry).
 	pruneAt int
+	// epoch counts the records begun (keys made anew after none was
+	// open): a commit in flight recorded in this epoch need not be again.
+	epoch uint64
+}
+
+// flight is a commit between its number and its return (e.pipe.flying):
+// its writes, and the epoch of the record it is in (0: none).
+type flight struct {
+	writes []Write
+	epoch  uint64
 }
 
 // minPruneAt is the smallest pruneAt: below it pruning is not worth a walk.
@@ -83,6 +93,7 @@ func (e *Engine) Watch() (*Watch, error) {
 	if e.kw.keys == nil {
 		e.kw.keys = map[uint64]uint64{}
 		e.kw.pruneAt = minPruneAt
+		e.kw.epoch++
 	}
 	e.kw.active[w] = struct{}{}
 	e.watching.Add(1)
@@ -91,11 +102,12 @@ func (e *Engine) Watch() (*Watch, error) {
 	// or later.
 	w.floor = e.cur.Load().commit + 1
 	var keys commitKeys
-	for seq, writes := range e.pipe.flying {
-		if seq >= w.floor {
+	for seq, f := range e.pipe.flying {
+		if seq >= w.floor && f.epoch != e.kw.epoch {
 			keys.hashes = keys.hashes[:0]
-			keys.hashKeys(e.pipe.cat, writes)
+			keys.hashKeys(e.pipe.cat, f.writes)
 			e.recordLocked(&keys, seq)
+			f.epoch = e.kw.epoch
 		}
 	}
 	return w, nil
@@ -139,7 +151,12 @@ type commitKeys struct {
 	bounds []int
 }
 
-// hashKeys fills k for writes, by the tables of cat.
+// hashKeys fills k for writes, by the tables of cat. A version write's
+// row is one hash of (table, key, group): attribute groups are versioned
+// apart (R4), so a write of one group does not outdate a read-modify-
+// write of another (an UPDATE of a group beside ingest of another, or of
+// a group a transformation maintains, R12.3). A delete's row, which ends
+// every group of its key (R5.4), is a hash per group of the table.
 func (k *commitKeys) hashKeys(cat *catalog.Catalog, writes []Write) {
 	k.ready = true
 	k.bounds = append(k.bounds[:0], 0)
@@ -157,7 +174,14 @@ func (k *commitKeys) hashKeys(cat *catalog.Catalog, writes []Write) {
 						buf = types.AppendKeyAt(buf, w.Batch.Cols[p], r)
 					}
 					scratch = buf
-					k.hashes = append(k.hashes, maphash.Bytes(keySeed, buf))
+					if w.Kind != WriteDelete {
+						k.hashes = append(k.hashes, maphash.Bytes(keySeed, binary.LittleEndian.AppendUint32(buf, uint32(w.Group))))
+						continue
+					}
+					for _, g := range t.Groups {
+						scratch = binary.LittleEndian.AppendUint32(buf, uint32(g.ID))
+						k.hashes = append(k.hashes, maphash.Bytes(keySeed, scratch))
+					}
 				}
 			}
 		}
@@ -189,6 +213,7 @@ func (e *Engine) checkConflictsLocked(writes []Write, k *commitKeys) error {
 		}
 		for _, h := range k.hashes[k.bounds[i]:k.bounds[i+1]] {
 			if c := e.kw.keys[h]; c > at {
+				e.conflicts.Add(1)
 				return fmt.Errorf("%w (commit %d wrote a key read at commit %d)", ErrConflict, c, at)
 			}
 		}
@@ -244,6 +269,7 @@ func (e *Engine) recordLocked(k *commitKeys, seq uint64) {
 func (e *Engine) Exclusive() (release func()) {
 	e.gate.Lock()
 	e.gateHeld.Store(true)
+	e.exclusives.Add(1)
 	return func() {
 		e.gateHeld.Store(false)
 		e.gate.Unlock()

@@ -32,6 +32,10 @@ type Stats struct {
 	// misses, and pages put in it from parts as they were written
 	// (Options.WarmWrites and folds) rather than decoded.
 	PageCache part.CacheStats
+	// Conflicts counts the commits refused since Open because a later
+	// commit wrote a key they read (ErrConflict), and Exclusives the
+	// times a statement held every other commit off (Engine.Exclusive).
+	Conflicts, Exclusives int64
 }
 
 // ShardStats is one shard's size and merge state.
@@ -54,7 +58,7 @@ func (e *Engine) Stats() Stats {
 	// between the two then shows as a merge, never as pages warmed with
 	// no merge.
 	pages := e.pages.Stats()
-	s := Stats{Commit: st.commit, Merges: e.merges.Load(), PageCache: pages}
+	s := Stats{Commit: st.commit, Merges: e.merges.Load(), PageCache: pages, Conflicts: e.conflicts.Load(), Exclusives: e.exclusives.Load()}
 	for i := range st.commits {
 		s.RowsWritten += st.commits[i].Rows
 	}
