@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -88,7 +89,11 @@ func (db *DB) Dir() string { return db.eng.Dir() }
 // NewSession starts a session: its own settings, transaction and
 // last_commit().
 func (db *DB) NewSession() *Session {
-	return &Session{db: db, s: session.New(db.eng, session.Options{MemLimit: db.opts.QueryMemLimit, Clock: db.opts.Clock})}
+	s := &Session{db: db, s: session.New(db.eng, session.Options{MemLimit: db.opts.QueryMemLimit, Clock: db.opts.Clock})}
+	// A session dropped inside a transaction that ran an UPDATE would
+	// otherwise keep every commit recording its keys (Close ends it).
+	runtime.AddCleanup(s, func(release func()) { release() }, s.s.ReleaseOnDrop())
+	return s
 }
 
 // Session runs SQL for one client. It is not safe for concurrent use.

@@ -294,3 +294,85 @@ func TestTransformationGroupNoConflict(t *testing.T) {
 	h.ok("SYNC TRANSFORMATIONS")
 	h.wantQuery("SELECT bal, n FROM acct", "108 8")
 }
+
+// TestForUpdateSameRows: the keys checked are those of the very rows
+// returned, also when another run would pick others (random()), and when
+// the rows are streamed to a client (ExecuteTo), which sees its own
+// columns only.
+func TestForUpdateSameRows(t *testing.T) {
+	h := newHarness(t)
+	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	h.ok("CREATE TABLE acct (k INT64 NOT NULL, bal INT64 NOT NULL, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("INSERT INTO acct SELECT k, 100 FROM generate_series(1, 20) AS g(k)")
+	for i := range 10 {
+		h.ok("BEGIN")
+		var k, bal string
+		if i%2 == 0 {
+			res := h.ok("SELECT k, bal FROM acct ORDER BY random() LIMIT 1 FOR UPDATE")
+			k, bal = res.Rows[0][0].String(), res.Rows[0][1].String()
+			if len(res.Columns) != 2 {
+				t.Fatalf("columns %v, want k and bal", res.Columns)
+			}
+		} else {
+			sink := &recordSink{}
+			if _, err := h.runTo("SELECT k, bal FROM acct ORDER BY random() LIMIT 1 FOR UPDATE", sink); err != nil {
+				t.Fatal(err)
+			}
+			if len(sink.cols) != 2 || len(sink.rows) != 1 {
+				t.Fatalf("streamed columns %v rows %v, want k and bal, one row", sink.cols, sink.rows)
+			}
+			k = sink.rows[0]
+			bal = "100"
+		}
+		other.ok("UPDATE acct SET bal = bal + 1 WHERE k = " + k)
+		h.ok("UPDATE acct SET bal = " + bal + " - 1 WHERE k = " + k)
+		if _, err := h.run("COMMIT"); err == nil || !strings.Contains(err.Error(), "could not serialize access") {
+			t.Fatalf("run %d: COMMIT after a concurrent update of the row read FOR UPDATE: %v, want 40001", i, err)
+		}
+	}
+}
+
+// TestOnConflictAcrossGroups: ON CONFLICT asks whether the key exists at
+// all, so a write of another group of the key races it.
+func TestOnConflictAcrossGroups(t *testing.T) {
+	h := newHarness(t)
+	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	h.ok("CREATE TABLE g (k INT64 NOT NULL, a INT64 NULL, b INT64 NULL, PRIMARY KEY (k), ATTRIBUTE GROUP ga (a), ATTRIBUTE GROUP gb (b)) MODE UPSERT")
+	h.ok("BEGIN")
+	if res := h.ok("INSERT INTO g (k, a) VALUES (1, 1) ON CONFLICT DO NOTHING"); res.RowsAffected != 1 {
+		t.Fatalf("T1: %s", res.Tag)
+	}
+	if res := other.ok("INSERT INTO g (k, b) VALUES (1, 2) ON CONFLICT DO NOTHING"); res.RowsAffected != 1 {
+		t.Fatalf("T2: %s", res.Tag)
+	}
+	if _, err := h.run("COMMIT"); err == nil || !strings.Contains(err.Error(), "could not serialize access") {
+		t.Fatalf("the second to insert a key, through another group: %v, want 40001", err)
+	}
+	h.wantQuery("SELECT k, a, b FROM g", "1 NULL 2")
+}
+
+// TestForUpdateRefusals: PostgreSQL's errors for what cannot be locked,
+// and Strata's for what would go unchecked inside a transaction.
+func TestForUpdateRefusals(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE acct (k INT64 NOT NULL, bal INT64 NOT NULL, PRIMARY KEY (k)) MODE VERSIONED")
+	h.ok("CREATE VIEW va AS SELECT k, bal FROM acct")
+	h.ok("INSERT INTO acct VALUES (1, 100)")
+	h.wantQuery("SELECT bal FROM va FOR UPDATE", "100")
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM versions(acct) FOR UPDATE", "FOR UPDATE cannot be applied to a function in FROM"},
+		{"SELECT bal FROM va FOR UPDATE", "FOR UPDATE cannot be applied to a view"},
+		{"SELECT x.k FROM (SELECT k FROM acct) x FOR UPDATE", "FOR UPDATE cannot be applied to a subquery"},
+		{"WITH c AS (SELECT 1 AS k) SELECT * FROM c FOR UPDATE OF c", "FOR UPDATE cannot be applied to a WITH query"},
+		{"SELECT bal FROM acct FOR UPDATE OF nosuch.acct", "FOR UPDATE must specify unqualified relation names"},
+	} {
+		h.ok("BEGIN")
+		if _, err := h.run(c.sql); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.sql, err, c.want)
+		}
+		h.ok("ROLLBACK")
+	}
+	h.ok("BEGIN")
+	h.wantQuery("SELECT a.bal FROM acct a, (SELECT 1 AS one) x FOR UPDATE OF a", "100")
+	h.ok("COMMIT")
+}

@@ -29,28 +29,119 @@ func (st *statement) lockingQuery(n *ast.SelectStmt) (*Result, error) {
 		return nil, err
 	}
 	tx := st.s.tx
-	// The keys are read first, on the snapshot the rows are then read on:
-	// the statement has one (R6.6), taken under the transaction's Watch.
+	// The snapshot is taken under the transaction's Watch.
 	st.watchReads = tx != nil
-	targets, err := st.lockTargets(n, blk)
-	if err != nil || tx == nil || tx.watch == nil {
+	targets, err := st.lockTargets(n, blk, tx != nil)
+	if err != nil || tx == nil || tx.watch == nil || len(targets) == 0 {
 		if err != nil {
 			st.release()
 			return nil, err
 		}
 		return st.query(n)
 	}
-	for _, t := range targets {
-		w, err := st.lockedKeys(n, blk, t)
-		if err != nil {
-			st.release()
-			return nil, err
+	return st.queryLocking(n, blk, targets)
+}
+
+// queryLocking runs n with the key columns of targets selected after its
+// own items, in the same run (so that the keys are those of the very rows
+// returned, whatever random() or ties would pick in another run), hands
+// the client its own columns only and keeps the keys as the
+// transaction's checks.
+func (st *statement) queryLocking(n *ast.SelectStmt, blk *ast.SelectBlock, targets []lockTarget) (*Result, error) {
+	b := *blk
+	b.Items = append([]*ast.SelectItem(nil), blk.Items...)
+	checks := make([]storage.Write, len(targets))
+	nk := 0
+	for ti, t := range targets {
+		keys := t.tab.KeyColumns()
+		ids := make([]catalog.ColumnID, len(keys))
+		typs := make([]types.Type, len(keys))
+		for i, k := range keys {
+			// Named so that no ORDER BY of the query's own output names
+			// finds them (or finds its name ambiguous).
+			it := columnItem(k, blk.Span, t.qual)
+			it.Alias = &ast.Ident{Span: blk.Span, Name: fmt.Sprintf("\x00lock%d_%d", ti, i)}
+			b.Items = append(b.Items, it)
+			ids[i], typs[i] = k.ID, k.Type
 		}
-		if w.Batch.Rows > 0 {
-			tx.checks = append(tx.checks, w)
+		checks[ti] = storage.Write{Kind: storage.WriteDelete, Table: t.tab.ID, Cols: ids, Batch: types.NewBatch(typs, 0)}
+		nk += len(keys)
+	}
+	q := *n
+	q.Body, q.Locking = &b, nil
+	keep := func(width int) int { return width - nk }
+	at := st.snapshot().Commit()
+	var res *Result
+	var err error
+	if inner := st.sink; inner != nil {
+		st.sink = &trimSink{inner: inner, keep: keep, got: func(bt *types.Batch) {
+			appendKeys(checks, bt.Cols[keep(len(bt.Cols)):], bt.Rows)
+		}}
+		res, err = st.query(&q)
+		st.sink = inner
+		if res != nil {
+			res.Columns = res.Columns[:keep(len(res.Columns))]
+		}
+	} else {
+		res, err = st.query(&q)
+		if res != nil {
+			w := keep(len(res.Columns))
+			for i, r := range res.Rows {
+				appendKeyRow(checks, r[w:])
+				res.Rows[i] = r[:w]
+			}
+			res.Columns = res.Columns[:w]
 		}
 	}
-	return st.query(n)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range checks {
+		if c.Batch.Rows > 0 {
+			c.ReadAt = at
+			st.s.tx.checks = append(st.s.tx.checks, c)
+		}
+	}
+	return res, nil
+}
+
+// appendKeys appends rows rows of the key columns cols (the targets' keys,
+// one after another) to checks.
+func appendKeys(checks []storage.Write, cols []*types.Vector, rows int) {
+	for _, c := range checks {
+		k := len(c.Batch.Cols)
+		for j := range k {
+			for r := range rows {
+				c.Batch.Cols[j].AppendFrom(cols[j], r)
+			}
+		}
+		c.Batch.Rows += rows
+		cols = cols[k:]
+	}
+}
+
+// appendKeyRow is appendKeys of one row of values.
+func appendKeyRow(checks []storage.Write, vals []types.Value) {
+	for _, c := range checks {
+		k := len(c.Batch.Cols)
+		c.Batch.AppendRow(vals[:k])
+		vals = vals[k:]
+	}
+}
+
+// trimSink hands inner the columns a query's client asked for, the first
+// keep(width) of every batch, and the rest to got.
+type trimSink struct {
+	inner RowSink
+	keep  func(width int) int
+	got   func(*types.Batch)
+}
+
+func (t *trimSink) Start(cols []Column) error { return t.inner.Start(cols[:t.keep(len(cols))]) }
+
+func (t *trimSink) Batch(b *types.Batch) error {
+	t.got(b)
+	return t.inner.Batch(&types.Batch{Cols: b.Cols[:t.keep(len(b.Cols))], Rows: b.Rows})
 }
 
 // lockTarget is one table a locking clause locks: a keyed table of the
@@ -101,14 +192,18 @@ func lockableBlock(n *ast.SelectStmt) (*ast.SelectBlock, error) {
 
 // lockTargets returns the tables n's locking clauses lock: every keyed
 // table named in its FROM clause, or those an OF list names (by alias
-// when it has one, as in PostgreSQL); an OF name not in FROM is 42P01.
-// Append tables, views, WITH queries, subqueries and versions() have no
-// keys to check and are passed over.
-func (st *statement) lockTargets(n *ast.SelectStmt, blk *ast.SelectBlock) ([]lockTarget, error) {
+// when it has one, as in PostgreSQL). Append tables are passed over:
+// their rows never change. PostgreSQL's errors: an OF name qualified
+// (42601), not in FROM (42P01) or naming a WITH query (0A000). Inside a
+// transaction a view, subquery or table function to lock is refused
+// (0A000), since the rows beneath it would not be checked.
+func (st *statement) lockTargets(n *ast.SelectStmt, blk *ast.SelectBlock, inTx bool) ([]lockTarget, error) {
 	cat := st.snapshot().Catalog()
 	type ref struct {
 		name string
 		t    *catalog.Table
+		what string // why it has no keys to check: "" for a table
+		pos  int
 	}
 	var refs []ref
 	var asOf *ast.AsOf
@@ -119,20 +214,40 @@ func (st *statement) lockTargets(n *ast.SelectStmt, blk *ast.SelectBlock) ([]loc
 			if x.AsOf != nil && asOf == nil {
 				asOf = x.AsOf
 			}
-			name := x.Name.Name
+			r := ref{name: x.Name.Name, pos: x.Pos()}
 			if x.Alias != nil {
-				name = x.Alias.Name.Name
+				r.name = x.Alias.Name.Name
 			}
-			var t *catalog.Table
-			if x.Name.Schema == "" || x.Name.Schema == "public" {
-				if !isWithName(n.With, x.Name) {
-					t, _ = cat.Table(x.Name.Name)
+			switch {
+			case isWithName(n.With, x.Name):
+				r.what = "a WITH query"
+			case x.Name.Schema != "" && x.Name.Schema != "public":
+				r.what = "a system table"
+			default:
+				if t, ok := cat.Table(x.Name.Name); ok {
+					r.t = t
+				} else if _, ok := cat.View(x.Name.Name); ok {
+					r.what = "a view"
 				}
 			}
-			refs = append(refs, ref{name, t})
+			refs = append(refs, r)
 		case *ast.JoinExpr:
 			walk(x.Left)
 			walk(x.Right)
+		case *ast.ParenTable:
+			walk(x.Inner)
+		case *ast.TableFunc:
+			r := ref{what: "a function in FROM", pos: x.Pos()}
+			if x.Alias != nil {
+				r.name = x.Alias.Name.Name
+			}
+			refs = append(refs, r)
+		default:
+			r := ref{what: "a subquery", pos: te.Pos()}
+			if sq, ok := te.(*ast.DerivedTable); ok && sq.Alias != nil {
+				r.name = sq.Alias.Name.Name
+			}
+			refs = append(refs, r)
 		}
 	}
 	for _, te := range blk.From {
@@ -142,30 +257,48 @@ func (st *statement) lockTargets(n *ast.SelectStmt, blk *ast.SelectBlock) ([]loc
 		return nil, sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s is not allowed with AS OF: rows of a past commit cannot be locked", n.Locking[0]).WithPos(asOf.Pos())
 	}
 	var out []lockTarget
-	add := func(r ref) {
+	add := func(l *ast.Locking, r ref) error {
+		if r.what != "" {
+			if r.what == "a WITH query" {
+				return sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s cannot be applied to a WITH query", l).WithPos(r.pos)
+			}
+			if inTx {
+				return sqlerr.New(sqlerr.CodeFeatureNotSupported, "%s cannot be applied to %s in Strata: the rows beneath it would not be checked at COMMIT", l, r.what).
+					WithPos(r.pos).WithHint("name the tables to lock in FROM, or limit the clause with OF")
+			}
+			return nil
+		}
 		if r.t == nil || !r.t.Keyed() {
-			return
+			return nil
 		}
 		for _, o := range out {
 			if o.qual == r.name {
-				return
+				return nil
 			}
 		}
 		out = append(out, lockTarget{r.t, r.name})
+		return nil
 	}
 	for _, l := range n.Locking {
 		if l.Of == nil {
 			for _, r := range refs {
-				add(r)
+				if err := add(l, r); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
 		for _, o := range l.Of {
+			if o.Schema != "" {
+				return nil, sqlerr.New(sqlerr.CodeSyntax, "%s must specify unqualified relation names", l).WithPos(o.Pos()).WithToken(o.Schema + "." + o.Name)
+			}
 			found := false
 			for _, r := range refs {
 				if r.name == o.Name {
 					found = true
-					add(r)
+					if err := add(l, r); err != nil {
+						return nil, err
+					}
 				}
 			}
 			if !found {
@@ -188,35 +321,4 @@ func isWithName(with *ast.With, name *ast.ObjectName) bool {
 		}
 	}
 	return false
-}
-
-// lockedKeys reads the keys of t's rows among the rows n returns: n with
-// t's key columns selected after its own items (so that ORDER BY by
-// position or output name, LIMIT and OFFSET pick the same rows), as a
-// check of the transaction's COMMIT.
-func (st *statement) lockedKeys(n *ast.SelectStmt, blk *ast.SelectBlock, t lockTarget) (storage.Write, error) {
-	keys := t.tab.KeyColumns()
-	b := *blk
-	b.Items = append([]*ast.SelectItem(nil), blk.Items...)
-	ids := make([]catalog.ColumnID, len(keys))
-	typs := make([]types.Type, len(keys))
-	for i, k := range keys {
-		// Named so that no ORDER BY of the query's own output names
-		// finds them (or finds its name ambiguous).
-		it := columnItem(k, blk.Span, t.qual)
-		it.Alias = &ast.Ident{Span: blk.Span, Name: fmt.Sprintf("\x00lock%d", i)}
-		b.Items = append(b.Items, it)
-		ids[i], typs[i] = k.ID, k.Type
-	}
-	q := *n
-	q.Body, q.Locking = &b, nil
-	_, rows, err := st.selectRows(&q)
-	if err != nil {
-		return storage.Write{}, err
-	}
-	batch := types.NewBatch(typs, len(rows))
-	for _, r := range rows {
-		batch.AppendRow(r[len(r)-len(keys):])
-	}
-	return storage.Write{Kind: storage.WriteDelete, Table: t.tab.ID, Cols: ids, Batch: batch, ReadAt: st.snapshot().Commit()}, nil
 }

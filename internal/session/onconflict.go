@@ -255,7 +255,7 @@ func (st *statement) insertOnConflict(n *ast.InsertStmt, tab *catalog.Table, w *
 		txn.Rows += up.txn.Rows
 		count += up.rows
 	}
-	st.markReads(txn)
+	st.markReads(txn, true)
 	seq, err := st.commit(txn)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
@@ -88,6 +89,8 @@ type Session struct {
 	tx         *txn
 	// plans caches the plans of point SELECTs run again (plancache.go).
 	plans PlanCache
+	// held is the open transaction's Watch, for ReleaseOnDrop.
+	held *heldWatch
 	// setFn is setConfig as a func value, made once: QueryEnv.Set of every
 	// query (a method value made per query is an allocation).
 	setFn func(name, value string, local bool) error
@@ -159,7 +162,7 @@ func New(eng *storage.Engine, opts Options) *Session {
 		st.values["session_authorization"] = opts.User
 	}
 	st.values["strata.backend_pid"] = strconv.Itoa(int(opts.BackendPID))
-	s := &Session{eng: eng, opts: opts, settings: st}
+	s := &Session{eng: eng, opts: opts, settings: st, held: &heldWatch{}}
 	s.setFn = s.setConfig
 	// Transformations run while the engine has sessions (transform_run.go).
 	runnerFor(eng)
@@ -416,6 +419,7 @@ func (st *statement) openWatch() {
 	if tx := st.s.tx; tx != nil {
 		if tx.watch == nil {
 			tx.watch, _ = st.s.eng.Watch()
+			st.s.held.set(tx.watch)
 		}
 		return
 	}
@@ -426,15 +430,17 @@ func (st *statement) openWatch() {
 
 // markReads sets ReadAt on txn's writes, computed from the statement's
 // snapshot, when that snapshot was taken under a Watch: Commit then
-// refuses them if a later commit wrote one of their keys (ErrConflict).
-func (st *statement) markReads(txn *storage.Txn) {
+// refuses them if a later commit wrote one of their keys (ErrConflict),
+// in their group or, with wholeKey (ON CONFLICT, which asked whether the
+// key exists at all), in any.
+func (st *statement) markReads(txn *storage.Txn, wholeKey bool) {
 	if st.snap == nil || !st.watchReads || (st.s.tx == nil && st.watch == nil) || (st.s.tx != nil && st.s.tx.watch == nil) {
 		return
 	}
 	at := st.snap.Commit()
 	for i := range txn.Writes {
 		if txn.Writes[i].ReadAt == 0 {
-			txn.Writes[i].ReadAt = at
+			txn.Writes[i].ReadAt, txn.Writes[i].WholeKey = at, wholeKey
 		}
 	}
 }
@@ -642,6 +648,36 @@ func (s *Session) savepoint(n *ast.TransactionStmt) (*Result, error) {
 	return &Result{Tag: "ROLLBACK"}, nil
 }
 
+// heldWatch is a session's transaction Watch where a cleanup can reach
+// it without reaching the session.
+type heldWatch struct {
+	mu sync.Mutex
+	w  *storage.Watch
+}
+
+func (h *heldWatch) set(w *storage.Watch) {
+	h.mu.Lock()
+	h.w = w
+	h.mu.Unlock()
+}
+
+// ReleaseOnDrop returns a func that releases the Watch of the session's
+// open transaction, if any, without touching the session: for a cleanup
+// that runs once the session is unreachable (a transaction that can no
+// longer commit must not keep every commit recording its keys). It holds
+// no reference to the session.
+func (s *Session) ReleaseOnDrop() func() {
+	h := s.held
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.w != nil {
+			h.w.Release()
+			h.w = nil
+		}
+	}
+}
+
 // End ends the session's open transaction, if any, writing nothing, as
 // PostgreSQL rolls back the transaction of a client that disconnects. A
 // server calls it when the connection ends: an open transaction that ran
@@ -656,6 +692,7 @@ func (s *Session) endTx() {
 	s.tx.dropView()
 	if s.tx.watch != nil {
 		s.tx.watch.Release()
+		s.held.set(nil)
 	}
 	for k, v := range s.tx.local {
 		s.settings.values[k] = v

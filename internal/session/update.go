@@ -119,7 +119,7 @@ func (st *statement) updateOnce(n *ast.UpdateStmt) (*Result, error) {
 			return nil, err
 		}
 	}
-	st.markReads(u.txn)
+	st.markReads(u.txn, false)
 	if res.Commit, err = st.commit(u.txn); err != nil {
 		return nil, err
 	}
@@ -407,7 +407,7 @@ func (st *statement) deleteOnce(n *ast.DeleteStmt) (*Result, error) {
 		}
 		txn.Writes = []storage.Write{{Kind: storage.WriteDelete, Table: tab.ID, Cols: ids, Batch: batch}}
 	}
-	st.markReads(txn)
+	st.markReads(txn, false)
 	if res.Commit, err = st.commit(txn); err != nil {
 		return nil, err
 	}

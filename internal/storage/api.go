@@ -71,6 +71,11 @@ type Write struct {
 	// with ErrConflict if a later commit wrote one of its keys. The
 	// snapshot must have been taken under an open Watch (conflict.go).
 	ReadAt uint64
+	// WholeKey makes the write's keys stand for every attribute group of
+	// the table, in the check and in the record: a write that depends on
+	// whether the key exists at all (INSERT … ON CONFLICT), which a write
+	// of any group changes.
+	WholeKey bool
 }
 
 // Txn is everything one commit does. It is built before the commit pipeline

@@ -156,7 +156,8 @@ type commitKeys struct {
 // apart (R4), so a write of one group does not outdate a read-modify-
 // write of another (an UPDATE of a group beside ingest of another, or of
 // a group a transformation maintains, R12.3). A delete's row, which ends
-// every group of its key (R5.4), is a hash per group of the table.
+// every group of its key (R5.4), and a WholeKey write's are a hash per
+// group of the table.
 func (k *commitKeys) hashKeys(cat *catalog.Catalog, writes []Write) {
 	k.ready = true
 	k.bounds = append(k.bounds[:0], 0)
@@ -174,7 +175,7 @@ func (k *commitKeys) hashKeys(cat *catalog.Catalog, writes []Write) {
 						buf = types.AppendKeyAt(buf, w.Batch.Cols[p], r)
 					}
 					scratch = buf
-					if w.Kind != WriteDelete {
+					if w.Kind != WriteDelete && !w.WholeKey {
 						k.hashes = append(k.hashes, maphash.Bytes(keySeed, binary.LittleEndian.AppendUint32(buf, uint32(w.Group))))
 						continue
 					}
