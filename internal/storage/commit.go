@@ -34,8 +34,10 @@ type readyCommit struct {
 // fsyncs (group commit); then commits are applied and published strictly in
 // sequence order (invariants 1–3 of doc.go). An error before the sequence is
 // assigned (ctx done, DDL error, ErrSchemaChanged, ErrConflict,
-// ErrInvalidTxn) takes no number and writes nothing. Once submitted, a commit waits for its fsync
-// whatever ctx says, because a durable record will be replayed anyway.
+// ErrInvalidTxn) takes no number and writes nothing. Once submitted, a
+// commit waits for its fsync whatever ctx says, because a durable record
+// will be replayed anyway. Every commit but one made under Exclusive
+// (Txn.Exclusive) holds the commit gate shared from start to return.
 // A failed fsync fails this commit and puts the engine in the failed state
 // (ErrFailed): no later commit is accepted until it is reopened.
 func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {

@@ -44,8 +44,8 @@ var keySeed = maphash.MakeSeed()
 // the commits' look before taking it.
 type keyWatch struct {
 	active map[*Watch]struct{}
-	// keys maps a hash of (table, key) to the newest commit that wrote it,
-	// for commits numbered since the oldest open Watch.
+	// keys maps a hash of (table, key, group) to the newest commit that
+	// wrote it, for commits numbered since the oldest open Watch.
 	keys map[uint64]uint64
 	// pruneAt is the size of keys at which entries older than every open
 	// Watch are dropped (doubling, so pruning is amortized per entry).
@@ -104,7 +104,6 @@ func (e *Engine) Watch() (*Watch, error) {
 	var keys commitKeys
 	for seq, f := range e.pipe.flying {
 		if seq >= w.floor && f.epoch != e.kw.epoch {
-			keys.hashes = keys.hashes[:0]
 			keys.hashKeys(e.pipe.cat, f.writes)
 			e.recordLocked(&keys, seq)
 			f.epoch = e.kw.epoch
@@ -160,6 +159,7 @@ type commitKeys struct {
 // group of the table.
 func (k *commitKeys) hashKeys(cat *catalog.Catalog, writes []Write) {
 	k.ready = true
+	k.hashes = k.hashes[:0]
 	k.bounds = append(k.bounds[:0], 0)
 	var scratch []byte
 	var pos []int
