@@ -400,7 +400,9 @@ type statement struct {
 func (st *statement) snapshot() *storage.Snapshot {
 	if st.snap == nil {
 		if st.exclusive && st.unexclusive == nil && st.s.tx == nil {
-			st.unexclusive = st.s.eng.Exclusive()
+			// Cancelled while waiting, the statement runs unguarded and
+			// its commit fails on the same ctx.
+			st.unexclusive, _ = st.s.eng.Exclusive(st.ctx)
 		}
 		if st.watchReads {
 			st.openWatch()

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -266,13 +267,28 @@ func (e *Engine) recordLocked(k *commitKeys, seq uint64) {
 // statement that lost the race for its keys again and again (a long
 // UPDATE of keys that ingest keeps writing would otherwise never commit).
 // Its own Commit must set Txn.Exclusive. Commits wait for it as rows
-// locked by a PostgreSQL UPDATE make their writers wait.
-func (e *Engine) Exclusive() (release func()) {
-	e.gate.Lock()
+// locked by a PostgreSQL UPDATE make their writers wait. The wait ends
+// early with ctx's error (a cancelled statement, its statement_timeout);
+// the gate, once taken behind it, is given back at once.
+func (e *Engine) Exclusive(ctx context.Context) (release func(), err error) {
+	got := make(chan struct{})
+	go func() {
+		e.gate.Lock()
+		close(got)
+	}()
+	select {
+	case <-got:
+	case <-ctx.Done():
+		go func() {
+			<-got
+			e.gate.Unlock()
+		}()
+		return nil, ctx.Err()
+	}
 	e.gateHeld.Store(true)
 	e.exclusives.Add(1)
 	return func() {
 		e.gateHeld.Store(false)
 		e.gate.Unlock()
-	}
+	}, nil
 }

@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/strata-db/strata/internal/catalog"
 )
@@ -95,4 +97,38 @@ func TestWatchPrunes(t *testing.T) {
 		t.Fatalf("%d keys kept, want the %d written under the open Watch", n, minPruneAt)
 	}
 	w.Release()
+}
+
+// TestExclusiveCancelled: a wait for Exclusive ends with its ctx, and the
+// gate taken behind it is given back: commits go on.
+func TestExclusiveCancelled(t *testing.T) {
+	h := newHarness(t)
+	h.create(kvSpec("t", catalog.ModeUpsert))
+	tt := h.table("t")
+	release, err := h.e.Exclusive(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := h.e.Exclusive(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Exclusive behind another: %v, want the deadline", err)
+	}
+	release()
+	h.mustWrite(tt, "g", []string{"k=1 v=a idx=1"})
+	release, err = h.e.Exclusive(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := versionWrite(tt, "g", []string{"k=2 v=b idx=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.commit(&Txn{Kind: KindWrite, Writes: []Write{wr}, Exclusive: true}); err != nil {
+		t.Fatalf("the holder's own commit: %v", err)
+	}
+	release()
+	if s := h.e.Stats(); s.Exclusives != 2 {
+		t.Errorf("Exclusives %d, want 2", s.Exclusives)
+	}
 }
