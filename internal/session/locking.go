@@ -32,7 +32,7 @@ func (st *statement) lockingQuery(n *ast.SelectStmt) (*Result, error) {
 	// The snapshot is taken under the transaction's Watch.
 	st.watchReads = tx != nil
 	targets, err := st.lockTargets(n, blk, tx != nil)
-	if err != nil || tx == nil || tx.watch == nil || len(targets) == 0 {
+	if err != nil || !st.watched() || len(targets) == 0 {
 		if err != nil {
 			st.release()
 			return nil, err

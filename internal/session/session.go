@@ -430,13 +430,25 @@ func (st *statement) openWatch() {
 	}
 }
 
+// watched reports whether the statement's snapshot is taken under a
+// Watch (openWatch succeeded): only then can its reads be checked.
+func (st *statement) watched() bool {
+	if !st.watchReads {
+		return false
+	}
+	if tx := st.s.tx; tx != nil {
+		return tx.watch != nil
+	}
+	return st.watch != nil
+}
+
 // markReads sets ReadAt on txn's writes, computed from the statement's
 // snapshot, when that snapshot was taken under a Watch: Commit then
 // refuses them if a later commit wrote one of their keys (ErrConflict),
 // in their group or, with wholeKey (ON CONFLICT, which asked whether the
 // key exists at all), in any.
 func (st *statement) markReads(txn *storage.Txn, wholeKey bool) {
-	if st.snap == nil || !st.watchReads || (st.s.tx == nil && st.watch == nil) || (st.s.tx != nil && st.s.tx.watch == nil) {
+	if st.snap == nil || !st.watched() {
 		return
 	}
 	at := st.snap.Commit()

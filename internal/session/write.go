@@ -31,13 +31,14 @@ type cell struct {
 	pos int
 }
 
-// maxConflicts bounds how often a read-modify-write statement runs again
-// after a concurrent commit wrote a key it read (storage.ErrConflict);
-// from its exclusiveAfter-th run again it runs with every other commit
-// held off (storage.Engine.Exclusive), which no commit can race.
+// exclusiveAfter is how many times in a row a read-modify-write statement
+// may lose the race for its keys (storage.ErrConflict) before it runs
+// with every other commit held off (storage.Engine.Exclusive), which no
+// commit can race; maxConflicts bounds the runs all told, a guard that
+// only a bug reaches.
 const (
-	maxConflicts   = 1000
 	exclusiveAfter = 3
+	maxConflicts   = exclusiveAfter + 2
 )
 
 // replan runs once until it stops failing with storage.ErrSchemaChanged or
@@ -47,44 +48,40 @@ const (
 // READ COMMITTED re-reads a row updated under it, so no update is lost.
 func (st *statement) replan(once func() (*Result, error)) (*Result, error) {
 	defer st.release()
-	conflicts := 0
-	for attempt := 0; ; attempt++ {
+	replans, conflicts := 0, 0
+	for {
 		res, err := once()
-		if errors.Is(err, storage.ErrConflict) && st.s.tx == nil {
+		switch {
+		case errors.Is(err, storage.ErrConflict) && st.s.tx == nil:
 			if conflicts++; conflicts > maxConflicts {
-				return nil, sqlerr.New("40001", "could not serialize access due to concurrent update: other commits wrote the statement's keys %d times while it ran; nothing was written, retry it", maxConflicts)
+				return nil, sqlerr.New("40001", "could not serialize access due to concurrent update: other commits wrote the statement's keys %d times while it ran; nothing was written, retry it", conflicts)
 			}
 			st.release()
-			if conflicts >= exclusiveAfter {
+			switch {
+			case conflicts >= exclusiveAfter:
 				st.exclusive = true
-			} else if err := conflictPause(st.ctx, conflicts); err != nil {
-				return nil, err
+			case conflicts > 1:
+				// Sessions that keep colliding on one key stop doing so
+				// in lockstep.
+				if err := jitter(st.ctx, 200*time.Microsecond); err != nil {
+					return nil, err
+				}
 			}
-			attempt--
-			continue
-		}
-		if errors.Is(err, storage.ErrSchemaChanged) && attempt < maxReplans && st.s.tx == nil {
+		case errors.Is(err, storage.ErrSchemaChanged) && st.s.tx == nil:
+			if replans++; replans > maxReplans {
+				// As many DDLs as tries raced it: a serialization failure
+				// the client may retry, not an internal error.
+				return nil, sqlerr.New("40001", "the schema changed %d times while the statement was planned; nothing was written, retry it", maxReplans+1)
+			}
 			st.release()
-			continue
+		default:
+			return res, err
 		}
-		if errors.Is(err, storage.ErrSchemaChanged) && st.s.tx == nil {
-			// As many DDLs as tries raced it: a serialization failure the
-			// client may retry, not an internal error.
-			return nil, sqlerr.New("40001", "the schema changed %d times while the statement was planned; nothing was written, retry it", maxReplans+1)
-		}
-		return res, err
 	}
 }
 
-// conflictPause waits before the n-th run again of a statement that lost a
-// race for its keys: not at all after the first loss, then a random
-// while up to 50 µs·2^n (at most 10 ms), so that sessions contending for
-// one key stop colliding in lockstep.
-func conflictPause(ctx context.Context, n int) error {
-	if n < 2 {
-		return nil
-	}
-	d := min(50*time.Microsecond<<min(n, 10), 10*time.Millisecond)
+// jitter waits a random while up to d, or until ctx ends.
+func jitter(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(rand.N(d))
 	defer t.Stop()
 	select {

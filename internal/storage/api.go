@@ -68,8 +68,9 @@ type Write struct {
 	Batch *types.Batch
 	// ReadAt, when non-zero, is the commit of the snapshot the write was
 	// computed from (UPDATE, DELETE, INSERT … ON CONFLICT): Commit fails
-	// with ErrConflict if a later commit wrote one of its keys. The
-	// snapshot must have been taken under an open Watch (conflict.go).
+	// with ErrConflict if a later commit wrote one of its keys in its
+	// attribute group (in any, for a delete or WholeKey). The snapshot
+	// must have been taken under an open Watch (conflict.go).
 	ReadAt uint64
 	// WholeKey makes the write's keys stand for every attribute group of
 	// the table, in the check and in the record: a write that depends on

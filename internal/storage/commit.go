@@ -89,8 +89,9 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 	var keys, checks commitKeys
 	checked := checksReads(txn.Writes) || len(txn.Checks) > 0
 	if checked || e.watching.Load() > 0 {
-		keys.hashKeys(e.cur.Load().cat, txn.Writes)
-		checks.hashKeys(e.cur.Load().cat, txn.Checks)
+		cat := e.cur.Load().cat
+		keys.hashKeys(cat, txn.Writes)
+		checks.hashKeys(cat, txn.Checks)
 	}
 
 	e.pipe.Lock()
@@ -183,13 +184,13 @@ func (e *Engine) Commit(ctx context.Context, txn *Txn) (uint64, error) {
 		e.pipe.Unlock()
 		return 0, fmt.Errorf("%w: %v", ErrFailed, err)
 	}
-	f := &flight{writes: txn.Writes}
+	f := flight{writes: txn.Writes}
 	if recording {
 		e.recordLocked(&keys, seq)
 		f.epoch = e.kw.epoch
 	}
 	if e.pipe.flying == nil {
-		e.pipe.flying = map[uint64]*flight{}
+		e.pipe.flying = map[uint64]flight{}
 	}
 	e.pipe.flying[seq] = f
 	defer e.landed(seq)

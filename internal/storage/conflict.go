@@ -108,6 +108,7 @@ func (e *Engine) Watch() (*Watch, error) {
 			keys.hashKeys(e.pipe.cat, f.writes)
 			e.recordLocked(&keys, seq)
 			f.epoch = e.kw.epoch
+			e.pipe.flying[seq] = f
 		}
 	}
 	return w, nil

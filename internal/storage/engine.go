@@ -156,7 +156,7 @@ type Engine struct {
 		// flying holds the writes of every commit numbered and not yet
 		// published (and returned): a Watch registered meanwhile records
 		// their keys (conflict.go).
-		flying map[uint64]*flight
+		flying map[uint64]flight
 	}
 	// kw is the record of written keys while Watches are open
 	// (conflict.go), guarded by pipe's lock; watching counts the open
@@ -169,7 +169,8 @@ type Engine struct {
 	gateHeld atomic.Bool
 	// conflicts and exclusives are Stats' counters of them.
 	conflicts, exclusives atomic.Int64
-	inflight              sync.WaitGroup
+
+	inflight sync.WaitGroup
 	// retainMax is the latest clock reading retention was judged at, in
 	// Unix nanoseconds (retentionClock).
 	retainMax atomic.Int64
