@@ -178,35 +178,8 @@ func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
 				return lit
 			}
 		}
-		ot := other.Type()
-		if ot.Kind == types.Unknown {
-			return lit
-		}
-		if k.V.Kind() != types.String && !(k.V.Kind().IsInteger() && ot.Kind.IsNumeric()) {
-			return lit
-		}
-		if k.V.Kind() == types.String && ot.Kind == types.Decimal {
-			// A quoted number meeting a DECIMAL keeps its own digits, as
-			// PostgreSQL reads it as numeric without a scale: cast to the
-			// other side's scale it would be rounded ('1.25' = 1.3).
-			text := strings.TrimSpace(k.V.Str())
-			neg := strings.HasPrefix(text, "-")
-			v, err := types.ParseNumber(strings.TrimPrefix(strings.TrimPrefix(text, "-"), "+"))
-			if err == nil && neg {
-				v, err = types.Neg(v)
-			}
-			if err != nil || v.Kind() == types.Float64 {
-				return lit
-			}
-			c := expr.NewConst(v)
-			b.lits[c] = true
-			return c
-		}
-		v, err := types.Cast(k.V, ot)
-		if err != nil {
-			return lit
-		}
-		if k.V.Kind() != types.String && types.Compare(v, k.V) != 0 {
+		v, ok := adaptValue(k.V, other.Type())
+		if !ok {
 			return lit
 		}
 		c := expr.NewConst(v)
@@ -214,6 +187,43 @@ func (b *binder) adapt(l, r expr.Expr) (expr.Expr, expr.Expr) {
 		return c
 	}
 	return try(l, r), try(r, l)
+}
+
+// adaptValue is the value literal v takes against an operand of type ot
+// (adapt), and false where it keeps its own: an integer or string
+// becomes a value of ot when it is one. A point SELECT's plan template
+// (template.go) gives a text parameter its key column's type through it,
+// as the binder does.
+func adaptValue(v types.Value, ot types.Type) (types.Value, bool) {
+	if ot.Kind == types.Unknown {
+		return v, false
+	}
+	if v.Kind() != types.String && !(v.Kind().IsInteger() && ot.Kind.IsNumeric()) {
+		return v, false
+	}
+	if v.Kind() == types.String && ot.Kind == types.Decimal {
+		// A quoted number meeting a DECIMAL keeps its own digits, as
+		// PostgreSQL reads it as numeric without a scale: cast to the
+		// other side's scale it would be rounded ('1.25' = 1.3).
+		text := strings.TrimSpace(v.Str())
+		neg := strings.HasPrefix(text, "-")
+		n, err := types.ParseNumber(strings.TrimPrefix(strings.TrimPrefix(text, "-"), "+"))
+		if err == nil && neg {
+			n, err = types.Neg(n)
+		}
+		if err != nil || n.Kind() == types.Float64 {
+			return v, false
+		}
+		return n, true
+	}
+	c, err := types.Cast(v, ot)
+	if err != nil {
+		return v, false
+	}
+	if v.Kind() != types.String && types.Compare(c, v) != 0 {
+		return v, false
+	}
+	return c, true
 }
 
 // litError is the error of an operator whose quoted literal operand adapt

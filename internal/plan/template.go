@@ -424,6 +424,16 @@ func (t *Template) values(env *Env) ([]types.Value, uint64, bool) {
 				return nil, 0, false
 			}
 			v = c
+		} else if v.Kind() == types.String && kp.typ.Kind != types.String {
+			// A text parameter (the wire's text format sends every
+			// value as one) compared with the key column: the binder
+			// adapts it to the column's type (adaptValue), and where it
+			// cannot, Build says why.
+			a, ok := adaptValue(v, kp.typ)
+			if !ok {
+				return nil, 0, false
+			}
+			v = a
 		}
 		if v.Type() != kp.typ {
 			return nil, 0, false

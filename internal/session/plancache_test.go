@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/strata-db/strata/internal/sql/ast"
@@ -73,6 +74,52 @@ func TestPlanCacheLifecycle(t *testing.T) {
 	}
 	if e := h.s.plans.m[fresh]; e == nil || e.tmpl == nil {
 		t.Fatalf("a NULL on the deriving run: entry %+v, want a template after a usual value", e)
+	}
+}
+
+// TestPlanCacheTextParams: a parameter sent as text (every value of the
+// wire's text format: libpq's PQexecPrepared, pgbench -M prepared) gets a
+// template for an integer key, the string adapted to the key column's
+// type as the binder adapts it; one the type does not read is left to
+// Build, whose error it keeps.
+func TestPlanCacheTextParams(t *testing.T) {
+	h := newHarness(t)
+	h.ok("CREATE TABLE t (k INT64 NOT NULL, v INT64, PRIMARY KEY (k)) MODE UPSERT")
+	h.ok("INSERT INTO t VALUES (1, 10), (2, 20)")
+	const q = "SELECT v FROM t WHERE k = $1"
+	point, err := parser.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(k string) (*Result, error) {
+		return h.s.Execute(context.Background(), point, q, []types.Value{types.NewString(k)})
+	}
+	for _, k := range []string{"1", "2"} {
+		if _, err := run(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e := h.s.plans.m[point]; e == nil || e.tmpl == nil {
+		t.Fatalf("text parameters: entry %+v, want a template", e)
+	}
+	for k, want := range map[string]string{"2": "20", " 1 ": "10", "+1": "10", "3": ""} {
+		res, err := run(k)
+		if err != nil {
+			t.Fatalf("k = %q: %v", k, err)
+		}
+		got := ""
+		if len(res.Rows) == 1 {
+			got = res.Rows[0][0].String()
+		}
+		if got != want || len(res.Rows) > 1 {
+			t.Fatalf("k = %q: %v, want %q", k, res.Rows, want)
+		}
+	}
+	if _, err := run("two"); err == nil || !strings.Contains(err.Error(), "two") {
+		t.Fatalf("k = 'two': %v, want Build's error naming the value", err)
+	}
+	if e := h.s.plans.m[point]; e == nil || e.tmpl == nil {
+		t.Fatal("a value Build refused retired the template")
 	}
 }
 
