@@ -97,6 +97,15 @@ type prepared struct {
 	described []session.Column
 	// desc is how described was obtained, to check it before each run.
 	desc description
+	// portalCols is what the last Describe of one of its portals
+	// announced (portalDescribed set), with how (portalDesc): a client
+	// that describes every portal instead of the statement (libpq's
+	// PQexecPrepared sends Bind, Describe, Execute each time) gets it
+	// again while the parameters' types and the catalog are unchanged,
+	// rather than a plan built per execution only to name the columns.
+	portalCols      []session.Column
+	portalDesc      description
+	portalDescribed bool
 }
 
 // portal is a statement bound to parameter values by Bind.

@@ -143,11 +143,34 @@ func (c *conn) describe(m *pgproto3.Describe) (string, error) {
 			c.sendColumns(p.ps.described, p.formats)
 			return "", nil
 		}
+		if ps := p.ps; ps.portalDescribed && c.sess.TxStatus() != 'E' &&
+			ps.portalDesc.schema == c.sess.Schema() && sameTypes(ps.portalDesc.params, p.params) {
+			c.sendColumns(ps.portalCols, p.formats)
+			p.described, p.desc = ps.portalCols, description{params: p.params, schema: ps.portalDesc.schema}
+			return "", nil
+		}
 		cols, desc, err := c.sendDescription(p.ps, p.params, p.formats)
 		p.described, p.desc = cols, desc
+		if err == nil && desc.schema != nil {
+			p.ps.portalCols, p.ps.portalDesc, p.ps.portalDescribed = cols, desc, true
+		}
 		return p.ps.sql, err
 	}
 	return "", protoErr("invalid DESCRIBE message subtype %d", m.ObjectType)
+}
+
+// sameTypes reports whether a and b are values of the same types, one
+// for one: what describing a statement depends on beside the catalog.
+func sameTypes(a, b []types.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type() != b[i].Type() {
+			return false
+		}
+	}
+	return true
 }
 
 // description records how the columns a Describe announced were found:
