@@ -46,7 +46,9 @@ type config struct {
 	firstProf string
 	// ingestProf profiles the W1 phase (every system's ingest) alone.
 	ingestProf string
-	state      bool
+	// ingestTrace is where W1's Go execution trace goes (-ingesttrace).
+	ingestTrace string
+	state       bool
 	// quiet settles each system (its merges done) before R1 and R4.
 	quiet bool
 	// lookupProf profiles the lookups of R1 and R4 alone.
@@ -97,6 +99,7 @@ func parseFlags(args []string) (*config, error) {
 	cpuProf := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	firstProf := fs.String("firstprofile", "", "write a CPU profile of R2's first run alone to this file (not with -cpuprofile)")
 	ingestProf := fs.String("ingestprofile", "", "write a CPU profile of the W1 ingest phase alone to this file (not with -cpuprofile or -firstprofile)")
+	ingestTrace := fs.String("ingesttrace", "", "write a Go execution trace of the W1 ingest phase alone to this file (go tool trace -pprof=sync|syscall|sched FILE says where the goroutines waited)")
 	state := fs.Bool("state", false, "print each system's storage state (parts per shard) right before R2's first run, after it, and before R1")
 	lookupProf := fs.String("lookupprofile", "", "write a CPU profile of R1's and R4's lookups alone to this file (not with -cpuprofile)")
 	settledProf := fs.String("settledprofile", "", "write a CPU profile of R1 settled's lookups alone to this file (not with -cpuprofile)")
@@ -117,7 +120,7 @@ func parseFlags(args []string) (*config, error) {
 		return nil, fmt.Errorf("-scale %q: want tiny, small, medium or full", *scale)
 	}
 	c := &config{scale: sc, seed: *seed, out: *out, json: *js, lookups: *lookups, reps: *reps, minTime: *minTime, keep: *keep, cpuProf: *cpuProf,
-		firstProf: *firstProf, ingestProf: *ingestProf, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl, lookupCPU: *lookupCPU, engineLog: *engineLog}
+		firstProf: *firstProf, ingestProf: *ingestProf, ingestTrace: *ingestTrace, state: *state, quiet: *quiet, lookupProf: *lookupProf, settledProf: *settledProf, allocProf: *allocProf, perfCtl: *perfCtl, lookupCPU: *lookupCPU, engineLog: *engineLog}
 	profs := 0
 	for _, p := range []string{c.cpuProf, c.firstProf, c.ingestProf, c.lookupProf, c.settledProf} {
 		if p != "" {

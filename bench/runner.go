@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"syscall"
@@ -995,6 +996,21 @@ func ingest(ctx context.Context, cfg *config, rep *Report, sys System, g *Genera
 		}
 		defer pprof.StopCPUProfile() // a failed batch returns early
 	}
+	if cfg.ingestTrace != "" {
+		path := cfg.ingestTrace
+		if len(cfg.systems) > 1 {
+			path += "." + name
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return 0, err
+		}
+		defer trace.Stop() // a failed batch returns early; Stop twice is harmless
+	}
 	cpu0 := processCPU()
 	sys0, flt0 := processUsage()
 	for i := 1; ; i++ {
@@ -1018,6 +1034,9 @@ func ingest(ctx context.Context, cfg *config, rep *Report, sys System, g *Genera
 	sys1, flt1 := processUsage()
 	if cfg.ingestProf != "" {
 		pprof.StopCPUProfile()
+	}
+	if cfg.ingestTrace != "" {
+		trace.Stop()
 	}
 	if cfg.allocProf != "" {
 		if err := writeHeapProfile(cfg.allocProf); err != nil {
