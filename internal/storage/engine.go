@@ -133,9 +133,6 @@ type Engine struct {
 	// reads counts the foreground reads running (Scan, Versions,
 	// Lookup), which background merges give way to (paceMerge).
 	reads atomic.Int64
-	// flushing counts the flushes writing their parts, which background
-	// merges give way to as well (paceMerge).
-	flushing atomic.Int32
 	// stopping is set when the background merger is told to stop: a
 	// merge it is finishing no longer pauses for reads, so Close does not
 	// wait out the pauses of a long merge behind a steady stream of reads.

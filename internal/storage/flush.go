@@ -322,9 +322,7 @@ func (e *Engine) flushWorker(job *flushJob) {
 func (e *Engine) attemptLocked(job *flushJob) error {
 	e.fl.running = true
 	e.ap.Unlock()
-	e.flushing.Add(1)
 	parts, err := e.writeJob(job)
-	e.flushing.Add(-1)
 	e.ap.Lock()
 	if err == nil {
 		err = e.installLocked(job, parts)

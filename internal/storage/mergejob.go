@@ -56,7 +56,7 @@ func (e *Engine) MergeNow(ctx context.Context, opts ...MergeOption) error {
 // mergeLoop runs merges until none is due. It runs under mergeMu, so the
 // parts a job chose stay live until the job retires them: nothing else
 // removes parts of a table that still exists. paced merges give way to
-// foreground reads and flushes (paceMerge): the background merger's are, MergeNow's,
+// foreground reads (paceMerge): the background merger's are, MergeNow's,
 // which a caller waits for, are not. Once the policy wants no merge, a
 // shard may be due a fold into its final runs (merge.Settles): settle,
 // when not nil, is asked whether to run it now (the background merger
@@ -618,15 +618,6 @@ func sortParts(ps []*partFile) {
 // (part.WriteOptions.Pace), a millisecond at a time and at most
 // mergePauseMax per slice or chunk, so that a steady stream of reads slows
 // merges down without stopping them.
-//
-// A merge gives way to a flush writing its parts in the same way: a
-// flush is what committing sessions wait for once a memtable fills, a
-// merge is not, and on two cores a flush and a merge beside the
-// committing goroutine left it a share of a core (LSM stores run flushes
-// before compactions for the same reason). bench/ small, seven
-// alternated pairs: W1 a median 6 % faster (0.99× to 1.28×); medium, two
-// pairs: 1.06× and 1.20×. The merge an ingest sets off last then runs
-// after it, beside the first reads (docs/benchmarks.md, 2026-12-08).
 const (
 	mergePauseStep = time.Millisecond
 	mergePauseMax  = 20 * time.Millisecond
@@ -635,15 +626,13 @@ const (
 // mergePauses counts the pauses paceMerge made, so tests can tell it ran.
 var mergePauses atomic.Int64
 
-// paceMerge holds a background merge back while foreground reads or a
-// flush run.
+// paceMerge holds a background merge back while foreground reads run.
 func (e *Engine) paceMerge() {
-	busy := func() bool { return e.reads.Load() > 0 || e.flushing.Load() > 0 }
-	if !busy() || e.stopping.Load() {
+	if e.reads.Load() == 0 || e.stopping.Load() {
 		return
 	}
 	mergePauses.Add(1)
-	for waited := time.Duration(0); busy() && !e.stopping.Load() && waited < mergePauseMax; waited += mergePauseStep {
+	for waited := time.Duration(0); e.reads.Load() > 0 && !e.stopping.Load() && waited < mergePauseMax; waited += mergePauseStep {
 		time.Sleep(mergePauseStep)
 	}
 }
