@@ -979,10 +979,19 @@ func ingest(ctx context.Context, cfg *config, rep *Report, sys System, g *Genera
 	var midCommit uint64
 	b := bar(g.Batches(), name+" W1 ingest")
 	var spent time.Duration
-	// The profile, when asked for, covers the W1 loop alone; a second
-	// system's ingest (several systems in one run) goes to FILE.<name>.
-	if cfg.ingestProf != "" {
-		path := cfg.ingestProf
+	// The profile and the trace, when asked for, cover the W1 loop alone;
+	// a second system's ingest (several systems in one run) goes to
+	// FILE.<name>. A failed batch returns early: the deferred stops end
+	// them (a second Stop is harmless).
+	for _, rec := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{cfg.ingestProf, pprof.StartCPUProfile, pprof.StopCPUProfile}, {cfg.ingestTrace, trace.Start, trace.Stop}} {
+		if rec.path == "" {
+			continue
+		}
+		path := rec.path
 		if len(cfg.systems) > 1 {
 			path += "." + name
 		}
@@ -991,25 +1000,10 @@ func ingest(ctx context.Context, cfg *config, rep *Report, sys System, g *Genera
 			return 0, err
 		}
 		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
+		if err := rec.start(f); err != nil {
 			return 0, err
 		}
-		defer pprof.StopCPUProfile() // a failed batch returns early
-	}
-	if cfg.ingestTrace != "" {
-		path := cfg.ingestTrace
-		if len(cfg.systems) > 1 {
-			path += "." + name
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return 0, err
-		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			return 0, err
-		}
-		defer trace.Stop() // a failed batch returns early; Stop twice is harmless
+		defer rec.stop()
 	}
 	cpu0 := processCPU()
 	sys0, flt0 := processUsage()
