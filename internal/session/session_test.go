@@ -48,6 +48,12 @@ func (h *harness) ok(sql string, params ...types.Value) *Result {
 	return res
 }
 
+// peer returns a harness with a session of its own on h's engine: another
+// client beside h's.
+func (h *harness) peer() *harness {
+	return &harness{t: h.t, eng: h.eng, s: New(h.eng, Options{})}
+}
+
 // fails runs sql and checks that it fails with code and a message holding
 // every one of words.
 func (h *harness) fails(sql, code string, words ...string) *sqlerr.Error {

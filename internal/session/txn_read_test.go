@@ -71,7 +71,7 @@ func TestTxnReadsOwnWrites(t *testing.T) {
 // pending writes.
 func TestTxnPendingInvisibleToOtherSessions(t *testing.T) {
 	h := newHarness(t)
-	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	other := h.peer()
 	h.ok("CREATE TABLE t (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE UPSERT")
 	h.ok("INSERT INTO t VALUES (1, 'committed')")
 
@@ -107,7 +107,7 @@ func TestTxnPendingInvisibleToOtherSessions(t *testing.T) {
 // COMMIT already did, and the transaction writes nothing.
 func TestTxnReadAfterSchemaChange(t *testing.T) {
 	h := newHarness(t)
-	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	other := h.peer()
 	h.ok("CREATE TABLE t (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE UPSERT")
 	h.ok("BEGIN")
 	h.ok("INSERT INTO t VALUES (1, 'a')")
@@ -125,7 +125,7 @@ func TestTxnReadAfterSchemaChange(t *testing.T) {
 // transformation newly maintaining its table ends it (R12.3).
 func TestTxnAcrossOtherDDL(t *testing.T) {
 	h := newHarness(t)
-	other := &harness{t: t, eng: h.eng, s: New(h.eng, Options{})}
+	other := h.peer()
 	h.ok("CREATE TABLE t (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE UPSERT")
 	h.ok("CREATE TABLE u (k INT64 NOT NULL, v STRING NULL, PRIMARY KEY (k)) MODE UPSERT")
 	h.ok("BEGIN")
